@@ -1,0 +1,59 @@
+"""The backend contract, and which backend the public API runs on.
+
+Two modules implement the same two functions, in the **mover's frame**:
+
+* ``fastnardy._kernel`` (Cython, the default), and
+* ``fastnardy.reference`` (pure Python, the trusted twin for differential testing).
+
+``enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2)``
+    ``code`` is ``Rules.code``; ``me`` / ``opp`` are 24 checker counts in each side's **own**
+    numbering (index 0 = that side's point 1), ``me`` being the side to move; bars are counts
+    (always 0 in long nardy). Returns the legal turns (T1) in T2 order as a list of
+    ``(steps, me_after, me_bar_after, opp_after, opp_bar_after)`` where ``steps`` is the T2
+    representative: a tuple of ``(src, dst, hit)`` in the mover's numbering (25 = bar,
+    0 = off) and the boards are 24-tuples in the same frames as the input. A pass (T3) is one
+    entry with no steps; a game-over position (T4) gives an empty list.
+
+``perft_count(code, me, me_bar, opp, opp_bar, depth, weighted)``
+    T5 perft from that position, the side ``me`` to move.
+
+Select the backend with the environment variable ``FASTNARDY_BACKEND`` (``kernel`` or
+``reference``) before import, or per call where a function takes ``backend=``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+from .errors import FastNardyError
+
+BACKENDS = ("kernel", "reference")
+
+
+def _load(name: str) -> ModuleType:
+    if name == "reference":
+        return importlib.import_module("fastnardy.reference")
+    if name == "kernel":
+        try:
+            return importlib.import_module("fastnardy._kernel")
+        except ImportError as exc:  # never fall back silently to the slow path
+            raise ImportError(
+                "fastnardy's compiled kernel (fastnardy._kernel) failed to import: "
+                f"{exc}. Reinstall with `pip install .` (it needs a C compiler), or set "
+                "FASTNARDY_BACKEND=reference to use the pure-Python reference on purpose."
+            ) from exc
+    raise FastNardyError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {name!r}")
+
+
+DEFAULT_BACKEND = os.environ.get("FASTNARDY_BACKEND", "kernel") or "kernel"
+if DEFAULT_BACKEND not in BACKENDS:
+    raise ImportError(
+        f"FASTNARDY_BACKEND must be one of {', '.join(BACKENDS)}, not {DEFAULT_BACKEND!r}"
+    )
+
+
+def get(name: "str | None" = None) -> ModuleType:
+    """The backend module called ``name`` (default: ``FASTNARDY_BACKEND`` or ``kernel``)."""
+    return _load(DEFAULT_BACKEND if name is None else name)

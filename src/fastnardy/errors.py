@@ -1,0 +1,29 @@
+"""Exceptions raised on bad input. All are subclasses of :class:`ValueError`."""
+
+
+class FastNardyError(ValueError):
+    """Base class of every error fastnardy raises on bad input."""
+
+
+class InvalidRulesError(FastNardyError):
+    """An unknown game or rule-variant value; the message lists the allowed ones."""
+
+
+class InvalidPositionError(FastNardyError):
+    """A position that T7 excludes, or a position string / GNU Backgammon ID that does not parse."""
+
+
+class InvalidDiceError(FastNardyError):
+    """Dice that are not two integers from 1 to 6."""
+
+
+class IllegalTurnError(FastNardyError):
+    """A turn that the rules forbid; the message starts with the rule id (``"L5: ..."``).
+
+    ``rule`` holds that id and ``step`` the 1-based index of the offending step (or None).
+    """
+
+    def __init__(self, rule: str, message: str, step: "int | None" = None):
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.step = step
