@@ -1,0 +1,24 @@
+"""fastnardy: legal turns and perft for long and short nardy, fast.
+
+The public API runs on the Cython kernel (``fastnardy._kernel``); the pure-Python reference
+(``fastnardy.reference``) is its twin, selected with ``FASTNARDY_BACKEND=reference`` or a
+``backend="reference"`` argument. The rules are those of RULES.md, cited by rule id.
+"""
+
+from . import backend as _backend
+from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
+                     InvalidRulesError)
+from .perft import perft, perft_divide
+from .position import Outcome, Position, Step, Turn
+from .reference import ALL_ROLLS
+from .rules import Rules
+
+_backend.get()  # import the default backend now: a broken kernel fails loudly here
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ALL_ROLLS", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
+    "InvalidPositionError", "InvalidRulesError", "Outcome", "Position", "Rules", "Step", "Turn",
+    "perft", "perft_divide",
+]

@@ -1,0 +1,213 @@
+"""Text forms: the position string, turn notation and the ASCII board.
+
+Position string (``Position.to_string``), four fields separated by spaces::
+
+    <rules> <side to move> <white checkers> <black checkers>
+    long w 24:15 24:15
+    short(hit_and_hide=forbidden) b bar:1,13:5,8:3,6:5 24:2,13:5,8:3,6:4
+
+* ``<rules>`` is ``long`` or ``short``, followed by the variants that differ from the defaults
+  in parentheses (``long(head_rule=tournament,block_check=turn_end)``);
+* ``<side to move>`` is ``w`` or ``b``;
+* each side's checkers are ``point:count`` pairs in that side's **own** numbering, highest
+  first, ``bar:count`` first of all; ``-`` when none is on the board. Checkers not listed are
+  borne off.
+
+Turn notation: steps in the mover's numbering separated by spaces, ``24/18 18/13``;
+``*`` marks a hit (``13/10*``), ``bar/21`` enters, ``6/off`` bears off; ``pass`` is the empty
+turn. When reading, chains (``24/18/13``), repeats (``24/18(2)``), commas and a missing ``*``
+are accepted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import IllegalTurnError, InvalidPositionError
+from .rules import (BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG_SCORINGS, Rules)
+
+PASS = "pass"
+
+# --------------------------------------------------------------------------- rules
+
+_RULE_FIELDS = {
+    "long": {"head_rule": HEAD_RULES, "block_rule": BLOCK_RULES,
+             "block_check": BLOCK_CHECKS, "scoring": LONG_SCORINGS},
+    "short": {"hit_and_hide": HIT_AND_HIDE, "backgammon": (True, False),
+              "cube_cancels_mars": (True, False)},
+}
+
+
+def format_rules(rules: Rules) -> str:
+    variants = rules.variants()
+    if not variants:
+        return rules.game
+    parts = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                     for k, v in variants.items())
+    return f"{rules.game}({parts})"
+
+
+def parse_rules(text: str) -> Rules:
+    match = re.fullmatch(r"(long|short)(?:\((.*)\))?", text)
+    if not match:
+        raise InvalidPositionError(f"rules must be 'long' or 'short' with optional "
+                                   f"(name=value,...) variants, not {text!r}")
+    game, body = match.group(1), match.group(2)
+    fields = _RULE_FIELDS[game]
+    kwargs: dict = {}
+    for item in filter(None, (body or "").split(",")):
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or name not in fields or name in kwargs:
+            raise InvalidPositionError(
+                f"unknown or repeated {game} rule variant {item!r}; "
+                f"variants are {', '.join(fields)}")
+        if fields[name] == (True, False):
+            if value not in ("true", "false"):
+                raise InvalidPositionError(f"{name} must be true or false, not {value!r}")
+            kwargs[name] = value == "true"
+        else:
+            if value not in fields[name]:
+                raise InvalidPositionError(
+                    f"{name} must be one of {', '.join(fields[name])}, not {value!r}")
+            kwargs[name] = value
+    return Rules.long(**kwargs) if game == "long" else Rules.short(**kwargs)
+
+
+# --------------------------------------------------------------------------- positions
+
+def format_side(points: tuple, bar: int) -> str:
+    parts = [f"bar:{bar}"] if bar else []
+    parts += [f"{p}:{points[p - 1]}" for p in range(24, 0, -1) if points[p - 1]]
+    return ",".join(parts) or "-"
+
+
+def parse_side(text: str, who: str) -> tuple:
+    """``'bar:1,24:2,...'`` → (24 counts in own numbering, bar count)."""
+    points = [0] * 24
+    bar = 0
+    if text == "-":
+        return tuple(points), bar
+    seen = set()
+    for item in text.split(","):
+        match = re.fullmatch(r"(bar|[1-9]|1[0-9]|2[0-4]):([1-9]|1[0-5])", item)
+        if not match:
+            raise InvalidPositionError(
+                f"{who}: cannot read {item!r}; expected point:count with point 1-24 or 'bar' "
+                f"and count 1-15")
+        where, count = match.group(1), int(match.group(2))
+        if where in seen:
+            raise InvalidPositionError(f"{who}: {where} is listed twice")
+        seen.add(where)
+        if where == "bar":
+            bar = count
+        else:
+            points[int(where) - 1] = count
+    return tuple(points), bar
+
+
+def format_position(position) -> str:
+    return " ".join((format_rules(position.rules), position.turn[0],
+                     format_side(position.white_points, position.white_bar),
+                     format_side(position.black_points, position.black_bar)))
+
+
+def parse_position(text: object) -> tuple:
+    """Position string → (rules, turn, white, white_bar, black, black_bar)."""
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"a position string must be a str, not {type(text).__name__}")
+    fields = text.split()
+    if len(fields) != 4:
+        raise InvalidPositionError(
+            f"a position string has 4 fields '<rules> <w|b> <white> <black>', got {text!r}")
+    rules_text, side, white_text, black_text = fields
+    rules = parse_rules(rules_text)
+    if side not in ("w", "b"):
+        raise InvalidPositionError(f"side to move must be 'w' or 'b', not {side!r}")
+    white, white_bar = parse_side(white_text, "white")
+    black, black_bar = parse_side(black_text, "black")
+    return rules, "white" if side == "w" else "black", white, white_bar, black, black_bar
+
+
+# --------------------------------------------------------------------------- turns
+
+def format_point(point: int) -> str:
+    return "bar" if point == 25 else "off" if point == 0 else str(point)
+
+
+def format_step(step) -> str:
+    return f"{format_point(step[0])}/{format_point(step[1])}{'*' if step[2] else ''}"
+
+
+def format_steps(steps) -> str:
+    return " ".join(format_step(s) for s in steps) if steps else PASS
+
+
+def _read_point(text: str, notation: str) -> int:
+    if text == "bar":
+        return 25
+    if text == "off":
+        return 0
+    if text.isdigit() and 1 <= int(text) <= 24:
+        return int(text)
+    raise IllegalTurnError("T1", f"cannot read point {text!r} in turn {notation!r}; points are "
+                                 f"1-24, 'bar' and 'off'")
+
+
+def parse_turn(notation: str) -> list:
+    """Turn notation → list of (src, dst) in the mover's numbering."""
+    text = notation.strip().lower()
+    if text in (PASS, "-", "", "(no play)"):
+        return []
+    steps = []
+    for token in re.split(r"[\s,]+", text):
+        match = re.fullmatch(r"([^()]+?)(?:\((\d)\))?", token)
+        if not match:
+            raise IllegalTurnError("T1", f"cannot read {token!r} in turn {notation!r}")
+        chain = [_read_point(p.rstrip("*"), notation) for p in match.group(1).split("/")]
+        if len(chain) < 2:
+            raise IllegalTurnError("T1", f"a step needs from/to, got {token!r} in {notation!r}")
+        repeat = int(match.group(2) or 1)
+        if not 1 <= repeat <= 4:
+            raise IllegalTurnError("T1", f"a step may repeat 1-4 times, not {repeat}")
+        steps += list(zip(chain, chain[1:])) * repeat
+    if len(steps) > 4:
+        raise IllegalTurnError("L4", f"a turn has at most four steps, {notation!r} has {len(steps)}")
+    return steps
+
+
+# --------------------------------------------------------------------------- the board
+
+def _cell(white: int, black: int) -> str:
+    if white:
+        return f"W{white}".rjust(4)
+    if black:
+        return f"B{black}".rjust(4)
+    return "   ."
+
+
+def draw_board(position) -> str:
+    """An ASCII board in board coordinates (white's numbering), points 13-24 above, 12-1
+    below, with the side to move, bars and borne-off checkers."""
+    from .reference import mirror
+
+    game = 0 if position.rules.game == "long" else 1
+    white = position.white_points
+    black_on = [0] * 25
+    for q in range(1, 25):
+        black_on[mirror(game, q)] = position.black_points[q - 1]
+
+    def row(points) -> tuple:
+        numbers = "".join(str(p).rjust(4) for p in points)
+        cells = "".join(_cell(white[p - 1], black_on[p]) for p in points)
+        return numbers, cells
+
+    top_numbers, top_cells = row(range(13, 25))
+    bottom_numbers, bottom_cells = row(range(12, 0, -1))
+    lines = [
+        f"{position.rules.game} nardy, {position.turn} to move ({format_rules(position.rules)})",
+        top_numbers, top_cells, "", bottom_cells, bottom_numbers,
+        f"white: bar {position.white_bar}, off {position.white_off}   "
+        f"black: bar {position.black_bar}, off {position.black_off}",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,181 @@
+"""Rules cross-checking: is a turn that someone played legal, and if not, which rule says so.
+
+The legal set comes from the position's backend; the reasons come from the reference's
+step rules (:func:`fastnardy.reference.try_step`), so a rejected turn names the rule id of
+the first step that breaks a rule, or L6/L7 when every step is fine but the turn as a whole
+is not (a six-block at the end of the turn, or a play using more dice, or the larger die,
+exists).
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import Optional
+
+from . import notation
+from . import reference as ref
+from .errors import IllegalTurnError
+
+_DICE_WORDS = {1: "one die", 2: "both dice", 3: "three dice", 4: "all four dice"}
+
+
+def _as_steps(turn: object) -> list:
+    """A Turn, a notation string or a sequence of (src, dst) pairs → list of (src, dst)."""
+    from .position import Turn
+
+    if isinstance(turn, Turn):
+        return [(s.src, s.dst) for s in turn.steps]
+    if isinstance(turn, str):
+        return notation.parse_turn(turn)
+    if isinstance(turn, bytes):
+        raise IllegalTurnError("T1", "a turn must be notation text, steps or a Turn, not bytes")
+    try:
+        items = list(turn)  # type: ignore[call-overload]
+    except TypeError:
+        raise IllegalTurnError("T1", f"a turn must be notation text, a sequence of (src, dst) "
+                                     f"steps or a Turn, not {turn!r}") from None
+    if len(items) > 4:
+        raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
+    steps = []
+    for number, item in enumerate(items, 1):
+        try:
+            src, dst = item[0], item[1]
+        except (TypeError, IndexError, KeyError):
+            raise IllegalTurnError("T1", f"step {number} must be a (src, dst) pair, "
+                                         f"not {item!r}", number) from None
+        for value in (src, dst):
+            if isinstance(value, bool) or not hasattr(value, "__index__") \
+                    or not 0 <= value.__index__() <= 25:
+                raise IllegalTurnError("T1", f"step {number}: points are integers 0-25 "
+                                             f"(25 = bar, 0 = off), not {value!r}", number)
+        steps.append((src.__index__(), dst.__index__()))
+    return steps
+
+
+def _fits(src: int, dst: int, die: int) -> bool:
+    """The die could carry a checker from src to dst (exactly, or past point 0 when off)."""
+    return src - die == dst or (dst == 0 and src - die < 0)
+
+
+def _step_text(src: int, dst: int) -> str:
+    return f"{notation.format_point(src)}/{notation.format_point(dst)}"
+
+
+def _setup(position, dice: tuple) -> tuple:
+    rules = ref.parse_code(position.rules.code)
+    start = ref.to_state(rules, *position.mover_frame())
+    return rules, start, ref.head_limit_for(rules, start, dice)
+
+
+def _initial_dice(dice: tuple) -> tuple:
+    return dice * 2 if dice[0] == dice[1] else dice
+
+
+def _realize(rules, limit, state, dice_left: tuple, steps: list):
+    """End states of playing all of ``steps`` in this order, over every die assignment and
+    (S8) every choice of which checker moves."""
+    if not steps:
+        yield state
+        return
+    src, dst = steps[0]
+    for die in set(dice_left):
+        if not _fits(src, dst, die):
+            continue
+        rest = list(dice_left)
+        rest.remove(die)
+        for as_hitter in ref.mover_choices(rules, state, src) if state.mine[src] else ():
+            result = ref.try_step(rules, limit, state, src, die, as_hitter)
+            if not isinstance(result, ref.Problem) and result[1][1] == dst:
+                yield from _realize(rules, limit, result[0], tuple(rest), steps[1:])
+
+
+def _first_problem(rules, limit, start, dice: tuple, steps: list) -> tuple:
+    """Play ``steps`` in the given order; the first step no die can legally play raises
+    IllegalTurnError. Returns the end state otherwise."""
+    long_game = rules.game == ref.LONG_GAME
+    state, left = start, list(_initial_dice(dice))
+    for number, (src, dst) in enumerate(steps, 1):
+        where = f"step {number}, {_step_text(src, dst)}"
+        if not left:
+            raise IllegalTurnError("L4" if long_game else "S4",
+                                   f"more steps than dice ({where})", number)
+        dies = [d for d in sorted(set(left), reverse=True) if _fits(src, dst, d)]
+        if not dies:
+            raise IllegalTurnError("L4" if long_game else "S4",
+                                   f"no die left in the roll {dice[0]}-{dice[1]} moves a checker "
+                                   f"{src - dst if dst else 'off'} pips ({where})", number)
+        problem = None
+        for die in dies:
+            choices = ref.mover_choices(rules, state, src) if state.mine[src] else (False,)
+            for as_hitter in choices:
+                result = ref.try_step(rules, limit, state, src, die, as_hitter)
+                if isinstance(result, ref.Problem):
+                    problem = problem or result
+                elif result[1][1] == dst:
+                    state = result[0]
+                    left.remove(die)
+                    break
+            else:
+                continue
+            break
+        else:
+            assert problem is not None
+            raise IllegalTurnError(problem.rule, f"{problem.message} ({where})", number)
+    return state, len(steps)
+
+
+def _whole_turn_problem(rules, start, dice: tuple, end, played: int) -> IllegalTurnError:
+    """Every step was legal: say why the turn as a whole is not (L6 turn-end, L7)."""
+    if rules.block_check == ref.TURN_END and ref.state_block(rules, end):
+        low, high = ref.state_block(rules, end)
+        return IllegalTurnError("L6", f"the turn ends with a forbidden six-block on the "
+                                      f"opponent's points {low}-{high}")
+    legal = ref.legal_sequences(rules, start, dice)
+    most = max((ref.dice_used(state, steps, dice) for _, steps, state in legal), default=0)
+    used = ref.dice_used(end, (None,) * played, dice)
+    rule = "L7" if rules.game == ref.LONG_GAME else "S6"
+    if used < most:
+        return IllegalTurnError(rule, f"a play using {_DICE_WORDS[most]} exists")
+    if dice[0] != dice[1] and most == 1:
+        return IllegalTurnError(rule, f"the larger die ({max(dice)}) must be played")
+    return IllegalTurnError("T1", "these steps do not make a legal turn")
+
+
+def check_turn(position, dice: tuple, turn: object):
+    """See :meth:`fastnardy.Position.check_turn`."""
+    steps = _as_steps(turn)
+    legal = {t.position: t for t in position.legal_turns(dice)}
+    if not legal:
+        raise IllegalTurnError("T4", "the game is over: there is no legal turn")
+    rules, start, limit = _setup(position, dice)
+    for order in dict.fromkeys(permutations(steps)):
+        for end in _realize(rules, limit, start, _initial_dice(dice), list(order)):
+            me, me_bar, opp, opp_bar = ref.from_state(rules, end)
+            after = position._from_mover_frame(me, me_bar, opp, opp_bar)
+            if after in legal:
+                return legal[after]
+    end, played = _first_problem(rules, limit, start, dice, steps)
+    raise _whole_turn_problem(rules, start, dice, end, played)
+
+
+def play(position, turn: object, dice: Optional[tuple]):
+    """See :meth:`fastnardy.Position.play`."""
+    from .position import Turn
+
+    if dice is not None:
+        return check_turn(position, dice, turn).position
+    if isinstance(turn, Turn) and turn in _all_turns(position):
+        return turn.position
+    steps = _as_steps(turn)
+    errors = []
+    for roll in ref.ALL_ROLLS:
+        try:
+            return check_turn(position, roll, steps).position
+        except IllegalTurnError as exc:
+            errors.append(exc)
+    # the most telling refusal: the one that got furthest through the steps
+    raise max(errors, key=lambda e: (e.step or len(steps) + 1, e.rule not in ("L4", "S4")))
+
+
+def _all_turns(position) -> set:
+    return {t for roll in ref.ALL_ROLLS for t in position.legal_turns(roll)}

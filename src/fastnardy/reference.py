@@ -1,0 +1,426 @@
+"""The pure-Python reference: ``RULES.md`` rule by rule, written for clarity, not speed.
+
+It is the trusted twin of the Cython kernel (``fastnardy._kernel``) and shares no
+move-generation code with it. Both implement the backend contract of
+:mod:`fastnardy.backend`; the kernel is tested against this module, turn for turn.
+
+Everything here works in the **mover's frame**: my points are numbered 1-24 along my path
+(home 1-6), 0 is off and 25 is the bar; the opponent's checkers are kept on *my* point
+numbers (the mirror of section 0 of RULES.md).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Sequence
+
+from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
+
+OFF, BAR, HEAD = 0, 25, 24
+LONG_GAME, SHORT_GAME = 0, 1
+CLASSIC, TOURNAMENT, BLOCKED = 0, 1, 2  # L5 head_rule
+OPPONENT_AHEAD, OPPONENT_HOME, NO_BLOCK_RULE = 0, 1, 2  # L6 block_rule
+EVERY_STEP, TURN_END = 0, 1  # L6 block_check
+HIDE_ALLOWED, HIDE_FORBIDDEN = 0, 1  # S8 hit_and_hide
+
+ALL_ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))  # T5: the 21 rolls
+
+
+# --------------------------------------------------------------------------- frames
+
+def mirror(game: int, point: int) -> int:
+    """Section 0: the opponent's point q is my point q+12 / q-12 (long) or 25-q (short).
+
+    The map is its own inverse, so it also turns my point numbers into the opponent's."""
+    if game == LONG_GAME:
+        return point + 12 if point <= 12 else point - 12
+    return 25 - point
+
+
+class State(NamedTuple):
+    """A position during a turn, in the mover's frame, with the turn's bookkeeping.
+
+    ``mine[p]``: my checkers on my point p (index 0 = off, 25 = bar); ``theirs[p]``: opponent
+    checkers on my point p (index 0 unused); ``head_moves``: checkers that left my head this
+    turn (L5); ``hitters[p]``: how many of my checkers on p have hit this turn (S8, forbidden
+    variant only; otherwise all zero)."""
+
+    mine: tuple
+    theirs: tuple
+    their_bar: int
+    head_moves: int
+    hitters: tuple
+
+    @property
+    def their_off(self) -> int:
+        return 15 - sum(self.theirs) - self.their_bar
+
+    def board(self) -> tuple:
+        """The position alone, without the turn's bookkeeping (T1 turn identity)."""
+        return self.mine, self.theirs, self.their_bar
+
+
+class Rules(NamedTuple):
+    """``Rules.code`` unpacked: the move-generation variants."""
+
+    game: int
+    head_rule: int
+    block_rule: int
+    block_check: int
+    hit_and_hide: int
+
+
+class Problem(NamedTuple):
+    """Why a step is illegal: the rule id and a sentence."""
+
+    rule: str
+    message: str
+
+
+def _check_counts(name: str, points: Sequence[int], bar: int) -> tuple:
+    try:
+        values = tuple(int(v) for v in points)
+        bar_count = int(bar)
+    except (TypeError, ValueError) as exc:
+        raise InvalidPositionError(f"{name}: checker counts must be integers ({exc})") from None
+    if len(values) != 24:
+        raise InvalidPositionError(f"{name}: expected 24 point counts, got {len(values)}")
+    if any(v < 0 for v in values) or bar_count < 0:
+        raise InvalidPositionError(f"{name}: checker counts may not be negative")
+    if sum(values) + bar_count > 15:
+        raise InvalidPositionError(f"{name}: more than 15 checkers")
+    return values, bar_count
+
+
+def parse_code(code: Sequence[int]) -> Rules:
+    """Validate ``Rules.code`` (see :mod:`fastnardy.rules`)."""
+    try:
+        rules = Rules(*(int(c) for c in code))
+    except (TypeError, ValueError):
+        raise FastNardyError(f"rules code must be 5 integers, not {code!r}") from None
+    limits = (2, 3, 3, 2, 2)
+    if any(not 0 <= value < limit for value, limit in zip(rules, limits)):
+        raise FastNardyError(f"rules code out of range: {tuple(code)!r}")
+    return rules
+
+
+def to_state(rules: Rules, me, me_bar, opp, opp_bar) -> State:
+    """Build the mover's-frame state from two boards in each side's own numbering."""
+    me, me_bar = _check_counts("side to move", me, me_bar)
+    opp, opp_bar = _check_counts("opponent", opp, opp_bar)
+    if rules.game == LONG_GAME and (me_bar or opp_bar):
+        raise InvalidPositionError("long nardy has no bar (L3: nothing is ever hit)")
+    mine = (15 - sum(me) - me_bar,) + me + (me_bar,)
+    theirs = [0] * 25
+    for q in range(1, 25):
+        theirs[mirror(rules.game, q)] = opp[q - 1]
+    for p in range(1, 25):
+        if mine[p] and theirs[p]:
+            raise InvalidPositionError(f"T7: point {p} of the side to move holds both colours")
+    return State(mine, tuple(theirs), opp_bar, 0, (0,) * 26)
+
+
+def from_state(rules: Rules, state: State) -> tuple:
+    """(me, me_bar, opp, opp_bar) in each side's own numbering."""
+    me = state.mine[1:25]
+    opp = tuple(state.theirs[mirror(rules.game, q)] for q in range(1, 25))
+    return me, state.mine[BAR], opp, state.their_bar
+
+
+# --------------------------------------------------------------------------- the rules
+
+def is_closed(rules: Rules, state: State, point: int) -> bool:
+    """L3: one opponent checker closes a point in long nardy; S3: two do in short nardy."""
+    return state.theirs[point] >= (1 if rules.game == LONG_GAME else 2)
+
+
+def all_home(state: State) -> bool:
+    """L8/S7: all 15 of my checkers are in my home (points 1-6) or off, none on the bar."""
+    return sum(state.mine[0:7]) == 15
+
+
+def highest_point(state: State) -> int:
+    """My highest occupied point (25 when a checker is on the bar, 0 when none is left)."""
+    for point in range(BAR, 0, -1):
+        if state.mine[point]:
+            return point
+    return 0
+
+
+def forbidden_block(rules: Rules, mine: Sequence[int], theirs: Sequence[int],
+                    their_off: int) -> Optional[tuple]:
+    """L6: the first run of six or more consecutive points of the opponent's path that I hold
+    and the block rule does not allow, as (lowest, highest) in the opponent's numbering.
+
+    ``mine`` and ``theirs`` are indexed by my point numbers. The opponent's path runs from its
+    point 24 to its point 1, so a run is counted in its numbering and never wraps 1/24."""
+    if rules.game != LONG_GAME or rules.block_rule == NO_BLOCK_RULE:
+        return None
+    g = rules.game
+
+    def held(q: int) -> bool:
+        return mine[mirror(g, q)] > 0
+
+    def opponent_on(q: int) -> bool:
+        return theirs[mirror(g, q)] > 0
+
+    q = 1
+    while q <= 24:
+        if not held(q):
+            q += 1
+            continue
+        low = q
+        while q <= 24 and held(q):
+            q += 1
+        high = q - 1
+        if high - low + 1 < 6:
+            continue
+        if rules.block_rule == OPPONENT_AHEAD:
+            allowed = their_off > 0 or any(opponent_on(r) for r in range(1, low))
+        else:  # OPPONENT_HOME
+            allowed = their_off > 0 or any(opponent_on(r) for r in range(1, 7))
+        if not allowed:
+            return low, high
+    return None
+
+
+def state_block(rules: Rules, state: State) -> Optional[tuple]:
+    """L6 for the side to move in ``state``."""
+    return forbidden_block(rules, state.mine, state.theirs, state.their_off)
+
+
+def try_step(rules: Rules, head_limit: int, state: State, src: int, die: int,
+             as_hitter: bool = False):
+    """One step (L4/S4): move my checker on ``src`` by ``die`` pips.
+
+    Returns ``(new_state, (src, dst, hit))`` or a :class:`Problem` naming the rule that
+    forbids it. ``as_hitter`` says the moving checker is one that has hit this turn (S8)."""
+    long_game = rules.game == LONG_GAME
+    mine = state.mine
+    if not mine[src]:
+        where = "the bar" if src == BAR else f"point {src}"
+        return Problem("L4" if long_game else "S4", f"no own checker on {where}")
+    if not long_game and mine[BAR] and src != BAR:
+        return Problem("S5", "a checker on the bar must enter first")
+    dst = src - die
+    if dst <= 0:
+        rule = "L8" if long_game else "S7"
+        if not all_home(state):
+            return Problem(rule, "bearing off needs all 15 checkers in home"
+                           + ("" if long_game else " and none on the bar"))
+        if dst < 0 and highest_point(state) > src:
+            return Problem(rule, f"a {die} may bear off from point {src} only when no checker "
+                                 f"stands higher (point {highest_point(state)} is occupied)")
+        dst = OFF
+    elif is_closed(rules, state, dst):
+        if long_game:
+            return Problem("L3", f"point {dst} is held by the opponent")
+        return Problem("S3", f"point {dst} is closed (two or more opponent checkers)")
+    if long_game and src == HEAD and state.head_moves >= head_limit:
+        return Problem("L5", "a second checker may not leave the head this turn"
+                       if head_limit == 1 else "a third checker may not leave the head")
+    if as_hitter and dst != OFF and mine[dst]:
+        return Problem("S8", f"a checker that has hit may not move on to point {dst}, "
+                             "which holds own checkers (hit-and-hide is forbidden)")
+
+    new_mine = list(mine)
+    new_mine[src] -= 1
+    new_mine[dst] += 1
+    theirs, their_bar = state.theirs, state.their_bar
+    hit = not long_game and dst != OFF and theirs[dst] == 1  # S3: a blot is hit
+    if hit:
+        theirs = theirs[:dst] + (0,) + theirs[dst + 1:]
+        their_bar += 1
+    hitters = state.hitters
+    if rules.hit_and_hide == HIDE_FORBIDDEN and (as_hitter or hit):
+        new_hitters = list(hitters)
+        if as_hitter:
+            new_hitters[src] -= 1
+        if dst != OFF:
+            new_hitters[dst] += 1
+        hitters = tuple(new_hitters)
+    new_state = State(tuple(new_mine), theirs, their_bar,
+                      state.head_moves + (long_game and src == HEAD), hitters)
+    if rules.block_check == EVERY_STEP:
+        block = state_block(rules, new_state)
+        if block:
+            return Problem("L6", f"the step would make a six-block on the opponent's points "
+                                 f"{block[0]}-{block[1]} with no opponent checker ahead of it"
+                           if rules.block_rule == OPPONENT_AHEAD else
+                           f"the step would make a six-block on the opponent's points "
+                           f"{block[0]}-{block[1]} with no opponent checker in its home")
+    return new_state, (src, dst, hit)
+
+
+def mover_choices(rules: Rules, state: State, src: int) -> tuple:
+    """S8: which kinds of checker can leave ``src``: one that has not hit, one that has."""
+    if rules.hit_and_hide != HIDE_FORBIDDEN:
+        return (False,)
+    hitters = state.hitters[src]
+    choices = ()
+    if state.mine[src] > hitters:
+        choices += (False,)
+    if hitters:
+        choices += (True,)
+    return choices
+
+
+def full_dice(dice: tuple) -> int:
+    """L4: a double is four steps, any other roll two."""
+    return 4 if dice[0] == dice[1] else 2
+
+
+def dice_used(state: State, path: tuple, dice: tuple) -> int:
+    """L7: steps played, where bearing off the 15th checker counts as using all dice."""
+    return full_dice(dice) if state.mine[OFF] == 15 else len(path)
+
+
+# --------------------------------------------------------------------------- enumeration
+
+def explore(rules: Rules, head_limit: int, start: State, dice: tuple) -> dict:
+    """Every state reachable by a sequence of legal steps (prefixes and the empty one
+    included), each with the T2-smallest step sequence reaching it.
+
+    Returns ``{(state, remaining dice): (key, steps)}``; ``key`` is the T2 sort key of the
+    step sequence (source descending, then destination ascending, prefix first)."""
+    remaining = tuple(sorted(dice * 2 if dice[0] == dice[1] else dice))
+    best: dict = {}
+
+    def visit(state: State, left: tuple, key: tuple, steps: tuple) -> None:
+        node = (state, left)
+        seen = best.get(node)
+        if seen is not None and seen[0] <= key:
+            return  # reached before by a sequence that comes first in T2 order
+        best[node] = (key, steps)
+        if state.mine[OFF] == 15:
+            return  # L9: the game is over
+        for die in sorted(set(left), reverse=True):
+            rest = list(left)
+            rest.remove(die)
+            rest = tuple(rest)
+            for src in range(BAR, 0, -1):
+                for as_hitter in mover_choices(rules, state, src) if state.mine[src] else ():
+                    result = try_step(rules, head_limit, state, src, die, as_hitter)
+                    if isinstance(result, Problem):
+                        continue
+                    new_state, step = result
+                    visit(new_state, rest, key + ((-step[0], step[1]),), steps + (step,))
+
+    visit(start, remaining, (), ())
+    return best
+
+
+def choose_legal(rules: Rules, dice: tuple, reached: dict) -> list:
+    """L6 (turn_end) and L7 applied to explored sequences: the legal ones as
+    ``(key, steps, state)``. Turn-end L6 drops candidates ending in a forbidden block; L7 keeps
+    those using the most dice, and for a non-double played one die at a time, the larger die."""
+    candidates = []
+    for (state, left), (key, steps) in reached.items():
+        if rules.block_check == TURN_END and state_block(rules, state):
+            continue
+        candidates.append((dice_used(state, steps, dice), left, key, steps, state))
+    if not candidates:
+        return []
+    most = max(c[0] for c in candidates)
+    legal = [c for c in candidates if c[0] == most]
+    if dice[0] != dice[1] and most == 1:
+        larger = max(dice)
+        with_larger = [c for c in legal if larger not in c[1]]
+        if with_larger:
+            legal = with_larger
+    return [(key, steps, state) for _, _, key, steps, state in legal]
+
+
+def head_limit_for(rules: Rules, start: State, dice: tuple) -> int:
+    """L5: how many checkers may leave the head this turn (1, or 2 on a first turn)."""
+    if rules.game != LONG_GAME or start.mine[HEAD] != 15:
+        return 1
+    d1, d2 = dice
+    if rules.head_rule == CLASSIC:
+        return 2 if d1 == d2 and d1 in (3, 4, 6) else 1
+    if rules.head_rule == TOURNAMENT:
+        if d1 != d2 or d1 not in (3, 4, 6):
+            return 1
+        path_open = all(start.theirs[p] == 0 for p in range(HEAD - d1, 12, -d1))
+        return 2 if path_open and start.theirs[12] > 0 else 1
+    # BLOCKED: a second checker only when one checker cannot play the roll in full
+    legal = choose_legal(rules, dice, explore(rules, 1, start, dice))
+    played = max((dice_used(state, steps, dice) for _, steps, state in legal), default=0)
+    return 2 if played < full_dice(dice) else 1
+
+
+def legal_sequences(rules: Rules, start: State, dice: tuple) -> list:
+    """The legal step sequences (after L5, L6 and L7) as ``(key, steps, state)``."""
+    limit = head_limit_for(rules, start, dice)
+    return choose_legal(rules, dice, explore(rules, limit, start, dice))
+
+
+def distinct_turns(rules: Rules, start: State, dice: tuple) -> list:
+    """T1/T2: one ``(steps, state)`` per distinct resulting position, the representative being
+    the T2-first legal sequence producing it, sorted by representative."""
+    if start.mine[OFF] == 15 or start.their_off == 15:
+        return []  # T4
+    first: dict = {}
+    for key, steps, state in legal_sequences(rules, start, dice):
+        board = state.board()
+        if board not in first or key < first[board][0]:
+            first[board] = (key, steps, state)
+    return [(steps, state) for key, steps, state in sorted(first.values(), key=lambda t: t[0])]
+
+
+def check_dice(die1, die2) -> tuple:
+    """Dice are two integers from 1 to 6."""
+    dice = (die1, die2)
+    for d in dice:
+        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+            raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
+    return dice
+
+
+# --------------------------------------------------------------------------- backend contract
+
+def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2) -> list:
+    """The backend contract (:mod:`fastnardy.backend`): legal turns in T2 order."""
+    rules = parse_code(code)
+    dice = check_dice(die1, die2)
+    start = to_state(rules, me, me_bar, opp, opp_bar)
+    out = []
+    for steps, state in distinct_turns(rules, start, dice):
+        new_me, new_me_bar, new_opp, new_opp_bar = from_state(rules, state)
+        out.append((steps, new_me, new_me_bar, new_opp, new_opp_bar))
+    return out
+
+
+def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False) -> int:
+    """T5 perft: positions reached after ``depth`` turns, over the 21 rolls at every ply."""
+    rules = parse_code(code)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise FastNardyError(f"depth must be a non-negative integer, not {depth!r}")
+    start = to_state(rules, me, me_bar, opp, opp_bar)
+    return _perft(rules, start, depth, bool(weighted))
+
+
+def _perft(rules: Rules, start: State, depth: int, weighted: bool) -> int:
+    if depth == 0 or start.mine[OFF] == 15 or start.their_off == 15:
+        return 1  # T5: depth 0 and game over count one
+    total = 0
+    for dice in ALL_ROLLS:
+        weight = 2 if weighted and dice[0] != dice[1] else 1
+        for _, state in distinct_turns(rules, start, dice):
+            me, me_bar, opp, opp_bar = from_state(rules, state)
+            child = to_state(rules, opp, opp_bar, me, me_bar)  # the opponent moves next
+            total += weight * _perft(rules, child, depth - 1, weighted)
+    return total
+
+
+# --------------------------------------------------------------------------- Position level
+
+def legal_turns(position, dice) -> list:
+    """The legal turns of a :class:`fastnardy.Position` for ``dice``, computed here."""
+    return position.legal_turns(dice, backend="reference")
+
+
+def perft(position, depth: int, weighted: bool = False) -> int:
+    """T5 perft of a :class:`fastnardy.Position`, computed here."""
+    from .perft import perft as _public_perft
+
+    return _public_perft(position, depth, weighted=weighted, backend="reference")

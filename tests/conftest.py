@@ -1,0 +1,47 @@
+"""Shared fixtures: every engine test runs against both backends (kernel and reference)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastnardy import Position, Rules
+from fastnardy import backend as backend_module
+
+BACKENDS = ("kernel", "reference")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch):
+    """Run the test with the public API on this backend (the kernel must import: no skip)."""
+    backend_module.get(request.param)
+    monkeypatch.setattr(backend_module, "DEFAULT_BACKEND", request.param)
+    return request.param
+
+
+def points(**counts: int) -> tuple:
+    """24 counts in own numbering from keywords p24=15, p6=2 …"""
+    board = [0] * 24
+    for name, n in counts.items():
+        board[int(name[1:]) - 1] = n
+    return tuple(board)
+
+
+def long_pos(white: dict, black: dict, turn: str = "white", **variants) -> Position:
+    return Position.from_points(Rules.long(**variants), _board(white), _board(black), turn)
+
+
+def short_pos(white: dict, black: dict, turn: str = "white", white_bar: int = 0,
+              black_bar: int = 0, **variants) -> Position:
+    return Position.from_points(Rules.short(**variants), _board(white), _board(black), turn,
+                                white_bar, black_bar)
+
+
+def _board(spec: dict) -> tuple:
+    board = [0] * 24
+    for p, n in spec.items():
+        board[p - 1] = n
+    return tuple(board)
+
+
+def texts(turns) -> list:
+    return [str(t) for t in turns]
