@@ -507,7 +507,7 @@ cdef void run_search(nb_ctx* c, const nb_board* root, int limit) noexcept nogil:
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil:
     """The legal turns of `root` for the roll: c.out[0 .. return value) (keys, and with
-    want_order the entries sorted by their T2 representative). 0 means game over (T4)."""
+    want_order the entries sorted by their T2 representative). 0 means game over (T4), or no candidate at all (turn_end, L6-invalid root)."""
     cdef int i, k, p, first, limit, d, ok, lo_opp
     if root.m[0] >= 15 or root.o[0] >= 15:  # T4
         c.n = 0
@@ -562,7 +562,10 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
     run_search(c, root, limit)
     if r.game == 0 and r.head_rule == 2 and root.m[24] == 15 and c.best < c.full:
         run_search(c, root, 2)
-    if c.best <= 0:  # T3 pass (or no candidate at all: only with an L6-invalid root)
+    if c.best < 0:  # no candidate at all: only turn_end with an L6-invalid root (T7)
+        c.n = 0
+        return 0
+    if c.best == 0:  # T3 pass
         c.n = 1
         c.out[0].lo = root.lo
         c.out[0].hi = root.hi

@@ -6,7 +6,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from . import backend as _backend
 from . import gnubg, notation
-from .errors import FastNardyError, IllegalTurnError, InvalidPositionError
+from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
 from .reference import check_dice, forbidden_block, mirror
 from .rules import LONG, SHORT, Rules
 
@@ -114,6 +114,20 @@ class Position:
             for p, n in _SHORT_START.items():
                 points[p - 1] = n
         return cls(rules, WHITE, tuple(points), 0, tuple(points), 0)
+
+    @classmethod
+    def opening(cls, game_or_rules: object, white_die: int, black_die: int) -> tuple:
+        """T6: each side throws one die and the higher moves first. Returns the start position
+        with that side to move, and the dice it plays: in short nardy the two thrown numbers,
+        in long nardy None (it throws both dice again). Equal dice must be re-thrown."""
+        white_die, black_die = _dice((white_die, black_die))
+        if white_die == black_die:
+            raise InvalidDiceError(f"T6: equal opening dice ({white_die}) are thrown again")
+        start = cls.start(game_or_rules)
+        first = WHITE if white_die > black_die else BLACK
+        position = cls(start._rules, first, start._white, 0, start._black, 0)
+        dice = (max(white_die, black_die), min(white_die, black_die))
+        return position, dice if start._rules.game == SHORT else None
 
     @classmethod
     def from_points(cls, rules: object, white: Sequence[int], black: Sequence[int],
@@ -320,8 +334,6 @@ class Position:
 
 def _dice(dice: object) -> tuple:
     """Two dice as a tuple of ints 1-6 (InvalidDiceError otherwise)."""
-    from .errors import InvalidDiceError
-
     if isinstance(dice, (str, bytes)):
         raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
     try:

@@ -143,7 +143,17 @@ def _whole_turn_problem(rules, start, dice: tuple, end, played: int) -> IllegalT
 
 def check_turn(position, dice: tuple, turn: object):
     """See :meth:`fastnardy.Position.check_turn`."""
-    steps = _as_steps(turn)
+    from .position import Turn
+
+    found = _match(position, dice, _as_steps(turn))
+    if isinstance(turn, Turn) and turn != found:
+        raise IllegalTurnError("T1", f"the Turn {turn} leads to a position that is not this "
+                                     f"position's: it belongs to another position")
+    return found
+
+
+def _match(position, dice: tuple, steps: list):
+    """The legal turn that ``steps`` (in any order) play, or the reason there is none."""
     legal = {t.position: t for t in position.legal_turns(dice)}
     if not legal:
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")
@@ -160,22 +170,16 @@ def check_turn(position, dice: tuple, turn: object):
 
 def play(position, turn: object, dice: Optional[tuple]):
     """See :meth:`fastnardy.Position.play`."""
-    from .position import Turn
-
     if dice is not None:
         return check_turn(position, dice, turn).position
-    if isinstance(turn, Turn) and turn in _all_turns(position):
-        return turn.position
-    steps = _as_steps(turn)
+    _as_steps(turn)  # unreadable notation is the same error for every roll: raise it once
     errors = []
     for roll in ref.ALL_ROLLS:
         try:
-            return check_turn(position, roll, steps).position
+            return check_turn(position, roll, turn).position
         except IllegalTurnError as exc:
             errors.append(exc)
-    # the most telling refusal: the one that got furthest through the steps
-    raise max(errors, key=lambda e: (e.step or len(steps) + 1, e.rule not in ("L4", "S4")))
+    # the most telling refusal: the one that got furthest through the steps (a whole-turn
+    # reason, with no step, furthest of all), preferring a rule over a die mismatch
+    raise max(errors, key=lambda e: (e.step or 5, e.rule not in ("L4", "S4")))
 
-
-def _all_turns(position) -> set:
-    return {t for roll in ref.ALL_ROLLS for t in position.legal_turns(roll)}

@@ -1,0 +1,403 @@
+"""Differential test: the Cython kernel against the pure-Python reference, turn for turn.
+
+For every rule variant (long: head_rule x block_rule x block_check = 18; short: hit_and_hide
+= 2) it builds positions of two kinds,
+
+* random playouts: random turns (the kernel's) from the start of the game, positions sampled
+  along the way, and
+* random placements: random T7-valid positions (15 checkers a side, no shared point, no bar in
+  long nardy, not both sides off, no forbidden six-block under the variant), biased toward the
+  hard cases: bar and bear-off positions for short, first-turn/head and six-block positions
+  for long,
+
+and compares, for all 21 rolls, the full result lists of ``enumerate_turns`` (same order,
+same steps with hit flags, same boards). It also checks ``count_turns``,
+``count_turns_batch`` and ``perft_count(depth=1)`` against the reference lists, and the
+kernel's shortcut search for doubles against its general search (``_set_fast_paths``).
+
+Every mismatch is printed with the inputs that reproduce it and both outputs; the exit status
+is 1 on any mismatch. One summary line per variant.
+
+    PYTHONPATH=src python bench/differential.py --positions 40 --seed 1 [--game long|short|both]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import sys
+import time
+
+import numpy as np
+
+from fastnardy import _kernel as K
+
+try:
+    from fastnardy import reference as R
+except ImportError:  # pragma: no cover - the reference is written in parallel
+    R = None
+
+ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+HEAD_RULES = ("classic", "tournament", "blocked")
+BLOCK_RULES = ("opponent_ahead", "opponent_home", "none")
+BLOCK_CHECKS = ("every_step", "turn_end")
+HIDE = ("allowed", "forbidden")
+
+
+def variants(game: str):
+    if game in ("long", "both"):
+        for h, b, c in itertools.product(range(3), range(3), range(2)):
+            yield (0, h, b, c, 0), f"long head={HEAD_RULES[h]} block={BLOCK_RULES[b]} check={BLOCK_CHECKS[c]}"
+    if game in ("short", "both"):
+        for hh in range(2):
+            yield (1, 0, 0, 0, hh), f"short hit_and_hide={HIDE[hh]}"
+
+
+def mirror(game: int, q: int) -> int:
+    if game == 0:
+        return q + 12 if q <= 12 else q - 12
+    return 25 - q
+
+
+def start_position(game: int):
+    if game == 0:
+        me = [0] * 24
+        me[23] = 15
+        return tuple(me), 0, tuple(me), 0
+    me = [0] * 24
+    me[23], me[12], me[7], me[5] = 2, 5, 3, 5
+    return tuple(me), 0, tuple(me), 0
+
+
+# --------------------------------------------------------------------------- validity (T7)
+
+def forbidden_block(code, me, opp) -> bool:
+    """L6 for the side `me` (own numbering) against `opp` (own numbering)."""
+    game, _, block_rule, _, _ = code
+    if game != 0 or block_rule == 2:
+        return False
+    opp_off = 15 - sum(opp)
+    held = [False] * 25  # opponent numbering
+    for p in range(1, 25):
+        if me[p - 1]:
+            held[mirror(0, p)] = True
+    q = 1
+    while q <= 24:
+        if not held[q]:
+            q += 1
+            continue
+        low = q
+        while q <= 24 and held[q]:
+            q += 1
+        if q - low < 6:
+            continue
+        if opp_off:
+            continue
+        if block_rule == 0:
+            if not any(opp[r - 1] for r in range(1, low)):
+                return True
+        elif not any(opp[r - 1] for r in range(1, 7)):
+            return True
+    return False
+
+
+def valid(code, me, me_bar, opp, opp_bar) -> bool:
+    game = code[0]
+    if len(me) != 24 or len(opp) != 24:
+        return False
+    if any(v < 0 for v in me) or any(v < 0 for v in opp) or me_bar < 0 or opp_bar < 0:
+        return False
+    if sum(me) + me_bar > 15 or sum(opp) + opp_bar > 15:
+        return False
+    if game == 0 and (me_bar or opp_bar):
+        return False
+    if sum(me) + me_bar == 0 and sum(opp) + opp_bar == 0:
+        return False
+    for q in range(1, 25):
+        if opp[q - 1] and me[mirror(game, q) - 1]:
+            return False
+    # the side to move may hold a block only if it is allowed; the same for the opponent
+    if forbidden_block(code, me, opp) or forbidden_block(code, opp, me):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- positions
+
+def spread(rng: random.Random, n: int, points: list, k: int) -> list:
+    """n checkers on k distinct points from `points` (each chosen point >= 1)."""
+    counts = [0] * 24
+    if n <= 0 or not points:
+        return counts
+    k = max(1, min(k, n, len(points)))
+    chosen = rng.sample(points, k)
+    for p in chosen:
+        counts[p - 1] += 1
+    for _ in range(n - k):
+        counts[rng.choice(chosen) - 1] += 1
+    return counts
+
+
+def place(rng: random.Random, code, kind: str):
+    """One random placement of the given kind, or None if it came out invalid."""
+    game = code[0]
+    me_bar = opp_bar = 0
+    me_off = opp_off = 0
+    if kind == "bearoff":
+        me_off = rng.randint(0, 14)
+        me_home = 15 - me_off
+        me = spread(rng, me_home, list(range(1, 7)), rng.randint(1, 6))
+        if game == 1 and rng.random() < 0.3:  # S7: a checker hit during bear-off
+            k = min(rng.randint(1, 2), me_home)
+            me_bar = k
+            for _ in range(k):
+                occ = [i for i in range(24) if me[i]]
+                me[rng.choice(occ)] -= 1
+        free_for_opp = [q for q in range(1, 25) if not me[mirror(game, q) - 1]]
+        opp_off = rng.choice([0, 0, rng.randint(0, 14)])
+        n_opp = 15 - opp_off
+        if game == 1:
+            opp_bar = rng.choice([0, 0, 0, 1, 2]) if n_opp >= 2 else 0
+            n_opp -= opp_bar
+            # blots in my home (their points 19..24) make hits during the bear-off
+            home_q = [q for q in free_for_opp if q >= 19]
+            opp = [0] * 24
+            for q in rng.sample(home_q, min(len(home_q), rng.randint(0, 2))):
+                if n_opp > 0:
+                    opp[q - 1] += 1
+                    n_opp -= 1
+            rest = [q for q in free_for_opp if q < 19 or opp[q - 1]]
+            extra = spread(rng, n_opp, rest, rng.randint(1, 8))
+            opp = [a + b for a, b in zip(opp, extra)]
+        else:
+            opp = spread(rng, n_opp, free_for_opp, rng.randint(1, 8))
+    elif kind == "head" and game == 0:  # L5: first turn of the mover
+        me = [0] * 24
+        me[23] = 15
+        free_for_opp = [q for q in range(1, 25) if mirror(0, q) != 24]
+        if rng.random() < 0.5:  # the opponent still on (or just off) its head
+            opp = [0] * 24
+            opp[23] = rng.randint(13, 15)
+            left = 15 - opp[23]
+            extra = spread(rng, left, [q for q in free_for_opp if q != 24], rng.randint(1, 2))
+            opp = [a + b for a, b in zip(opp, extra)]
+        else:
+            opp = spread(rng, 15, free_for_opp, rng.randint(1, 10))
+    elif kind == "block" and game == 0:  # L6: runs of 5..7 held points
+        me = [0] * 24
+        n = 15 - rng.choice([0, 0, 0, rng.randint(0, 6)])
+        length = rng.randint(5, 7)
+        low = rng.randint(1, 24 - length + 1)  # opponent numbering
+        run = [mirror(0, q) for q in range(low, low + length)]
+        if rng.random() < 0.5:  # leave a gap for a step to fill
+            run.remove(rng.choice(run))
+        for p in run:
+            if n > 0:
+                me[p - 1] += 1
+                n -= 1
+        others = [p for p in range(1, 25)]
+        extra = spread(rng, n, others, rng.randint(1, 5))
+        me = [a + b for a, b in zip(me, extra)]
+        free_for_opp = [q for q in range(1, 25) if not me[mirror(0, q) - 1]]
+        opp_off = rng.choice([0, 0, 0, 1])
+        opp = spread(rng, 15 - opp_off, free_for_opp, rng.randint(1, 8))
+    else:  # general
+        me_off = rng.choice([0, 0, 0, rng.randint(0, 10)])
+        n = 15 - me_off
+        if game == 1 and rng.random() < 0.35:
+            me_bar = min(n, rng.randint(1, 3))
+            n -= me_bar
+        me = spread(rng, n, list(range(1, 25)), rng.randint(1, 12))
+        free_for_opp = [q for q in range(1, 25) if not me[mirror(game, q) - 1]]
+        opp_off = rng.choice([0, 0, 0, rng.randint(0, 10)])
+        n = 15 - opp_off
+        if game == 1 and rng.random() < 0.3:
+            opp_bar = min(n, rng.randint(1, 3))
+            n -= opp_bar
+        # short: many blots (single checkers) to hit
+        k = rng.randint(1, 12) if game == 0 else rng.randint(4, 13)
+        opp = spread(rng, n, free_for_opp, k)
+    me, opp = tuple(me), tuple(opp)
+    if not valid(code, me, me_bar, opp, opp_bar):
+        return None
+    return me, me_bar, opp, opp_bar
+
+
+def placements(rng: random.Random, code, n: int) -> list:
+    kinds = ["general", "bearoff"] + (["head", "block", "block"] if code[0] == 0 else ["general"])
+    out = []
+    tries = 0
+    while len(out) < n and tries < 1000 * max(n, 1):
+        tries += 1
+        pos = place(rng, code, kinds[len(out) % len(kinds)])
+        if pos is not None:
+            out.append(pos)
+    return out
+
+
+def playouts(rng: random.Random, code, n: int) -> list:
+    """Positions sampled from random games played with the kernel's turns."""
+    out = []
+    while len(out) < n:
+        me, me_bar, opp, opp_bar = start_position(code[0])
+        for _ply in range(400):
+            if rng.random() < 0.25 and valid(code, me, me_bar, opp, opp_bar):
+                out.append((me, me_bar, opp, opp_bar))
+                if len(out) >= n:
+                    break
+            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+            turns = K.enumerate_turns(code, me, me_bar, opp, opp_bar, d1, d2)
+            if not turns:
+                break  # game over
+            _steps, me2, me_bar2, opp2, opp_bar2 = rng.choice(turns)
+            me, me_bar, opp, opp_bar = opp2, opp_bar2, me2, me_bar2  # opponent to move
+    return out
+
+
+# --------------------------------------------------------------------------- comparison
+
+def show(turns) -> str:
+    if isinstance(turns, Exception):
+        return f"    raised {type(turns).__name__}: {turns}"
+    lines = [f"    {len(turns)} turns"]
+    for t in turns:
+        lines.append(f"      {t!r}")
+    return "\n".join(lines)
+
+
+def call(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - reported as a mismatch
+        return exc
+
+
+def check_variant(code, label, positions, args) -> tuple:
+    mismatches = 0
+    rolls_done = 0
+    t_ref = t_ker = 0.0
+    boards = []
+    dice = []
+    expect = []
+    for pos in positions:
+        me, me_bar, opp, opp_bar = pos
+        per_pos = 0
+        per_pos_w = 0
+        game_over = sum(me) + me_bar == 0 or sum(opp) + opp_bar == 0
+        for d1, d2 in ROLLS:
+            if args.swap_dice and d1 != d2 and random.random() < 0.5:
+                d1, d2 = d2, d1
+            t0 = time.perf_counter()
+            ref = call(R.enumerate_turns, code, me, me_bar, opp, opp_bar, d1, d2) if R else None
+            t1 = time.perf_counter()
+            ker = call(K.enumerate_turns, code, me, me_bar, opp, opp_bar, d1, d2)
+            t2 = time.perf_counter()
+            t_ref += t1 - t0
+            t_ker += t2 - t1
+            rolls_done += 1
+            problems = []
+            if R is not None and (isinstance(ref, Exception) or isinstance(ker, Exception)
+                                  or ref != ker):
+                problems.append("enumerate_turns differs from the reference")
+            if not isinstance(ker, Exception):
+                cnt = call(K.count_turns, code, me, me_bar, opp, opp_bar, d1, d2)
+                if cnt != len(ker):
+                    problems.append(f"count_turns = {cnt!r}, enumerate_turns has {len(ker)}")
+                K._set_fast_paths(False)
+                gen = call(K.enumerate_turns, code, me, me_bar, opp, opp_bar, d1, d2)
+                K._set_fast_paths(True)
+                if gen != ker:
+                    problems.append("the kernel's general search differs from its shortcut")
+                per_pos += len(ker)
+                per_pos_w += len(ker) * (1 if d1 == d2 else 2)
+                boards.append(list(me) + [me_bar] + list(opp) + [opp_bar])
+                dice.append((d1, d2))
+                expect.append(len(ker))
+            if problems:
+                mismatches += 1
+                print(f"MISMATCH [{label}] " + "; ".join(problems))
+                print(f"  code={code!r}\n  me={me!r} me_bar={me_bar}\n  opp={opp!r} "
+                      f"opp_bar={opp_bar}\n  dice=({d1}, {d2})")
+                if R is not None:
+                    print("  reference:\n" + show(ref))
+                print("  kernel:\n" + show(ker))
+                if "general search" in problems[-1]:
+                    print("  kernel (general search):\n" + show(gen))
+                sys.stdout.flush()
+        # perft(1) = the sum of the 21 rolls' turn counts (T5), game over counts 1
+        for weighted, want in ((False, per_pos), (True, per_pos_w)):
+            want = 1 if game_over else want
+            got = call(K.perft_count, code, me, me_bar, opp, opp_bar, 1, weighted)
+            if got != want:
+                mismatches += 1
+                print(f"MISMATCH [{label}] perft_count(depth=1, weighted={weighted}) = {got!r},"
+                      f" the turn lists give {want}\n  code={code!r}\n  me={me!r} "
+                      f"me_bar={me_bar}\n  opp={opp!r} opp_bar={opp_bar}")
+    if boards:
+        got = K.count_turns_batch(code, np.array(boards, dtype=np.int8),
+                                  np.array(dice, dtype=np.int8))
+        bad = np.nonzero(got != np.array(expect))[0]
+        for i in bad:
+            mismatches += 1
+            b = boards[i]
+            print(f"MISMATCH [{label}] count_turns_batch row {i} = {got[i]}, expected "
+                  f"{expect[i]}\n  code={code!r}\n  me={tuple(b[:24])!r} me_bar={b[24]}\n  "
+                  f"opp={tuple(b[25:49])!r} opp_bar={b[49]}\n  dice={dice[i]}")
+    return mismatches, rolls_done, t_ref, t_ker
+
+
+def known_examples() -> int:
+    """RULES.md §4 examples and the short perft figure (used while the reference is missing)."""
+    bad = 0
+    L = (0, 0, 0, 0, 0)
+    start = [0] * 23 + [15]
+    t = K.enumerate_turns(L, start, 0, start, 0, 6, 6)
+    if len(t) != 1 or t[0][0] != ((24, 18, False), (24, 18, False)):
+        print("MISMATCH §4.1 6-6 opening:", t)
+        bad += 1
+    t = K.enumerate_turns(L, start, 0, start, 0, 3, 3)
+    boards = sorted(tuple(i + 1 for i in range(24) for _ in range(x[1][i]) if i + 1 != 24)
+                    for x in t)
+    if boards != [(15, 21), (18, 18)]:
+        print("MISMATCH §4.2 3-3 opening:", t)
+        bad += 1
+    t = K.enumerate_turns(L, start, 0, start, 0, 6, 5)
+    if [x[0] for x in t] != [((24, 18, False), (18, 13, False))]:
+        print("MISMATCH T2 6-5 opening:", t)
+        bad += 1
+    me, mb, opp, ob = start_position(1)
+    got = K.perft_count((1, 0, 0, 0, 0), me, mb, opp, ob, 2, False)
+    print(f"short perft(2) from the start = {got}")
+    return bad
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--positions", type=int, default=30, help="positions per variant")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--game", choices=("long", "short", "both"), default="both")
+    ap.add_argument("--swap-dice", action="store_true",
+                    help="also pass non-doubles as (high, low) at random")
+    args = ap.parse_args(argv)
+    if R is None:
+        print("fastnardy.reference is missing: checking the RULES.md §4 examples only")
+    total_bad = known_examples()
+    total_rolls = 0
+    for vi, (code, label) in enumerate(variants(args.game)):
+        rng = random.Random(args.seed * 1000 + vi)
+        random.seed(args.seed * 1000 + vi)
+        n_play = args.positions // 2
+        positions = playouts(rng, code, n_play) + placements(rng, code, args.positions - n_play)
+        bad, rolls, t_ref, t_ker = check_variant(code, label, positions, args)
+        total_bad += bad
+        total_rolls += rolls
+        print(f"{label:62s} positions={len(positions):4d} position-rolls={rolls:6d} "
+              f"mismatches={bad}  (reference {t_ref:6.1f}s, kernel {t_ker:5.2f}s)")
+        sys.stdout.flush()
+    print(f"TOTAL position-rolls={total_rolls} mismatches={total_bad}")
+    return 1 if total_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

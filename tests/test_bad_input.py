@@ -1,0 +1,161 @@
+"""Bad input gets a documented ValueError subclass with a clear message, never anything else."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastnardy import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
+                       InvalidRulesError, Position, Rules, perft, perft_divide)
+from fastnardy import reference
+
+
+def test_errors_are_value_errors():
+    for error in (InvalidPositionError, InvalidDiceError, IllegalTurnError, InvalidRulesError):
+        assert issubclass(error, FastNardyError) and issubclass(error, ValueError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: Rules.long(head_rule="strict"),
+    lambda: Rules.long(block_rule=None),
+    lambda: Rules.short(hit_and_hide=1),
+    lambda: Rules.short(backgammon="yes"),
+    lambda: Rules.of("nardy"),
+    lambda: Position.start("chess"),
+])
+def test_bad_rules(call):
+    with pytest.raises(InvalidRulesError):
+        call()
+
+
+def test_bad_rules_message_lists_the_allowed_values():
+    with pytest.raises(InvalidRulesError, match="'classic', 'tournament', 'blocked'"):
+        Rules.long(head_rule="x")
+
+
+@pytest.mark.parametrize("white, black, kwargs", [
+    ("24:15", [0] * 24, {}),
+    (None, [0] * 24, {}),
+    ([0] * 23, [0] * 24, {}),
+    ([0] * 25, [0] * 24, {}),
+    ([1.5] + [0] * 23, [0] * 24, {}),
+    ([-1] + [0] * 23, [0] * 24, {}),
+    (["a"] + [0] * 23, [0] * 24, {}),
+    ([True] + [0] * 23, [0] * 24, {}),
+    ([10 ** 30] + [0] * 23, [0] * 24, {}),
+    ([0] * 24, [0] * 24, {"turn": "red"}),
+    ([0] * 24, [0] * 24, {"white_bar": -1}),
+    ([0] * 24, [0] * 24, {"white_bar": "1"}),
+    ([[1]] * 24, [0] * 24, {}),
+    (5, [0] * 24, {}),
+])
+def test_bad_from_points(white, black, kwargs):
+    with pytest.raises(InvalidPositionError):
+        Position.from_points("short", white, black, **kwargs)
+
+
+@pytest.mark.parametrize("text", [
+    "", "long", "long w", "long w 24:15", "long x 24:15 24:15", "longer w 24:15 24:15",
+    "long w 24:16 24:15", "long w 25:15 24:15", "long w 24:15,24:1 24:15", "long w 0:15 24:15",
+    "long w 24:15 24:15 extra", "long(head_rule=x) w 24:15 24:15", "long(foo=bar) w 24:15 24:15",
+    "long(head_rule=blocked w 24:15 24:15", "short(backgammon=maybe) w - 1:1",
+    "long w bar:1,24:14 24:15", "long w 24:a 24:15", "long w - -", "\x00", "long w : :",
+    None, 42, b"long w 24:15 24:15", ["long", "w"],
+])
+def test_bad_position_strings(text):
+    with pytest.raises(InvalidPositionError):
+        Position.from_string(text)
+
+
+@pytest.mark.parametrize("pid", ["", "4HPwATDgc/ABM", "4HPwATDgc/ABMA=", "!!!!!!!!!!!!!!",
+                                 "//////////////", None, 7])
+def test_bad_gnubg_ids(pid):
+    with pytest.raises(InvalidPositionError):
+        Position.from_gnubg_id(pid)
+
+
+def test_gnubg_ids_are_for_short_nardy_only():
+    with pytest.raises(InvalidPositionError, match="short"):
+        Position.start("long").gnubg_id()
+    with pytest.raises(InvalidPositionError, match="short"):
+        Position.from_gnubg_id("4HPwATDgc/ABMA", rules="long")
+
+
+@pytest.mark.parametrize("dice", [(0, 1), (7, 1), (1,), (1, 2, 3), "61", None, 6, (1.0, 2),
+                                  (True, 2), ("6", "5"), (None, None), [], (-1, 3)])
+def test_bad_dice(backend, dice):
+    pos = Position.start("long")
+    with pytest.raises(InvalidDiceError):
+        pos.legal_turns(dice)
+    with pytest.raises(InvalidDiceError):
+        pos.check_turn(dice, "24/18 18/13")
+
+
+@pytest.mark.parametrize("turn", [
+    "24/x", "24", "24/18/", "/18", "24/18(9)", "24-18", "24/18 18/13 13/7 7/1 1/off",
+    None, 5, b"24/18", [(24,)], [("24", "18")], [(24, 18, 1, 2)], [(99, 1)], [(24, -1)],
+    "24/18*x", "((", "24/18 18/13)", [[None, None]], "bar/off/",
+])
+def test_bad_turns_raise_illegal_turn_error(backend, turn):
+    pos = Position.start("long")
+    with pytest.raises(IllegalTurnError):
+        pos.check_turn((6, 5), turn)
+    with pytest.raises(IllegalTurnError):
+        pos.play(turn)
+
+
+def test_illegal_turn_names_rule_and_step(backend):
+    with pytest.raises(IllegalTurnError) as err:
+        Position.start("long").check_turn((4, 2), "24/20 24/22")
+    assert str(err.value) == "L5: a second checker may not leave the head this turn (step 2, 24/22)"
+    assert err.value.rule == "L5" and err.value.step == 2
+
+
+def test_play_rejects_a_turn_of_another_position(backend):
+    other = Position.start("short").legal_turns((5, 6))[0]
+    assert str(other) == "24/18 18/13"  # the same steps are legal in long nardy
+    with pytest.raises(IllegalTurnError, match="T1"):
+        Position.start("long").play(other)
+    with pytest.raises(IllegalTurnError, match="T1"):
+        Position.start("long").check_turn((5, 6), other)
+
+
+def test_play_without_dice_finds_a_roll(backend):
+    start = Position.start("long")
+    assert start.play("24/18 18/13") == start.legal_turns((6, 5))[0].position
+    with pytest.raises(IllegalTurnError):
+        start.play("24/18 24/13")
+
+
+@pytest.mark.parametrize("depth", [-1, 1.5, "2", None, True])
+def test_bad_perft_depth(backend, depth):
+    with pytest.raises(FastNardyError):
+        perft(Position.start("long"), depth)
+    with pytest.raises(FastNardyError):
+        perft_divide(Position.start("long"), depth)
+
+
+def test_bad_outcome_cube():
+    over = Position.from_points("long", [0] * 24, [0] * 23 + [15], "black")
+    with pytest.raises(FastNardyError):
+        over.outcome(cube=0)
+
+
+@pytest.mark.parametrize("name", ["kernel", "reference"])
+@pytest.mark.parametrize("args", [
+    ((0, 0, 0, 0, 0), [0] * 23, 0, [0] * 24, 0, 1, 2),
+    ((0, 0, 0, 0, 0), [0] * 23 + [16], 0, [0] * 24, 0, 1, 2),
+    ((0, 0, 0, 0, 0), [0] * 23 + [15], 1, [0] * 23 + [14], 0, 1, 2),
+    ((0, 0, 0, 0, 0), [0] * 23 + [15], 0, [0] * 23 + [15], 0, 0, 2),
+    ((1, 0, 0, 0, 0), [1] + [0] * 23, 0, [0] * 23 + [1], 0, 1, 2),
+    ((2, 0, 0, 0, 0), [0] * 24, 0, [0] * 24, 0, 1, 2),
+    ((0, 0), [0] * 24, 0, [0] * 24, 0, 1, 2),
+    (None, [0] * 24, 0, [0] * 24, 0, 1, 2),
+    ((0, 0, 0, 0, 0), None, 0, [0] * 24, 0, 1, 2),
+    ((0, 0, 0, 0, 0), [-1] + [0] * 23, 0, [0] * 24, 0, 1, 2),
+])
+def test_backend_boundary_validates(name, args):
+    from fastnardy import backend
+
+    module = backend.get(name)
+    with pytest.raises(FastNardyError):
+        module.enumerate_turns(*args)
