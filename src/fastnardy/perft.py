@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from . import backend as _backend
 from .errors import FastNardyError
@@ -37,3 +37,39 @@ def perft_divide(position, depth: int, *, weighted: bool = False,
                for turn in position.legal_turns(roll, backend=backend)]
         for roll in ALL_ROLLS
     }
+
+
+class PerftEntry(NamedTuple):
+    """One expected count of a ``.perft`` file."""
+
+    id: str
+    position: str
+    depth: int
+    count: int
+    slow: bool
+
+
+def read_perft_file(path) -> list:
+    """Parse a ``.perft`` file: blocks of ``id NAME``, ``position STRING`` and
+    ``perft DEPTH COUNT [slow]`` lines; ``#`` starts a comment. Returns PerftEntry values."""
+    entries, name, position = [], None, None
+    with open(path, encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            word, _, rest = line.partition(" ")
+            if word == "id":
+                name, position = rest.strip(), None
+            elif word == "position":
+                position = rest.strip()
+            elif word == "perft" and name is not None and position is not None:
+                fields = rest.split()
+                if len(fields) not in (2, 3) or not all(f.isdigit() for f in fields[:2]) \
+                        or fields[2:] not in ([], ["slow"]):
+                    raise FastNardyError(f"{path}:{number}: expected 'perft DEPTH COUNT [slow]'")
+                entries.append(PerftEntry(name, position, int(fields[0]), int(fields[1]),
+                                          fields[2:] == ["slow"]))
+            else:
+                raise FastNardyError(f"{path}:{number}: cannot read {line!r}")
+    return entries

@@ -1,0 +1,32 @@
+"""The perft data files (tests/data/*.perft): every fast entry on both backends; the entries
+marked slow run with ``pytest -m slow`` or bench/perft_deep.py (kernel only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fastnardy import Position, perft
+from fastnardy.perft import read_perft_file
+
+DATA = Path(__file__).parent / "data"
+ENTRIES = [e for f in sorted(DATA.glob("*.perft")) for e in read_perft_file(f)]
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if not e.slow],
+                         ids=lambda e: f"{e.id} d{e.depth}")
+def test_perft_file(backend, entry):
+    assert perft(Position.from_string(entry.position), entry.depth) == entry.count
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.slow],
+                         ids=lambda e: f"{e.id} d{e.depth}")
+def test_perft_file_deep(entry):
+    assert perft(Position.from_string(entry.position), entry.depth, backend="kernel") == entry.count
+
+
+def test_perft_files_cover_both_games_and_every_head_rule():
+    positions = {e.position.split()[0] for e in ENTRIES}
+    assert {"long", "short", "long(head_rule=tournament)", "long(head_rule=blocked)"} <= positions
