@@ -202,6 +202,22 @@ def place(rng: random.Random, code, kind: str):
         free_for_opp = [q for q in range(1, 25) if not me[mirror(0, q) - 1]]
         opp_off = rng.choice([0, 0, 0, 1])
         opp = spread(rng, 15 - opp_off, free_for_opp, rng.randint(1, 8))
+    elif kind == "sparse":  # endgames: few checkers left on both sides, maybe game over
+        me_off = rng.choice([rng.randint(8, 15), rng.randint(11, 14)])
+        opp_off = rng.randint(8, 14) if me_off == 15 else rng.choice([rng.randint(5, 15), 15])
+        if me_off == 15 and opp_off == 15:
+            opp_off = 14
+        n = 15 - me_off
+        if game == 1 and n and rng.random() < 0.3:
+            me_bar = rng.randint(1, n)
+            n -= me_bar
+        me = spread(rng, n, list(range(1, 25)), rng.randint(1, 6))
+        free_for_opp = [q for q in range(1, 25) if not me[mirror(game, q) - 1]]
+        n = 15 - opp_off
+        if game == 1 and n and rng.random() < 0.3:
+            opp_bar = rng.randint(1, n)
+            n -= opp_bar
+        opp = spread(rng, n, free_for_opp, rng.randint(1, 8))
     else:  # general
         me_off = rng.choice([0, 0, 0, rng.randint(0, 10)])
         n = 15 - me_off
@@ -225,7 +241,8 @@ def place(rng: random.Random, code, kind: str):
 
 
 def placements(rng: random.Random, code, n: int) -> list:
-    kinds = ["general", "bearoff"] + (["head", "block", "block"] if code[0] == 0 else ["general"])
+    kinds = (["general", "bearoff", "sparse"]
+             + (["head", "block", "block"] if code[0] == 0 else ["general", "bearoff"]))
     out = []
     tries = 0
     while len(out) < n and tries < 1000 * max(n, 1):
@@ -372,6 +389,50 @@ def known_examples() -> int:
     return bad
 
 
+def bench(args) -> int:
+    """Kernel timings per position-roll over random-playout positions (all 21 rolls each):
+    count_turns_batch (the bulk path), count_turns and enumerate_turns (one Python call each),
+    and perft from the start."""
+    for code, label in variants(args.game):
+        if code[0] == 0 and code[1:] != (0, 0, 0, 0) and not args.all_variants:
+            continue
+        rng = random.Random(args.seed)
+        positions = playouts(rng, code, args.positions)
+        rows = [list(me) + [mb] + list(opp) + [ob] for me, mb, opp, ob in positions
+                for _ in ROLLS]
+        boards = np.array(rows, dtype=np.int8)
+        dice = np.array([r for _ in positions for r in ROLLS], dtype=np.int8)
+        K.count_turns_batch(code, boards[:2000], dice[:2000])
+        best = min(_timed(K.count_turns_batch, code, boards, dice) for _ in range(3))
+        n = len(rows)
+        sub = positions[: max(1, min(len(positions), 500))]
+        t_cnt = _timed(_each, K.count_turns, code, sub)
+        t_enum = _timed(_each, K.enumerate_turns, code, sub)
+        m = len(sub) * len(ROLLS)
+        print(f"{label:62s} batch {best / n * 1e6:6.3f} us/position-roll ({n} position-rolls);"
+              f" count_turns {t_cnt / m * 1e6:6.3f} us; enumerate_turns {t_enum / m * 1e6:6.2f} us")
+    for code, depth in (((1, 0, 0, 0, 0), 3), ((0, 0, 0, 0, 0), 4)):
+        me, mb, opp, ob = start_position(code[0])
+        for d in range(1, depth + 1):
+            t0 = time.perf_counter()
+            got = K.perft_count(code, me, mb, opp, ob, d, False)
+            print(f"{'short' if code[0] else 'long'} perft({d}) from the start = {got:,}"
+                  f"  ({time.perf_counter() - t0:.3f} s)")
+    return 0
+
+
+def _each(fn, code, positions) -> None:
+    for me, mb, opp, ob in positions:  # results dropped at once (no GC pressure in the timing)
+        for d1, d2 in ROLLS:
+            fn(code, me, mb, opp, ob, d1, d2)
+
+
+def _timed(fn, *a) -> float:
+    t0 = time.perf_counter()
+    fn(*a)
+    return time.perf_counter() - t0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=30, help="positions per variant")
@@ -379,7 +440,13 @@ def main(argv=None) -> int:
     ap.add_argument("--game", choices=("long", "short", "both"), default="both")
     ap.add_argument("--swap-dice", action="store_true",
                     help="also pass non-doubles as (high, low) at random")
+    ap.add_argument("--bench", action="store_true",
+                    help="time the kernel instead (positions = random-playout positions)")
+    ap.add_argument("--all-variants", action="store_true",
+                    help="with --bench, time every long variant, not only the default")
     args = ap.parse_args(argv)
+    if args.bench:
+        return bench(args)
     if R is None:
         print("fastnardy.reference is missing: checking the RULES.md §4 examples only")
     total_bad = known_examples()

@@ -11,8 +11,8 @@ cdef enum:
     # Open-addressing table of result positions: power of two > NB_MAX_TURNS.
     NB_HT_BITS = 16
     NB_HT_SLOTS = 65536
-    # Non-doubles give at most 26 * 26 = 676 turns: they use only the first 2048 slots.
-    NB_HT_SMALL_BITS = 11
+    # Non-doubles give at most 26 * 26 = 676 turns: they use only the first 1024 slots.
+    NB_HT_SMALL_BITS = 10
     # Lossy transposition table of inner nodes (general path for doubles only).
     NB_TT_SLOTS = 16384
     NB_TT_PROBES = 8

@@ -64,7 +64,7 @@ independent of order), so a turn's position depends only on the multiset of its 
 sources. All legal turns of one roll use the same number of dice m (or end the game), so
 they are distinct multisets of size <= 4 (non-double: one source per die, <= 26 * 26 = 676)
 over 25 sources: at most C(25 + 4, 4) = 23751. The result buffer has NB_MAX_TURNS + 1 entries,
-the result table 65536 slots (load <= 0.37; non-doubles use 2048 slots, load <= 0.34), so
+the result table 65536 slots (load <= 0.37; non-doubles use 1024 slots, load <= 0.67), so
 the linear probing always finds a free slot and terminates. The transposition table is lossy:
 when 8 probes find no slot the node is just searched again.
 
@@ -74,6 +74,10 @@ Thread safety: the kernels use module-level buffers and run with the GIL held.
 from libc.stdint cimport uint64_t, uint32_t, int8_t, int32_t, int64_t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free, qsort
+from cpython.ref cimport Py_INCREF
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.long cimport PyLong_AsLongAndOverflow
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 import numpy as np
 from operator import index as _op_index
@@ -329,42 +333,109 @@ cdef inline int dice_of(nb_ctx* c, const nb_board* b, int depth) noexcept nogil:
     return depth
 
 
-cdef inline void g_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used_big,
+cdef inline void g_insert(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_t used_big,
                           uint64_t seq) noexcept nogil:
-    cdef int dice = dice_of(c, b, depth)
+    """Record a candidate position (key) reached with `dice` dice by sequence `seq`."""
     cdef uint64_t h
     cdef nb_slot* s
     cdef nb_entry* e
-    if c.turn_end and run6_forbidden(b.mine, c.F):
-        return
     if dice < c.best:
         return
     if dice > c.best:
         c.best = dice
         c.n = 0
         new_gen(c)
-    h = hkey(b.lo, b.hi) & c.ht_mask
+    h = hkey(lo, hi) & c.ht_mask
     while True:
         s = &_HT[h]
         if s.gen != c.gen:
             s.gen = c.gen
-            s.lo = b.lo
-            s.hi = b.hi
+            s.lo = lo
+            s.hi = hi
             s.idx = <uint32_t>c.n
             e = &c.out[c.n]
-            e.lo = b.lo
-            e.hi = b.hi
+            e.lo = lo
+            e.hi = hi
             e.seq = seq
             e.flags = used_big
             c.n += 1
             return
-        if s.lo == b.lo and s.hi == b.hi:
+        if s.lo == lo and s.hi == hi:
             e = &c.out[s.idx]
             if seq < e.seq:
                 e.seq = seq
             e.flags |= used_big
             return
         h = (h + 1) & c.ht_mask
+
+
+cdef inline void g_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used_big,
+                          uint64_t seq) noexcept nogil:
+    if c.turn_end and run6_forbidden(b.mine, c.F):
+        return
+    g_insert(c, b.lo, b.hi, dice_of(c, b, depth), used_big, seq)
+
+
+cdef inline void s_append(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint64_t seq) noexcept nogil:
+    """Record a candidate of the non-increasing search (positions are distinct: no table)."""
+    cdef nb_entry* e
+    if dice >= c.best:
+        if dice > c.best:
+            c.best = dice
+            c.n = 0
+        e = &c.out[c.n]
+        e.lo = lo
+        e.hi = hi
+        e.seq = seq
+        e.flags = 0
+        c.n += 1
+
+
+cdef inline int leaf(nb_ctx* c, const nb_board* b, int p, int d, uint64_t* plo, uint64_t* phi,
+                     int* pdst, int* phit) noexcept nogil:
+    """The last step of a turn (die d from source p) without building the board: the key of
+    the resulting position, or 0 when no checker on p may make the step. Same rules as
+    child(): when both a hitter and another checker could step, the result is the same."""
+    cdef int dst, hit = 0, hb = (b.hitters >> p) & 1
+    cdef uint64_t lo = b.lo, hi = b.hi
+    cdef uint32_t mine
+    if p == 25:
+        dst = 25 - d
+        lo -= <uint64_t>1 << 60
+    else:
+        dst = p - d if p > d else 0
+        if p <= 12:
+            lo -= <uint64_t>1 << (5 * (p - 1))
+        else:
+            hi -= <uint64_t>1 << (5 * (p - 13))
+    if b.m[p] - hb <= 0:  # only the hitter is there (S8)
+        if dst != 0 and b.m[dst] != 0:
+            return 0
+    if dst:
+        if c.is_short and b.o[dst] == 1:
+            hit = 1
+            hi += <uint64_t>1 << 60
+            if dst <= 12:
+                lo -= <uint64_t>15 << (5 * (dst - 1))
+            else:
+                hi -= <uint64_t>15 << (5 * (dst - 13))
+        elif dst <= 12:
+            lo += <uint64_t>1 << (5 * (dst - 1))
+        else:
+            hi += <uint64_t>1 << (5 * (dst - 13))
+    if c.step_block or c.turn_end:
+        mine = b.mine
+        if b.m[p] == 1:
+            mine &= ~(1u << p)
+        if dst:
+            mine |= 1u << dst
+        if run6_forbidden(mine, c.F):  # L6 (every_step: illegal step; turn_end: no candidate)
+            return 0
+    plo[0] = lo
+    phi[0] = hi
+    pdst[0] = dst
+    phit[0] = hit
+    return 1
 
 
 cdef inline int tt_skip(nb_ctx* c, const nb_board* b, uint32_t extra, uint64_t seq) noexcept nogil:
@@ -398,12 +469,23 @@ cdef void g_dfs(nb_ctx* c, int depth, int rem, uint32_t used_big, uint64_t seq) 
     cdef nb_board* b = &c.st[depth]
     cdef nb_board* nb = &c.st[depth + 1]
     cdef uint32_t S, S0, S1, bit
-    cdef int p, hv, dst = 0, hit = 0, nhv
+    cdef int p, hv, dst = 0, hit = 0, nhv, d
+    cdef uint64_t lo, hi
     if c.dbl and depth >= 2 and rem > 0:
         if tt_skip(c, b, <uint32_t>depth | (b.hitters << 3), seq):
             return
     g_record(c, b, depth, used_big, seq)
     if rem == 0 or b.m[0] == 15:
+        return
+    if rem == 1 or rem == 2 and not c.dbl:
+        # the last die: leaves, no boards (L7: a full turn, dice = c.full)
+        d = c.d0 if (c.dbl or rem == 1) else c.d1
+        S = sources(c, b, d)
+        while S:
+            p = nb_hibit(S)
+            S ^= 1u << p
+            if leaf(c, b, p, d, &lo, &hi, &dst, &hit):
+                g_insert(c, lo, hi, c.full, 0, seq_add(seq, depth, p, dst, hit))
         return
     nhv = 2 if c.hh_forbid else 1
     if c.dbl:
@@ -415,8 +497,8 @@ cdef void g_dfs(nb_ctx* c, int depth, int rem, uint32_t used_big, uint64_t seq) 
                 if child(c, b, nb, p, c.d0, hv, &dst, &hit):
                     g_dfs(c, depth + 1, rem - 1, 0, seq_add(seq, depth, p, dst, hit))
     else:
-        S0 = sources(c, b, c.d0) if rem & 1 else 0
-        S1 = sources(c, b, c.d1) if rem & 2 else 0
+        S0 = sources(c, b, c.d0)
+        S1 = sources(c, b, c.d1)
         S = S0 | S1
         while S:
             p = nb_hibit(S)
@@ -425,12 +507,11 @@ cdef void g_dfs(nb_ctx* c, int depth, int rem, uint32_t used_big, uint64_t seq) 
             if S0 & bit:  # the larger die first: lower destination (T2)
                 for hv in range(nhv):
                     if child(c, b, nb, p, c.d0, hv, &dst, &hit):
-                        g_dfs(c, depth + 1, rem & 2, 1 if depth == 0 else 0,
-                              seq_add(seq, depth, p, dst, hit))
+                        g_dfs(c, depth + 1, 2, 1, seq_add(seq, depth, p, dst, hit))
             if S1 & bit:
                 for hv in range(nhv):
                     if child(c, b, nb, p, c.d1, hv, &dst, &hit):
-                        g_dfs(c, depth + 1, rem & 1, 0, seq_add(seq, depth, p, dst, hit))
+                        g_dfs(c, depth + 1, 1, 0, seq_add(seq, depth, p, dst, hit))
 
 
 cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
@@ -438,24 +519,20 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
     cdef nb_board* b = &c.st[depth]
     cdef nb_board* nb = &c.st[depth + 1]
     cdef uint32_t S
-    cdef int p, dst = 0, hit = 0, dice
-    cdef nb_entry* e
-    # record (positions are distinct: no table)
+    cdef int p, dst = 0, hit = 0
+    cdef uint64_t lo, hi
     if not (c.turn_end and run6_forbidden(b.mine, c.F)):
-        dice = dice_of(c, b, depth)
-        if dice >= c.best:
-            if dice > c.best:
-                c.best = dice
-                c.n = 0
-            e = &c.out[c.n]
-            e.lo = b.lo
-            e.hi = b.hi
-            e.seq = seq
-            e.flags = 0
-            c.n += 1
-    if depth == 4 or b.m[0] == 15:
+        s_append(c, b.lo, b.hi, dice_of(c, b, depth), seq)
+    if b.m[0] == 15:
         return
     S = sources(c, b, c.d0) & ((2u << last) - 1)
+    if depth == 3:  # the fourth step: leaves, no boards
+        while S:
+            p = nb_hibit(S)
+            S ^= 1u << p
+            if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
+                s_append(c, lo, hi, 4, seq_add(seq, 3, p, dst, hit))
+        return
     while S:
         p = nb_hibit(S)
         S ^= 1u << p
@@ -620,6 +697,12 @@ cdef object _FALSE = False
 
 
 cdef int _as_int(object x, str what, type err) except? -1:
+    cdef int ovf = 0
+    cdef long lv
+    if type(x) is int:
+        lv = PyLong_AsLongAndOverflow(x, &ovf)
+        if not ovf and -1000000 < lv < 1000000:
+            return <int>lv
     if isinstance(x, bool) or isinstance(x, float):
         raise err(f"{what} must be an int, not {x!r}")
     try:
@@ -632,6 +715,26 @@ cdef int _as_int(object x, str what, type err) except? -1:
 
 cdef int _parse_code(object code, nb_rules* r) except -1:
     cdef list vals
+    cdef int i, ovf = 0
+    cdef long lv
+    cdef long cv[5]
+    cdef object x
+    if type(code) is tuple and len(<tuple>code) == 5:  # fast path: Rules.code
+        for i in range(5):
+            x = (<tuple>code)[i]
+            if type(x) is not int:
+                break
+            lv = PyLong_AsLongAndOverflow(x, &ovf)
+            if ovf or lv < 0 or lv >= (2 if i == 0 or i >= 3 else 3):
+                break
+            cv[i] = lv
+        else:
+            r.game = <int>cv[0]
+            r.head_rule = <int>cv[1]
+            r.block_rule = <int>cv[2]
+            r.block_check = <int>cv[3]
+            r.hit_and_hide = <int>cv[4]
+            return 0
     try:
         vals = list(code)
     except TypeError:
@@ -668,6 +771,20 @@ cdef int _parse_side(object seq, str name, int8_t* dst) except -1:
         raise InvalidPositionError(f"{name} must be a sequence of 24 ints, not {seq!r}") from None
     if n != 24:
         raise InvalidPositionError(f"{name} must have 24 point counts, not {n}")
+    cdef int ovf = 0
+    cdef long lv
+    cdef object x
+    if type(seq) is list or type(seq) is tuple:  # fast path: exact ints 0..15
+        for i in range(24):
+            x = seq[i]
+            if type(x) is not int:
+                break
+            lv = PyLong_AsLongAndOverflow(x, &ovf)
+            if ovf or lv < 0 or lv > 15:
+                break
+            dst[i] = <int8_t>lv
+        else:
+            return 0
     for i in range(24):
         v = _as_int(seq[i], f"{name}[{i}] (point {i + 1})", InvalidPositionError)
         if v < 0 or v > 15:
@@ -681,6 +798,35 @@ cdef int _build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, in
                 nb_board* b, int row) except -1:
     """Structural validation (the Position layer does the rest of T7) and the board."""
     cdef int i, sm = me_bar, so = opp_bar, p
+    cdef int bad = me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15
+    if not bad and game == 0 and (me_bar or opp_bar):
+        bad = 1
+    if not bad:
+        for i in range(24):
+            if me[i] < 0 or opp[i] < 0:
+                bad = 1
+            sm += me[i]
+            so += opp[i]
+        if sm > 15 or so > 15:
+            bad = 1
+    if not bad:
+        memset(b, 0, sizeof(nb_board))
+        for i in range(24):
+            b.m[i + 1] = me[i]
+        for i in range(24):
+            if opp[i]:
+                p = mir(i + 1, game)
+                if b.m[p]:
+                    bad = 1
+                b.o[p] = opp[i]
+    if not bad:
+        b.m[25] = <int8_t>me_bar
+        b.o[25] = <int8_t>opp_bar
+        nb_finish_board(b, game)
+        return 0
+    # slow path: say what is wrong
+    sm = me_bar
+    so = opp_bar
     where = "" if row < 0 else f"row {row}: "
     if me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15:
         raise InvalidPositionError(f"{where}bar counts must be from 0 to 15, "
@@ -732,6 +878,12 @@ cdef int _parse_position(object code, object me, object me_bar, object opp, obje
 
 
 cdef int _parse_die(object d, str name) except -1:
+    cdef int ovf = 0
+    cdef long lv
+    if type(d) is int:
+        lv = PyLong_AsLongAndOverflow(d, &ovf)
+        if not ovf and 1 <= lv <= 6:
+            return <int>lv
     if isinstance(d, bool) or isinstance(d, float):
         raise InvalidDiceError(f"{name} must be an int from 1 to 6, not {d!r}")
     try:
@@ -746,9 +898,27 @@ cdef int _parse_die(object d, str name) except -1:
 cdef tuple _INTS = tuple(range(32))
 
 
-cdef object _steps_of(uint64_t seq):
-    cdef int i, code, src, dst, hit, n = 0
-    steps = []
+# (src, dst, hit) step tuples, built once: index (src * 32 + dst) * 2 + hit
+cdef tuple _STEPS = tuple([(src, dst, bool(hit)) for src in range(26) for dst in range(32)
+                           for hit in range(2)])
+
+
+cdef inline tuple _tup24(const int8_t* vals):
+    cdef tuple t = PyTuple_New(24)
+    cdef int i
+    cdef object o
+    for i in range(24):
+        o = _INTS[vals[i]]
+        Py_INCREF(o)
+        PyTuple_SET_ITEM(t, i, o)
+    return t
+
+
+cdef tuple _steps_of(uint64_t seq):
+    cdef int i, n = 0, code, src, dst, hit
+    cdef int idx[4]
+    cdef tuple t
+    cdef object o
     for i in range(4):
         code = <int>((seq >> (4 + 10 * (3 - i))) & 1023)
         if code == 0:
@@ -757,20 +927,52 @@ cdef object _steps_of(uint64_t seq):
         src = 25 - code // 32
         dst = code % 32
         hit = <int>((seq >> (3 - i)) & 1)
-        steps.append((_INTS[src], _INTS[dst], _TRUE if hit else _FALSE))
-    return tuple(steps)
-
-
-cdef object _result_list(nb_ctx* c, int n, int game):
-    cdef int i, q
-    cdef nb_board kb
-    out = []
+        idx[n] = (src * 32 + dst) * 2 + hit
+        n += 1
+    t = PyTuple_New(n)
     for i in range(n):
-        nb_board_from_key(c.out[i].lo, c.out[i].hi, game, &kb)
-        me_after = tuple([_INTS[kb.m[q]] for q in range(1, 25)])
-        opp_after = tuple([_INTS[kb.o[mir(q, game)]] for q in range(1, 25)])
-        out.append((_steps_of(c.out[i].seq), me_after, _INTS[kb.m[25]], opp_after,
-                    _INTS[kb.o[25]]))
+        o = _STEPS[idx[i]]
+        Py_INCREF(o)
+        PyTuple_SET_ITEM(t, i, o)
+    return t
+
+
+cdef list _result_list(nb_ctx* c, int n, int game, const nb_board* root):
+    """The entries as the contract's tuples. Opponent checkers change only by hits, and each
+    hit adds one to the opponent's bar, so an unchanged bar means the root's opponent tuple."""
+    cdef int i, p, q
+    cdef uint32_t v
+    cdef uint64_t lo, hi
+    cdef int8_t mv[24]
+    cdef int8_t ov[24]
+    cdef int8_t oo[25]
+    cdef list out = []
+    cdef tuple root_opp
+    for q in range(1, 25):
+        ov[q - 1] = root.o[mir(q, game)]
+    root_opp = _tup24(ov)
+    for i in range(n):
+        lo = c.out[i].lo
+        hi = c.out[i].hi
+        for p in range(1, 25):
+            if p <= 12:
+                v = <uint32_t>((lo >> (5 * (p - 1))) & 31)
+            else:
+                v = <uint32_t>((hi >> (5 * (p - 13))) & 31)
+            if v >= 16:
+                mv[p - 1] = 0
+                oo[p] = <int8_t>(v - 15)
+            else:
+                mv[p - 1] = <int8_t>v
+                oo[p] = 0
+        if <int>(hi >> 60) == root.o[25]:
+            opp_t = root_opp
+        else:
+            for q in range(1, 25):
+                ov[q - 1] = oo[mir(q, game)]
+            opp_t = _tup24(ov)
+        out.append((_steps_of(c.out[i].seq), _tup24(mv), _INTS[<int>(lo >> 60)], opp_t,
+                    _INTS[<int>(hi >> 60)]))
     return out
 
 
@@ -783,7 +985,7 @@ def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     d1 = _parse_die(die1, "die1")
     d2 = _parse_die(die2, "die2")
     n = nb_generate(&_C, &r, &b, d1, d2, 1)
-    return _result_list(&_C, n, r.game)
+    return _result_list(&_C, n, r.game, &b)
 
 
 def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
@@ -833,6 +1035,27 @@ def count_turns_batch(code, boards, dice):
     return out
 
 
+cdef unsigned long long _perft_root(const nb_rules* r, const nb_board* b, int depth, int weighted,
+                                    nb_entry** bufs) except? 0:
+    """nb_perft with the first ply here, so that Ctrl-C is noticed between root children."""
+    cdef unsigned long long total = 0, w
+    cdef int d1, d2, n, i
+    cdef nb_board kid, child_b
+    if depth < 2 or b.m[0] >= 15 or b.o[0] >= 15:
+        return nb_perft(&_C, r, b, depth, weighted, bufs)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 2 if (weighted and d1 != d2) else 1
+            n = nb_generate(&_C, r, b, d2, d1, 0)
+            memcpy(bufs[depth], _C.out, n * sizeof(nb_entry))
+            for i in range(n):
+                nb_board_from_key(bufs[depth][i].lo, bufs[depth][i].hi, r.game, &kid)
+                nb_swap(&kid, r.game, &child_b)
+                total += w * nb_perft(&_C, r, &child_b, depth - 1, weighted, bufs)
+                PyErr_CheckSignals()
+    return total
+
+
 def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted):
     """T5 perft from the position, `me` to move; weighted counts non-doubles twice."""
     cdef nb_rules r
@@ -860,7 +1083,7 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted):
             bufs[k] = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
             if bufs[k] == NULL:
                 raise MemoryError()
-        total = nb_perft(&_C, &r, &b, dp, 1 if weighted else 0, bufs)
+        total = _perft_root(&r, &b, dp, 1 if weighted else 0, bufs)
     finally:
         for k in range(NB_MAX_DEPTH + 1):
             if bufs[k] != NULL:

@@ -178,6 +178,11 @@ def parse_turn(notation: str) -> list:
 
 # --------------------------------------------------------------------------- the board
 
+def _variants_text(rules: Rules) -> str:
+    variants = format_rules(rules)[len(rules.game):]
+    return f" {variants}" if variants else ""
+
+
 def _cell(white: int, black: int) -> str:
     if white:
         return f"W{white}".rjust(4)
@@ -205,7 +210,7 @@ def draw_board(position) -> str:
     top_numbers, top_cells = row(range(13, 25))
     bottom_numbers, bottom_cells = row(range(12, 0, -1))
     lines = [
-        f"{position.rules.game} nardy, {position.turn} to move ({format_rules(position.rules)})",
+        f"{position.rules.game} nardy{_variants_text(position.rules)}, {position.turn} to move",
         top_numbers, top_cells, "", bottom_cells, bottom_numbers,
         f"white: bar {position.white_bar}, off {position.white_off}   "
         f"black: bar {position.black_bar}, off {position.black_off}",
