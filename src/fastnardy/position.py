@@ -7,7 +7,7 @@ from typing import NamedTuple, Optional, Sequence
 from . import backend as _backend
 from . import gnubg, notation
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
-from .reference import check_dice, forbidden_block, mirror
+from .reference import check_dice, mirror, parse_code, state_block, to_state
 from .rules import LONG, SHORT, Rules
 
 WHITE, BLACK = "white", "black"
@@ -178,14 +178,10 @@ class Position:
         if self.white_off == 15 and self.black_off == 15:
             raise InvalidPositionError("T7: both sides have borne off 15 checkers")
         if long_game:
+            code_rules = parse_code(self._rules.code)
             for side in (WHITE, BLACK):
                 me, opp = self._frames(side)
-                mine = (0,) + me + (0,)
-                theirs = [0] * 25
-                for q in range(1, 25):
-                    theirs[mirror(game, q)] = opp[q - 1]
-                block = forbidden_block(_code_rules(self._rules), mine, theirs,
-                                        15 - sum(opp))
+                block = state_block(code_rules, to_state(code_rules, me, 0, opp, 0))
                 if block:
                     raise InvalidPositionError(
                         f"T7/L6: {side} holds a forbidden six-block on the opponent's points "
@@ -346,8 +342,3 @@ def _dice(dice: object) -> tuple:
                    for v in values)
     return check_dice(*values)
 
-
-def _code_rules(rules: Rules):
-    from .reference import parse_code
-
-    return parse_code(rules.code)

@@ -146,16 +146,14 @@ def highest_point(state: State) -> int:
     return 0
 
 
-def forbidden_block(rules: Rules, mine: Sequence[int], theirs: Sequence[int],
-                    their_off: int) -> Optional[tuple]:
-    """L6: the first run of six or more consecutive points of the opponent's path that I hold
-    and the block rule does not allow, as (lowest, highest) in the opponent's numbering.
-
-    ``mine`` and ``theirs`` are indexed by my point numbers. The opponent's path runs from its
-    point 24 to its point 1, so a run is counted in its numbering and never wraps 1/24."""
+def state_block(rules: Rules, state: State) -> Optional[tuple]:
+    """L6: the first run of six or more consecutive points of the opponent's path that the side
+    to move holds and the block rule does not allow, as (lowest, highest) in the opponent's
+    numbering. The opponent's path runs from its point 24 to its point 1, so a run is counted
+    in its numbering and never wraps 1/24."""
     if rules.game != LONG_GAME or rules.block_rule == NO_BLOCK_RULE:
         return None
-    g = rules.game
+    g, mine, theirs, their_off = rules.game, state.mine, state.theirs, state.their_off
 
     def held(q: int) -> bool:
         return mine[mirror(g, q)] > 0
@@ -181,11 +179,6 @@ def forbidden_block(rules: Rules, mine: Sequence[int], theirs: Sequence[int],
         if not allowed:
             return low, high
     return None
-
-
-def state_block(rules: Rules, state: State) -> Optional[tuple]:
-    """L6 for the side to move in ``state``."""
-    return forbidden_block(rules, state.mine, state.theirs, state.their_off)
 
 
 def try_step(rules: Rules, head_limit: int, state: State, src: int, die: int,
