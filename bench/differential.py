@@ -13,7 +13,8 @@ For every rule variant (long: head_rule x block_rule x block_check = 18; short: 
 and compares, for all 21 rolls, the full result lists of ``enumerate_turns`` (same order,
 same steps with hit flags, same boards). It also checks ``count_turns``,
 ``count_turns_batch`` and ``perft_count(depth=1)`` against the reference lists, and the
-kernel's shortcut search for doubles against its general search (``_set_fast_paths``).
+kernel's shortcuts (non-increasing search of doubles, canonical pruning of non-doubles)
+against its general search (``_set_fast_paths(False)``).
 
 Every mismatch is printed with the inputs that reproduce it and both outputs; the exit status
 is 1 on any mismatch. One summary line per variant.
@@ -384,8 +385,10 @@ def known_examples() -> int:
         print("MISMATCH T2 6-5 opening:", t)
         bad += 1
     me, mb, opp, ob = start_position(1)
-    got = K.perft_count((1, 0, 0, 0, 0), me, mb, opp, ob, 2, False)
-    print(f"short perft(2) from the start = {got}")
+    got = K.perft_count((1, 0, 0, 0, 0), me, mb, opp, ob, 3, False)
+    if got != 116_154_993:
+        print(f"MISMATCH short perft(3) from the start = {got}, not 116,154,993")
+        bad += 1
     return bad
 
 

@@ -65,7 +65,8 @@ ctypedef struct nb_ctx:
     int head_limit      # L5: checkers that may leave point 24 this turn
     int best            # L7: max dice over the candidates so far (-1: none yet)
     int n               # number of entries in the result buffer
-    uint64_t ht_mask    # slots of the result table in use
+    uint64_t ht_mask    # slots of the result table in use - 1
+    uint64_t tt_mask    # slots of the transposition table in use - 1
     uint32_t gen        # generation of the result table
     uint32_t tgen       # generation of the transposition table
     nb_entry* out       # result buffer, NB_MAX_TURNS + 1 entries

@@ -54,7 +54,11 @@ no forbidden six-block can arise on the way or L6 is checked at the turn end onl
 visits each multiset of sources once, in non-increasing order; that sequence is then the
 T2-minimal legal order of its multiset, the multisets map one-to-one to positions, and no
 table is needed. Otherwise the general search is used, with a lossy transposition table of
-inner nodes (key, depth, hitters).
+inner nodes (key, depth, hitters). For non-doubles, when the legality of two steps cannot
+depend on their order (empty bar, no S8 hitters, no L6 block possible on the way, no bearing
+off, not the same checker twice), only the order with the higher source first is searched
+(it is legal whenever the other is, gives the same position and is T2-smaller). The last step
+of a turn never builds a board: its key is updated arithmetically.
 
 Bound on the number of distinct turns (sizes NB_MAX_TURNS = 23751)
 -----------------------------------------------------------------
@@ -71,13 +75,15 @@ when 8 probes find no slot the node is just searched again.
 Thread safety: the kernels use module-level buffers and run with the GIL held.
 """
 
-from libc.stdint cimport uint64_t, uint32_t, int8_t, int32_t, int64_t
+from libc.stdint cimport uint64_t, uint32_t, int8_t, int32_t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free, qsort
-from cpython.ref cimport Py_INCREF
 from cpython.exc cimport PyErr_CheckSignals
-from cpython.long cimport PyLong_AsLongAndOverflow
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.list cimport PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
+from cpython.ref cimport Py_INCREF, PyObject
+from cpython.sequence cimport PySequence_Fast_ITEMS
+from cpython.tuple cimport PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 
 import numpy as np
 from operator import index as _op_index
@@ -89,6 +95,7 @@ cdef extern from *:
     static inline int nb_hibit(unsigned int x) { return 31 - __builtin_clz(x); }
     """
     int nb_hibit(unsigned int x) noexcept nogil
+    int nb_popcount "__builtin_popcount"(unsigned int x) noexcept nogil
 
 KEY_DTYPE = np.dtype([("lo", "<u8"), ("hi", "<u8")])
 
@@ -446,7 +453,7 @@ cdef inline int tt_skip(nb_ctx* c, const nb_board* b, uint32_t extra, uint64_t s
     cdef int i
     cdef nb_tslot* s
     for i in range(NB_TT_PROBES):
-        s = &_TT[(h + i) & (NB_TT_SLOTS - 1)]
+        s = &_TT[(h + i) & c.tt_mask]
         if s.gen != c.tgen:
             s.gen = c.tgen
             s.lo = b.lo
@@ -464,54 +471,95 @@ cdef inline int tt_skip(nb_ctx* c, const nb_board* b, uint32_t extra, uint64_t s
 
 # --------------------------------------------------------------------------- searches
 
-cdef void g_dfs(nb_ctx* c, int depth, int rem, uint32_t used_big, uint64_t seq) noexcept nogil:
-    """General search. rem: double -> dice left; else bit 0 larger die left, bit 1 smaller."""
+cdef void g_dfs(nb_ctx* c, int depth, int rem, uint64_t seq) noexcept nogil:
+    """General search of a double (rem = dice left), order-aware (S8 hitters, L6 every step)."""
     cdef nb_board* b = &c.st[depth]
     cdef nb_board* nb = &c.st[depth + 1]
-    cdef uint32_t S, S0, S1, bit
-    cdef int p, hv, dst = 0, hit = 0, nhv, d
+    cdef uint32_t S
+    cdef int p, hv, dst = 0, hit = 0, nhv
     cdef uint64_t lo, hi
-    if c.dbl and depth >= 2 and rem > 0:
+    if depth >= 2:
         if tt_skip(c, b, <uint32_t>depth | (b.hitters << 3), seq):
             return
-    g_record(c, b, depth, used_big, seq)
-    if rem == 0 or b.m[0] == 15:
+    g_record(c, b, depth, 0, seq)
+    if b.m[0] == 15:
         return
-    if rem == 1 or rem == 2 and not c.dbl:
-        # the last die: leaves, no boards (L7: a full turn, dice = c.full)
-        d = c.d0 if (c.dbl or rem == 1) else c.d1
-        S = sources(c, b, d)
+    S = sources(c, b, c.d0)
+    if rem == 1:  # the last die: leaves, no boards (a full turn: dice = 4)
         while S:
             p = nb_hibit(S)
             S ^= 1u << p
-            if leaf(c, b, p, d, &lo, &hi, &dst, &hit):
-                g_insert(c, lo, hi, c.full, 0, seq_add(seq, depth, p, dst, hit))
+            if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
+                g_insert(c, lo, hi, 4, 0, seq_add(seq, depth, p, dst, hit))
         return
     nhv = 2 if c.hh_forbid else 1
-    if c.dbl:
-        S = sources(c, b, c.d0)
-        while S:
-            p = nb_hibit(S)
-            S ^= 1u << p
+    while S:
+        p = nb_hibit(S)
+        S ^= 1u << p
+        for hv in range(nhv):
+            if child(c, b, nb, p, c.d0, hv, &dst, &hit):
+                g_dfs(c, depth + 1, rem - 1, seq_add(seq, depth, p, dst, hit))
+
+
+cdef void nd_search(nb_ctx* c) noexcept nogil:
+    """Search of a non-double: first steps in T2 order (source descending, the larger die
+    first), then the other die as leaves.
+
+    Canonical pruning: when nothing makes the legality of two steps depend on their order
+    (no checker on the bar (S5), no S8 hitters, no possible L6 block on the way, neither step
+    bearing off (L8/S7), the second not moving the checker the first one moved), the two
+    orders are both legal and give the same position, and the one with the higher source
+    first (on a tie, the larger die first) is the T2-smaller; so the other is not searched."""
+    cdef nb_board* b = &c.st[0]
+    cdef nb_board* nb = &c.st[1]
+    cdef uint32_t S, S0, S1, T, bit, keep, U
+    cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon
+    cdef uint32_t used_big
+    cdef uint64_t seq1, lo, hi
+    g_record(c, b, 0, 0, 0)
+    canon = _fast_paths and (not c.hh_forbid) and b.m[25] == 0
+    if canon and c.step_block:
+        U = (b.mine | (b.mine >> c.d0) | (b.mine >> c.d1) | (b.mine >> (c.d0 + c.d1))) & PTS
+        canon = run6_forbidden(U, c.F) == 0
+    nhv = 2 if c.hh_forbid else 1
+    S0 = sources(c, b, c.d0)
+    S1 = sources(c, b, c.d1)
+    S = S0 | S1
+    while S:
+        p = nb_hibit(S)
+        bit = 1u << p
+        S ^= bit
+        for k in range(2):
+            if k == 0:
+                if not (S0 & bit):
+                    continue
+                x = c.d0
+                y = c.d1
+                used_big = 1
+            else:
+                if not (S1 & bit):
+                    continue
+                x = c.d1
+                y = c.d0
+                used_big = 0
             for hv in range(nhv):
-                if child(c, b, nb, p, c.d0, hv, &dst, &hit):
-                    g_dfs(c, depth + 1, rem - 1, 0, seq_add(seq, depth, p, dst, hit))
-    else:
-        S0 = sources(c, b, c.d0)
-        S1 = sources(c, b, c.d1)
-        S = S0 | S1
-        while S:
-            p = nb_hibit(S)
-            bit = 1u << p
-            S ^= bit
-            if S0 & bit:  # the larger die first: lower destination (T2)
-                for hv in range(nhv):
-                    if child(c, b, nb, p, c.d0, hv, &dst, &hit):
-                        g_dfs(c, depth + 1, 2, 1, seq_add(seq, depth, p, dst, hit))
-            if S1 & bit:
-                for hv in range(nhv):
-                    if child(c, b, nb, p, c.d1, hv, &dst, &hit):
-                        g_dfs(c, depth + 1, 1, 0, seq_add(seq, depth, p, dst, hit))
+                if not child(c, b, nb, p, x, hv, &dst, &hit):
+                    continue
+                seq1 = seq_add(0, 0, p, dst, hit)
+                g_record(c, nb, 1, used_big, seq1)
+                if nb.m[0] == 15:
+                    continue
+                T = sources(c, nb, y)
+                if canon and dst != 0:
+                    keep = ((1u << p) - 1) | ((2u << y) - 1)
+                    if y < x:
+                        keep |= bit
+                    T &= keep
+                while T:
+                    t = nb_hibit(T)
+                    T ^= 1u << t
+                    if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
+                        g_insert(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
 
 
 cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
@@ -552,7 +600,7 @@ cdef inline uint32_t reach(uint32_t mine, int d) noexcept nogil:
 
 
 cdef void run_search(nb_ctx* c, const nb_board* root, int limit) noexcept nogil:
-    cdef int fast = 0
+    cdef int fast = 0, k, bound, bits
     cdef uint32_t U
     c.head_limit = limit
     c.best = -1
@@ -571,20 +619,30 @@ cdef void run_search(nb_ctx* c, const nb_board* root, int limit) noexcept nogil:
         if fast:
             s_dfs(c, 0, 25, 0)
             return
-        c.ht_mask = NB_HT_SLOTS - 1
+        # Table size: the turns are multisets of <= 4 sources among the points a checker can
+        # stand on this turn (k of them), so at most C(k + 4, 4) of them; keep the load <= 1/2
+        # and the table small enough for the cache.
+        k = nb_popcount((root.mine | reach(root.mine, c.d0)) & (PTS | BAR))
+        bound = (k + 4) * (k + 3) * (k + 2) * (k + 1) // 24
+        bits = 10
+        while (1 << bits) < 2 * bound and bits < NB_HT_BITS:
+            bits += 1
+        c.ht_mask = (1 << bits) - 1
+        c.tt_mask = (NB_TT_SLOTS if bits >= 14 else (1 << bits)) - 1
         new_gen(c)
         new_tgen(c)
-        g_dfs(c, 0, 4, 0, 0)
+        g_dfs(c, 0, 4, 0)
     else:
         c.ht_mask = (1 << NB_HT_SMALL_BITS) - 1
         new_gen(c)
-        g_dfs(c, 0, 3, 0, 0)
+        nd_search(c)
 
 
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil:
     """The legal turns of `root` for the roll: c.out[0 .. return value) (keys, and with
-    want_order the entries sorted by their T2 representative). 0 means game over (T4), or no candidate at all (turn_end, L6-invalid root)."""
+    want_order the entries sorted by their T2 representative). 0 means game over (T4), or
+    no candidate at all (turn_end with an L6-invalid root)."""
     cdef int i, k, p, first, limit, d, ok, lo_opp
     if root.m[0] >= 15 or root.o[0] >= 15:  # T4
         c.n = 0
@@ -692,10 +750,6 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
 
 # --------------------------------------------------------------------------- Python layer
 
-cdef object _TRUE = True
-cdef object _FALSE = False
-
-
 cdef int _as_int(object x, str what, type err) except? -1:
     cdef int ovf = 0
     cdef long lv
@@ -763,6 +817,26 @@ cdef int _parse_code(object code, nb_rules* r) except -1:
 cdef int _parse_side(object seq, str name, int8_t* dst) except -1:
     """24 counts of one side, own numbering, into dst[0..23]."""
     cdef int i, v
+    cdef long lv
+    cdef PyObject** items
+    cdef PyObject* px
+    if ((type(seq) is tuple and PyTuple_GET_SIZE(seq) == 24)
+            or (type(seq) is list and PyList_GET_SIZE(seq) == 24)):  # fast path: ints 0..15
+        items = PySequence_Fast_ITEMS(seq)
+        try:
+            for i in range(24):
+                px = items[i]
+                if not PyLong_CheckExact(<object>px):
+                    break
+                lv = <long><object>px  # Cython's inline conversion (OverflowError if huge)
+                if lv < 0 or lv > 15:
+                    break
+                dst[i] = <int8_t>lv
+            else:
+                return 0
+        except OverflowError:
+            pass
+    # the general path, with the messages
     if isinstance(seq, (str, bytes)):
         raise InvalidPositionError(f"{name} must be a sequence of 24 ints, not {seq!r}")
     try:
@@ -771,20 +845,6 @@ cdef int _parse_side(object seq, str name, int8_t* dst) except -1:
         raise InvalidPositionError(f"{name} must be a sequence of 24 ints, not {seq!r}") from None
     if n != 24:
         raise InvalidPositionError(f"{name} must have 24 point counts, not {n}")
-    cdef int ovf = 0
-    cdef long lv
-    cdef object x
-    if type(seq) is list or type(seq) is tuple:  # fast path: exact ints 0..15
-        for i in range(24):
-            x = seq[i]
-            if type(x) is not int:
-                break
-            lv = PyLong_AsLongAndOverflow(x, &ovf)
-            if ovf or lv < 0 or lv > 15:
-                break
-            dst[i] = <int8_t>lv
-        else:
-            return 0
     for i in range(24):
         v = _as_int(seq[i], f"{name}[{i}] (point {i + 1})", InvalidPositionError)
         if v < 0 or v > 15:
@@ -1056,7 +1116,7 @@ cdef unsigned long long _perft_root(const nb_rules* r, const nb_board* b, int de
     return total
 
 
-def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted):
+def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False):
     """T5 perft from the position, `me` to move; weighted counts non-doubles twice."""
     cdef nb_rules r
     cdef nb_board b
@@ -1145,7 +1205,8 @@ cdef int _game_of(object game) except -1:
 
 
 def _set_fast_paths(flag):
-    """Testing hook: False forces the general (order-aware) search for doubles, so that the
-    differential harness can check the non-increasing shortcut against it."""
+    """Testing hook: False turns the shortcuts off (the non-increasing search of doubles and
+    the canonical pruning of non-doubles), so that the differential harness can check them
+    against the general, order-aware search."""
     global _fast_paths
     _fast_paths = 1 if flag else 0
