@@ -60,3 +60,27 @@ def test_kernel_and_reference_reject_the_same_inputs(args):
     for module in (kernel, reference):
         with pytest.raises(FastNardyError):
             module.enumerate_turns(*args)
+
+
+_count = st.one_of(st.integers(-1, 16), st.just(0), st.just(0), st.none(), st.booleans(),
+                   st.floats(allow_nan=True), st.just("1"))
+_side = st.one_of(st.lists(_count, min_size=23, max_size=25),
+                  st.lists(st.sampled_from([0, 0, 0, 1, 2]), min_size=24, max_size=24),
+                  st.none(), st.text(max_size=3), st.integers())
+_small = st.one_of(st.integers(-2, 8), st.none(), st.booleans(), st.floats(), st.just("3"))
+_code = st.one_of(st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(0, 2),
+                            st.integers(0, 1), st.integers(0, 1)),
+                  st.lists(_small, max_size=6), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(code=_code, me=_side, me_bar=_small, opp=_side, opp_bar=_small, d1=_small, d2=_small)
+def test_kernel_and_reference_agree_on_bad_input(code, me, me_bar, opp, opp_bar, d1, d2):
+    """Garbage in: both raise the same FastNardyError subclass, or both return the same."""
+    outcomes = []
+    for module in (kernel, reference):
+        try:
+            outcomes.append(module.enumerate_turns(code, me, me_bar, opp, opp_bar, d1, d2))
+        except FastNardyError as exc:
+            outcomes.append(type(exc))
+    assert outcomes[0] == outcomes[1]

@@ -338,7 +338,5 @@ def _dice(dice: object) -> tuple:
         raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}") from None
     if len(values) != 2:
         raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
-    values = tuple(int(v) if hasattr(v, "__index__") and not isinstance(v, bool) else v
-                   for v in values)
     return check_dice(*values)
 

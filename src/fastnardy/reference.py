@@ -11,6 +11,7 @@ numbers (the mirror of section 0 of RULES.md).
 
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple, Optional, Sequence
 
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
@@ -76,12 +77,25 @@ class Problem(NamedTuple):
     message: str
 
 
-def _check_counts(name: str, points: Sequence[int], bar: int) -> tuple:
+def _integer(value, what: str, error: type) -> int:
+    """An integer (anything with ``__index__`` but a bool), or ``error``."""
+    if isinstance(value, bool):
+        raise error(f"{what} must be an integer, not {value!r}")
     try:
-        values = tuple(int(v) for v in points)
-        bar_count = int(bar)
-    except (TypeError, ValueError) as exc:
-        raise InvalidPositionError(f"{name}: checker counts must be integers ({exc})") from None
+        return operator.index(value)
+    except TypeError:
+        raise error(f"{what} must be an integer, not {value!r}") from None
+
+
+def _check_counts(name: str, points: Sequence[int], bar: int) -> tuple:
+    if isinstance(points, (str, bytes)):
+        raise InvalidPositionError(f"{name}: expected 24 point counts, not {points!r}")
+    try:
+        values = tuple(_integer(v, f"{name}: a checker count", InvalidPositionError)
+                       for v in points)
+    except TypeError:
+        raise InvalidPositionError(f"{name}: expected 24 point counts, not {points!r}") from None
+    bar_count = _integer(bar, f"{name}: the bar count", InvalidPositionError)
     if len(values) != 24:
         raise InvalidPositionError(f"{name}: expected 24 point counts, got {len(values)}")
     if any(v < 0 for v in values) or bar_count < 0:
@@ -94,13 +108,13 @@ def _check_counts(name: str, points: Sequence[int], bar: int) -> tuple:
 def parse_code(code: Sequence[int]) -> Rules:
     """Validate ``Rules.code`` (see :mod:`fastnardy.rules`)."""
     try:
-        rules = Rules(*(int(c) for c in code))
-    except (TypeError, ValueError):
+        values = [_integer(c, "rules code", FastNardyError) for c in code]
+    except TypeError:
         raise FastNardyError(f"rules code must be 5 integers, not {code!r}") from None
     limits = (2, 3, 3, 2, 2)
-    if any(not 0 <= value < limit for value, limit in zip(rules, limits)):
-        raise FastNardyError(f"rules code out of range: {tuple(code)!r}")
-    return rules
+    if len(values) != 5 or any(not 0 <= v < limit for v, limit in zip(values, limits)):
+        raise FastNardyError(f"rules code must be 5 integers in range, not {code!r}")
+    return Rules(*values)
 
 
 def to_state(rules: Rules, me, me_bar, opp, opp_bar) -> State:
@@ -362,10 +376,9 @@ def distinct_turns(rules: Rules, start: State, dice: tuple) -> list:
 
 def check_dice(die1, die2) -> tuple:
     """Dice are two integers from 1 to 6."""
-    dice = (die1, die2)
-    for d in dice:
-        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
-            raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
+    dice = tuple(_integer(d, "a die", InvalidDiceError) for d in (die1, die2))
+    if not all(1 <= d <= 6 for d in dice):
+        raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
     return dice
 
 
@@ -373,9 +386,9 @@ def check_dice(die1, die2) -> tuple:
 
 def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2) -> list:
     """The backend contract (:mod:`fastnardy.backend`): legal turns in T2 order."""
-    rules = parse_code(code)
-    dice = check_dice(die1, die2)
+    rules = parse_code(code)  # validated in this order: rules, position, dice
     start = to_state(rules, me, me_bar, opp, opp_bar)
+    dice = check_dice(die1, die2)
     out = []
     for steps, state in distinct_turns(rules, start, dice):
         new_me, new_me_bar, new_opp, new_opp_bar = from_state(rules, state)
@@ -386,7 +399,8 @@ def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2) -> list:
 def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False) -> int:
     """T5 perft: positions reached after ``depth`` turns, over the 21 rolls at every ply."""
     rules = parse_code(code)
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+    depth = _integer(depth, "depth", FastNardyError)
+    if depth < 0:
         raise FastNardyError(f"depth must be a non-negative integer, not {depth!r}")
     start = to_state(rules, me, me_bar, opp, opp_bar)
     return _perft(rules, start, depth, bool(weighted))
