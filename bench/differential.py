@@ -55,6 +55,22 @@ def variants(game: str):
             yield (1, 0, 0, 0, hh), f"short hit_and_hide={HIDE[hh]}"
 
 
+def position_string(code, me, me_bar, opp, opp_bar) -> str:
+    """The position as a fastnardy position string (the side to move as white), for
+    ``Position.from_string`` and ``python -m fastnardy turns``."""
+    from fastnardy import FastNardyError, Position, Rules
+
+    if code[0] == 0:
+        rules = Rules.long(head_rule=HEAD_RULES[code[1]], block_rule=BLOCK_RULES[code[2]],
+                           block_check=BLOCK_CHECKS[code[3]])
+    else:
+        rules = Rules.short(hit_and_hide=HIDE[code[4]])
+    try:
+        return Position.from_points(rules, me, opp, "white", me_bar, opp_bar).to_string()
+    except FastNardyError as exc:
+        return f"(not a valid Position: {exc})"
+
+
 def mirror(game: int, q: int) -> int:
     if game == 0:
         return q + 12 if q <= 12 else q - 12
@@ -336,7 +352,8 @@ def check_variant(code, label, positions, args) -> tuple:
                 mismatches += 1
                 print(f"MISMATCH [{label}] " + "; ".join(problems))
                 print(f"  code={code!r}\n  me={me!r} me_bar={me_bar}\n  opp={opp!r} "
-                      f"opp_bar={opp_bar}\n  dice=({d1}, {d2})")
+                      f"opp_bar={opp_bar}\n  dice=({d1}, {d2})\n  position: "
+                      f"{position_string(code, me, me_bar, opp, opp_bar)!r}")
                 if R is not None:
                     print("  reference:\n" + show(ref))
                 print("  kernel:\n" + show(ker))
