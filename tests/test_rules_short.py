@@ -41,6 +41,28 @@ def test_S3_intermediate_landings_hit_too(backend):
     assert turn.steps == ((13, 10, True), (10, 8, False)) and turn.position.black_bar == 1
 
 
+def test_S4_no_head_rule_and_no_block_rule(backend):
+    # both back checkers may leave point 24 in one turn (no L5) ...
+    assert "24/18 24/20" in texts(Position.start("short").legal_turns((6, 4)))
+    # ... and a prime of any length may be held and extended with every black checker
+    # behind it (no L6): white holds 12..6, black waits on its 24 (white's 1)
+    pos = short_pos({12: 1, 11: 2, 10: 2, 9: 2, 8: 2, 7: 2, 6: 4}, {24: 15})
+    assert "6/4 6/5" in texts(pos.legal_turns((1, 2)))  # now 12..4: nine points
+    with pytest.raises(IllegalTurnError) as err:  # one die is one step (as L4)
+        pos.check_turn((1, 2), "12/9")
+    assert err.value.rule == "S4"
+
+
+def test_S6_max_dice_and_the_larger_die(backend):
+    # 12/6/2 and 12/8/2 end on white's 2, closed by black's pair on its 23: one die only
+    pos = short_pos({12: 1}, {23: 2, 24: 13})
+    assert texts(pos.legal_turns((6, 4))) == ["12/6"]
+    with pytest.raises(IllegalTurnError, match=r"^S6: the larger die \(6\) must be played"):
+        pos.check_turn((6, 4), "12/8")
+    with pytest.raises(IllegalTurnError, match="^S6: a play using both dice exists"):
+        Position.start("short").check_turn((6, 5), "24/18")
+
+
 def test_S5_example8_enter_before_anything_else(backend):
     # white's 19 (black's 6) is closed: the 4 enters on 21, the 6 is then played by any checker
     pos = short_pos({24: 1, 13: 5, 8: 3, 6: 5}, START, white_bar=1)

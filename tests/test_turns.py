@@ -37,6 +37,10 @@ def test_T1_a_turn_is_identified_by_its_position(backend):
     assert turns[0] == Turn([(24, 23), (23, 21)], turns[0].position)
     assert hash(turns[0]) == hash(turns[0].position)
     assert turns[0].position.turn == "black"
+    with pytest.raises(AttributeError):
+        turns[0].steps = ()  # Turn and Position are immutable
+    with pytest.raises(AttributeError):
+        turns[0].position.turn = "white"
 
 
 def test_T2_longer_step_first_from_one_point(backend):

@@ -42,8 +42,14 @@ class Turn:
     __slots__ = ("steps", "position")
 
     def __init__(self, steps: Sequence[Step], position: "Position"):
-        self.steps = tuple(Step(*s) for s in steps)
-        self.position = position
+        object.__setattr__(self, "steps", tuple(Step(*s) for s in steps))
+        object.__setattr__(self, "position", position)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Turn is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Turn is immutable")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Turn) and self.position == other.position
