@@ -4,10 +4,13 @@ Per (position, roll), grouped by game, phase (contact, race, bear-off) and doubl
 non-doubles, the median over rounds of the mean time of:
 
   (a) kernel   ``_kernel.count_turns``: the kernel's enumeration alone (distinct turns);
-  (b) API      ``Position.legal_turns()`` on the kernel, returning Turn objects;
-  (c) ref      the pure-Python reference's ``enumerate_turns``;
+  (b) API      ``Position.legal_turns()`` on the kernel: the LegalTurns view (Turn objects are
+               built when read);
+  (b') API all ``list(Position.legal_turns())``: every Turn object built;
+  (c) ref      the pure-Python reference's ``enumerate_turns`` (every turn built);
 
-and the ratios ref/kernel and ref/API (how many times faster), then perft nodes per second.
+and the ratios ref/kernel, ref/API and ref/API-all (how many times faster), then perft nodes
+per second.
 
     PYTHONPATH=src python bench/report.py [--sample 120] [--rounds 5] [--long-games 60]
 """
@@ -52,6 +55,11 @@ def api_turns(items) -> None:
         position.legal_turns((d1, d2))
 
 
+def api_all_turns(items) -> None:
+    for *_, d1, d2, position in items:
+        list(position.legal_turns((d1, d2)))
+
+
 def reference_turns(items) -> None:
     enum = reference.enumerate_turns
     for code, me, me_bar, opp, opp_bar, d1, d2, _ in items:
@@ -72,9 +80,9 @@ def main(argv=None) -> int:
     rng = random.Random(args.seed)
     groups = corpus(args.long_games)
 
-    print("| game | phase | rolls | positions | kernel µs (all) | kernel µs | API µs | ref µs "
-          "| ref/kernel | ref/API |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| game | phase | rolls | positions | turns/roll | kernel µs (all) | kernel µs | API µs "
+          "| API all µs | ref µs | ref/kernel | ref/API | ref/API all |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for game in ("long", "short"):
         for phase in PHASES:
             positions = groups.get((game, phase), [])
@@ -87,9 +95,12 @@ def main(argv=None) -> int:
                 k_all = median_per_item(kernel_counts, everything, args.rounds)
                 k = median_per_item(kernel_counts, chosen, args.rounds)
                 api = median_per_item(api_turns, chosen, args.rounds)
+                api_all = median_per_item(api_all_turns, chosen, args.rounds)
                 ref = median_per_item(reference_turns, chosen, 1 if args.rounds < 3 else 3)
-                print(f"| {game} | {phase} | {label} | {len(positions)} | {k_all:.2f} | {k:.2f} "
-                      f"| {api:.2f} | {ref:.0f} | {ref / k:,.0f}× | {ref / api:,.0f}× |",
+                turns = sum(_kernel.count_turns(*i[:7]) for i in everything) / len(everything)
+                print(f"| {game} | {phase} | {label} | {len(positions)} | {turns:.1f} "
+                      f"| {k_all:.2f} | {k:.2f} | {api:.2f} | {api_all:.1f} | {ref:.0f} "
+                      f"| {ref / k:,.0f}× | {ref / api:,.0f}× | {ref / api_all:,.0f}× |",
                       flush=True)
     print()
     print("| perft | nodes | seconds (median) | nodes/s |")

@@ -20,8 +20,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from corpus import PHASES, corpus  # noqa: E402
-from report import (DOUBLES, NON_DOUBLES, api_turns, items_of, kernel_counts,  # noqa: E402
-                    reference_turns)
+from report import (DOUBLES, NON_DOUBLES, api_all_turns, api_turns, items_of,  # noqa: E402
+                    kernel_counts, reference_turns)
 
 from fastnardy import Position, perft  # noqa: E402
 
@@ -48,6 +48,13 @@ def test_api_legal_turns(benchmark, game, phase, label):
     items = _items(game, phase, label, 100)
     benchmark.extra_info["items"] = len(items)
     benchmark(api_turns, items)
+
+
+@pytest.mark.parametrize("game, phase, label", CASES)
+def test_api_all_turns_built(benchmark, game, phase, label):
+    items = _items(game, phase, label, 100)
+    benchmark.extra_info["items"] = len(items)
+    benchmark(api_all_turns, items)
 
 
 @pytest.mark.parametrize("game, phase, label", CASES)

@@ -120,3 +120,16 @@ def test_T7_long_shared_point_uses_the_long_mirror():
     assert Position.from_points("long", [1] + [0] * 22 + [14], [0] * 23 + [15])
     with pytest.raises(InvalidPositionError, match="both"):
         Position.from_points("long", [1] + [0] * 22 + [14], [0] * 12 + [1] + [0] * 10 + [14])
+
+
+def test_legal_turns_is_a_lazy_immutable_sequence(backend):
+    turns = Position.start("short").legal_turns((6, 4))
+    assert len(turns) == 14 and turns == list(turns) and list(turns) == turns
+    assert turns[-1] == list(turns)[-1] and turns[2:4] == list(turns)[2:4]
+    assert turns[0] is turns[0]  # built once
+    assert turns != list(turns)[:-1] and turns != "24/18 24/20"
+    with pytest.raises(IndexError):
+        turns[14]
+    with pytest.raises(TypeError):
+        turns[0] = turns[1]
+    assert "24/18 24/20" in repr(turns)

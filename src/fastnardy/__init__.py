@@ -9,7 +9,7 @@ from . import backend as _backend
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      InvalidRulesError)
 from .perft import perft, perft_divide
-from .position import Outcome, Position, Step, Turn
+from .position import LegalTurns, Outcome, Position, Step, Turn
 from .reference import ALL_ROLLS
 from .rules import Rules
 
@@ -19,6 +19,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
-    "InvalidPositionError", "InvalidRulesError", "Outcome", "Position", "Rules", "Step", "Turn",
-    "perft", "perft_divide",
+    "InvalidPositionError", "InvalidRulesError", "LegalTurns", "Outcome", "Position", "Rules",
+    "Step", "Turn", "perft", "perft_divide",
 ]

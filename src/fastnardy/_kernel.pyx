@@ -1048,6 +1048,73 @@ def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     return _result_list(&_C, n, r.game, &b)
 
 
+cdef tuple _entry_tuple(const nb_entry* e, int game):
+    """One result entry as the contract's tuple, decoded from its key alone."""
+    cdef nb_board b
+    cdef int8_t mv[24]
+    cdef int8_t ov[24]
+    cdef int p
+    nb_board_from_key(e.lo, e.hi, game, &b)
+    for p in range(1, 25):
+        mv[p - 1] = b.m[p]
+        ov[p - 1] = b.o[mir(p, game)]
+    return (_steps_of(e.seq), _tup24(mv), _INTS[b.m[25]], _tup24(ov), _INTS[b.o[25]])
+
+
+cdef class PackedTurns:
+    """The result of enumerate_packed: the legal turns kept as packed entries (key and
+    representative sequence, 24 bytes a turn) in T2 order. A read-only sequence: len() is
+    free and indexing builds the contract's tuple (steps, me, me_bar, opp, opp_bar)."""
+
+    cdef nb_entry* entries
+    cdef Py_ssize_t n
+    cdef int game
+
+    def __cinit__(self):
+        self.entries = NULL
+        self.n = 0
+
+    def __dealloc__(self):
+        free(self.entries)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        cdef Py_ssize_t i
+        if isinstance(index, slice):
+            return [self[j] for j in range(*index.indices(self.n))]
+        try:
+            i = _op_index(index)
+        except TypeError:
+            raise TypeError(f"PackedTurns indices must be integers, not {index!r}") from None
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError("PackedTurns index out of range")
+        return _entry_tuple(&self.entries[i], self.game)
+
+
+def enumerate_packed(code, me, me_bar, opp, opp_bar, die1, die2):
+    """enumerate_turns, kept packed: a PackedTurns sequence whose items equal the list's."""
+    cdef nb_rules r
+    cdef nb_board b
+    cdef int d1, d2, n
+    cdef PackedTurns out = PackedTurns.__new__(PackedTurns)
+    _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
+    d1 = _parse_die(die1, "die1")
+    d2 = _parse_die(die2, "die2")
+    n = nb_generate(&_C, &r, &b, d1, d2, 1)
+    out.game = r.game
+    if n:
+        out.entries = <nb_entry*>malloc(n * sizeof(nb_entry))
+        if out.entries == NULL:
+            raise MemoryError()
+        memcpy(out.entries, _C.out, n * sizeof(nb_entry))
+    out.n = n
+    return out
+
+
 def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     """Number of distinct legal turns (a pass counts 1, game over 0); no Python objects built."""
     cdef nb_rules r

@@ -14,6 +14,12 @@ Two modules implement the same two functions, in the **mover's frame**:
     0 = off) and the boards are 24-tuples in the same frames as the input. A pass (T3) is one
     entry with no steps; a game-over position (T4) gives an empty list.
 
+``enumerate_packed(code, me, me_bar, opp, opp_bar, die1, die2)``
+    The same turns as a read-only sequence whose items equal that list's: the kernel keeps
+    them packed (24 bytes a turn) and builds each tuple on access, the reference returns the
+    list. ``Position.legal_turns`` stands on it, so that a call costs little more than the
+    enumeration.
+
 ``perft_count(code, me, me_bar, opp, opp_bar, depth, weighted)``
     T5 perft from that position, the side ``me`` to move.
 
@@ -54,6 +60,13 @@ if DEFAULT_BACKEND not in BACKENDS:
     )
 
 
+_loaded: dict = {}
+
+
 def get(name: "str | None" = None) -> ModuleType:
     """The backend module called ``name`` (default: ``FASTNARDY_BACKEND`` or ``kernel``)."""
-    return _load(DEFAULT_BACKEND if name is None else name)
+    key = DEFAULT_BACKEND if name is None else name
+    module = _loaded.get(key)
+    if module is None:
+        module = _loaded[key] = _load(key)
+    return module

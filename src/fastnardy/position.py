@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence as SequenceABC
 from typing import NamedTuple, Optional, Sequence
 
 from . import backend as _backend
@@ -42,7 +43,7 @@ class Turn:
     __slots__ = ("steps", "position")
 
     def __init__(self, steps: Sequence[Step], position: "Position"):
-        object.__setattr__(self, "steps", tuple(Step(*s) for s in steps))
+        object.__setattr__(self, "steps", tuple(map(_step, steps)))
         object.__setattr__(self, "position", position)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -66,6 +67,45 @@ class Turn:
     def is_pass(self) -> bool:
         """T3: the empty turn."""
         return not self.steps
+
+
+def _step(step) -> Step:
+    return step if type(step) is Step else Step(*step)
+
+
+class LegalTurns(SequenceABC):
+    """The legal turns of a position for one roll (T1), in T2 order: an immutable sequence
+    (a view, like python-chess's ``legal_moves``). ``len()`` costs nothing; each Turn is built
+    when first read. It compares equal to any sequence of the same turns, a list included."""
+
+    __slots__ = ("_origin", "_raw", "_built")
+
+    def __init__(self, origin: "Position", raw: Sequence):
+        self._origin = origin
+        self._raw = raw  # the backend's enumerate_packed result
+        self._built: list = [None] * len(raw)
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        turn = self._built[index]
+        if turn is None:
+            steps, *boards = self._raw[index]
+            turn = self._built[index] = Turn(steps, self._origin._from_mover_frame(*boards))
+        return turn
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SequenceABC) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<LegalTurns ({', '.join(map(str, self))})>"
 
 
 def _counts(name: str, values: object) -> tuple:
@@ -251,14 +291,13 @@ class Position:
         return new
 
     # ------------------------------------------------------------------ turns
-    def legal_turns(self, dice: Sequence[int], backend: Optional[str] = None) -> list:
-        """The legal turns for ``dice`` (T1), in T2 order; a pass (T3) is one empty turn and
-        a finished game (T4) has none."""
-        dice = _dice(dice)
+    def legal_turns(self, dice: Sequence[int], backend: Optional[str] = None) -> LegalTurns:
+        """The legal turns for ``dice`` (T1), in T2 order, as a :class:`LegalTurns` sequence;
+        a pass (T3) is one empty turn and a finished game (T4) has none."""
+        d1, d2 = _dice(dice)
         me, me_bar, opp, opp_bar = self.mover_frame()
-        raw = _backend.get(backend).enumerate_turns(self._rules.code, me, me_bar, opp,
-                                                     opp_bar, dice[0], dice[1])
-        return [Turn(steps, self._from_mover_frame(*boards)) for steps, *boards in raw]
+        return LegalTurns(self, _backend.get(backend).enumerate_packed(
+            self._rules.code, me, me_bar, opp, opp_bar, d1, d2))
 
     def check_turn(self, dice: Sequence[int], turn: object) -> Turn:
         """Referee a turn someone else played: a notation string, a sequence of (src, dst)
@@ -336,6 +375,9 @@ class Position:
 
 def _dice(dice: object) -> tuple:
     """Two dice as a tuple of ints 1-6 (InvalidDiceError otherwise)."""
+    if type(dice) is tuple and len(dice) == 2 and type(dice[0]) is int \
+            and type(dice[1]) is int and 1 <= dice[0] <= 6 and 1 <= dice[1] <= 6:
+        return dice  # the common case, checked quickly
     if isinstance(dice, (str, bytes)):
         raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
     try:

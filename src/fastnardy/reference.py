@@ -396,6 +396,11 @@ def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2) -> list:
     return out
 
 
+def enumerate_packed(code, me, me_bar, opp, opp_bar, die1, die2) -> list:
+    """The contract's sequence form of :func:`enumerate_turns`; here simply the list."""
+    return enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2)
+
+
 def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False) -> int:
     """T5 perft: positions reached after ``depth`` turns, over the 21 rolls at every ply."""
     rules = parse_code(code)
