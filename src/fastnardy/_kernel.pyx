@@ -856,54 +856,25 @@ cdef int _parse_side(object seq, str name, int8_t* dst) except -1:
 
 cdef int _build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, int game,
                 nb_board* b, int row) except -1:
-    """Structural validation (the Position layer does the rest of T7) and the board."""
+    """Structural validation (the Position layer does the rest of T7) and the board. The
+    checks raise only on bad input, so the valid path costs no more than the checks."""
     cdef int i, sm = me_bar, so = opp_bar, p
-    cdef int bad = me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15
-    if not bad and game == 0 and (me_bar or opp_bar):
-        bad = 1
-    if not bad:
-        for i in range(24):
-            if me[i] < 0 or opp[i] < 0:
-                bad = 1
-            sm += me[i]
-            so += opp[i]
-        if sm > 15 or so > 15:
-            bad = 1
-    if not bad:
-        memset(b, 0, sizeof(nb_board))
-        for i in range(24):
-            b.m[i + 1] = me[i]
-        for i in range(24):
-            if opp[i]:
-                p = mir(i + 1, game)
-                if b.m[p]:
-                    bad = 1
-                b.o[p] = opp[i]
-    if not bad:
-        b.m[25] = <int8_t>me_bar
-        b.o[25] = <int8_t>opp_bar
-        nb_finish_board(b, game)
-        return 0
-    # slow path: say what is wrong
-    sm = me_bar
-    so = opp_bar
-    where = "" if row < 0 else f"row {row}: "
     if me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15:
-        raise InvalidPositionError(f"{where}bar counts must be from 0 to 15, "
+        raise InvalidPositionError(f"{_row(row)}bar counts must be from 0 to 15, "
                                    f"not {me_bar} and {opp_bar}")
     if game == 0 and (me_bar or opp_bar):
-        raise InvalidPositionError(f"{where}long nardy has no bar (L3), but the bars hold "
+        raise InvalidPositionError(f"{_row(row)}long nardy has no bar (L3), but the bars hold "
                                    f"{me_bar} and {opp_bar}")
     for i in range(24):
         if me[i] < 0 or opp[i] < 0:
-            raise InvalidPositionError(f"{where}counts must not be negative")
+            raise InvalidPositionError(f"{_row(row)}counts must not be negative")
         sm += me[i]
         so += opp[i]
     if sm > 15:
-        raise InvalidPositionError(f"{where}the side to move has {sm} checkers on the board "
-                                   f"and bar; at most 15 (T7)")
+        raise InvalidPositionError(f"{_row(row)}the side to move has {sm} checkers on the "
+                                   f"board and bar; at most 15 (T7)")
     if so > 15:
-        raise InvalidPositionError(f"{where}the opponent has {so} checkers on the board "
+        raise InvalidPositionError(f"{_row(row)}the opponent has {so} checkers on the board "
                                    f"and bar; at most 15 (T7)")
     memset(b, 0, sizeof(nb_board))
     for i in range(24):
@@ -913,13 +884,17 @@ cdef int _build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, in
             p = mir(i + 1, game)
             if b.m[p]:
                 raise InvalidPositionError(
-                    f"{where}point {p} of the side to move (the opponent's point {i + 1}) "
+                    f"{_row(row)}point {p} of the side to move (the opponent's point {i + 1}) "
                     f"holds checkers of both sides (T7)")
             b.o[p] = opp[i]
     b.m[25] = <int8_t>me_bar
     b.o[25] = <int8_t>opp_bar
     nb_finish_board(b, game)
     return 0
+
+
+cdef str _row(int row):
+    return "" if row < 0 else f"row {row}: "
 
 
 cdef int _parse_position(object code, object me, object me_bar, object opp, object opp_bar,
