@@ -10,7 +10,7 @@ from fastnardy import ALL_ROLLS, InvalidDiceError, InvalidPositionError, Positio
 from strategies import positions
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(st.lists(positions(st.sampled_from(["long", "short"]).map(
     lambda g: Position.start(g).rules)), min_size=1, max_size=6), st.data())
 def test_counts_and_expansions_match_legal_turns(group, data):

@@ -67,6 +67,15 @@ def count_turns_batch(
     dice (N, 2) ints 1..6."""
     ...
 
+def expand_batch(
+    code: Code,
+    boards: npt.ArrayLike,
+    dice: npt.ArrayLike,
+) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
+    """Every legal turn of every row: (children (M, 50) int8 rows from the next mover's view,
+    in T2 order per row; parent (M,) int32, the row each child came from)."""
+    ...
+
 def perft_count(
     code: Code,
     me: Counts,

@@ -77,7 +77,7 @@ Thread safety: the kernels use module-level buffers and run with the GIL held.
 
 from libc.stdint cimport uint64_t, uint32_t, int8_t, int32_t
 from libc.string cimport memset, memcpy
-from libc.stdlib cimport malloc, free, qsort
+from libc.stdlib cimport malloc, realloc, free, qsort
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.list cimport PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
@@ -1101,17 +1101,8 @@ def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     return nb_generate(&_C, &r, &b, d1, d2, 0)
 
 
-def count_turns_batch(code, boards, dice):
-    """count_turns for many positions: boards (N, 50) int8/uint8 rows me[24], me_bar, opp[24],
-    opp_bar; dice (N, 2) ints 1..6. Returns an int32 array of N counts."""
-    cdef nb_rules r
-    cdef nb_board b
-    cdef const int8_t[:, ::1] bv
-    cdef const int8_t[:, ::1] dv
-    cdef int32_t[::1] ov
-    cdef Py_ssize_t i, n
-    cdef int d1, d2
-    _parse_code(code, &r)
+cdef tuple _batch_arrays(object boards, object dice):
+    """Validated C-contiguous int8 copies of a batch: boards (N, 50), dice (N, 2)."""
     arr = np.asarray(boards)
     if arr.ndim != 2 or arr.shape[1] != 50:
         raise InvalidPositionError(f"boards must have shape (N, 50), not {arr.shape}")
@@ -1126,8 +1117,20 @@ def count_turns_batch(code, boards, dice):
         raise InvalidDiceError(f"dice must hold integers, not {darr.dtype}")
     if darr.size and (int(darr.min()) < 1 or int(darr.max()) > 6):
         raise InvalidDiceError("dice must be from 1 to 6")
-    bv = np.ascontiguousarray(arr, dtype=np.int8)
-    dv = np.ascontiguousarray(darr, dtype=np.int8)
+    return (np.ascontiguousarray(arr, dtype=np.int8), np.ascontiguousarray(darr, dtype=np.int8))
+
+
+def count_turns_batch(code, boards, dice):
+    """count_turns for many positions: boards (N, 50) int8/uint8 rows me[24], me_bar, opp[24],
+    opp_bar; dice (N, 2) ints 1..6. Returns an int32 array of N counts."""
+    cdef nb_rules r
+    cdef nb_board b
+    cdef const int8_t[:, ::1] bv
+    cdef const int8_t[:, ::1] dv
+    cdef int32_t[::1] ov
+    cdef Py_ssize_t i, n
+    _parse_code(code, &r)
+    bv, dv = _batch_arrays(boards, dice)
     n = bv.shape[0]
     out = np.empty(n, dtype=np.int32)
     ov = out
@@ -1135,6 +1138,65 @@ def count_turns_batch(code, boards, dice):
         _build(&bv[i, 0], bv[i, 24], &bv[i, 25], bv[i, 49], r.game, &b, <int>i)
         ov[i] = nb_generate(&_C, &r, &b, dv[i, 0], dv[i, 1], 0)
     return out
+
+
+def expand_batch(code, boards, dice):
+    """Every legal turn of every row, as rows: ``(children, parent)`` with ``children`` an
+    (M, 50) int8 array of the resulting positions from the NEXT mover's view (opp[24],
+    opp_bar, me[24], me_bar), in T2 order per row, and ``parent`` (M,) int32 the row each
+    came from. Rows and dice as in count_turns_batch."""
+    cdef nb_rules r
+    cdef nb_board b, res
+    cdef const int8_t[:, ::1] bv
+    cdef const int8_t[:, ::1] dv
+    cdef Py_ssize_t i, j, q, n, k, m = 0, cap
+    cdef int8_t* rows = NULL
+    cdef int8_t* grown
+    cdef int32_t* parents = NULL
+    cdef int32_t* grown_p
+    cdef int8_t* row
+    _parse_code(code, &r)
+    bv, dv = _batch_arrays(boards, dice)
+    n = bv.shape[0]
+    cap = 64
+    try:
+        rows = <int8_t*>malloc(cap * 50)
+        parents = <int32_t*>malloc(cap * sizeof(int32_t))
+        if rows == NULL or parents == NULL:
+            raise MemoryError()
+        for i in range(n):
+            _build(&bv[i, 0], bv[i, 24], &bv[i, 25], bv[i, 49], r.game, &b, <int>i)
+            k = nb_generate(&_C, &r, &b, dv[i, 0], dv[i, 1], 1)
+            if m + k > cap:
+                while m + k > cap:
+                    cap *= 2
+                grown = <int8_t*>realloc(rows, cap * 50)
+                if grown == NULL:
+                    raise MemoryError()
+                rows = grown
+                grown_p = <int32_t*>realloc(parents, cap * sizeof(int32_t))
+                if grown_p == NULL:
+                    raise MemoryError()
+                parents = grown_p
+            for j in range(k):
+                nb_board_from_key(_C.out[j].lo, _C.out[j].hi, r.game, &res)
+                row = rows + 50 * m
+                for q in range(1, 25):
+                    row[q - 1] = res.o[mir(<int>q, r.game)]
+                    row[24 + q] = res.m[q]
+                row[24] = res.o[25]
+                row[49] = res.m[25]
+                parents[m] = <int32_t>i
+                m += 1
+        children = np.empty((m, 50), dtype=np.int8)
+        parent = np.empty(m, dtype=np.int32)
+        if m:
+            memcpy(<void*><size_t>children.ctypes.data, rows, m * 50)
+            memcpy(<void*><size_t>parent.ctypes.data, parents, m * sizeof(int32_t))
+        return children, parent
+    finally:
+        free(rows)
+        free(parents)
 
 
 cdef unsigned long long _perft_root(const nb_rules* r, const nb_board* b, int depth, int weighted,

@@ -14,7 +14,7 @@ from typing import Iterable
 import numpy as np
 
 from . import _kernel
-from .errors import InvalidDiceError, InvalidPositionError
+from .errors import InvalidPositionError
 from .position import BLACK, WHITE, Position
 from .rules import Rules
 
@@ -58,23 +58,11 @@ def count_turns(rules: object, boards: np.ndarray, dice: np.ndarray) -> np.ndarr
 
 
 def expand(rules: object, boards: np.ndarray, dice: np.ndarray) -> tuple:
-    """Every legal turn of every (row, roll): ``(children, parent)`` where ``children`` are the
-    resulting board rows (M, 50) **from the next mover's view** (sides swapped), in T2 order
-    per row, and ``parent[i]`` is the row that ``children[i]`` came from."""
-    code = Rules.of(rules).code
-    rows = _rows(boards)
-    rolls = np.asarray(dice)
-    if rolls.ndim != 2 or rolls.shape != (rows.shape[0], 2):
-        raise InvalidDiceError(f"dice must have shape ({rows.shape[0]}, 2), not {rolls.shape}")
-    children, parents = [], []
-    enum = _kernel.enumerate_turns
-    for index, (row, (d1, d2)) in enumerate(zip(rows.tolist(), rolls.tolist())):
-        for _, me, me_bar, opp, opp_bar in enum(code, row[:24], row[24], row[25:49], row[49],
-                                                d1, d2):
-            children.append(opp + (opp_bar,) + me + (me_bar,))
-            parents.append(index)
-    return (np.array(children, dtype=BOARD_DTYPE).reshape(len(children), BOARD_WIDTH),
-            np.array(parents, dtype=np.int32))
+    """Every legal turn of every (row, roll), in one kernel call: ``(children, parent)`` where
+    ``children`` are the resulting board rows (M, 50) **from the next mover's view** (sides
+    swapped), in T2 order per row, and ``parent[i]`` is the row that ``children[i]`` came
+    from. A pass is one child; a finished game has none."""
+    return _kernel.expand_batch(Rules.of(rules).code, _rows(boards), dice)
 
 
 def _rows(boards: object) -> np.ndarray:
