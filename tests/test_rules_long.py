@@ -27,6 +27,22 @@ def test_L2_checkers_move_from_higher_to_lower_points(backend):
             assert all(step.src > step.dst for step in turn.steps)
 
 
+def test_L2_a_backward_step_is_refused(backend):
+    pos = long_pos({24: 14, 18: 1}, {24: 15})
+    with pytest.raises(IllegalTurnError, match=r"^L2: checkers move from higher to lower "
+                                               r"points \(step 1, 18/24\)"):
+        pos.check_turn((6, 5), "18/24 24/19")
+
+
+def test_L4_a_step_must_match_a_die(backend):
+    with pytest.raises(IllegalTurnError, match=r"^L4: no die left in the roll 6-5 moves a "
+                                               r"checker 4 pips \(step 1, 24/20\)"):
+        Position.start("long").check_turn((6, 5), "24/20 20/15")
+    with pytest.raises(IllegalTurnError, match=r"^L4: no die left in the roll 2-1 bears a "
+                                               r"checker off from point 5"):
+        long_pos({5: 15}, {24: 15}).check_turn((2, 1), "5/off")
+
+
 def test_L3_no_step_ends_on_an_opponent_point_and_nothing_is_hit(backend):
     # white 20:1; black on its 16 = white's 4 and its 14 = white's 2 (mirror q-12 / q+12)
     pos = long_pos({20: 1, 24: 14}, {16: 1, 14: 1, 24: 13})

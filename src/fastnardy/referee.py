@@ -99,11 +99,16 @@ def _first_problem(rules, limit, start, dice: tuple, steps: list) -> tuple:
         if not left:
             raise IllegalTurnError("L4" if long_game else "S4",
                                    f"more steps than dice ({where})", number)
+        if dst >= src:
+            raise IllegalTurnError("L2" if long_game else "S2", f"checkers move from higher to "
+                                   f"lower points ({where})", number)
         dies = [d for d in sorted(set(left), reverse=True) if _fits(src, dst, d)]
         if not dies:
+            move = f"bears a checker off from point {src}" if dst == 0 \
+                else f"moves a checker {src - dst} pips"
             raise IllegalTurnError("L4" if long_game else "S4",
-                                   f"no die left in the roll {dice[0]}-{dice[1]} moves a checker "
-                                   f"{src - dst if dst else 'off'} pips ({where})", number)
+                                   f"no die left in the roll {dice[0]}-{dice[1]} {move} ({where})",
+                                   number)
         problem = None
         for die in dies:
             choices = ref.mover_choices(rules, state, src) if state.mine[src] else (False,)
