@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from fastnardy import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                        InvalidRulesError, Position, Rules, perft, perft_divide)
@@ -159,3 +160,16 @@ def test_backend_boundary_validates(name, args):
     module = backend.get(name)
     with pytest.raises(FastNardyError):
         module.enumerate_turns(*args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40) | st.from_regex(r"(bar|off|[0-9²１]{1,3})(/(bar|off|[0-9]{1,2})\*?){1,3}"
+                                            r"( .{0,6})?", fullmatch=True))
+def test_any_text_gives_a_documented_error_or_a_result(text):
+    start = Position.start("short")
+    for call in (lambda: Position.from_string(text), lambda: start.check_turn((6, 4), text),
+                 lambda: start.play(text), lambda: Position.from_gnubg_id(text)):
+        try:
+            call()
+        except FastNardyError:
+            pass

@@ -148,7 +148,7 @@ def _read_point(text: str, notation: str) -> int:
         return 25
     if text == "off":
         return 0
-    if text.isdigit() and 1 <= int(text) <= 24:
+    if re.fullmatch(r"[0-9]{1,2}", text) and 1 <= int(text) <= 24:
         return int(text)
     raise IllegalTurnError("T1", f"cannot read point {text!r} in turn {notation!r}; points are "
                                  f"1-24, 'bar' and 'off'")
