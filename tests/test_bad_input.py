@@ -54,6 +54,13 @@ def test_bad_from_points(white, black, kwargs):
         Position.from_points("short", white, black, **kwargs)
 
 
+def test_bad_position_constructor_arguments():
+    for args in [(1, 2, 3, 4, 5, 6), ("long", "white", None, 0, None, 0),
+                 ("long", ["white"], [0] * 24, 0, [0] * 24, 0), (None,) * 6]:
+        with pytest.raises(FastNardyError):
+            Position(*args)
+
+
 @pytest.mark.parametrize("text", [
     "", "long", "long w", "long w 24:15", "long x 24:15 24:15", "longer w 24:15 24:15",
     "long w 24:16 24:15", "long w 25:15 24:15", "long w 24:15,24:1 24:15", "long w 0:15 24:15",

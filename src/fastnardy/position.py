@@ -138,14 +138,16 @@ class Position:
 
     __slots__ = ("_rules", "_turn", "_white", "_white_bar", "_black", "_black_bar")
 
-    def __init__(self, rules: Rules, turn: str, white: tuple, white_bar: int,
-                 black: tuple, black_bar: int):
-        """Use the ``start``, ``from_points``, ``from_string`` or ``from_gnubg_id``
-        constructors; this one checks the position (T7) but not the argument types."""
-        self._rules = rules
+    def __init__(self, rules: object, turn: str, white: Sequence[int], white_bar: int,
+                 black: Sequence[int], black_bar: int):
+        """Checks the arguments and the position (T7); ``from_points`` is the same with
+        keywords and defaults."""
+        self._rules = Rules.of(rules)
+        if turn not in (WHITE, BLACK):
+            raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
         self._turn = turn
-        self._white, self._white_bar = white, white_bar
-        self._black, self._black_bar = black, black_bar
+        self._white, self._white_bar = _counts("white", white), _count("white_bar", white_bar)
+        self._black, self._black_bar = _counts("black", black), _count("black_bar", black_bar)
         self._validate()
 
     # ------------------------------------------------------------------ constructors
@@ -179,11 +181,7 @@ class Position:
     def from_points(cls, rules: object, white: Sequence[int], black: Sequence[int],
                     turn: str = WHITE, white_bar: int = 0, black_bar: int = 0) -> "Position":
         """A position from 24 checker counts per side, each in its own numbering."""
-        rules = Rules.of(rules)
-        if turn not in (WHITE, BLACK):
-            raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
-        return cls(rules, turn, _counts("white", white), _count("white_bar", white_bar),
-                   _counts("black", black), _count("black_bar", black_bar))
+        return cls(rules, turn, white, white_bar, black, black_bar)
 
     @classmethod
     def from_string(cls, text: str) -> "Position":
