@@ -972,57 +972,6 @@ cdef tuple _steps_of(uint64_t seq):
     return t
 
 
-cdef list _result_list(nb_ctx* c, int n, int game, const nb_board* root):
-    """The entries as the contract's tuples. Opponent checkers change only by hits, and each
-    hit adds one to the opponent's bar, so an unchanged bar means the root's opponent tuple."""
-    cdef int i, p, q
-    cdef uint32_t v
-    cdef uint64_t lo, hi
-    cdef int8_t mv[24]
-    cdef int8_t ov[24]
-    cdef int8_t oo[25]
-    cdef list out = []
-    cdef tuple root_opp
-    for q in range(1, 25):
-        ov[q - 1] = root.o[mir(q, game)]
-    root_opp = _tup24(ov)
-    for i in range(n):
-        lo = c.out[i].lo
-        hi = c.out[i].hi
-        for p in range(1, 25):
-            if p <= 12:
-                v = <uint32_t>((lo >> (5 * (p - 1))) & 31)
-            else:
-                v = <uint32_t>((hi >> (5 * (p - 13))) & 31)
-            if v >= 16:
-                mv[p - 1] = 0
-                oo[p] = <int8_t>(v - 15)
-            else:
-                mv[p - 1] = <int8_t>v
-                oo[p] = 0
-        if <int>(hi >> 60) == root.o[25]:
-            opp_t = root_opp
-        else:
-            for q in range(1, 25):
-                ov[q - 1] = oo[mir(q, game)]
-            opp_t = _tup24(ov)
-        out.append((_steps_of(c.out[i].seq), _tup24(mv), _INTS[<int>(lo >> 60)], opp_t,
-                    _INTS[<int>(hi >> 60)]))
-    return out
-
-
-def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2):
-    """The legal turns (T1) in T2 order, as in fastnardy.backend."""
-    cdef nb_rules r
-    cdef nb_board b
-    cdef int d1, d2, n
-    _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
-    d1 = _parse_die(die1, "die1")
-    d2 = _parse_die(die2, "die2")
-    n = nb_generate(&_C, &r, &b, d1, d2, 1)
-    return _result_list(&_C, n, r.game, &b)
-
-
 cdef tuple _entry_tuple(const nb_entry* e, int game):
     """One result entry as the contract's tuple, decoded from its key alone."""
     cdef nb_board b
@@ -1034,6 +983,23 @@ cdef tuple _entry_tuple(const nb_entry* e, int game):
         mv[p - 1] = b.m[p]
         ov[p - 1] = b.o[mir(p, game)]
     return (_steps_of(e.seq), _tup24(mv), _INTS[b.m[25]], _tup24(ov), _INTS[b.o[25]])
+
+
+cdef list _result_list(nb_ctx* c, int n, int game):
+    """The result entries as the contract's list of tuples."""
+    return [_entry_tuple(&c.out[i], game) for i in range(n)]
+
+
+def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2):
+    """The legal turns (T1) in T2 order, as in fastnardy.backend."""
+    cdef nb_rules r
+    cdef nb_board b
+    cdef int d1, d2, n
+    _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
+    d1 = _parse_die(die1, "die1")
+    d2 = _parse_die(die2, "die2")
+    n = nb_generate(&_C, &r, &b, d1, d2, 1)
+    return _result_list(&_C, n, r.game)
 
 
 cdef class PackedTurns:
