@@ -799,13 +799,7 @@ cdef int _parse_code(object code, nb_rules* r) except -1:
     names = ("game", "head_rule", "block_rule", "block_check", "hit_and_hide")
     out = []
     for i in range(5):
-        v = vals[i]
-        if isinstance(v, bool) or isinstance(v, float):
-            raise FastNardyError(f"code[{i}] ({names[i]}) must be an int, not {v!r}")
-        try:
-            v = _op_index(v)
-        except TypeError:
-            raise FastNardyError(f"code[{i}] ({names[i]}) must be an int, not {v!r}") from None
+        v = _as_int(vals[i], f"code[{i}] ({names[i]})", FastNardyError)
         if not 0 <= v < limits[i]:
             raise FastNardyError(
                 f"code[{i}] ({names[i]}) must be in 0..{limits[i] - 1}, not {v!r}")
@@ -919,12 +913,7 @@ cdef int _parse_die(object d, str name) except -1:
         lv = PyLong_AsLongAndOverflow(d, &ovf)
         if not ovf and 1 <= lv <= 6:
             return <int>lv
-    if isinstance(d, bool) or isinstance(d, float):
-        raise InvalidDiceError(f"{name} must be an int from 1 to 6, not {d!r}")
-    try:
-        v = _op_index(d)
-    except TypeError:
-        raise InvalidDiceError(f"{name} must be an int from 1 to 6, not {d!r}") from None
+    v = _as_int(d, name, InvalidDiceError)
     if not 1 <= v <= 6:
         raise InvalidDiceError(f"{name} must be an int from 1 to 6, not {v!r}")
     return v

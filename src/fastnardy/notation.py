@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from .errors import IllegalTurnError, InvalidPositionError
+from .reference import mirror
 from .rules import (BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG_SCORINGS, Rules)
 
 PASS = "pass"
@@ -194,8 +195,6 @@ def _cell(white: int, black: int) -> str:
 def draw_board(position) -> str:
     """An ASCII board in board coordinates (white's numbering), points 13-24 above, 12-1
     below, with the side to move, bars and borne-off checkers."""
-    from .reference import mirror
-
     game = 0 if position.rules.game == "long" else 1
     white = position.white_points
     black_on = [0] * 25
