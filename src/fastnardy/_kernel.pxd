@@ -50,7 +50,26 @@ ctypedef struct nb_entry:
     uint32_t flags      # bit 0: reached by a one-step sequence that used the larger die
 
 
+ctypedef struct nb_slot:
+    # a slot of the result table: key, generation, index into the result buffer
+    uint64_t lo
+    uint64_t hi
+    uint32_t gen
+    uint32_t idx
+
+
+ctypedef struct nb_tslot:
+    # a slot of the transposition table of inner nodes: key, hitters and depth, best prefix
+    uint64_t lo
+    uint64_t hi
+    uint64_t seq
+    uint32_t extra
+    uint32_t gen
+
+
 ctypedef struct nb_ctx:
+    # Everything one generation needs. Each call (or thread) works in its own context, taken
+    # from a small pool, so the kernels are re-entrant and run without the GIL.
     nb_board st[6]      # DFS stack: st[k] is the board after k steps
     int d0              # larger die (or the double's number)
     int d1              # smaller die
@@ -69,12 +88,21 @@ ctypedef struct nb_ctx:
     uint64_t tt_mask    # slots of the transposition table in use - 1
     uint32_t gen        # generation of the result table
     uint32_t tgen       # generation of the transposition table
-    nb_entry* out       # result buffer, NB_MAX_TURNS + 1 entries
+    nb_entry* out       # result buffer, NB_MAX_TURNS + 1 entries (owned)
+    nb_slot* ht         # result table, NB_HT_SLOTS slots (owned)
+    nb_tslot* tt        # transposition table, NB_TT_SLOTS slots (owned)
+    int poll            # 1: look for signals (Ctrl-C) now and then (main thread, no GIL)
+    int stop            # set when a signal handler raised: unwind and return
+    uint32_t ticks      # generations since the call began (paces the polling)
 
 
 cdef void nb_finish_board(nb_board* b, int is_short) noexcept nogil
 cdef void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil
-cdef void nb_swap(const nb_board* b, int is_short, nb_board* child) noexcept nogil
+cdef void nb_swap_key(uint64_t lo, uint64_t hi, int is_short, uint64_t* olo,
+                      uint64_t* ohi) noexcept nogil
+cdef int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, int is_short,
+                  nb_board* b) noexcept nogil
+cdef int nb_check_key(uint64_t lo, uint64_t hi, int is_short) noexcept nogil
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil
 cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,

@@ -72,23 +72,36 @@ the result table 65536 slots (load <= 0.37; non-doubles use 1024 slots, load <= 
 the linear probing always finds a free slot and terminates. The transposition table is lossy:
 when 8 probes find no slot the node is just searched again.
 
-Thread safety: the kernels use module-level buffers and run with the GIL held.
+Contexts, threads and signals
+-----------------------------
+All scratch memory of a generation (DFS stack, result buffer, result table, transposition
+table: about 2.8 MB) lives in an ``nb_ctx``. A call takes a context from a small pool (with the
+GIL held) and gives it back when it returns, so every entry point is re-entrant: a kernel call
+made meanwhile (a finalizer, another thread) works in another context. Batch calls and perft
+run without the GIL; in the main thread they look for signals every few thousand
+generations, so Ctrl-C stops them within milliseconds (KeyboardInterrupt).
 """
 
-from libc.stdint cimport uint64_t, uint32_t, int8_t, int32_t
+from libc.stdint cimport uint64_t, uint32_t, int8_t, int32_t, int64_t
 from libc.string cimport memset, memcpy
-from libc.stdlib cimport malloc, realloc, free, qsort
-from cpython.exc cimport PyErr_CheckSignals
+from libc.stdlib cimport calloc, malloc, realloc, free
+from cpython.buffer cimport PyBuffer_FillInfo
+from cpython.exc cimport PyErr_Occurred
+from cpython.pythread cimport PyThread_get_thread_ident
 from cpython.list cimport PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
-from cpython.ref cimport Py_INCREF, PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.sequence cimport PySequence_Fast_ITEMS
 from cpython.tuple cimport PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
+
+import threading
+from collections.abc import Sequence as _Sequence
 
 import numpy as np
 from operator import index as _op_index
 
-from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
+from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
+                     ResourceLimitError)
 
 cdef extern from *:
     """
@@ -96,6 +109,8 @@ cdef extern from *:
     """
     int nb_hibit(unsigned int x) noexcept nogil
     int nb_popcount "__builtin_popcount"(unsigned int x) noexcept nogil
+    int nb_check_signals "PyErr_CheckSignals"()   # -1 with the exception set: no except clause,
+                                                  # the caller records it in ctx.stop
 
 KEY_DTYPE = np.dtype([("lo", "<u8"), ("hi", "<u8")])
 
@@ -103,25 +118,8 @@ cdef uint32_t PTS = 0x1FFFFFE      # bits 1..24
 cdef uint32_t HOME = 0x7E          # bits 1..6
 cdef uint32_t BAR = 1u << 25
 
-# module-level buffers (see the bound above)
-cdef nb_entry _E[NB_MAX_TURNS + 1]
-ctypedef struct nb_slot:
-    uint64_t lo
-    uint64_t hi
-    uint32_t gen
-    uint32_t idx
-ctypedef struct nb_tslot:
-    uint64_t lo
-    uint64_t hi
-    uint64_t seq
-    uint32_t extra
-    uint32_t gen
-cdef nb_slot _HT[NB_HT_SLOTS]
-cdef nb_tslot _TT[NB_TT_SLOTS]
-cdef uint32_t _ht_gen = 0
-cdef uint32_t _tt_gen = 0
-cdef nb_ctx _C
 cdef int _fast_paths = 1
+cdef unsigned long _main_thread = threading.main_thread().ident
 
 
 # --------------------------------------------------------------------------- board helpers
@@ -202,17 +200,96 @@ cdef void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b)
     nb_finish_board(b, is_short)
 
 
-cdef void nb_swap(const nb_board* b, int is_short, nb_board* child) noexcept nogil:
-    """The same position with the opponent to move (its own frame)."""
-    cdef int q, p
-    memset(child, 0, sizeof(nb_board))
-    for q in range(1, 25):
-        p = mir(q, is_short)
-        child.m[q] = b.o[p]
-        child.o[q] = b.m[p]
-    child.m[25] = b.o[25]
-    child.o[25] = b.m[25]
-    nb_finish_board(child, is_short)
+cdef inline uint64_t field(uint64_t lo, uint64_t hi, int p) noexcept nogil:
+    """The 5-bit key field of point p (1..24)."""
+    if p <= 12:
+        return (lo >> (5 * (p - 1))) & 31
+    return (hi >> (5 * (p - 13))) & 31
+
+
+cdef inline uint64_t flip12(uint64_t x) noexcept nogil:
+    """Exchange the owners in twelve 5-bit fields at once (f -> f + 15 for the mover's
+    1..15, f -> f - 15 for the opponent's 16..30, 0 stays 0): bit 4 of a field tells an
+    opponent field; the mover's get 15 added, the opponent's 15 taken away."""
+    cdef uint64_t ones = <uint64_t>0x084210842108421   # bit 0 of each of the 12 fields
+    cdef uint64_t opp = (x >> 4) & ones                # 1 in the fields holding the opponent
+    cdef uint64_t low4 = x & (ones * 15)
+    cdef uint64_t mine = ((low4 + ones * 15) >> 4) & ones & ~opp   # mover's: 1..15, not 0
+    return x + mine * 15 - opp * 15
+
+
+cdef void nb_swap_key(uint64_t lo, uint64_t hi, int is_short, uint64_t* olo,
+                      uint64_t* ohi) noexcept nogil:
+    """The key of the same position with the opponent to move (its own frame): the field of
+    point q comes from the mirror point, owners exchanged; the bars change places. Long
+    nardy's mirror (q +- 12) exchanges the two halves whole."""
+    cdef uint64_t nlo = 0, nhi = 0
+    cdef int q
+    cdef uint64_t M60 = (<uint64_t>1 << 60) - 1
+    if not is_short:
+        olo[0] = flip12(hi & M60)
+        ohi[0] = flip12(lo & M60)
+        return
+    for q in range(1, 13):  # short: q <- 25 - q, i.e. the other half, reversed
+        nlo |= ((hi >> (5 * (12 - q))) & 31) << (5 * (q - 1))
+        nhi |= ((lo >> (5 * (12 - q))) & 31) << (5 * (q - 1))
+    olo[0] = flip12(nlo) | ((hi >> 60) << 60)
+    ohi[0] = flip12(nhi) | ((lo >> 60) << 60)
+
+
+cdef int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, int is_short,
+                  nb_board* b) noexcept nogil:
+    """The board of a position given as counts in each side's own numbering, with the
+    structural checks (the Position layer adds L6 of T7). Returns 0, or the number of the
+    broken check (see _build_error)."""
+    cdef int i, p, sm = me_bar, so = opp_bar
+    if me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15:
+        return 1
+    if not is_short and (me_bar or opp_bar):
+        return 2
+    for i in range(24):
+        if me[i] < 0 or opp[i] < 0:
+            return 3
+        sm += me[i]
+        so += opp[i]
+    if sm > 15:
+        return 4
+    if so > 15:
+        return 5
+    memset(b, 0, sizeof(nb_board))
+    for i in range(24):
+        b.m[i + 1] = me[i]
+    for i in range(24):
+        if opp[i]:
+            p = mir(i + 1, is_short)
+            if b.m[p]:
+                return 6
+            b.o[p] = opp[i]
+    b.m[25] = <int8_t>me_bar
+    b.o[25] = <int8_t>opp_bar
+    nb_finish_board(b, is_short)
+    return 0
+
+
+cdef int nb_check_key(uint64_t lo, uint64_t hi, int is_short) noexcept nogil:
+    """0 for a well-formed key, else the number of the broken check (see _key_error)."""
+    cdef int p, sm = <int>(lo >> 60), so = <int>(hi >> 60)
+    cdef uint64_t v
+    for p in range(1, 25):
+        v = field(lo, hi, p)
+        if v == 31:
+            return 7
+        if v <= 15:
+            sm += <int>v
+        else:
+            so += <int>v - 15
+    if sm > 15:
+        return 4
+    if so > 15:
+        return 5
+    if not is_short and ((lo >> 60) or (hi >> 60)):
+        return 2
+    return 0
 
 
 cdef inline uint32_t run6_forbidden(uint32_t mine, uint32_t F) noexcept nogil:
@@ -230,21 +307,17 @@ cdef inline uint64_t hkey(uint64_t lo, uint64_t hi) noexcept nogil:
 
 
 cdef inline void new_gen(nb_ctx* c) noexcept nogil:
-    global _ht_gen
-    _ht_gen += 1
-    if _ht_gen == 0:  # wrapped: really clear once every 2**32 turns
-        memset(_HT, 0, sizeof(_HT))
-        _ht_gen = 1
-    c.gen = _ht_gen
+    c.gen += 1
+    if c.gen == 0:  # wrapped: really clear once every 2**32 turns
+        memset(c.ht, 0, NB_HT_SLOTS * sizeof(nb_slot))
+        c.gen = 1
 
 
 cdef inline void new_tgen(nb_ctx* c) noexcept nogil:
-    global _tt_gen
-    _tt_gen += 1
-    if _tt_gen == 0:
-        memset(_TT, 0, sizeof(_TT))
-        _tt_gen = 1
-    c.tgen = _tt_gen
+    c.tgen += 1
+    if c.tgen == 0:
+        memset(c.tt, 0, NB_TT_SLOTS * sizeof(nb_tslot))
+        c.tgen = 1
 
 
 cdef inline uint64_t seq_add(uint64_t seq, int depth, int src, int dst, int hit) noexcept nogil:
@@ -354,7 +427,7 @@ cdef inline void g_insert(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_
         new_gen(c)
     h = hkey(lo, hi) & c.ht_mask
     while True:
-        s = &_HT[h]
+        s = &c.ht[h]
         if s.gen != c.gen:
             s.gen = c.gen
             s.lo = lo
@@ -453,7 +526,7 @@ cdef inline int tt_skip(nb_ctx* c, const nb_board* b, uint32_t extra, uint64_t s
     cdef int i
     cdef nb_tslot* s
     for i in range(NB_TT_PROBES):
-        s = &_TT[(h + i) & c.tt_mask]
+        s = &c.tt[(h + i) & c.tt_mask]
         if s.gen != c.tgen:
             s.gen = c.tgen
             s.lo = b.lo
@@ -588,10 +661,19 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
             s_dfs(c, depth + 1, p, seq_add(seq, depth, p, dst, hit))
 
 
-cdef int _cmp_entry(const void* a, const void* b) noexcept nogil:
-    cdef uint64_t x = (<const nb_entry*>a).seq
-    cdef uint64_t y = (<const nb_entry*>b).seq
-    return (x > y) - (x < y)
+cdef void sort_entries(nb_entry* e, int n) noexcept nogil:
+    """Sort by representative sequence (T2). Insertion sort: the searches visit sequences in
+    T2 order, so the entries come nearly sorted and this is close to one pass."""
+    cdef int i, j
+    cdef nb_entry x
+    for i in range(1, n):
+        if e[i].seq < e[i - 1].seq:
+            x = e[i]
+            j = i - 1
+            while j >= 0 and e[j].seq > x.seq:
+                e[j + 1] = e[j]
+                j -= 1
+            e[j + 1] = x
 
 
 cdef inline uint32_t reach(uint32_t mine, int d) noexcept nogil:
@@ -647,7 +729,6 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
     if root.m[0] >= 15 or root.o[0] >= 15:  # T4
         c.n = 0
         return 0
-    c.out = _E
     c.d0 = die1 if die1 >= die2 else die2
     c.d1 = die2 if die1 >= die2 else die1
     c.dbl = die1 == die2
@@ -721,34 +802,117 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                     k += 1
             c.n = k
     if want_order and c.n > 1:
-        qsort(c.out, c.n, sizeof(nb_entry), _cmp_entry)
+        sort_entries(c.out, c.n)
     return c.n
+
+
+cdef void nb_poll_signals(nb_ctx* c) noexcept nogil:
+    with gil:
+        if nb_check_signals() != 0:
+            c.stop = 1
+
+
+cdef inline int nb_tick(nb_ctx* c) noexcept nogil:
+    """Count a generation; in a polling context look for signals every 4096. Returns 1 once
+    a signal handler has raised (the caller unwinds)."""
+    c.ticks += 1
+    if c.poll and (c.ticks & 4095) == 0:
+        nb_poll_signals(c)
+    return c.stop
 
 
 cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
                                  int weighted, nb_entry** bufs) noexcept nogil:
-    """T5 perft; bufs[k] holds NB_MAX_TURNS + 1 entries for the children at remaining depth k."""
+    """T5 perft; bufs[k] holds NB_MAX_TURNS + 1 entries for the children at remaining depth k.
+    Returns 0 early when a signal stops the context (c.stop)."""
     cdef unsigned long long total = 0, w
     cdef int d1, d2, n, i
-    cdef nb_board kid, child_b
+    cdef uint64_t lo, hi
+    cdef nb_board kid
     if depth == 0 or b.m[0] >= 15 or b.o[0] >= 15:
         return 1
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 2 if (weighted and d1 != d2) else 1
             n = nb_generate(c, r, b, d2, d1, 0)
+            if nb_tick(c):
+                return 0
             if depth == 1:
                 total += w * <unsigned long long>n
                 continue
             memcpy(bufs[depth], c.out, n * sizeof(nb_entry))
             for i in range(n):
-                nb_board_from_key(bufs[depth][i].lo, bufs[depth][i].hi, r.game, &kid)
-                nb_swap(&kid, r.game, &child_b)
-                total += w * nb_perft(c, r, &child_b, depth - 1, weighted, bufs)
+                nb_swap_key(bufs[depth][i].lo, bufs[depth][i].hi, r.game, &lo, &hi)
+                nb_board_from_key(lo, hi, r.game, &kid)
+                total += w * nb_perft(c, r, &kid, depth - 1, weighted, bufs)
+                if c.stop:
+                    return 0
     return total
 
 
-# --------------------------------------------------------------------------- Python layer
+# --------------------------------------------------------------------------- contexts
+
+# A stack of free contexts, touched only with the GIL held (no Python call between the test
+# and the update), so that threads and re-entrant calls each get their own.
+DEF NB_POOL = 16
+cdef nb_ctx* _pool[NB_POOL]
+cdef int _pool_n = 0
+
+
+cdef nb_ctx* ctx_acquire() except NULL:
+    """A context for one call (GIL held): from the pool, or newly allocated."""
+    global _pool_n
+    cdef nb_ctx* c
+    if _pool_n:
+        _pool_n -= 1
+        return _pool[_pool_n]
+    c = <nb_ctx*>calloc(1, sizeof(nb_ctx))
+    if c != NULL:
+        c.out = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
+        c.ht = <nb_slot*>calloc(NB_HT_SLOTS, sizeof(nb_slot))
+        c.tt = <nb_tslot*>calloc(NB_TT_SLOTS, sizeof(nb_tslot))
+        if c.out != NULL and c.ht != NULL and c.tt != NULL:
+            return c
+        ctx_free(c)
+    raise ResourceLimitError("cannot allocate the kernel's working memory (2.8 MB)")
+
+
+cdef void ctx_free(nb_ctx* c) noexcept:
+    free(c.out)
+    free(c.ht)
+    free(c.tt)
+    free(c)
+
+
+cdef void ctx_release(nb_ctx* c) noexcept:
+    """Give a context back (GIL held)."""
+    global _pool_n
+    c.poll = 0
+    c.stop = 0
+    c.ticks = 0
+    if _pool_n < NB_POOL:
+        _pool[_pool_n] = c
+        _pool_n += 1
+    else:
+        ctx_free(c)
+
+
+cdef void ctx_watch(nb_ctx* c) noexcept:
+    """Before a long call without the GIL: poll for signals if this is the main thread
+    (only the main thread runs Python's signal handlers)."""
+    c.poll = PyThread_get_thread_ident() == _main_thread
+
+
+cdef int ctx_raise_if_stopped(nb_ctx* c) except -1:
+    """After a long call: re-raise what a signal handler raised while it ran (GIL held)."""
+    if c.stop:
+        if PyErr_Occurred() == NULL:
+            raise KeyboardInterrupt()
+        return -1
+    return 0
+
+
+# --------------------------------------------------------------------------- parsing
 
 cdef int _as_int(object x, str what, type err) except? -1:
     cdef int ovf = 0
@@ -848,53 +1012,46 @@ cdef int _parse_side(object seq, str name, int8_t* dst) except -1:
     return 0
 
 
-cdef int _build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, int game,
-                nb_board* b, int row) except -1:
-    """Structural validation (the Position layer does the rest of T7) and the board. The
-    checks raise only on bad input, so the valid path costs no more than the checks."""
-    cdef int i, sm = me_bar, so = opp_bar, p
-    if me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15:
-        raise InvalidPositionError(f"{_row(row)}bar counts must be from 0 to 15, "
-                                   f"not {me_bar} and {opp_bar}")
-    if game == 0 and (me_bar or opp_bar):
-        raise InvalidPositionError(f"{_row(row)}long nardy has no bar (L3), but the bars hold "
-                                   f"{me_bar} and {opp_bar}")
-    for i in range(24):
-        if me[i] < 0 or opp[i] < 0:
-            raise InvalidPositionError(f"{_row(row)}counts must not be negative")
-        sm += me[i]
-        so += opp[i]
-    if sm > 15:
-        raise InvalidPositionError(f"{_row(row)}the side to move has {sm} checkers on the "
-                                   f"board and bar; at most 15 (T7)")
-    if so > 15:
-        raise InvalidPositionError(f"{_row(row)}the opponent has {so} checkers on the board "
-                                   f"and bar; at most 15 (T7)")
-    memset(b, 0, sizeof(nb_board))
-    for i in range(24):
-        b.m[i + 1] = me[i]
-    for i in range(24):
-        if opp[i]:
-            p = mir(i + 1, game)
-            if b.m[p]:
-                raise InvalidPositionError(
-                    f"{_row(row)}point {p} of the side to move (the opponent's point {i + 1}) "
-                    f"holds checkers of both sides (T7)")
-            b.o[p] = opp[i]
-    b.m[25] = <int8_t>me_bar
-    b.o[25] = <int8_t>opp_bar
-    nb_finish_board(b, game)
-    return 0
-
-
 cdef str _row(int row):
     return "" if row < 0 else f"row {row}: "
+
+
+cdef int _build_error(int err, const int8_t* me, int me_bar, const int8_t* opp, int opp_bar,
+                      int row) except -1:
+    """Raise the InvalidPositionError for nb_build's (or nb_check_key's) error number."""
+    cdef int i, sm = me_bar, so = opp_bar
+    if me != NULL:
+        for i in range(24):
+            sm += me[i]
+            so += opp[i]
+    if err == 1:
+        raise InvalidPositionError(f"{_row(row)}bar counts must be from 0 to 15, "
+                                   f"not {me_bar} and {opp_bar}")
+    if err == 2:
+        raise InvalidPositionError(f"{_row(row)}long nardy has no bar (L3), but the bars hold "
+                                   f"checkers")
+    if err == 3:
+        raise InvalidPositionError(f"{_row(row)}counts must not be negative")
+    if err == 4:
+        raise InvalidPositionError(f"{_row(row)}the side to move has "
+                                   f"{sm if me != NULL else 'more than 15'} checkers on the "
+                                   f"board and bar; at most 15 (T7)")
+    if err == 5:
+        raise InvalidPositionError(f"{_row(row)}the opponent has "
+                                   f"{so if me != NULL else 'more than 15'} checkers on the "
+                                   f"board and bar; at most 15 (T7)")
+    if err == 6:
+        raise InvalidPositionError(f"{_row(row)}a point holds checkers of both sides (T7)")
+    if err == 7:
+        raise InvalidPositionError(f"{_row(row)}a key field holds 31, which encodes nothing")
+    raise InvalidPositionError(f"{_row(row)}invalid position")
 
 
 cdef int _parse_position(object code, object me, object me_bar, object opp, object opp_bar,
                          nb_rules* r, nb_board* b) except -1:
     cdef int8_t cme[24]
     cdef int8_t copp[24]
+    cdef int err
     _parse_code(code, r)
     _parse_side(me, "me", cme)
     _parse_side(opp, "opp", copp)
@@ -902,7 +1059,9 @@ cdef int _parse_position(object code, object me, object me_bar, object opp, obje
     ob = _as_int(opp_bar, "opp_bar", InvalidPositionError)
     if mb < 0 or mb > 15 or ob < 0 or ob > 15:
         raise InvalidPositionError(f"bar counts must be from 0 to 15, not {mb} and {ob}")
-    _build(cme, mb, copp, ob, r.game, b, -1)
+    err = nb_build(cme, mb, copp, ob, r.game, b)
+    if err:
+        _build_error(err, cme, mb, copp, ob, -1)
     return 0
 
 
@@ -918,6 +1077,37 @@ cdef int _parse_die(object d, str name) except -1:
         raise InvalidDiceError(f"{name} must be an int from 1 to 6, not {v!r}")
     return v
 
+
+cdef int _parse_dice(object dice, int* d1, int* d2) except -1:
+    """A roll: a sequence of two ints from 1 to 6 (InvalidDiceError otherwise)."""
+    cdef object a, b
+    if type(dice) is tuple and PyTuple_GET_SIZE(dice) == 2:
+        a = (<tuple>dice)[0]
+        b = (<tuple>dice)[1]
+    else:
+        if isinstance(dice, (str, bytes)):
+            raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
+        try:
+            values = tuple(dice)
+        except TypeError:
+            raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}") from None
+        if len(values) != 2:
+            raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
+        a, b = values
+    d1[0] = _parse_die(a, "die1")
+    d2[0] = _parse_die(b, "die2")
+    return 0
+
+
+def dice_pair(dice):
+    """A roll as a tuple of two ints from 1 to 6, in the order given (InvalidDiceError for
+    anything else: strings, bools, floats, other lengths)."""
+    cdef int d1, d2
+    _parse_dice(dice, &d1, &d2)
+    return (_INTS[d1], _INTS[d2])
+
+
+# --------------------------------------------------------------------------- results
 
 cdef tuple _INTS = tuple(range(32))
 
@@ -938,7 +1128,9 @@ cdef inline tuple _tup24(const int8_t* vals):
     return t
 
 
-cdef tuple _steps_of(uint64_t seq):
+cdef tuple _steps_of(uint64_t seq, tuple table):
+    """The steps of an encoded sequence (seq_add), as items of ``table`` (plain tuples, or
+    the Step values of the public API)."""
     cdef int i, n = 0, code, src, dst, hit
     cdef int idx[4]
     cdef tuple t
@@ -955,45 +1147,111 @@ cdef tuple _steps_of(uint64_t seq):
         n += 1
     t = PyTuple_New(n)
     for i in range(n):
-        o = _STEPS[idx[i]]
+        o = table[idx[i]]
         Py_INCREF(o)
         PyTuple_SET_ITEM(t, i, o)
     return t
 
 
-cdef tuple _entry_tuple(const nb_entry* e, int game):
-    """One result entry as the contract's tuple, decoded from its key alone."""
+cdef uint64_t _seq_of(object steps) except? 0:
+    """Encode up to four (src, dst[, hit]) steps as seq_add does (the inverse of
+    _steps_of)."""
+    cdef uint64_t seq = 0
+    cdef int i = 0, src, dst
+    try:
+        items = tuple(steps)
+    except TypeError:
+        raise IllegalTurnError("T1", f"steps must be a sequence of (src, dst, hit), not {steps!r}") from None
+    if len(items) > 4:
+        raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
+    for step in items:
+        try:
+            fields = tuple(step)
+        except TypeError:
+            fields = ()
+        if len(fields) not in (2, 3):
+            raise IllegalTurnError("T1", f"a step is (src, dst) or (src, dst, hit), "
+                                         f"not {step!r}", i + 1)
+        src_o, dst_o, hit_o = fields if len(fields) == 3 else fields + (False,)
+        if (isinstance(src_o, (bool, float)) or isinstance(dst_o, (bool, float))
+                or not hasattr(src_o, "__index__") or not hasattr(dst_o, "__index__")
+                or not 0 <= src_o.__index__() <= 25 or not 0 <= dst_o.__index__() <= 25
+                or not isinstance(hit_o, (bool, int))):
+            raise IllegalTurnError("T1", f"a step is (src, dst, hit) with points 0-25 "
+                                         f"(25 = bar, 0 = off), not {step!r}", i + 1)
+        src = src_o.__index__()
+        dst = dst_o.__index__()
+        seq = seq_add(seq, i, src, dst, 1 if hit_o else 0)
+        i += 1
+    return seq
+
+
+cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row) noexcept nogil:
+    """The 50-byte board row of a key, from the view of the OTHER side (the one to move after
+    the turn): its 24 points (own numbering) and bar, then the key's mover's."""
+    cdef int p
+    cdef uint64_t v
+    memset(row, 0, 50)
+    for p in range(1, 25):
+        v = field(lo, hi, p)
+        if v >= 16:
+            row[mir(p, is_short) - 1] = <int8_t>(v - 15)
+        elif v:
+            row[24 + p] = <int8_t>v
+    row[24] = <int8_t>(hi >> 60)
+    row[49] = <int8_t>(lo >> 60)
+
+
+cdef tuple _entry_tuple(uint64_t lo, uint64_t hi, uint64_t seq, int game):
+    """One result entry as the contract's tuple (steps, me, me_bar, opp, opp_bar), decoded
+    from its key alone."""
     cdef nb_board b
     cdef int8_t mv[24]
     cdef int8_t ov[24]
     cdef int p
-    nb_board_from_key(e.lo, e.hi, game, &b)
+    nb_board_from_key(lo, hi, game, &b)
     for p in range(1, 25):
         mv[p - 1] = b.m[p]
         ov[p - 1] = b.o[mir(p, game)]
-    return (_steps_of(e.seq), _tup24(mv), _INTS[b.m[25]], _tup24(ov), _INTS[b.o[25]])
+    return (_steps_of(seq, _STEPS), _tup24(mv), _INTS[b.m[25]], _tup24(ov), _INTS[b.o[25]])
 
 
-cdef list _result_list(nb_ctx* c, int n, int game):
-    """The result entries as the contract's list of tuples."""
-    return [_entry_tuple(&c.out[i], game) for i in range(n)]
+cdef int _generate(const nb_rules* r, const nb_board* b, int d1, int d2, int want_order,
+                   nb_entry** out) except -1:
+    """One generation in a pooled context; the n entries are copied to a new malloc'd array
+    (*out, NULL when n == 0) that the caller owns. Returns n."""
+    cdef nb_ctx* c = ctx_acquire()
+    cdef int n
+    n = nb_generate(c, r, b, d1, d2, want_order)
+    out[0] = NULL
+    if n:
+        out[0] = <nb_entry*>malloc(n * sizeof(nb_entry))
+        if out[0] != NULL:
+            memcpy(out[0], c.out, n * sizeof(nb_entry))
+    ctx_release(c)
+    if n and out[0] == NULL:
+        raise ResourceLimitError("cannot allocate the result of a generation")
+    return n
 
 
 def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     """The legal turns (T1) in T2 order, as in fastnardy.backend."""
     cdef nb_rules r
     cdef nb_board b
-    cdef int d1, d2, n
+    cdef nb_entry* entries
+    cdef int n, i
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
-    d1 = _parse_die(die1, "die1")
-    d2 = _parse_die(die2, "die2")
-    n = nb_generate(&_C, &r, &b, d1, d2, 1)
-    return _result_list(&_C, n, r.game)
+    n = _generate(&r, &b, _parse_die(die1, "die1"), _parse_die(die2, "die2"), 1, &entries)
+    try:
+        return [_entry_tuple(entries[i].lo, entries[i].hi, entries[i].seq, r.game)
+                for i in range(n)]
+    finally:
+        free(entries)
 
 
 cdef class PackedTurns:
     """The result of enumerate_packed: the legal turns kept as packed entries (key and
-    representative sequence, 24 bytes a turn) in T2 order. A read-only sequence: len() is
+    representative sequence, 32 bytes a turn) in T2 order. A read-only sequence: len() is
     free and indexing builds the contract's tuple (steps, me, me_bar, opp, opp_bar)."""
 
     cdef nb_entry* entries
@@ -1014,34 +1272,33 @@ cdef class PackedTurns:
         cdef Py_ssize_t i
         if isinstance(index, slice):
             return [self[j] for j in range(*index.indices(self.n))]
-        try:
-            i = _op_index(index)
-        except TypeError:
-            raise TypeError(f"PackedTurns indices must be integers, not {index!r}") from None
-        if i < 0:
-            i += self.n
-        if not 0 <= i < self.n:
-            raise IndexError("PackedTurns index out of range")
-        return _entry_tuple(&self.entries[i], self.game)
+        i = _index(index, self.n, "PackedTurns")
+        return _entry_tuple(self.entries[i].lo, self.entries[i].hi, self.entries[i].seq,
+                            self.game)
+
+
+cdef Py_ssize_t _index(object index, Py_ssize_t n, str what) except -1:
+    cdef Py_ssize_t i
+    try:
+        i = _op_index(index)
+    except TypeError:
+        raise TypeError(f"{what} indices must be integers or slices, not {index!r}") from None
+    if i < 0:
+        i += n
+    if not 0 <= i < n:
+        raise IndexError(f"{what} index out of range")
+    return i
 
 
 def enumerate_packed(code, me, me_bar, opp, opp_bar, die1, die2):
     """enumerate_turns, kept packed: a PackedTurns sequence whose items equal the list's."""
     cdef nb_rules r
     cdef nb_board b
-    cdef int d1, d2, n
     cdef PackedTurns out = PackedTurns.__new__(PackedTurns)
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
-    d1 = _parse_die(die1, "die1")
-    d2 = _parse_die(die2, "die2")
-    n = nb_generate(&_C, &r, &b, d1, d2, 1)
     out.game = r.game
-    if n:
-        out.entries = <nb_entry*>malloc(n * sizeof(nb_entry))
-        if out.entries == NULL:
-            raise MemoryError()
-        memcpy(out.entries, _C.out, n * sizeof(nb_entry))
-    out.n = n
+    out.n = _generate(&r, &b, _parse_die(die1, "die1"), _parse_die(die2, "die2"), 1,
+                      &out.entries)
     return out
 
 
@@ -1049,139 +1306,342 @@ def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     """Number of distinct legal turns (a pass counts 1, game over 0); no Python objects built."""
     cdef nb_rules r
     cdef nb_board b
-    cdef int d1, d2
+    cdef int d1, d2, n
+    cdef nb_ctx* c
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
     d1 = _parse_die(die1, "die1")
     d2 = _parse_die(die2, "die2")
-    return nb_generate(&_C, &r, &b, d1, d2, 0)
+    c = ctx_acquire()
+    n = nb_generate(c, &r, &b, d1, d2, 0)
+    ctx_release(c)
+    return n
 
 
-cdef tuple _batch_arrays(object boards, object dice):
-    """Validated C-contiguous int8 copies of a batch: boards (N, 50), dice (N, 2)."""
+# --------------------------------------------------------------------------- batches
+
+ctypedef struct nb_batch:
+    # the boards of a batch call: rows (N x 50 int8) or keys (N x 2 uint64), one of them set
+    const int8_t* rows
+    const uint64_t* keys
+    Py_ssize_t n
+    int is_short
+
+
+ctypedef struct nb_out:
+    # a growing result: children (`width` bytes each: 50 for rows, 16 for keys), the row
+    # each came from and (chance nodes) the index of its roll
+    char* kids
+    int32_t* parent
+    int8_t* roll
+    Py_ssize_t n
+    Py_ssize_t cap
+    Py_ssize_t limit    # max_children, or -1
+    int width
+    int with_roll
+
+
+cdef inline int nb_batch_board(const nb_batch* bt, Py_ssize_t i, nb_board* b) noexcept nogil:
+    """The board of row i, checked (0, or an error number for _build_error)."""
+    cdef const int8_t* row
+    cdef int err
+    if bt.keys != NULL:
+        err = nb_check_key(bt.keys[2 * i], bt.keys[2 * i + 1], bt.is_short)
+        if err == 0:
+            nb_board_from_key(bt.keys[2 * i], bt.keys[2 * i + 1], bt.is_short, b)
+        return err
+    row = bt.rows + 50 * i
+    return nb_build(row, row[24], row + 25, row[49], bt.is_short, b)
+
+
+cdef int out_reserve(nb_out* o, Py_ssize_t k) noexcept nogil:
+    """Room for k more children: 0, 1 over the caller's limit, 2 out of memory. The buffers
+    grow by doubling with realloc (large blocks move by remapping, and the untouched tail is
+    never resident, so the peak is close to the output's own size)."""
+    cdef Py_ssize_t cap = o.cap
+    cdef void* p
+    if o.limit >= 0 and o.n + k > o.limit:
+        return 1
+    if o.n + k <= cap:
+        return 0
+    cap = cap * 2 if cap else 4096
+    while cap < o.n + k:
+        cap *= 2
+    p = realloc(o.kids, cap * o.width)
+    if p == NULL:
+        return 2
+    o.kids = <char*>p
+    p = realloc(o.parent, cap * sizeof(int32_t))
+    if p == NULL:
+        return 2
+    o.parent = <int32_t*>p
+    if o.with_roll:
+        p = realloc(o.roll, cap)
+        if p == NULL:
+            return 2
+        o.roll = <int8_t*>p
+    o.cap = cap
+    return 0
+
+
+cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll,
+                  int is_short) noexcept nogil:
+    """Append the k entries of a generation as children seen by the next mover."""
+    cdef int err = out_reserve(o, k), j
+    cdef uint64_t* key
+    if err:
+        return err
+    for j in range(k):
+        if o.width == 16:
+            key = <uint64_t*>(o.kids + 16 * o.n)
+            nb_swap_key(c.out[j].lo, c.out[j].hi, is_short, &key[0], &key[1])
+        else:
+            nb_key_to_row(c.out[j].lo, c.out[j].hi, is_short, <int8_t*>(o.kids + 50 * o.n))
+        o.parent[o.n] = <int32_t>parent
+        if o.with_roll:
+            o.roll[o.n] = <int8_t>roll
+        o.n += 1
+    return 0
+
+
+cdef class _Memory:
+    """malloc'd memory lent to numpy through the buffer protocol, freed with the last array."""
+    cdef void* data
+    cdef Py_ssize_t nbytes
+
+    def __dealloc__(self):
+        free(self.data)
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        PyBuffer_FillInfo(view, self, self.data, self.nbytes, 0, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+
+cdef object _adopt(void* data, Py_ssize_t n, Py_ssize_t item, object dtype, tuple shape):
+    """A numpy array over n items of malloc'd memory, without a copy (the array frees it)."""
+    cdef _Memory m
+    cdef void* p
+    if n == 0:
+        free(data)
+        return np.empty(shape, dtype=dtype)
+    p = realloc(data, n * item)  # give back the unused tail
+    m = _Memory.__new__(_Memory)
+    m.data = p if p != NULL else data
+    m.nbytes = n * item
+    return np.frombuffer(m, dtype=dtype).reshape(shape)
+
+
+cdef object _batch_boards(object boards, nb_batch* bt):
+    """Check a batch of boards (rows or keys) and point bt at a C-contiguous copy, which the
+    caller keeps alive (it is returned)."""
     arr = np.asarray(boards)
+    if arr.dtype == KEY_DTYPE:
+        if arr.ndim != 1:
+            raise InvalidPositionError(f"keys must be a 1-D array of KEY_DTYPE, not shape {arr.shape}")
+        arr = np.ascontiguousarray(arr).view(np.uint64).reshape(arr.shape[0], 2)
+        bt.n = arr.shape[0]
+        bt.rows = NULL
+        bt.keys = <const uint64_t*><size_t>arr.ctypes.data if bt.n else NULL
+        return arr
     if arr.ndim != 2 or arr.shape[1] != 50:
-        raise InvalidPositionError(f"boards must have shape (N, 50), not {arr.shape}")
+        raise InvalidPositionError(f"boards must be rows of shape (N, 50) or a 1-D array of "
+                                   f"KEY_DTYPE keys, not shape {arr.shape}")
     if arr.dtype.kind not in "iu":
         raise InvalidPositionError(f"boards must hold integers (int8/uint8), not {arr.dtype}")
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) > 15):
         raise InvalidPositionError("board counts must be from 0 to 15")
+    arr = np.ascontiguousarray(arr, dtype=np.int8)
+    bt.n = arr.shape[0]
+    bt.keys = NULL
+    bt.rows = <const int8_t*><size_t>arr.ctypes.data if bt.n else NULL
+    return arr
+
+
+cdef object _batch_dice(object dice, Py_ssize_t n, int one_roll, Py_ssize_t* step):
+    """(N, 2) dice, or with one_roll also (2,): one roll for every row (step 0). A
+    C-contiguous int8 copy."""
     darr = np.asarray(dice)
-    if darr.ndim != 2 or darr.shape[1] != 2 or darr.shape[0] != arr.shape[0]:
-        raise InvalidDiceError(f"dice must have shape ({arr.shape[0]}, 2), not {darr.shape}")
     if darr.dtype.kind not in "iu":
         raise InvalidDiceError(f"dice must hold integers, not {darr.dtype}")
+    if one_roll and darr.shape == (2,):
+        step[0] = 0
+    elif darr.ndim == 2 and darr.shape[1] == 2 and darr.shape[0] == n:
+        step[0] = 2
+    else:
+        raise InvalidDiceError(f"dice must have shape ({n}, 2)"
+                               f"{', or (2,) for one roll of every row' if one_roll else ''}, "
+                               f"not {darr.shape}")
     if darr.size and (int(darr.min()) < 1 or int(darr.max()) > 6):
         raise InvalidDiceError("dice must be from 1 to 6")
-    return (np.ascontiguousarray(arr, dtype=np.int8), np.ascontiguousarray(darr, dtype=np.int8))
+    return np.ascontiguousarray(darr, dtype=np.int8)
+
+
+cdef int _batch_error(int err, const nb_batch* bt, Py_ssize_t i) except -1:
+    cdef const int8_t* row
+    if bt.keys != NULL:
+        return _build_error(err, NULL, 0, NULL, 0, <int>i)
+    row = bt.rows + 50 * i
+    return _build_error(err, row, row[24], row + 25, row[49], <int>i)
 
 
 def count_turns_batch(code, boards, dice):
-    """count_turns for many positions: boards (N, 50) int8/uint8 rows me[24], me_bar, opp[24],
-    opp_bar; dice (N, 2) ints 1..6. Returns an int32 array of N counts."""
+    """count_turns for many positions, without the GIL: boards are (N, 50) int8/uint8 rows
+    (me[24], me_bar, opp[24], opp_bar) or a 1-D KEY_DTYPE array of keys, mover's frame; dice
+    (N, 2) ints 1..6, or (2,) for one roll of every row. Returns an int32 array of N counts."""
     cdef nb_rules r
     cdef nb_board b
-    cdef const int8_t[:, ::1] bv
-    cdef const int8_t[:, ::1] dv
-    cdef int32_t[::1] ov
-    cdef Py_ssize_t i, n
+    cdef nb_batch bt
+    cdef const int8_t* dv
+    cdef int32_t* ov
+    cdef Py_ssize_t i, step, bad = -1
+    cdef int err = 0
+    cdef nb_ctx* c
     _parse_code(code, &r)
-    bv, dv = _batch_arrays(boards, dice)
-    n = bv.shape[0]
-    out = np.empty(n, dtype=np.int32)
-    ov = out
-    for i in range(n):
-        _build(&bv[i, 0], bv[i, 24], &bv[i, 25], bv[i, 49], r.game, &b, <int>i)
-        ov[i] = nb_generate(&_C, &r, &b, dv[i, 0], dv[i, 1], 0)
+    bt.is_short = r.game
+    keep = _batch_boards(boards, &bt)
+    darr = _batch_dice(dice, bt.n, 1, &step)
+    dv = <const int8_t*><size_t>darr.ctypes.data
+    out = np.empty(bt.n, dtype=np.int32)
+    ov = <int32_t*><size_t>out.ctypes.data
+    c = ctx_acquire()
+    try:
+        ctx_watch(c)
+        with nogil:
+            for i in range(bt.n):
+                err = nb_batch_board(&bt, i, &b)
+                if err:
+                    bad = i
+                    break
+                ov[i] = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], 0)
+                if nb_tick(c):
+                    break
+        ctx_raise_if_stopped(c)
+    finally:
+        ctx_release(c)
+    if bad >= 0:
+        _batch_error(err, &bt, bad)
     return out
 
 
-def expand_batch(code, boards, dice):
-    """Every legal turn of every row, as rows: ``(children, parent)`` with ``children`` an
-    (M, 50) int8 array of the resulting positions from the NEXT mover's view (opp[24],
-    opp_bar, me[24], me_bar), in T2 order per row, and ``parent`` (M,) int32 the row each
-    came from. Rows and dice as in count_turns_batch."""
-    cdef nb_rules r
-    cdef nb_board b, res
-    cdef const int8_t[:, ::1] bv
-    cdef const int8_t[:, ::1] dv
-    cdef Py_ssize_t i, j, q, n, k, m = 0, cap
-    cdef int8_t* rows = NULL
-    cdef int8_t* grown
-    cdef int32_t* parents = NULL
-    cdef int32_t* grown_p
-    cdef int8_t* row
-    _parse_code(code, &r)
-    bv, dv = _batch_arrays(boards, dice)
-    n = bv.shape[0]
-    cap = 64
-    try:
-        rows = <int8_t*>malloc(cap * 50)
-        parents = <int32_t*>malloc(cap * sizeof(int32_t))
-        if rows == NULL or parents == NULL:
-            raise MemoryError()
-        for i in range(n):
-            _build(&bv[i, 0], bv[i, 24], &bv[i, 25], bv[i, 49], r.game, &b, <int>i)
-            k = nb_generate(&_C, &r, &b, dv[i, 0], dv[i, 1], 1)
-            if m + k > cap:
-                while m + k > cap:
-                    cap *= 2
-                grown = <int8_t*>realloc(rows, cap * 50)
-                if grown == NULL:
-                    raise MemoryError()
-                rows = grown
-                grown_p = <int32_t*>realloc(parents, cap * sizeof(int32_t))
-                if grown_p == NULL:
-                    raise MemoryError()
-                parents = grown_p
-            for j in range(k):
-                nb_board_from_key(_C.out[j].lo, _C.out[j].hi, r.game, &res)
-                row = rows + 50 * m
-                for q in range(1, 25):
-                    row[q - 1] = res.o[mir(<int>q, r.game)]
-                    row[24 + q] = res.m[q]
-                row[24] = res.o[25]
-                row[49] = res.m[25]
-                parents[m] = <int32_t>i
-                m += 1
-        children = np.empty((m, 50), dtype=np.int8)
-        parent = np.empty(m, dtype=np.int32)
-        if m:
-            memcpy(<void*><size_t>children.ctypes.data, rows, m * 50)
-            memcpy(<void*><size_t>parent.ctypes.data, parents, m * sizeof(int32_t))
-        return children, parent
-    finally:
-        free(rows)
-        free(parents)
-
-
-cdef unsigned long long _perft_root(const nb_rules* r, const nb_board* b, int depth, int weighted,
-                                    nb_entry** bufs) except? 0:
-    """nb_perft with the first ply here, so that Ctrl-C is noticed between root children."""
-    cdef unsigned long long total = 0, w
-    cdef int d1, d2, n, i
-    cdef nb_board kid, child_b
-    if depth < 2 or b.m[0] >= 15 or b.o[0] >= 15:
-        return nb_perft(&_C, r, b, depth, weighted, bufs)
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = 2 if (weighted and d1 != d2) else 1
-            n = nb_generate(&_C, r, b, d2, d1, 0)
-            memcpy(bufs[depth], _C.out, n * sizeof(nb_entry))
-            for i in range(n):
-                nb_board_from_key(bufs[depth][i].lo, bufs[depth][i].hi, r.game, &kid)
-                nb_swap(&kid, r.game, &child_b)
-                total += w * nb_perft(&_C, r, &child_b, depth - 1, weighted, bufs)
-                PyErr_CheckSignals()
-    return total
-
-
-def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False):
-    """T5 perft from the position, `me` to move; weighted counts non-doubles twice."""
+cdef tuple _expand(object code, object boards, object dice, int keys, object max_children,
+                   int chance):
+    """The work of expand_batch (one roll a row) and chance_batch (the 21 rolls of T5 for
+    every row, row-major), without the GIL."""
     cdef nb_rules r
     cdef nb_board b
-    cdef int dp, k
+    cdef nb_batch bt
+    cdef nb_out o
+    cdef const int8_t* dv = NULL
+    cdef int64_t* offsets = NULL
+    cdef Py_ssize_t i, step = 0, bad = -1
+    cdef int err = 0, full = 0, k, d1, d2, ri
+    cdef nb_ctx* c
+    _parse_code(code, &r)
+    bt.is_short = r.game
+    keep = _batch_boards(boards, &bt)
+    if not chance:
+        darr = _batch_dice(dice, bt.n, 0, &step)
+        dv = <const int8_t*><size_t>darr.ctypes.data
+    memset(&o, 0, sizeof(nb_out))
+    o.width = 16 if keys else 50
+    o.with_roll = chance
+    o.limit = -1
+    if max_children is not None:
+        if (isinstance(max_children, bool) or not hasattr(max_children, "__index__")
+                or max_children.__index__() < 0):
+            raise FastNardyError(f"max_children must be an int >= 0 or None, not {max_children!r}")
+        o.limit = min(max_children.__index__(), 2 ** 62)
+    if chance:
+        offsets = <int64_t*>malloc((bt.n * 21 + 1) * sizeof(int64_t))
+        if offsets == NULL:
+            raise ResourceLimitError(f"cannot allocate the offsets of {bt.n} rows")
+        offsets[0] = 0
+    c = ctx_acquire()
+    try:
+        ctx_watch(c)
+        with nogil:
+            for i in range(bt.n):
+                err = nb_batch_board(&bt, i, &b)
+                if err:
+                    bad = i
+                    break
+                if chance:
+                    ri = 0
+                    for d1 in range(1, 7):
+                        for d2 in range(d1, 7):
+                            k = nb_generate(c, &r, &b, d2, d1, 1)
+                            full = out_emit(&o, c, k, i, ri, r.game)
+                            if full:
+                                break
+                            ri += 1
+                            offsets[21 * i + ri] = o.n
+                        if full:
+                            break
+                else:
+                    k = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], 1)
+                    full = out_emit(&o, c, k, i, 0, r.game)
+                if full or nb_tick(c):
+                    break
+        ctx_raise_if_stopped(c)
+        if bad >= 0:
+            _batch_error(err, &bt, bad)
+        if full == 1:
+            raise ResourceLimitError(
+                f"the result has more than max_children={o.limit} children (row {i} of "
+                f"{bt.n}); call with fewer rows at a time")
+        if full == 2:
+            raise ResourceLimitError(
+                f"out of memory after {o.n} children ({o.n * (o.width + 4 + chance)} bytes) at "
+                f"row {i} of {bt.n}; call with fewer rows at a time, or set max_children")
+    except BaseException:
+        free(o.kids)
+        free(o.parent)
+        free(o.roll)
+        free(offsets)
+        raise
+    finally:
+        ctx_release(c)
+    if keys:
+        children = _adopt(o.kids, o.n, 16, KEY_DTYPE, (o.n,))
+    else:
+        children = _adopt(o.kids, o.n, 50, np.int8, (o.n, 50))
+    parent = _adopt(o.parent, o.n, 4, np.int32, (o.n,))
+    if not chance:
+        return (children, parent)
+    roll = _adopt(o.roll, o.n, 1, np.int8, (o.n,))
+    return (children, parent, roll, _adopt(offsets, bt.n * 21 + 1, 8, np.int64, (bt.n * 21 + 1,)))
+
+
+def expand_batch(code, boards, dice, keys=False, max_children=None):
+    """Every legal turn of every row, without the GIL: ``(children, parent)``. ``children``
+    are the resulting positions from the NEXT mover's view, in T2 order per row: (M, 50) int8
+    rows (opp[24], opp_bar, me[24], me_bar) or, with ``keys``, an (M,) KEY_DTYPE array;
+    ``parent`` (M,) int32 is the row each came from. Boards as in count_turns_batch; dice
+    (N, 2).
+    More than ``max_children`` children raise ResourceLimitError."""
+    return _expand(code, boards, dice, 1 if keys else 0, max_children, 0)
+
+
+def chance_batch(code, boards, keys=False, max_children=None):
+    """Every legal turn of every row for each of the 21 rolls of T5 (ROLLS order), without
+    the GIL: ``(children, parent, roll, offsets)`` where ``roll`` (M,) int8 indexes the roll
+    and ``offsets`` (N * 21 + 1,) int64 is the CSR index: the children of row i and roll j
+    are ``children[offsets[21 * i + j]:offsets[21 * i + j + 1]]``."""
+    return _expand(code, boards, None, 1 if keys else 0, max_children, 1)
+
+
+# --------------------------------------------------------------------------- perft
+
+def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False):
+    """T5 perft from the position, `me` to move; weighted counts non-doubles twice. Runs
+    without the GIL; Ctrl-C stops it (KeyboardInterrupt)."""
+    cdef nb_rules r
+    cdef nb_board b
+    cdef int dp, k, w
     cdef nb_entry* bufs[NB_MAX_DEPTH + 1]
     cdef unsigned long long total
+    cdef nb_ctx* c
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
     if isinstance(depth, bool) or isinstance(depth, float):
         raise FastNardyError(f"depth must be an int >= 0, not {depth!r}")
@@ -1195,20 +1655,27 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False):
         raise FastNardyError(f"depth must be at most {NB_MAX_DEPTH}, not {dp}")
     if weighted not in (True, False, 0, 1):
         raise FastNardyError(f"weighted must be True or False, not {weighted!r}")
+    w = 1 if weighted else 0
     for k in range(NB_MAX_DEPTH + 1):
         bufs[k] = NULL
+    c = ctx_acquire()
     try:
         for k in range(2, dp + 1):
             bufs[k] = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
             if bufs[k] == NULL:
-                raise MemoryError()
-        total = _perft_root(&r, &b, dp, 1 if weighted else 0, bufs)
+                raise ResourceLimitError("cannot allocate perft's buffers")
+        ctx_watch(c)
+        with nogil:
+            total = nb_perft(c, &r, &b, dp, w, bufs)
+        ctx_raise_if_stopped(c)
     finally:
+        ctx_release(c)
         for k in range(NB_MAX_DEPTH + 1):
-            if bufs[k] != NULL:
-                free(bufs[k])
+            free(bufs[k])
     return total
 
+
+# --------------------------------------------------------------------------- keys
 
 def pack(me, me_bar, opp, opp_bar, game=0):
     """The 128-bit key (lo, hi) of a position, mover's frame (layout in the module docstring).
@@ -1216,41 +1683,48 @@ def pack(me, me_bar, opp, opp_bar, game=0):
     cdef int8_t cme[24]
     cdef int8_t copp[24]
     cdef nb_board b
-    cdef int g = _game_of(game)
+    cdef int g = _game_of(game), err
     _parse_side(me, "me", cme)
     _parse_side(opp, "opp", copp)
     mb = _as_int(me_bar, "me_bar", InvalidPositionError)
     ob = _as_int(opp_bar, "opp_bar", InvalidPositionError)
-    _build(cme, mb, copp, ob, g, &b, -1)
+    err = nb_build(cme, mb, copp, ob, g, &b)
+    if err:
+        _build_error(err, cme, mb, copp, ob, -1)
     return (b.lo, b.hi)
+
+
+cdef int _key_of(object lo, object hi, int game, uint64_t* clo, uint64_t* chi) except -1:
+    cdef int err
+    try:
+        clo[0] = _op_index(lo)
+        chi[0] = _op_index(hi)
+    except (TypeError, OverflowError):
+        raise InvalidPositionError(f"a key is two ints from 0 to 2**64-1, not {lo!r}, {hi!r}") from None
+    err = nb_check_key(clo[0], chi[0], game)
+    if err:
+        _build_error(err, NULL, 0, NULL, 0, -1)
+    return 0
 
 
 def unpack(lo, hi, game=0):
     """Inverse of pack: (me, me_bar, opp, opp_bar) with 24-tuples in each side's own numbering."""
     cdef nb_board b
-    cdef int g = _game_of(game)
+    cdef int g = _game_of(game), p
     cdef uint64_t clo, chi
-    cdef int p, v, sm = 0, so = 0
-    try:
-        clo = _op_index(lo)
-        chi = _op_index(hi)
-    except (TypeError, OverflowError):
-        raise InvalidPositionError(f"a key is two ints from 0 to 2**64-1, not {lo!r}, {hi!r}") from None
-    for p in range(1, 25):
-        v = <int>(((clo if p <= 12 else chi) >> (5 * ((p - 1) % 12))) & 31)
-        if v == 31:
-            raise InvalidPositionError(f"key field of point {p} is 31, which encodes nothing")
-        sm += v if v <= 15 else 0
-        so += v - 15 if v >= 16 else 0
-    sm += <int>(clo >> 60)
-    so += <int>(chi >> 60)
-    if sm > 15 or so > 15:
-        raise InvalidPositionError("key holds more than 15 checkers of a side")
-    if g == 0 and ((clo >> 60) or (chi >> 60)):
-        raise InvalidPositionError("long nardy has no bar, but the key has bar checkers")
+    _key_of(lo, hi, g, &clo, &chi)
     nb_board_from_key(clo, chi, g, &b)
     return (tuple([b.m[p] for p in range(1, 25)]), b.m[25],
             tuple([b.o[mir(p, g)] for p in range(1, 25)]), b.o[25])
+
+
+def swap_key(lo, hi, game=0):
+    """The key of the same position with the other side to move (its own frame)."""
+    cdef int g = _game_of(game)
+    cdef uint64_t clo, chi, olo, ohi
+    _key_of(lo, hi, g, &clo, &chi)
+    nb_swap_key(clo, chi, g, &olo, &ohi)
+    return (olo, ohi)
 
 
 cdef int _game_of(object game) except -1:
@@ -1269,3 +1743,431 @@ def _set_fast_paths(flag):
     against the general, order-aware search."""
     global _fast_paths
     _fast_paths = 1 if flag else 0
+
+
+# --------------------------------------------------------------------------- values
+#
+# The compiled cores of the public values. fastnardy.position subclasses PackedPosition
+# (Position) and PackedTurn (Turn) to add constructors, text and the referee, and hands the
+# kernel its classes through bind(): the kernel imports no other module of the package.
+
+cdef type _turn_type = None      # fastnardy.position.Turn
+cdef tuple _STEP_VALUES = ()     # fastnardy.position.Step values, indexed as _STEPS
+cdef object _backends = None     # fastnardy.backend: names the default backend
+
+
+def bind(turn_type, step_type, backends):
+    """Called once by fastnardy.position: the Turn class (a PackedTurn subclass) and the
+    Step class the kernel builds values of, and the module whose ``DEFAULT_BACKEND`` names
+    the backend of ``legal_turns`` without a ``backend`` argument."""
+    global _turn_type, _STEP_VALUES, _backends
+    if not (isinstance(turn_type, type) and issubclass(turn_type, PackedTurn)):
+        raise FastNardyError(f"turn_type must be a PackedTurn subclass, not {turn_type!r}")
+    _turn_type = turn_type
+    _STEP_VALUES = tuple([step_type(*s) for s in _STEPS])
+    _backends = backends
+
+
+cdef class PackedPosition:
+    """The compiled core of :class:`fastnardy.Position`: the packed key in the mover's frame
+    (see the module docstring), the rules and the side to move. Immutable; ``==`` and
+    ``hash`` use the key; the board properties decode it on demand."""
+
+    cdef uint64_t lo
+    cdef uint64_t hi
+    cdef nb_rules r
+    cdef object _rules
+    cdef Py_hash_t rules_hash
+    cdef int black          # 1 when black is to move
+    cdef int ready          # set once: a position never changes
+
+    def _assign(self, rules, turn, me, me_bar, opp, opp_bar):
+        """Set the position, once (Position's constructor, after its T7 checks): ``me`` is
+        the side ``turn`` ("white" or "black") to move, each side in its own numbering."""
+        cdef nb_board b
+        if self.ready:
+            raise AttributeError("Position is immutable")
+        _parse_position(rules.code, me, me_bar, opp, opp_bar, &self.r, &b)
+        self.lo = b.lo
+        self.hi = b.hi
+        self._rules = rules
+        self.rules_hash = hash(rules)
+        self.black = 1 if turn == "black" else 0
+        self.ready = 1
+
+    cdef PackedPosition _after(self, uint64_t lo, uint64_t hi):
+        """The position after a turn of this one that ends in key (lo, hi) (this mover's
+        frame): the other side to move. Trusted input (the kernel's own result)."""
+        cdef PackedPosition p = PackedPosition.__new__(type(self))
+        nb_swap_key(lo, hi, self.r.game, &p.lo, &p.hi)
+        p.r = self.r
+        p._rules = self._rules
+        p.rules_hash = self.rules_hash
+        p.black = 1 - self.black
+        p.ready = 1
+        return p
+
+    def _from_mover_frame(self, me, me_bar, opp, opp_bar):
+        """The position after this mover's turn, given as counts in the mover's frame."""
+        cdef nb_rules r
+        cdef nb_board b
+        _parse_position(self._rules.code, me, me_bar, opp, opp_bar, &r, &b)
+        return self._after(b.lo, b.hi)
+
+    cdef tuple _side(self, int black):
+        """(24 counts in own numbering, bar, off) of one side."""
+        cdef nb_board b
+        cdef int8_t v[24]
+        cdef int p
+        nb_board_from_key(self.lo, self.hi, self.r.game, &b)
+        if black == self.black:
+            for p in range(1, 25):
+                v[p - 1] = b.m[p]
+            return (_tup24(v), _INTS[b.m[25]], _INTS[b.m[0]])
+        for p in range(1, 25):
+            v[p - 1] = b.o[mir(p, self.r.game)]
+        return (_tup24(v), _INTS[b.o[25]], _INTS[b.o[0]])
+
+    @property
+    def rules(self):
+        """The game and its rule variants (a :class:`fastnardy.Rules`)."""
+        return self._rules
+
+    @property
+    def turn(self):
+        """The side to move: ``"white"`` or ``"black"``."""
+        return "black" if self.black else "white"
+
+    @property
+    def white_points(self):
+        """White's 24 point counts in white's own numbering (index 0 = its point 1)."""
+        return self._side(0)[0]
+
+    @property
+    def black_points(self):
+        """Black's 24 point counts in black's own numbering (index 0 = its point 1)."""
+        return self._side(1)[0]
+
+    @property
+    def white_bar(self):
+        """White's checkers on the bar (S5; always 0 in long nardy)."""
+        return self._side(0)[1]
+
+    @property
+    def black_bar(self):
+        """Black's checkers on the bar (S5; always 0 in long nardy)."""
+        return self._side(1)[1]
+
+    @property
+    def white_off(self):
+        """White's borne-off checkers (L8/S7)."""
+        return self._side(0)[2]
+
+    @property
+    def black_off(self):
+        """Black's borne-off checkers (L8/S7)."""
+        return self._side(1)[2]
+
+    @property
+    def key(self):
+        """The packed 128-bit key ``(lo, hi)`` in the mover's frame (layout in
+        :mod:`fastnardy._kernel`); with the rules and the side to move it is the position."""
+        return (self.lo, self.hi)
+
+    def mover_frame(self):
+        """(me, me_bar, opp, opp_bar): the side to move first, each in its own numbering."""
+        me = self._side(self.black)
+        opp = self._side(1 - self.black)
+        return (me[0], me[1], opp[0], opp[1])
+
+    def legal_turns(self, dice, backend=None):
+        """The legal turns for ``dice`` (T1), in T2 order, as a :class:`LegalTurns`
+        sequence; a pass (T3) is one empty turn and a finished game (T4) has none.
+        ``backend`` is ``"kernel"`` or ``"reference"`` (default: ``FASTNARDY_BACKEND``)."""
+        cdef int d1, d2
+        cdef nb_board b
+        cdef LegalTurns turns
+        _parse_dice(dice, &d1, &d2)
+        name = _backends.DEFAULT_BACKEND if backend is None else backend
+        if type(name) is str and name == "kernel":
+            turns = LegalTurns.__new__(LegalTurns)
+            nb_board_from_key(self.lo, self.hi, self.r.game, &b)
+            turns.n = _generate(&self.r, &b, d1, d2, 1, &turns.entries)
+            turns.origin = self
+            turns.d1 = d1
+            turns.d2 = d2
+            return turns
+        return self._backend_turns(name, d1, d2)
+
+    def _backend_turns(self, name, d1, d2):
+        """legal_turns on another backend (see fastnardy.position)."""
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        cdef PackedPosition o
+        if not isinstance(other, PackedPosition):
+            return NotImplemented
+        o = <PackedPosition>other
+        return (self.lo == o.lo and self.hi == o.hi and self.black == o.black
+                and (self._rules is o._rules or self._rules == o._rules))
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self):
+        cdef Py_hash_t h = <Py_hash_t>(hkey(self.lo, self.hi) ^ <uint64_t>self.black
+                                       ^ <uint64_t>self.rules_hash)
+        return -2 if h == -1 else h
+
+    def __reduce__(self):
+        return (_restore_position, (type(self), self._rules, self.lo, self.hi,
+                                    "black" if self.black else "white"))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _restore_position(cls, rules, lo, hi, turn):
+    """Unpickle a position (of class ``cls``) from its rules, key and side to move."""
+    cdef PackedPosition p
+    if not (isinstance(cls, type) and issubclass(cls, PackedPosition)):
+        raise InvalidPositionError(f"not a position class: {cls!r}")
+    p = PackedPosition.__new__(cls)
+    _parse_code(rules.code, &p.r)
+    _key_of(lo, hi, p.r.game, &p.lo, &p.hi)
+    p._rules = rules
+    p.rules_hash = hash(rules)
+    p.black = 1 if turn == "black" else 0
+    p.ready = 1
+    return p
+
+
+cdef class PackedTurn:
+    """The compiled core of :class:`fastnardy.Turn`: the resulting position and the T2
+    representative steps, encoded in 64 bits. Two turns are equal when their positions are."""
+
+    cdef uint64_t seq
+    cdef PackedPosition _position
+    cdef PackedPosition origin   # the position it was generated from (None: built by hand)
+    cdef int d1, d2              # and its roll
+
+    def __init__(self, steps, position):
+        if not isinstance(position, PackedPosition):
+            raise InvalidPositionError(f"a Turn's position must be a Position, not {position!r}")
+        self.seq = _seq_of(steps)
+        self._position = position
+
+    @property
+    def steps(self):
+        """The T2 representative steps: a tuple of Step(src, dst, hit) in the mover's
+        numbering (25 = bar, 0 = off); empty for a pass (T3)."""
+        return _steps_of(self.seq, _STEP_VALUES)
+
+    @property
+    def position(self):
+        """The position the turn produces, the other side to move."""
+        return self._position
+
+    def is_pass(self):
+        """T3: the empty turn."""
+        return self.seq == 0
+
+    def _is_turn_of(self, position, dice):
+        """True when this turn was generated from ``position`` (for ``dice``, unless None):
+        then it is legal there without a check."""
+        cdef int d1, d2
+        if self.origin is None or not (self.origin is position or self.origin == position):
+            return False
+        if dice is None:
+            return True
+        _parse_dice(dice, &d1, &d2)
+        return (d1 == self.d1 and d2 == self.d2) or (d1 == self.d2 and d2 == self.d1)
+
+    def __eq__(self, other):
+        if not isinstance(other, PackedTurn):
+            return NotImplemented
+        return self._position == (<PackedTurn>other)._position
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self):
+        return hash(self._position)
+
+    def __reduce__(self):
+        return (type(self), (self.steps, self._position))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+cdef class LegalTurns:
+    """The legal turns of a position for one roll (T1), in T2 order: an immutable sequence
+    (a view, like python-chess's ``legal_moves``) over the kernel's packed result, 32 bytes a
+    turn. ``len()`` costs nothing; each Turn is built when first read, and kept. It
+    compares equal to any sequence of the same turns, a list included."""
+
+    cdef PackedPosition origin
+    cdef nb_entry* entries
+    cdef Py_ssize_t n
+    cdef int d1, d2
+    cdef PyObject** built        # the Turns read so far (NULL until the first)
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.built != NULL:
+            for i in range(self.n):
+                Py_XDECREF(self.built[i])
+            free(self.built)
+        free(self.entries)
+
+    @staticmethod
+    def from_turns(PackedPosition origin, turns, d1, d2):
+        """The view over another backend's result: the contract's tuples (steps, me, me_bar,
+        opp, opp_bar) of ``origin`` for the roll (d1, d2)."""
+        cdef LegalTurns view = LegalTurns.__new__(LegalTurns)
+        cdef nb_rules r
+        cdef nb_board b
+        cdef Py_ssize_t i, n = len(turns)
+        view.origin = origin
+        _parse_dice((d1, d2), &view.d1, &view.d2)
+        if n:
+            view.entries = <nb_entry*>malloc(n * sizeof(nb_entry))
+            if view.entries == NULL:
+                raise ResourceLimitError("cannot allocate a LegalTurns")
+        for i in range(n):
+            steps, me, me_bar, opp, opp_bar = turns[i]
+            _parse_position(origin._rules.code, me, me_bar, opp, opp_bar, &r, &b)
+            view.entries[i].lo = b.lo
+            view.entries[i].hi = b.hi
+            view.entries[i].seq = _seq_of(steps)
+            view.entries[i].flags = 0
+            view.n = i + 1
+        return view
+
+    cdef object _turn(self, Py_ssize_t i):
+        cdef PackedTurn t
+        if self.built == NULL:
+            self.built = <PyObject**>calloc(self.n, sizeof(PyObject*))
+            if self.built == NULL:
+                raise ResourceLimitError("cannot allocate a LegalTurns")
+        elif self.built[i] != NULL:
+            return <object>self.built[i]
+        t = PackedTurn.__new__(_turn_type)
+        t.seq = self.entries[i].seq
+        t._position = self.origin._after(self.entries[i].lo, self.entries[i].hi)
+        t.origin = self.origin
+        t.d1 = self.d1
+        t.d2 = self.d2
+        Py_INCREF(t)
+        self.built[i] = <PyObject*>t
+        return t
+
+    @property
+    def roll(self):
+        """The roll these are the turns of, as given."""
+        return (_INTS[self.d1], _INTS[self.d2])
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._turn(i) for i in range(*index.indices(self.n))]
+        return self._turn(_index(index, self.n, "LegalTurns"))
+
+    def __iter__(self):
+        cdef _TurnIterator it = _TurnIterator.__new__(_TurnIterator)
+        it.view = self
+        return it
+
+    def __reversed__(self):
+        return iter([self._turn(i) for i in range(self.n - 1, -1, -1)])
+
+    def __contains__(self, item):
+        return any(item == turn for turn in self)
+
+    def index(self, value, start=0, stop=None):
+        """The first index of ``value`` (ValueError when it is not there), as list.index."""
+        cdef Py_ssize_t i
+        for i in range(*slice(start, stop).indices(self.n)):
+            if self._turn(i) == value:
+                return i
+        raise ValueError(f"{value!r} is not in LegalTurns")
+
+    def count(self, value):
+        """How often ``value`` occurs (0 or 1: the turns are distinct, T1)."""
+        return sum(1 for turn in self if turn == value)
+
+    def __eq__(self, other):
+        if isinstance(other, (str, bytes)) or not isinstance(other, _Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<LegalTurns ({', '.join(map(str, self))})>"
+
+    def __reduce__(self):
+        cdef bytes data = (<char*>self.entries)[:self.n * sizeof(nb_entry)] if self.n else b""
+        return (_restore_legal_turns, (self.origin, data, self.d1, self.d2))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _restore_legal_turns(PackedPosition origin, bytes data, d1, d2):
+    """Unpickle a LegalTurns: its position, its packed entries and its roll."""
+    cdef LegalTurns view = LegalTurns.__new__(LegalTurns)
+    cdef Py_ssize_t i
+    if len(data) % sizeof(nb_entry):
+        raise InvalidPositionError("LegalTurns data of a wrong size")
+    view.origin = origin
+    _parse_dice((d1, d2), &view.d1, &view.d2)
+    view.n = len(data) // sizeof(nb_entry)
+    if view.n:
+        view.entries = <nb_entry*>malloc(len(data))
+        if view.entries == NULL:
+            raise ResourceLimitError("cannot allocate a LegalTurns")
+        memcpy(view.entries, <char*>data, len(data))
+        for i in range(view.n):
+            if nb_check_key(view.entries[i].lo, view.entries[i].hi, origin.r.game):
+                view.n = 0
+                raise InvalidPositionError("LegalTurns data holds an invalid key")
+    return view
+
+
+cdef class _TurnIterator:
+    cdef LegalTurns view
+    cdef Py_ssize_t i
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= self.view.n:
+            raise StopIteration
+        self.i += 1
+        return self.view._turn(self.i - 1)
+
+    def __length_hint__(self):
+        return self.view.n - self.i
+
+
+_Sequence.register(LegalTurns)

@@ -47,8 +47,8 @@ def _load(name: str) -> ModuleType:
         except ImportError as exc:  # never fall back silently to the slow path
             raise ImportError(
                 "fastnardy's compiled kernel (fastnardy._kernel) failed to import: "
-                f"{exc}. Reinstall with `pip install .` (it needs a C compiler), or set "
-                "FASTNARDY_BACKEND=reference to use the pure-Python reference on purpose."
+                f"{exc}. Reinstall with `pip install .` (it needs a C compiler): the "
+                "values (Position, Turn) are compiled too, whichever backend generates turns."
             ) from exc
     raise FastNardyError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {name!r}")
 
@@ -66,6 +66,9 @@ _loaded: dict = {}
 def get(name: "str | None" = None) -> ModuleType:
     """The backend module called ``name`` (default: ``FASTNARDY_BACKEND`` or ``kernel``)."""
     key = DEFAULT_BACKEND if name is None else name
+    if not isinstance(key, str):
+        raise FastNardyError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, "
+                             f"not {key!r}")
     module = _loaded.get(key)
     if module is None:
         module = _loaded[key] = _load(key)

@@ -27,3 +27,8 @@ class IllegalTurnError(FastNardyError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.step = step
+
+
+class ResourceLimitError(FastNardyError, MemoryError):
+    """A batch result larger than the caller's limit (``max_children``) or than the memory
+    that could be allocated; the message says how large it was and how to split the call."""

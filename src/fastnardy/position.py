@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence as SequenceABC
 from typing import NamedTuple, Optional, Sequence
 
 from . import backend as _backend
 from . import gnubg, notation
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
-from .reference import check_dice, mirror, parse_code, state_block, to_state
+from .reference import mirror, parse_code, state_block, to_state
 from .rules import LONG, SHORT, Rules
 
 WHITE, BLACK = "white", "black"
 
 _SHORT_START = {24: 2, 13: 5, 8: 3, 6: 5}  # S1
+
+# The values are compiled: Position and Turn extend the kernel's types (a missing kernel
+# fails here, loudly, whatever backend is selected for move generation).
+_kernel = _backend.get("kernel")
 
 
 class Step(NamedTuple):
@@ -36,27 +39,12 @@ class Outcome(NamedTuple):
     kind: str
 
 
-class Turn:
+class Turn(_kernel.PackedTurn):
     """A legal turn (T1): the resulting position (the other side to move) and its T2
-    representative steps. Two turns are equal when their positions are."""
+    representative steps. Two turns are equal when their positions are. Compiled
+    (:class:`fastnardy._kernel.PackedTurn`): ``steps`` decodes 64 bits on demand."""
 
-    __slots__ = ("steps", "position")
-
-    def __init__(self, steps: Sequence[Step], position: "Position"):
-        object.__setattr__(self, "steps", tuple(map(_step, steps)))
-        object.__setattr__(self, "position", position)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Turn is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("Turn is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Turn) and self.position == other.position
-
-    def __hash__(self) -> int:
-        return hash(self.position)
+    __slots__ = ()
 
     def __str__(self) -> str:
         return notation.format_steps(self.steps)
@@ -64,48 +52,8 @@ class Turn:
     def __repr__(self) -> str:
         return f"Turn({self.steps!r}, {self.position!r})"
 
-    def is_pass(self) -> bool:
-        """T3: the empty turn."""
-        return not self.steps
 
-
-def _step(step) -> Step:
-    return step if type(step) is Step else Step(*step)
-
-
-class LegalTurns(SequenceABC):
-    """The legal turns of a position for one roll (T1), in T2 order: an immutable sequence
-    (a view, like python-chess's ``legal_moves``). ``len()`` costs nothing; each Turn is built
-    when first read. It compares equal to any sequence of the same turns, a list included."""
-
-    __slots__ = ("_origin", "_raw", "_built")
-
-    def __init__(self, origin: "Position", raw: Sequence):
-        self._origin = origin
-        self._raw = raw  # the backend's enumerate_packed result
-        self._built: list = [None] * len(raw)
-
-    def __len__(self) -> int:
-        return len(self._built)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        turn = self._built[index]
-        if turn is None:
-            steps, *boards = self._raw[index]
-            turn = self._built[index] = Turn(steps, self._origin._from_mover_frame(*boards))
-        return turn
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SequenceABC) or isinstance(other, (str, bytes)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"<LegalTurns ({', '.join(map(str, self))})>"
+LegalTurns = _kernel.LegalTurns
 
 
 def _counts(name: str, values: object) -> tuple:
@@ -130,25 +78,30 @@ def _count(name: str, value: object) -> int:
     return number
 
 
-class Position:
+class Position(_kernel.PackedPosition):
     """A position of long or short nardy: both sides' checkers and the side to move.
 
-    Immutable and hashable. Points are in each side's own numbering (index 0 = its point 1).
+    Immutable and hashable; a compiled value (:class:`fastnardy._kernel.PackedPosition`)
+    holding its 128-bit packed key, so copies, children and comparisons are cheap. Points
+    are in each side's own numbering (index 0 = its point 1).
     """
 
-    __slots__ = ("_rules", "_turn", "_white", "_white_bar", "_black", "_black_bar")
+    __slots__ = ()
 
     def __init__(self, rules: object, turn: str, white: Sequence[int], white_bar: int,
                  black: Sequence[int], black_bar: int):
         """Checks the arguments and the position (T7); ``from_points`` is the same with
         keywords and defaults."""
-        self._rules = Rules.of(rules)
-        if turn not in (WHITE, BLACK):
+        rules = Rules.of(rules)
+        if not isinstance(turn, str) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
-        self._turn = turn
-        self._white, self._white_bar = _counts("white", white), _count("white_bar", white_bar)
-        self._black, self._black_bar = _counts("black", black), _count("black_bar", black_bar)
-        self._validate()
+        white, white_bar = _counts("white", white), _count("white_bar", white_bar)
+        black, black_bar = _counts("black", black), _count("black_bar", black_bar)
+        _validate(rules, white, white_bar, black, black_bar)
+        if turn == WHITE:
+            self._assign(rules, turn, white, white_bar, black, black_bar)
+        else:
+            self._assign(rules, turn, black, black_bar, white, white_bar)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -173,9 +126,9 @@ class Position:
             raise InvalidDiceError(f"T6: equal opening dice ({white_die}) are thrown again")
         start = cls.start(game_or_rules)
         first = WHITE if white_die > black_die else BLACK
-        position = cls(start._rules, first, start._white, 0, start._black, 0)
+        position = cls(start.rules, first, start.white_points, 0, start.black_points, 0)
         dice = (max(white_die, black_die), min(white_die, black_die))
-        return position, dice if start._rules.game == SHORT else None
+        return position, dice if start.rules.game == SHORT else None
 
     @classmethod
     def from_points(cls, rules: object, white: Sequence[int], black: Sequence[int],
@@ -203,99 +156,13 @@ class Position:
             return cls.from_points(rules, other, mover, BLACK, other_bar, mover_bar)
         raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
 
-    # ------------------------------------------------------------------ validation (T7)
-    def _validate(self) -> None:
-        long_game = self._rules.game == LONG
-        if long_game and (self._white_bar or self._black_bar):
-            raise InvalidPositionError("T7: long nardy has no bar")
-        for side, points, bar in ((WHITE, self._white, self._white_bar),
-                                  (BLACK, self._black, self._black_bar)):
-            if sum(points) + bar > 15:
-                raise InvalidPositionError(
-                    f"T7: {side} has {sum(points) + bar} checkers on the board; at most 15")
-        game = 0 if long_game else 1
-        for q in range(1, 25):
-            white_point = mirror(game, q)
-            if self._black[q - 1] and self._white[white_point - 1]:
-                raise InvalidPositionError(
-                    f"T7: board point {white_point} holds both white and black checkers")
-        if self.white_off == 15 and self.black_off == 15:
-            raise InvalidPositionError("T7: both sides have borne off 15 checkers")
-        if long_game:
-            code_rules = parse_code(self._rules.code)
-            for side in (WHITE, BLACK):
-                me, opp = self._frames(side)
-                block = state_block(code_rules, to_state(code_rules, me, 0, opp, 0))
-                if block:
-                    raise InvalidPositionError(
-                        f"T7/L6: {side} holds a forbidden six-block on the opponent's points "
-                        f"{block[0]}-{block[1]}")
-
-    def _frames(self, side: str) -> tuple:
-        if side == WHITE:
-            return self._white, self._black
-        return self._black, self._white
-
-    # ------------------------------------------------------------------ properties
-    @property
-    def rules(self) -> Rules:
-        return self._rules
-
-    @property
-    def turn(self) -> str:
-        """The side to move: ``"white"`` or ``"black"``."""
-        return self._turn
-
-    @property
-    def white_points(self) -> tuple:
-        return self._white
-
-    @property
-    def black_points(self) -> tuple:
-        return self._black
-
-    @property
-    def white_bar(self) -> int:
-        return self._white_bar
-
-    @property
-    def black_bar(self) -> int:
-        return self._black_bar
-
-    @property
-    def white_off(self) -> int:
-        return 15 - sum(self._white) - self._white_bar
-
-    @property
-    def black_off(self) -> int:
-        return 15 - sum(self._black) - self._black_bar
-
-    def mover_frame(self) -> tuple:
-        """(me, me_bar, opp, opp_bar): the side to move first, each in its own numbering."""
-        if self._turn == WHITE:
-            return self._white, self._white_bar, self._black, self._black_bar
-        return self._black, self._black_bar, self._white, self._white_bar
-
-    def _from_mover_frame(self, me, me_bar, opp, opp_bar) -> "Position":
-        """The position after the mover's turn: the other side to move. Trusted input."""
-        new = object.__new__(Position)
-        new._rules = self._rules
-        if self._turn == WHITE:
-            new._turn = BLACK
-            new._white, new._white_bar, new._black, new._black_bar = me, me_bar, opp, opp_bar
-        else:
-            new._turn = WHITE
-            new._black, new._black_bar, new._white, new._white_bar = me, me_bar, opp, opp_bar
-        return new
-
     # ------------------------------------------------------------------ turns
-    def legal_turns(self, dice: Sequence[int], backend: Optional[str] = None) -> LegalTurns:
-        """The legal turns for ``dice`` (T1), in T2 order, as a :class:`LegalTurns` sequence;
-        a pass (T3) is one empty turn and a finished game (T4) has none."""
-        d1, d2 = _dice(dice)
+    def _backend_turns(self, name: object, d1: int, d2: int) -> LegalTurns:
+        """legal_turns on a backend other than the kernel (the reference)."""
         me, me_bar, opp, opp_bar = self.mover_frame()
-        return LegalTurns(self, _backend.get(backend).enumerate_packed(
-            self._rules.code, me, me_bar, opp, opp_bar, d1, d2))
+        turns = _backend.get(name).enumerate_packed(self.rules.code, me, me_bar, opp, opp_bar,
+                                                    d1, d2)
+        return LegalTurns.from_turns(self, turns, d1, d2)
 
     def check_turn(self, dice: Sequence[int], turn: object) -> Turn:
         """Referee a turn someone else played: a notation string, a sequence of (src, dst)
@@ -307,7 +174,9 @@ class Position:
 
     def play(self, turn: object, dice: Optional[Sequence[int]] = None) -> "Position":
         """The position after ``turn`` (a Turn or notation). Without ``dice`` the turn must be
-        legal for some roll."""
+        legal for some roll. A Turn read from this position's ``legal_turns`` needs no check."""
+        if isinstance(turn, Turn) and turn._is_turn_of(self, dice):
+            return turn.position
         from .referee import play
 
         return play(self, turn, None if dice is None else _dice(dice))
@@ -326,9 +195,9 @@ class Position:
             raise FastNardyError(f"cube must be a positive integer, not {cube!r}")
         winner = WHITE if self.white_off == 15 else BLACK
         loser_points, loser_bar, loser_off = (
-            (self._black, self._black_bar, self.black_off) if winner == WHITE
-            else (self._white, self._white_bar, self.white_off))
-        rules = self._rules
+            (self.black_points, self.black_bar, self.black_off) if winner == WHITE
+            else (self.white_points, self.white_bar, self.white_off))
+        rules = self.rules
         if loser_off:
             kind = "oin"
         elif rules.game == LONG:
@@ -344,12 +213,13 @@ class Position:
 
     # ------------------------------------------------------------------ text
     def to_string(self) -> str:
+        """The position string (see :mod:`fastnardy.notation`); ``from_string`` reads it."""
         return notation.format_position(self)
 
     def gnubg_id(self) -> str:
         """The GNU Backgammon Position ID (short nardy): the side not to move, then the side
         to move."""
-        if self._rules.game != SHORT:
+        if self.rules.game != SHORT:
             raise InvalidPositionError("GNU Backgammon Position IDs are for short nardy only")
         me, me_bar, opp, opp_bar = self.mover_frame()
         return gnubg.encode_position_id(me, me_bar, opp, opp_bar)
@@ -360,29 +230,36 @@ class Position:
     def __str__(self) -> str:
         return notation.draw_board(self)
 
-    def _key(self) -> tuple:
-        return (self._rules, self._turn, self._white, self._white_bar, self._black,
-                self._black_bar)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Position) and self._key() == other._key()
+def _validate(rules: Rules, white: tuple, white_bar: int, black: tuple, black_bar: int) -> None:
+    """T7: 15 checkers a side at most, one colour a point, no bar in long nardy, not both
+    sides off, and no six-block that L6 forbids under the rules (for either side)."""
+    long_game = rules.game == LONG
+    if long_game and (white_bar or black_bar):
+        raise InvalidPositionError("T7: long nardy has no bar")
+    for side, points, bar in ((WHITE, white, white_bar), (BLACK, black, black_bar)):
+        if sum(points) + bar > 15:
+            raise InvalidPositionError(
+                f"T7: {side} has {sum(points) + bar} checkers on the board; at most 15")
+    game = 0 if long_game else 1
+    for q in range(1, 25):
+        white_point = mirror(game, q)
+        if black[q - 1] and white[white_point - 1]:
+            raise InvalidPositionError(
+                f"T7: board point {white_point} holds both white and black checkers")
+    if sum(white) + white_bar == 0 and sum(black) + black_bar == 0:
+        raise InvalidPositionError("T7: both sides have borne off 15 checkers")
+    if long_game:
+        code_rules = parse_code(rules.code)
+        for side, me, opp in ((WHITE, white, black), (BLACK, black, white)):
+            block = state_block(code_rules, to_state(code_rules, me, 0, opp, 0))
+            if block:
+                raise InvalidPositionError(
+                    f"T7/L6: {side} holds a forbidden six-block on the opponent's points "
+                    f"{block[0]}-{block[1]}")
 
-    def __hash__(self) -> int:
-        return hash(self._key())
 
+_dice = _kernel.dice_pair
 
-def _dice(dice: object) -> tuple:
-    """Two dice as a tuple of ints 1-6 (InvalidDiceError otherwise)."""
-    if type(dice) is tuple and len(dice) == 2 and type(dice[0]) is int \
-            and type(dice[1]) is int and 1 <= dice[0] <= 6 and 1 <= dice[1] <= 6:
-        return dice  # the common case, checked quickly
-    if isinstance(dice, (str, bytes)):
-        raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
-    try:
-        values = tuple(dice)  # type: ignore[arg-type]
-    except TypeError:
-        raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}") from None
-    if len(values) != 2:
-        raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
-    return check_dice(*values)
+_kernel.bind(Turn, Step, _backend)
 
