@@ -155,49 +155,73 @@ cdef inline void put_bars(nb_board* b) noexcept nogil:
 
 
 cdef void nb_finish_board(nb_board* b, int is_short) noexcept nogil:
-    """Recompute masks, off counts and key from the counts m[1..25], o[1..25]."""
-    cdef int p, sm = 0, so = 0
-    b.mine = 0
-    b.closed = 0
-    b.blots = 0
-    b.hitters = 0
-    b.lo = 0
-    b.hi = 0
-    for p in range(1, 26):
-        sm += b.m[p]
-        so += b.o[p]
-        if b.m[p] > 0:
-            b.mine |= 1u << p
-    for p in range(1, 25):
+    """Recompute masks, off counts and key from the counts m[1..25], o[1..25] (one pass:
+    the two halves of the key are built by shifting, no field is rewritten)."""
+    cdef int p, sm = b.m[25], so = b.o[25], m, o
+    cdef uint32_t mine = 0, closed = 0, blots = 0
+    cdef uint64_t lo = 0, hi = 0, v
+    for p in range(24, 0, -1):  # highest first, so that each half shifts in from the top
+        m = b.m[p]
+        o = b.o[p]
+        sm += m
+        so += o
+        v = <uint64_t>(m + (15 + o if o else 0))  # a point never holds both colours (T7)
+        if p > 12:
+            hi = (hi << 5) | v
+        else:
+            lo = (lo << 5) | v
+        mine |= <uint32_t>(m > 0) << p
         if is_short:
-            if b.o[p] >= 2:
-                b.closed |= 1u << p
-            elif b.o[p] == 1:
-                b.blots |= 1u << p
-        elif b.o[p] >= 1:
-            b.closed |= 1u << p
-        put(b, p)
+            closed |= <uint32_t>(o >= 2) << p
+            blots |= <uint32_t>(o == 1) << p
+        else:
+            closed |= <uint32_t>(o > 0) << p
+    if b.m[25]:
+        mine |= BAR
+    b.mine = mine
+    b.closed = closed
+    b.blots = blots
+    b.hitters = 0
     b.m[0] = <int8_t>(15 - sm)
     b.o[0] = <int8_t>(15 - so)
-    put_bars(b)
+    b.lo = lo | (<uint64_t>b.m[25] << 60)
+    b.hi = hi | (<uint64_t>b.o[25] << 60)
 
 
 cdef void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil:
-    cdef int p
-    cdef uint32_t v
-    memset(b, 0, sizeof(nb_board))
+    """The board of a key: counts, masks and off counts in one pass over the fields."""
+    cdef int p, sm, so
+    cdef uint32_t mine = 0, closed = 0, blots = 0
+    cdef uint64_t v, x
+    sm = b.m[25] = <int8_t>(lo >> 60)
+    so = b.o[25] = <int8_t>(hi >> 60)
     for p in range(1, 25):
-        if p <= 12:
-            v = <uint32_t>((lo >> (5 * (p - 1))) & 31)
-        else:
-            v = <uint32_t>((hi >> (5 * (p - 13))) & 31)
+        x = lo if p <= 12 else hi
+        v = (x >> (5 * ((p - 1) % 12))) & 31
         if v >= 16:
+            b.m[p] = 0
             b.o[p] = <int8_t>(v - 15)
+            so += <int>v - 15
+            if is_short:
+                closed |= <uint32_t>(v >= 17) << p
+                blots |= <uint32_t>(v == 16) << p
+            else:
+                closed |= 1u << p
         else:
             b.m[p] = <int8_t>v
-    b.m[25] = <int8_t>(lo >> 60)
-    b.o[25] = <int8_t>(hi >> 60)
-    nb_finish_board(b, is_short)
+            b.o[p] = 0
+            sm += <int>v
+            mine |= <uint32_t>(v > 0) << p
+    if b.m[25]:
+        mine |= BAR
+    b.mine = mine
+    b.closed = closed
+    b.blots = blots
+    b.hitters = 0
+    b.m[0] = <int8_t>(15 - sm)
+    b.o[0] = <int8_t>(15 - so)
+    b.lo = lo
+    b.hi = hi
 
 
 cdef inline uint64_t field(uint64_t lo, uint64_t hi, int p) noexcept nogil:
