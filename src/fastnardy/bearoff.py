@@ -37,7 +37,7 @@ import threading
 from itertools import combinations
 from math import comb
 from operator import index as as_index
-from typing import NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -58,9 +58,11 @@ MAX_PIPS = MAX_CHECKERS * HOME_POINTS
 _PIP_WEIGHTS = np.arange(1, HOME_POINTS + 1, dtype=np.int64)
 # _BINOM[a, j] = C(a, j), a = 0..20, j = 0..6 (C(a, j) = 0 for a < j)
 _BINOM = np.array([[comb(a, j) for j in range(HOME_POINTS + 1)]
-                   for a in range(MAX_CHECKERS + HOME_POINTS)], dtype=np.int64)
+                   for a in range(MAX_CHECKERS + HOME_POINTS)], dtype=np.int32)
+_J = np.arange(1, HOME_POINTS + 1)
 _ROLLS = np.array(ALL_ROLLS, dtype=np.int8)
-_ROLL_WEIGHTS = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 1.0 / 36.0, 2.0 / 36.0)
+# outcomes of 36 per roll: 1 for a double, 2 otherwise (sums are divided by 36 once)
+_ROLL_OUTCOMES = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 1.0, 2.0)
 # a non-final roll lowers the pip count by at least 2 (two dice, >= 1 pip each), so from
 # 90 pips at most 45 rolls are ever needed: the distributions are built on 46 columns
 _ROLLS_BOUND = MAX_PIPS // 2 + 1
@@ -134,7 +136,7 @@ def _counts(points: object) -> Sequence[int]:
             raise InvalidPositionError(
                 f"a bear-off position is 6 integer counts, not a {points.dtype} array of shape "
                 f"{points.shape}")
-        values: list = points.tolist()
+        values: list[Any] = points.tolist()
     elif isinstance(points, Sequence) and not isinstance(points, (str, bytes)):
         values = list(points)
     else:
@@ -156,10 +158,11 @@ def _counts(points: object) -> Sequence[int]:
     return counts
 
 
-def _rank(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """sum_j C(s_j + j - 1, j) over j = 1..6, s_j the partial sums of each row."""
-    a = np.cumsum(rows, axis=1) + np.arange(HOME_POINTS)
-    return _BINOM[a, np.arange(1, HOME_POINTS + 1)].sum(axis=1)
+def _rank(rows: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
+    """sum_j C(s_j + j - 1, j) over j = 1..6, s_j the partial sums of each (valid) row."""
+    a = np.cumsum(rows, axis=1, dtype=np.int16) + np.arange(HOME_POINTS, dtype=np.int16)
+    ranks: npt.NDArray[np.int64] = _BINOM[a, _J].sum(axis=1, dtype=np.int64)
+    return ranks
 
 
 def _all_positions() -> npt.NDArray[np.int8]:
@@ -172,7 +175,8 @@ def _all_positions() -> npt.NDArray[np.int8]:
     return positions.astype(np.int8)
 
 
-def _first_minimum(values: npt.NDArray[np.float64], group: npt.NDArray[np.int32]) -> np.ndarray:
+def _first_minimum(values: npt.NDArray[np.float64], group: npt.NDArray[np.int32]
+                   ) -> npt.NDArray[np.intp]:
     """For consecutive groups (``group`` non-decreasing, every group non-empty): the index of
     each group's first smallest value."""
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
@@ -183,7 +187,7 @@ def _first_minimum(values: npt.NDArray[np.float64], group: npt.NDArray[np.int32]
 
 def _build() -> BearoffTable:
     positions = _all_positions()
-    pips = positions.astype(np.int64) @ _PIP_WEIGHTS
+    pips = positions @ _PIP_WEIGHTS
     expected = np.zeros(SIZE)
     dist = np.zeros((SIZE, _ROLLS_BOUND))
     dist[0, 0] = 1.0  # rank 0 is the empty position: done in 0 rolls
@@ -197,12 +201,13 @@ def _build() -> BearoffTable:
         boards[:, _OPPONENT_POINT_1] = MAX_CHECKERS
         children, parent = expand(rules, boards, np.repeat(_ROLLS, n, axis=0))
         # children are from the next mover's view: our points are columns 25..30
-        child = _rank(children[:, _OPPONENT_POINT_1:_OPPONENT_POINT_1 + HOME_POINTS]
-                      .astype(np.int64))
+        child = _rank(children[:, _OPPONENT_POINT_1:_OPPONENT_POINT_1 + HOME_POINTS])
         chosen = child[_first_minimum(expected[child], parent)].reshape(n_rolls, n)
-        expected[ranks] = 1.0 + _ROLL_WEIGHTS @ expected[chosen]
-        for weight, row in zip(_ROLL_WEIGHTS, chosen):
-            dist[ranks, 1:] += weight * dist[row, :-1]
+        expected[ranks] = 1.0 + (_ROLL_OUTCOMES @ expected[chosen]) / 36.0
+        level_dist = np.zeros((n, _ROLLS_BOUND - 1))
+        for outcomes, row in zip(_ROLL_OUTCOMES, chosen):
+            level_dist += outcomes * dist[row, :-1]
+        dist[ranks, 1:] = level_dist / 36.0
     nonzero = dist > 0
     longest = _ROLLS_BOUND - 1 - np.argmax(nonzero[:, ::-1], axis=1)
     dist = np.ascontiguousarray(dist[:, :int(longest.max()) + 1])
