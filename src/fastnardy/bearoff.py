@@ -23,7 +23,12 @@ mover's home, so nothing interferes). Every die of a bear-off roll can be played
 checker down or off, so a child always has fewer pips than its parent: the table is filled
 in increasing order of pip count (0 to 90), one kernel call per pip count for all its
 positions and all 21 rolls. The first call of :func:`table` (or of any lookup) builds it
-in memory, once per process, under a lock; it takes a few seconds.
+in memory, once per process, under a lock; it takes about 3 seconds and holds about 14 MB
+(the distributions, 54,264 x 31 float64: no position needs more than 30 rolls).
+
+Search code can read the whole table with :func:`table` and rank many positions at once
+with :func:`indices`, e.g. the mover's home of ``batch.expand`` children (next mover's view)
+is ``indices(children[:, 25:31])`` when nothing else of the mover is on the board.
 
 Positions are ranked by :func:`index`: with the partial sums ``s_j = c_1 + ... + c_j``
 (j = 1..6), the numbers ``a_j = s_j + j - 1`` are strictly increasing in 0..20, and the rank
