@@ -8,6 +8,7 @@ The public API runs on the Cython kernel (``fastnardy._kernel``); the pure-Pytho
 from . import backend as _backend
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      InvalidRulesError)
+from .features import features
 from .perft import perft, perft_divide
 from .position import LegalTurns, Outcome, Position, Step, Turn
 from .reference import ALL_ROLLS
@@ -20,5 +21,5 @@ __version__ = "0.1.0"
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
     "InvalidPositionError", "InvalidRulesError", "LegalTurns", "Outcome", "Position", "Rules",
-    "Step", "Turn", "perft", "perft_divide",
+    "Step", "Turn", "features", "perft", "perft_divide",
 ]
