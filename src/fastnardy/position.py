@@ -370,6 +370,10 @@ class Position:
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def _repr_svg_(self) -> str:
+        from . import svg
+        return svg.board(self)
+
 
 def _dice(dice: object) -> tuple:
     """Two dice as a tuple of ints 1-6 (InvalidDiceError otherwise)."""
