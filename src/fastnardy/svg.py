@@ -60,7 +60,8 @@ SLAB_H = SLAB_PITCH - 2.5
 COLOURS = {
     "frame": "#6b4423", "frame-edge": "#3e2512", "field": "#f1e2bf", "tray": "#d9c193",
     "point-dark": "#9c3b22", "point-light": "#c9a468", "number": "#f5e9cc",
-    "white": "#fbf8f0", "white-edge": "#5a5a5a", "black": "#2a2623", "black-edge": "#000000",
+    "white": "#fbf8f0", "white-edge": "#5a5a5a", "white-rim": "#d2ccbd",
+    "black": "#2a2623", "black-edge": "#000000", "black-rim": "#4a443f",
     "arrow": "#1f78c8", "hit": "#d62728", "caption": "#2b2b2b", "background": "#ffffff",
 }
 
@@ -218,6 +219,7 @@ class _Drawing:
         self.labels = labels
         self.size = size
         self.root = ET.Element("svg")
+        self.counts = ET.Element("g", {"class": "stack-counts"})  # laid over the arrows
 
     # ------------------------------------------------------------------ helpers
     def add(self, tag: str, *, parent: Optional[ET.Element] = None, text: Optional[str] = None,
@@ -255,7 +257,7 @@ class _Drawing:
             "xmlns": "http://www.w3.org/2000/svg", "version": "1.1",
             "class": f"fastnardy-board {'long' if layout.long_game else 'short'}",
             "viewBox": f"0 0 {_number(width)} {_number(height)}",
-            "width": _number(shown), "height": _number(shown * height / width),
+            "width": _number(shown), "height": _number(round(shown * height / width)),
         })
         self.add("title", text=self.title(steps, highlight))
         self.add("rect", x=0, y=0, width=width, height=height, fill=COLOURS["background"])
@@ -266,6 +268,7 @@ class _Drawing:
             self.draw_tray(side)
         self.draw_caption(steps)
         self.draw_arrows(steps)
+        self.root.append(self.counts)
         ET.indent(self.root, space="")
         return ET.tostring(self.root, encoding="unicode") + "\n"
 
@@ -322,9 +325,11 @@ class _Drawing:
             self.add("circle", cls=f"checker {side}", data={"point": where},
                      cx=x, cy=y, r=RADIUS, fill=COLOURS[side], stroke=COLOURS[f"{side}-edge"],
                      stroke_width=1.5)
+            self.add("circle", cls="rim", cx=x, cy=y, r=RADIUS - 5, fill="none",
+                     stroke=COLOURS[f"{side}-rim"], stroke_width=1.5)
         if count > STACK:
             x, y = centres[-1]
-            self.add("text", text=str(count),
+            self.add("text", parent=self.counts, text=str(count),
                      cls=f"stack-count {side}", data={"point": where, "count": count},
                      x=x, y=y, dy="0.35em", text_anchor="middle", font_size=16,
                      font_family="sans-serif", font_weight="bold",
