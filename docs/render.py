@@ -15,12 +15,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from fastnardy import Position, svg
+from fastnardy import Position, Turn, svg
 
 SHORT_MIDDLE_GAME = "short w bar:1,13:4,8:3,6:4,4:2,2:1 24:2,13:4,8:3,7:1,6:3,5:2"
 
 
-def pictures() -> dict:
+def pictures() -> dict[str, tuple[Position, Turn]]:
     """File name → (position, highlighted turn)."""
     long_reply = Position.start("long").play("24/18 18/13")
     short = Position.from_string(SHORT_MIDDLE_GAME)
@@ -30,7 +30,7 @@ def pictures() -> dict:
     }
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "img")
     parser.add_argument("--size", type=int, default=760, help="width in pixels")
