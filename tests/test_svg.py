@@ -346,6 +346,14 @@ def test_to_png_through_cairosvg():
     assert int.from_bytes(picture[16:20], "big") == 200  # the IHDR width
 
 
+def test_to_png_through_chromium():
+    if svg.shutil.which("chromium") is None:
+        pytest.skip("Chromium is not installed")
+    picture = svg.to_png(svg.board(Position.start("long"), size=240), renderer="chromium")
+    assert picture.startswith(b"\x89PNG\r\n\x1a\n")
+    assert int.from_bytes(picture[16:20], "big") == 240
+
+
 def test_cli_board_writes_svg_and_png(tmp_path, capsys):
     pytest.importorskip("cairosvg")
     picture, png = tmp_path / "board.svg", tmp_path / "board.png"
