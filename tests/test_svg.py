@@ -277,7 +277,10 @@ def test_a_pass_draws_no_arrow():
     position = Position.from_string("short w bar:1,13:14 6:2,5:2,4:2,3:2,2:2,1:2,13:3")
     (turn,) = position.legal_turns((6, 6))
     assert turn.is_pass()
-    assert not having(parse(svg.board(position, highlight=turn)), "arrow")
+    root = parse(svg.board(position, highlight=turn))
+    assert not having(root, "arrow")
+    assert having(root, "game")[0].text == "short nardy: pass"
+    assert root[0].text.endswith("white plays pass")
 
 
 # --------------------------------------------------------------------------- bad arguments

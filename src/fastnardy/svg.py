@@ -72,7 +72,7 @@ def board(position: Position, *, size: Optional[int] = None, flipped: bool = Fal
           highlight: Union[Turn, str, None] = None, numbering: str = WHITE) -> str:
     """The position as an SVG document.
 
-    ``size`` is the picture's width in pixels (None: the natural size, about 620); ``flipped``
+    ``size`` is the picture's width in pixels (None: the natural size, 634 or 700); ``flipped``
     shows the board from black's side (black's home at the bottom right); ``highlight`` is a
     legal turn of this position, a :class:`Turn` or its notation, drawn as one arrow per step;
     ``numbering`` labels the points in ``"white"``'s numbering (board coordinates, RULES §0),
@@ -93,7 +93,7 @@ def board(position: Position, *, size: Optional[int] = None, flipped: bool = Fal
     steps = _highlight_steps(position, highlight)
     layout = _Layout(position.rules.game == LONG, BLACK if flipped else WHITE)
     labels = position.turn if numbering == "mover" else numbering
-    return _Drawing(position, layout, labels, size).document(steps, highlight)
+    return _Drawing(position, layout, labels, size).document(steps, highlight is not None)
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class _Layout:
 
     def bar_y(self, side: str, index: int) -> float:
         """Bar checkers stack from the middle outward, each side toward its own half."""
-        offset = MIDDLE_H / 2 - RADIUS + 2 + RADIUS + index * PITCH
+        offset = MIDDLE_H / 2 + 2 + index * PITCH
         return self.middle_y + offset if side == self.viewer else self.middle_y - offset
 
     def tray_x(self, side: str) -> float:
@@ -249,7 +249,7 @@ class _Drawing:
         return self.position.white_off if side == WHITE else self.position.black_off
 
     # ------------------------------------------------------------------ the picture
-    def document(self, steps: Tuple[Step, ...], highlight: object) -> str:
+    def document(self, steps: Tuple[Step, ...], highlighted: bool) -> str:
         layout = self.layout
         width, height = layout.width, layout.height
         shown = width if self.size is None else float(self.size)
@@ -259,24 +259,25 @@ class _Drawing:
             "viewBox": f"0 0 {_number(width)} {_number(height)}",
             "width": _number(shown), "height": _number(round(shown * height / width)),
         })
-        self.add("title", text=self.title(steps, highlight))
+        played = notation.format_steps(steps) if highlighted else None
+        self.add("title", text=self.title(played))
         self.add("rect", x=0, y=0, width=width, height=height, fill=COLOURS["background"])
         self.draw_frame()
         self.draw_points()
         for side in (WHITE, BLACK):
             self.draw_checkers(side)
             self.draw_tray(side)
-        self.draw_caption(steps)
+        self.draw_caption(played)
         self.draw_arrows(steps)
         self.root.append(self.counts)
         ET.indent(self.root, space="")
         return ET.tostring(self.root, encoding="unicode") + "\n"
 
-    def title(self, steps: Tuple[Step, ...], highlight: object) -> str:
+    def title(self, played: Optional[str]) -> str:
         position = self.position
         text = f"{position.rules.game} nardy, {position.turn} to move: {position.to_string()}"
-        if highlight is not None:
-            text += f"; {position.turn} plays {notation.format_steps(steps)}"
+        if played is not None:
+            text += f"; {position.turn} plays {played}"
         return text
 
     def draw_frame(self) -> None:
@@ -354,7 +355,7 @@ class _Drawing:
                      font_size=13, font_family="sans-serif", font_weight="bold",
                      fill=COLOURS["caption"])
 
-    def draw_caption(self, steps: Tuple[Step, ...]) -> None:
+    def draw_caption(self, played: Optional[str]) -> None:
         position, layout = self.position, self.layout
         y = FRAME + INNER_H + FRAME + CAPTION_H / 2
         self.add("circle", cls=f"turn-marker {position.turn}", cx=FRAME + 8, cy=y,
@@ -365,7 +366,7 @@ class _Drawing:
                  x=FRAME + 22, y=y, dy="0.35em", font_size=15, font_family="sans-serif",
                  fill=COLOURS["caption"])
         game = f"{'long' if layout.long_game else 'short'} nardy"
-        self.add("text", text=game if not steps else f"{game}: {notation.format_steps(steps)}",
+        self.add("text", text=game if played is None else f"{game}: {played}",
                  cls="game", x=layout.width - FRAME, y=y, dy="0.35em",
                  text_anchor="end", font_size=15, font_family="sans-serif",
                  fill=COLOURS["caption"])
