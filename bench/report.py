@@ -10,19 +10,22 @@ non-doubles, the median over rounds of the mean time of:
   (c) ref      the pure-Python reference's ``enumerate_turns`` (every turn built);
 
 and the ratios ref/kernel, ref/API and ref/API-all (how many times faster), then perft nodes
-per second.
+per second. ``--plot FILE`` also draws the speed table as a bar chart (needs matplotlib).
 
     PYTHONPATH=src python bench/report.py [--sample 120] [--rounds 5] [--long-games 60]
+                                          [--plot speed.png]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple, Sequence
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -70,19 +73,71 @@ def items_of(positions: list, rolls: list) -> list:
     return [(p.rules.code, *p.mover_frame(), d1, d2, p) for p in positions for d1, d2 in rolls]
 
 
+class SpeedRow(NamedTuple):
+    """One line of the speed table; times in µs per (position, roll)."""
+
+    game: str
+    phase: str
+    rolls: str
+    positions: int
+    turns: float
+    kernel_all: float
+    kernel: float
+    api: float
+    api_all: float
+    ref: float
+
+    def markdown(self) -> str:
+        return (f"| {self.game} | {self.phase} | {self.rolls} | {self.positions} "
+                f"| {self.turns:.1f} | {self.kernel_all:.2f} | {self.kernel:.2f} "
+                f"| {self.api:.2f} | {self.api_all:.1f} | {self.ref:.0f} "
+                f"| {self.ref / self.kernel:,.0f}× | {self.ref / self.api:,.0f}× "
+                f"| {self.ref / self.api_all:,.0f}× |")
+
+
+def plot_speed(rows: Sequence[SpeedRow], path: str) -> None:
+    """The speed table as a bar chart: per row of the table, the kernel, API, API-all and
+    reference times on a log scale. Written to ``path`` (the format follows its suffix)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = (("kernel", "kernel"), ("api", "API"), ("api_all", "API all"), ("ref", "ref"))
+    width = 0.8 / len(series)
+    figure, axes = plt.subplots(figsize=(max(6.0, 0.9 * len(rows) + 2), 4.5))
+    for number, (field, label) in enumerate(series):
+        xs = [i + (number - (len(series) - 1) / 2) * width for i in range(len(rows))]
+        axes.bar(xs, [getattr(row, field) for row in rows], width, label=label)
+    axes.set_yscale("log")
+    axes.set_ylabel("µs per (position, roll)")
+    axes.set_xticks(range(len(rows)))
+    axes.set_xticklabels([f"{r.game} {r.phase}\n{r.rolls}" for r in rows], fontsize=8)
+    axes.set_title("legal turns: time per (position, roll)")
+    axes.grid(axis="y", which="major", alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=120, help="positions per group for (b), (c)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--long-games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--plot", metavar="FILE", help="also draw the speed table as a chart")
     args = parser.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        parser.error("--plot needs matplotlib (pip install matplotlib)")
     rng = random.Random(args.seed)
     groups = corpus(args.long_games)
 
     print("| game | phase | rolls | positions | turns/roll | kernel µs (all) | kernel µs | API µs "
           "| API all µs | ref µs | ref/kernel | ref/API | ref/API all |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    rows: list[SpeedRow] = []
     for game in ("long", "short"):
         for phase in PHASES:
             positions = groups.get((game, phase), [])
@@ -98,10 +153,12 @@ def main(argv=None) -> int:
                 api_all = median_per_item(api_all_turns, chosen, args.rounds)
                 ref = median_per_item(reference_turns, chosen, 1 if args.rounds < 3 else 3)
                 turns = sum(_kernel.count_turns(*i[:7]) for i in everything) / len(everything)
-                print(f"| {game} | {phase} | {label} | {len(positions)} | {turns:.1f} "
-                      f"| {k_all:.2f} | {k:.2f} | {api:.2f} | {api_all:.1f} | {ref:.0f} "
-                      f"| {ref / k:,.0f}× | {ref / api:,.0f}× | {ref / api_all:,.0f}× |",
-                      flush=True)
+                row = SpeedRow(game, phase, label, len(positions), turns, k_all, k, api,
+                               api_all, ref)
+                rows.append(row)
+                print(row.markdown(), flush=True)
+    if args.plot:
+        plot_speed(rows, args.plot)
     print()
     print("| perft | nodes | seconds (median) | nodes/s |")
     print("|---|---|---|---|")

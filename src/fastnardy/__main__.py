@@ -3,7 +3,7 @@
     python -m fastnardy perft {long,short,POSITION} DEPTH [--weighted] [--divide]
                                 [--backend kernel|reference] [--head-rule ...] ...
     python -m fastnardy turns POSITION D1 D2
-    python -m fastnardy board POSITION
+    python -m fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN]
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from . import Position, Rules, perft, perft_divide
 from .errors import FastNardyError
@@ -37,6 +38,35 @@ def _add_position(parser) -> None:
     parser.add_argument("--backend", choices=("kernel", "reference"), default=None)
 
 
+def _add_picture_options(parser) -> None:
+    parser.add_argument("--svg", metavar="FILE", help="also write the board as an SVG picture")
+    parser.add_argument("--png", metavar="FILE",
+                        help="also write it as a PNG (through cairosvg or headless Chromium)")
+    parser.add_argument("--flipped", action="store_true", help="pictures from black's side")
+    parser.add_argument("--highlight", metavar="TURN",
+                        help="draw this legal turn's steps as arrows in the pictures")
+
+
+def _write_pictures(args, position: Position) -> None:
+    """The board command's --svg and --png files (fastnardy.svg)."""
+    if args.svg is None and args.png is None:
+        return
+    from . import svg
+
+    document = svg.board(position, flipped=args.flipped, highlight=args.highlight)
+    if args.svg is not None:
+        _write_file(args.svg, document.encode("utf-8"))
+    if args.png is not None:
+        _write_file(args.png, svg.to_png(document))
+
+
+def _write_file(path: str, content: bytes) -> None:
+    try:
+        Path(path).write_bytes(content)
+    except OSError as exc:
+        raise FastNardyError(f"cannot write {path}: {exc.strerror}") from None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fastnardy", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,11 +81,13 @@ def main(argv=None) -> int:
     p_turns.add_argument("dice", type=int, nargs=2)
     p_board = sub.add_parser("board", help="draw the position")
     _add_position(p_board)
+    _add_picture_options(p_board)
     args = parser.parse_args(argv)
     try:
         position = _position(args)
         if args.command == "board":
             print(position)
+            _write_pictures(args, position)
         elif args.command == "turns":
             for turn in position.legal_turns(args.dice, backend=args.backend):
                 print(turn)

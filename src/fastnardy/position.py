@@ -258,6 +258,10 @@ def _validate(rules: Rules, white: tuple, white_bar: int, black: tuple, black_ba
                     f"T7/L6: {side} holds a forbidden six-block on the opponent's points "
                     f"{block[0]}-{block[1]}")
 
+    def _repr_svg_(self) -> str:
+        from . import svg
+        return svg.board(self)
+
 
 _dice = _kernel.dice_pair
 
