@@ -1,15 +1,35 @@
-"""Batches for search and learning: positions as numpy rows, turns counted and expanded by
-the kernel.
+"""Batches for search and learning: positions as numpy rows or packed keys, turns counted
+and expanded by the kernel in one call (without the GIL, so threads run in parallel).
 
 A **board row** is 50 int8 values in the mover's frame: the side to move's 24 point counts
 (own numbering, index 0 = its point 1), its bar, the opponent's 24 counts (the opponent's
-own numbering) and the opponent's bar. Borne-off checkers are 15 minus the rest. A row does
-not say which colour moves; rules are given per call.
+own numbering) and the opponent's bar. Borne-off checkers are 15 minus the rest. A **key**
+is the same position packed in 16 bytes (``KEY_DTYPE``, fields ``lo`` and ``hi``; the
+layout is in :mod:`fastnardy._kernel`). Every function taking ``boards`` takes either an
+(N, 50) integer array of rows or a 1-D ``KEY_DTYPE`` array of keys. Neither says which colour
+moves; rules are given per call.
+
+Memory (N input rows, M children):
+
+* ``count_turns``: 4 bytes a row (int32 counts), plus an int8 copy of the input when it is
+  not already C-contiguous int8.
+* ``expand``: 54 bytes a child with rows (50 + 4 for ``parent``), 20 with ``keys=True``.
+* ``chance_expand``: one byte more a child (``roll``), and 8 bytes per (row, roll) for
+  ``offsets`` (168 bytes a row).
+
+The children are written into buffers that grow by doubling with ``realloc`` and are handed
+to numpy without a copy; large buffers grow by remapping and the unused tail is never
+touched, so the peak resident memory is close to the output itself. A contact position of
+short nardy has about 20 children per roll (about 400 over the 21 rolls): a chance node of
+one row is about 8 KB as keys, 22 KB as rows. Pass ``max_children`` to bound a call: a
+result that would be larger raises :class:`ResourceLimitError` (a ``MemoryError`` and a
+``FastNardyError``) before the memory is used, as does a failed allocation; split the rows
+into chunks to stay within it.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, NamedTuple, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -17,53 +37,106 @@ import numpy.typing as npt
 from . import _kernel
 from .errors import InvalidPositionError
 from .position import BLACK, WHITE, Position
+from .reference import ALL_ROLLS
 from .rules import Rules
 
-__all__ = ["BOARD_WIDTH", "count_turns", "decode", "encode", "expand", "rows_from_keys"]
+__all__ = ["BOARD_WIDTH", "KEY_DTYPE", "PROBABILITY", "ROLLS", "ChanceNodes", "chance_expand",
+           "count_turns", "decode", "encode", "expand", "rows_from_keys"]
 
 BOARD_WIDTH = 50
 BOARD_DTYPE = np.int8
+KEY_DTYPE = _kernel.KEY_DTYPE
+
+# T5: the 21 distinct rolls (d1 <= d2), and the probability of each (1/36 a double, else 2/36)
+ROLLS = np.array(ALL_ROLLS, dtype=np.int8)
+ROLLS.setflags(write=False)
+PROBABILITY = np.array([(1 if a == b else 2) / 36 for a, b in ALL_ROLLS])
+PROBABILITY.setflags(write=False)
 
 
-def encode(positions: Iterable[Position]) -> np.ndarray:
-    """Board rows (N, 50) int8 of the positions, each from its side to move's view."""
-    rows = []
+def encode(positions: Iterable[Position], *, keys: bool = False) -> np.ndarray:
+    """The positions from each side to move's view: board rows (N, 50) int8, or with
+    ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys."""
+    items = []
     for position in positions:
         if not isinstance(position, Position):
             raise InvalidPositionError(f"expected Position values, not {position!r}")
-        me, me_bar, opp, opp_bar = position.mover_frame()
-        rows.append(me + (me_bar,) + opp + (opp_bar,))
-    return np.array(rows, dtype=BOARD_DTYPE).reshape(len(rows), BOARD_WIDTH)
+        if keys:
+            items.append(position.key)
+        else:
+            me, me_bar, opp, opp_bar = position.mover_frame()
+            items.append(me + (me_bar,) + opp + (opp_bar,))
+    if keys:
+        return np.array(items, dtype=KEY_DTYPE)
+    return np.array(items, dtype=BOARD_DTYPE).reshape(len(items), BOARD_WIDTH)
 
 
 def decode(rules: object, boards: np.ndarray, turn: str = WHITE) -> list:
-    """Positions from board rows, ``turn`` being the side to move of every row (T7-checked)."""
+    """Positions from board rows or keys, ``turn`` being the side to move of every row
+    (T7-checked)."""
     rules = Rules.of(rules)
-    rows = _rows(boards)
+    if not isinstance(turn, str) or turn not in (WHITE, BLACK):
+        raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
+    array = np.asarray(boards)
+    rows = rows_from_keys(rules, array) if array.dtype == KEY_DTYPE else _rows(array)
     out = []
     for row in rows.tolist():
         me, me_bar, opp, opp_bar = row[:24], row[24], row[25:49], row[49]
         if turn == WHITE:
             out.append(Position.from_points(rules, me, opp, WHITE, me_bar, opp_bar))
-        elif turn == BLACK:
-            out.append(Position.from_points(rules, opp, me, BLACK, opp_bar, me_bar))
         else:
-            raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
+            out.append(Position.from_points(rules, opp, me, BLACK, opp_bar, me_bar))
     return out
 
 
 def count_turns(rules: object, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
     """The number of distinct legal turns (T1; a pass counts 1, a finished game 0) of each
-    row for its roll: int32 array of N. ``dice`` is (N, 2)."""
-    return _kernel.count_turns_batch(Rules.of(rules).code, _rows(boards), dice)
+    row for its roll: int32 array of N. ``dice`` is (N, 2), or (2,) for the same roll on
+    every row."""
+    return _kernel.count_turns_batch(Rules.of(rules).code, boards, dice)
 
 
-def expand(rules: object, boards: np.ndarray, dice: np.ndarray) -> tuple:
+def expand(rules: object, boards: np.ndarray, dice: np.ndarray, *, keys: bool = False,
+           max_children: Optional[int] = None) -> tuple:
     """Every legal turn of every (row, roll), in one kernel call: ``(children, parent)`` where
-    ``children`` are the resulting board rows (M, 50) **from the next mover's view** (sides
-    swapped), in T2 order per row, and ``parent[i]`` is the row that ``children[i]`` came
-    from. A pass is one child; a finished game has none."""
-    return _kernel.expand_batch(Rules.of(rules).code, _rows(boards), dice)
+    ``children`` are the resulting positions **from the next mover's view** (sides swapped),
+    in T2 order per row, as (M, 50) rows or, with ``keys``, an (M,) ``KEY_DTYPE`` array, and
+    ``parent[i]`` is the row that ``children[i]`` came from. A pass is one child; a finished
+    game has none. ``dice`` is (N, 2)."""
+    return _kernel.expand_batch(Rules.of(rules).code, boards, dice, keys, max_children)
+
+
+class ChanceNodes(NamedTuple):
+    """The children of N positions under each of the 21 rolls (``chance_expand``).
+
+    ``children``: (M, 50) rows or (M,) keys, from the next mover's view; row-major by
+    (position, roll), T2 order within a roll. ``parent``: (M,) int32, the position of each
+    child. ``roll``: (M,) int8, the index of its roll into ``ROLLS``. ``offsets``:
+    (N * 21 + 1,) int64, so that the children of position i under roll j are
+    ``children[offsets[21 * i + j]:offsets[21 * i + j + 1]]`` (empty only for a finished
+    game, T4; a pass is one child). ``probability``: ``PROBABILITY``, (21,) float64.
+    """
+
+    children: np.ndarray
+    parent: np.ndarray
+    roll: np.ndarray
+    offsets: np.ndarray
+    probability: np.ndarray
+
+    def of(self, position: int, roll: int) -> np.ndarray:
+        """The children of one position (row index) under one roll (index into ROLLS)."""
+        k = 21 * position + roll
+        return self.children[self.offsets[k]:self.offsets[k + 1]]
+
+
+def chance_expand(rules: object, boards: np.ndarray, *, keys: bool = False,
+                  max_children: Optional[int] = None) -> ChanceNodes:
+    """The chance node of every row in one kernel call: the legal turns under each of the 21
+    rolls of T5, the same children as 21 ``expand`` calls, in the layout of
+    :class:`ChanceNodes`."""
+    children, parent, roll, offsets = _kernel.chance_batch(Rules.of(rules).code, boards, keys,
+                                                           max_children)
+    return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
 
 
 def _rows(boards: object) -> np.ndarray:
@@ -73,7 +146,6 @@ def _rows(boards: object) -> np.ndarray:
             f"boards must be an integer array of shape (N, {BOARD_WIDTH}), not "
             f"{rows.dtype} {rows.shape}")
     return rows
-
 
 
 _FIELD_SHIFTS = np.uint64(5) * np.arange(12, dtype=np.uint64)
