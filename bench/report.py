@@ -30,6 +30,7 @@ from typing import NamedTuple, Sequence
 sys.path.insert(0, str(Path(__file__).parent))
 
 from corpus import PHASES, corpus  # noqa: E402
+from searchpath import fastnardy_workloads, measure, thread_scaling  # noqa: E402
 
 from fastnardy import ALL_ROLLS, Position, _kernel, perft, reference  # noqa: E402
 
@@ -121,6 +122,24 @@ def plot_speed(rows: Sequence[SpeedRow], path: str) -> None:
     plt.close(figure)
 
 
+def print_search_path(groups: dict, rounds: int) -> None:
+    """Issue 6's table for fastnardy (bench/peers.py adds the peers to the same run): the
+    short corpus (all phases) and long contact, then the scaling from one thread to two."""
+    for game, phases in (("short", PHASES), ("long", ("contact",))):
+        positions = [p for ph in phases for p in groups.get((game, ph), [])]
+        results = measure(fastnardy_workloads(positions), rounds)
+        print(f"| {game}: {len(positions)} positions x 21 rolls | thread CPU µs per "
+              f"position-roll |")
+        print("|---|---|")
+        for name, micros in results.items():
+            print(f"| {name} | {micros:.2f} |")
+        print()
+    print("| two threads vs one (same work twice) | throughput ratio |")
+    print("|---|---|")
+    for name, ratio in thread_scaling(groups[("short", "contact")][:500]):
+        print(f"| {name} | {ratio:.2f}× |")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=120, help="positions per group for (b), (c)")
@@ -159,6 +178,8 @@ def main(argv=None) -> int:
                 print(row.markdown(), flush=True)
     if args.plot:
         plot_speed(rows, args.plot)
+    print()
+    print_search_path(groups, args.rounds)
     print()
     print("| perft | nodes | seconds (median) | nodes/s |")
     print("|---|---|---|---|")

@@ -319,3 +319,20 @@ def test_a_long_kernel_call_stops_on_keyboard_interrupt(call):
         timer.cancel()
     assert time.perf_counter() - start < 0.3 + 0.5
     assert perft(long_start, 2) == 484  # the kernel still works afterwards
+
+
+def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130():
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    time.sleep(2.0)  # started, inside perft(6), which takes minutes
+    sent = time.perf_counter()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert time.perf_counter() - sent < 1.5
+    assert process.returncode == 130 and err == "interrupted\n" and "Traceback" not in out

@@ -110,6 +110,9 @@ def main(argv=None) -> int:
     except FastNardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the kernel stops within milliseconds
+        print("interrupted", file=sys.stderr)
+        return 130
     return 0
 
 
