@@ -242,23 +242,27 @@ cdef inline uint64_t flip12(uint64_t x) noexcept nogil:
     return x + mine * 15 - opp * 15
 
 
+cdef inline uint64_t rev12(uint64_t x) noexcept nogil:
+    """The twelve 5-bit fields of x (bits 0..59) in reverse order: swap neighbouring fields,
+    then neighbouring pairs (each block of four is reversed), then the outer two blocks."""
+    x = ((x & <uint64_t>0x7c1f07c1f07c1f) << 5) | ((x >> 5) & <uint64_t>0x7c1f07c1f07c1f)
+    x = ((x & <uint64_t>0x3ff003ff003ff) << 10) | ((x >> 10) & <uint64_t>0x3ff003ff003ff)
+    return ((x & <uint64_t>0xfffff) << 40) | (x & (<uint64_t>0xfffff << 20)) | ((x >> 40) & <uint64_t>0xfffff)
+
+
 cdef void nb_swap_key(uint64_t lo, uint64_t hi, int is_short, uint64_t* olo,
                       uint64_t* ohi) noexcept nogil:
     """The key of the same position with the opponent to move (its own frame): the field of
     point q comes from the mirror point, owners exchanged; the bars change places. Long
     nardy's mirror (q +- 12) exchanges the two halves whole."""
-    cdef uint64_t nlo = 0, nhi = 0
-    cdef int q
     cdef uint64_t M60 = (<uint64_t>1 << 60) - 1
     if not is_short:
         olo[0] = flip12(hi & M60)
         ohi[0] = flip12(lo & M60)
         return
-    for q in range(1, 13):  # short: q <- 25 - q, i.e. the other half, reversed
-        nlo |= ((hi >> (5 * (12 - q))) & 31) << (5 * (q - 1))
-        nhi |= ((lo >> (5 * (12 - q))) & 31) << (5 * (q - 1))
-    olo[0] = flip12(nlo) | ((hi >> 60) << 60)
-    ohi[0] = flip12(nhi) | ((lo >> 60) << 60)
+    # short: q <- 25 - q, i.e. the other half with its fields in reverse order
+    olo[0] = flip12(rev12(hi & M60)) | ((hi >> 60) << 60)
+    ohi[0] = flip12(rev12(lo & M60)) | ((lo >> 60) << 60)
 
 
 cdef int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, int is_short,
