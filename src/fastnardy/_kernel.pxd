@@ -16,6 +16,9 @@ cdef enum:
     # Lossy transposition table of inner nodes (general path for doubles only).
     NB_TT_SLOTS = 16384
     NB_TT_PROBES = 8
+    # First steps of a non-double: 25 sources (bar or points) x 2 dice x 2 (S8: the hitter
+    # or another checker) at most.
+    NB_FIRST_STEPS = 100
     # perft depth limit (the child buffers are allocated per ply).
     NB_MAX_DEPTH = 64
 
@@ -96,7 +99,6 @@ ctypedef struct nb_ctx:
     uint32_t ticks      # generations since the call began (paces the polling)
 
 
-cdef void nb_finish_board(nb_board* b, int is_short) noexcept nogil
 cdef void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil
 cdef void nb_swap_key(uint64_t lo, uint64_t hi, int is_short, uint64_t* olo,
                       uint64_t* ohi) noexcept nogil

@@ -131,61 +131,15 @@ cdef inline int mir(int q, int is_short) noexcept nogil:
     return q + 12 if q <= 12 else q - 12
 
 
-cdef inline void put(nb_board* b, int p) noexcept nogil:
-    """Rewrite the 5-bit key field of point p (1..24)."""
-    cdef uint64_t v
-    cdef int sh
-    if b.m[p]:
-        v = <uint64_t>b.m[p]
-    elif b.o[p]:
-        v = <uint64_t>(15 + b.o[p])
+cdef inline void key_add(nb_board* b, int p, int delta) noexcept nogil:
+    """Add delta to the key field of point p (1..24), or to the mover's bar count (p = 25);
+    the field must stay within 0..30."""
+    if p == 25:
+        b.lo += <uint64_t>(<int64_t>delta) << 60
+    elif p <= 12:
+        b.lo += <uint64_t>(<int64_t>delta) << (5 * (p - 1))
     else:
-        v = 0
-    if p <= 12:
-        sh = 5 * (p - 1)
-        b.lo = (b.lo & ~(<uint64_t>31 << sh)) | (v << sh)
-    else:
-        sh = 5 * (p - 13)
-        b.hi = (b.hi & ~(<uint64_t>31 << sh)) | (v << sh)
-
-
-cdef inline void put_bars(nb_board* b) noexcept nogil:
-    b.lo = (b.lo & ~(<uint64_t>15 << 60)) | (<uint64_t>b.m[25] << 60)
-    b.hi = (b.hi & ~(<uint64_t>15 << 60)) | (<uint64_t>b.o[25] << 60)
-
-
-cdef void nb_finish_board(nb_board* b, int is_short) noexcept nogil:
-    """Recompute masks, off counts and key from the counts m[1..25], o[1..25] (one pass:
-    the two halves of the key are built by shifting, no field is rewritten)."""
-    cdef int p, sm = b.m[25], so = b.o[25], m, o
-    cdef uint32_t mine = 0, closed = 0, blots = 0
-    cdef uint64_t lo = 0, hi = 0, v
-    for p in range(24, 0, -1):  # highest first, so that each half shifts in from the top
-        m = b.m[p]
-        o = b.o[p]
-        sm += m
-        so += o
-        v = <uint64_t>(m + (15 + o if o else 0))  # a point never holds both colours (T7)
-        if p > 12:
-            hi = (hi << 5) | v
-        else:
-            lo = (lo << 5) | v
-        mine |= <uint32_t>(m > 0) << p
-        if is_short:
-            closed |= <uint32_t>(o >= 2) << p
-            blots |= <uint32_t>(o == 1) << p
-        else:
-            closed |= <uint32_t>(o > 0) << p
-    if b.m[25]:
-        mine |= BAR
-    b.mine = mine
-    b.closed = closed
-    b.blots = blots
-    b.hitters = 0
-    b.m[0] = <int8_t>(15 - sm)
-    b.o[0] = <int8_t>(15 - so)
-    b.lo = lo | (<uint64_t>b.m[25] << 60)
-    b.hi = hi | (<uint64_t>b.o[25] << 60)
+        b.hi += <uint64_t>(<int64_t>delta) << (5 * (p - 13))
 
 
 cdef void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil:
@@ -268,34 +222,54 @@ cdef void nb_swap_key(uint64_t lo, uint64_t hi, int is_short, uint64_t* olo,
 cdef int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, int is_short,
                   nb_board* b) noexcept nogil:
     """The board of a position given as counts in each side's own numbering, with the
-    structural checks (the Position layer adds L6 of T7). Returns 0, or the number of the
-    broken check (see _build_error)."""
-    cdef int i, p, sm = me_bar, so = opp_bar
+    structural checks (the Position layer adds L6 of T7): counts, masks and key in one pass
+    over the points, highest first, so that each half of the key shifts in from the top.
+    Returns 0, or the number of the broken check (see _build_error)."""
+    cdef int p, m, o, sm = me_bar, so = opp_bar, negative = 0, both = 0
+    cdef uint32_t mine = 0, closed = 0, blots = 0
+    cdef uint64_t lo = 0, hi = 0, v
     if me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15:
         return 1
     if not is_short and (me_bar or opp_bar):
         return 2
-    for i in range(24):
-        if me[i] < 0 or opp[i] < 0:
-            return 3
-        sm += me[i]
-        so += opp[i]
+    for p in range(24, 0, -1):
+        m = me[p - 1]
+        o = opp[mir(p, is_short) - 1]
+        negative |= (m < 0) | (o < 0)
+        both |= (m != 0) & (o != 0)
+        sm += m
+        so += o
+        b.m[p] = <int8_t>m
+        b.o[p] = <int8_t>o
+        v = <uint64_t>(m + (15 + o if o else 0))
+        if p > 12:
+            hi = (hi << 5) | v
+        else:
+            lo = (lo << 5) | v
+        mine |= <uint32_t>(m > 0) << p
+        if is_short:
+            closed |= <uint32_t>(o >= 2) << p
+            blots |= <uint32_t>(o == 1) << p
+        else:
+            closed |= <uint32_t>(o > 0) << p
+    if negative:
+        return 3
     if sm > 15:
         return 4
     if so > 15:
         return 5
-    memset(b, 0, sizeof(nb_board))
-    for i in range(24):
-        b.m[i + 1] = me[i]
-    for i in range(24):
-        if opp[i]:
-            p = mir(i + 1, is_short)
-            if b.m[p]:
-                return 6
-            b.o[p] = opp[i]
+    if both:
+        return 6
     b.m[25] = <int8_t>me_bar
     b.o[25] = <int8_t>opp_bar
-    nb_finish_board(b, is_short)
+    b.m[0] = <int8_t>(15 - sm)
+    b.o[0] = <int8_t>(15 - so)
+    b.mine = mine | (BAR if me_bar else 0)
+    b.closed = closed
+    b.blots = blots
+    b.hitters = 0
+    b.lo = lo | (<uint64_t>me_bar << 60)
+    b.hi = hi | (<uint64_t>opp_bar << 60)
     return 0
 
 
@@ -404,21 +378,21 @@ cdef inline int child(nb_ctx* c, const nb_board* b, nb_board* nb, int p, int d, 
     nb.m[p] -= 1
     if nb.m[p] == 0:
         nb.mine &= ~(1u << p)
+    key_add(nb, p, -1)  # the key's field of a mover point is its count (the bar too)
     if dst == 0:
         nb.m[0] += 1
     else:
-        if c.is_short and nb.o[dst] == 1:  # S3 hit
+        if c.is_short and nb.o[dst] == 1:  # S3 hit: field 16 (one opponent) becomes 1
             hit = 1
             nb.o[dst] = 0
             nb.o[25] += 1
             nb.blots &= ~(1u << dst)
+            nb.hi += <uint64_t>1 << 60
+            key_add(nb, dst, -15)
+        else:
+            key_add(nb, dst, 1)
         nb.m[dst] += 1
         nb.mine |= 1u << dst
-        put(nb, dst)
-    if p == 25 or hit:
-        put_bars(nb)
-    if p != 25:
-        put(nb, p)
     if c.hh_forbid:
         if hv:
             nb.hitters &= ~(1u << p)
@@ -604,7 +578,9 @@ cdef void g_dfs(nb_ctx* c, int depth, int rem, uint64_t seq) noexcept nogil:
 
 cdef void nd_search(nb_ctx* c) noexcept nogil:
     """Search of a non-double: first steps in T2 order (source descending, the larger die
-    first), then the other die as leaves.
+    first), then the other die as leaves. Positions after one step (and the root) matter only
+    when no play uses both dice (L7), which is rare: they are kept aside and recorded only
+    then, so that the common case costs no table insert for them.
 
     Canonical pruning: when nothing makes the legality of two steps depend on their order
     (no checker on the bar (S5), no S8 hitters, no possible L6 block on the way, neither step
@@ -617,7 +593,8 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
     cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon
     cdef uint32_t used_big
     cdef uint64_t seq1, lo, hi
-    g_record(c, b, 0, 0, 0)
+    cdef nb_entry ones[NB_FIRST_STEPS]   # one-step candidates, recorded if best stays < 2
+    cdef int n_ones = 0, i
     canon = _fast_paths and (not c.hh_forbid) and b.m[25] == 0
     if canon and c.step_block:
         U = (b.mine | (b.mine >> c.d0) | (b.mine >> c.d1) | (b.mine >> (c.d0 + c.d1))) & PTS
@@ -647,9 +624,15 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                 if not child(c, b, nb, p, x, hv, &dst, &hit):
                     continue
                 seq1 = seq_add(0, 0, p, dst, hit)
-                g_record(c, nb, 1, used_big, seq1)
-                if nb.m[0] == 15:
+                if nb.m[0] == 15:  # the 15th checker off: counts as both dice (L7)
+                    g_record(c, nb, 1, used_big, seq1)
                     continue
+                if not (c.turn_end and run6_forbidden(nb.mine, c.F)):
+                    ones[n_ones].lo = nb.lo
+                    ones[n_ones].hi = nb.hi
+                    ones[n_ones].seq = seq1
+                    ones[n_ones].flags = used_big
+                    n_ones += 1
                 T = sources(c, nb, y)
                 if canon and dst != 0:
                     keep = ((1u << p) - 1) | ((2u << y) - 1)
@@ -661,6 +644,10 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                     T ^= 1u << t
                     if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
                         g_insert(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
+    if c.best < 2:
+        g_record(c, b, 0, 0, 0)
+        for i in range(n_ones):
+            g_insert(c, ones[i].lo, ones[i].hi, 1, ones[i].flags, ones[i].seq)
 
 
 cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
