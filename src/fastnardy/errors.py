@@ -27,3 +27,8 @@ class IllegalTurnError(FastNardyError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.step = step
+
+
+class InvalidRecordError(FastNardyError):
+    """A game record (fastnardy's text record or a GNU Backgammon ``.mat`` export) that does not
+    read: the message names the line (``"line 12: ..."``) where the text says where."""
