@@ -289,6 +289,21 @@ class MatGame:
     scores: Tuple[int, int]
     actions: Tuple[MatAction, ...]
 
+    @property
+    def cube(self) -> int:
+        """The cube's value when the game ended: the last double that was taken, else 1."""
+        value = 1
+        for action in self.actions:
+            if isinstance(action, CubeAction) and action.action == "take":
+                value = action.cube
+        return value
+
+    @property
+    def result(self) -> Optional[Win]:
+        """The game's ``Wins N points`` line, or None for an unfinished game."""
+        last = self.actions[-1] if self.actions else None
+        return last if isinstance(last, Win) else None
+
     def to_record(self) -> GameRecord:
         """The game's turns as a short-nardy :class:`GameRecord`. Its T6 opening throw is the
         first roll (the first mover threw the higher die). A roll left unplayed just before
