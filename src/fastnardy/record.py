@@ -385,7 +385,7 @@ class _MatReader:
         match = re.match(r"\s*([0-9]+)\)", line)
         label = int(match.group(1)) if match else 0
         cells = list(self._cells(line, match.end() if match else 0, number))
-        if not cells or (not match and any(c.group("points") is None for _, c in cells)):
+        if not match and any(c.group("points") is None for _, c in cells):
             raise InvalidRecordError(f"line {number}: expected a numbered line of moves or a "
                                      f"'Wins N points' line, not {line!r}")
         for index, (column, cell) in enumerate(cells):
