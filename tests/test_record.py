@@ -106,6 +106,13 @@ def test_record_must_be_text():
     lambda: RecordedTurn(1, "white", [6, 5], "pass"),
     lambda: RecordedTurn(True, "white", (6, 5), "pass"),
     lambda: RecordedTurn(1, "white", (6, 5), None),
+    lambda: CubeAction(1, "white", "redouble", 4),
+    lambda: CubeAction(1, "left", "double", 2),
+    lambda: Win("white", 0),
+    lambda: MatGame(-1, 1, ("a", "b"), (0, 0), ()),
+    lambda: MatGame(5, 1, ("a", "b"), (0, -1), ()),
+    lambda: MatGame(5, 1, ("a", ""), (0, 0), ()),
+    lambda: MatGame(5, 1, ("a", "b"), (0, 0), ("24/18",)),
 ])
 def test_record_values_check_their_fields(build):
     with pytest.raises(InvalidRecordError):

@@ -76,6 +76,16 @@ def _check_roll(roll: object, line: int) -> Roll:
     return (roll[0], roll[1])
 
 
+def _check_side(side: object, line: int) -> None:
+    if side not in SIDES:
+        raise InvalidRecordError(f"{_at(line)}the side is 'white' or 'black', not {side!r}")
+
+
+def _check_count(what: str, value: object, line: int) -> None:
+    if type(value) is not int or value < 1:
+        raise InvalidRecordError(f"{_at(line)}{what} is a positive integer, not {value!r}")
+
+
 @dataclass(frozen=True)
 class RecordedTurn:
     """One recorded turn, as written: not yet checked against the rules. ``turn`` is notation
@@ -89,12 +99,8 @@ class RecordedTurn:
     line: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
-        if type(self.number) is not int or self.number < 1:
-            raise InvalidRecordError(f"{_at(self.line)}a move number is a positive integer, "
-                                     f"not {self.number!r}")
-        if self.side not in SIDES:
-            raise InvalidRecordError(f"{_at(self.line)}the side is 'white' or 'black', "
-                                     f"not {self.side!r}")
+        _check_count("a move number", self.number, self.line)
+        _check_side(self.side, self.line)
         _check_roll(self.roll, self.line)
         if not isinstance(self.turn, str):
             raise InvalidRecordError(f"{_at(self.line)}a turn is notation text, "
@@ -265,6 +271,14 @@ class CubeAction:
     cube: int
     line: int = field(default=0, compare=False)
 
+    def __post_init__(self) -> None:
+        _check_side(self.side, self.line)
+        if self.action not in ("double", "take", "drop"):
+            raise InvalidRecordError(f"{_at(self.line)}a cube action is 'double', 'take' or "
+                                     f"'drop', not {self.action!r}")
+        _check_count("a move number", self.number, self.line)
+        _check_count("the cube", self.cube, self.line)
+
 
 @dataclass(frozen=True)
 class Win:
@@ -273,6 +287,10 @@ class Win:
     side: str
     points: int
     line: int = field(default=0, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_side(self.side, self.line)
+        _check_count("the points won", self.points, self.line)
 
 
 MatAction = Union[RecordedTurn, CubeAction, Win]
@@ -288,6 +306,23 @@ class MatGame:
     players: Tuple[str, str]
     scores: Tuple[int, int]
     actions: Tuple[MatAction, ...]
+
+    def __post_init__(self) -> None:
+        if type(self.match_length) is not int or self.match_length < 0:
+            raise InvalidRecordError(f"the match length is a non-negative integer (0: money "
+                                     f"play), not {self.match_length!r}")
+        _check_count("the game number", self.number, 0)
+        if not (isinstance(self.players, tuple) and len(self.players) == 2):
+            raise InvalidRecordError(f"players must be a pair of names, not {self.players!r}")
+        for name in self.players:
+            check_name(name)
+        if not (isinstance(self.scores, tuple) and len(self.scores) == 2
+                and all(type(n) is int and n >= 0 for n in self.scores)):
+            raise InvalidRecordError(f"scores must be two non-negative integers, "
+                                     f"not {self.scores!r}")
+        if not (isinstance(self.actions, tuple) and all(
+                isinstance(a, (RecordedTurn, CubeAction, Win)) for a in self.actions)):
+            raise InvalidRecordError("actions must be a tuple of RecordedTurn, CubeAction and Win")
 
     @property
     def cube(self) -> int:
