@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fastnardy import Game, InvalidRecordError, Position, Rules
+from fastnardy import Game, IllegalTurnError, InvalidRecordError, Position, Rules
 from fastnardy.record import (CubeAction, GameRecord, MatGame, RecordedTurn, Win, is_mat,
                               read_games, read_mat, read_record, write_mat, write_record)
 
@@ -232,3 +234,44 @@ def test_format_is_chosen_by_extension_or_content():
     assert is_mat(mat_text) and is_mat("", "x.MAT") and not is_mat(EXAMPLE, "game.txt")
     assert len(read_games(mat_text, "match.txt")[0].turns) == 46
     assert read_games(EXAMPLE) == [read_record(EXAMPLE)]
+
+
+MAT_SAMPLE = (GNUBG_DATA / "selfplay_0010.mat").read_text()
+
+
+@st.composite
+def mutated(draw, text: str) -> str:
+    """``text`` with a few characters replaced, inserted or deleted."""
+    chars = list(text)
+    for _ in range(draw(st.integers(1, 4))):
+        where = draw(st.integers(0, len(chars) - 1))
+        kind = draw(st.sampled_from(["replace", "insert", "delete"]))
+        new = draw(st.sampled_from(list("0123456789/*: \n-abcdefghijklmnopqrstuvwxyz()=,\t")))
+        if kind == "replace":
+            chars[where] = new
+        elif kind == "insert":
+            chars.insert(where, new)
+        else:
+            del chars[where]
+    return "".join(chars)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.one_of(st.text(max_size=200), mutated(EXAMPLE)))
+def test_bad_record_text_raises_only_documented_errors(text):
+    try:
+        Game.from_record(text)
+    except (InvalidRecordError, IllegalTurnError):
+        pass
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.one_of(st.text(max_size=200), mutated(MAT_SAMPLE)))
+def test_bad_mat_text_raises_only_documented_errors(text):
+    try:
+        games = read_mat(text)
+        for game in games:
+            Game.from_record(game.to_record())
+        write_mat(games)
+    except (InvalidRecordError, IllegalTurnError):
+        pass
