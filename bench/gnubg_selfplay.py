@@ -77,11 +77,9 @@ def replayed(path: Path) -> List[Tuple[int, RecordedTurn, Position]]:
                                         Game.from_record(mat_game.to_record()).history)]
 
 
-def position_disagreements(path: Path, ids: List[str]) -> List[str]:
+def position_disagreements(path: Path, turns: List[Tuple[int, RecordedTurn, Position]],
+                           ids: List[str]) -> List[str]:
     """Turns after which fastnardy's position is not the one gnubg printed ("-": game over)."""
-    turns = replayed(path)
-    if len(turns) != len(ids):
-        return [f"{path}: gnubg logged {len(ids)} moves, the file holds {len(turns)}"]
     return [f"{path}: game {number}: line {entry.line}: gnubg {theirs}, "
             f"fastnardy {position.to_string()}"
             for (number, entry, position), theirs in zip(turns, ids)
@@ -122,12 +120,16 @@ def main() -> int:
     status = fastnardy_main(["check-game", *map(str, files)])
     if status:
         return status
-    ids = iter(logged_ids(log))
+    ids = logged_ids(log)
+    replays = {path: replayed(path) for path in files}
+    if len(ids) != sum(map(len, replays.values())):
+        print(f"gnubg logged {len(ids)} moves, the files hold {sum(map(len, replays.values()))}")
+        return 1
     problems = []
-    for path in files:
-        file_ids = [next(ids, "?") for _ in replayed(path)]
+    for path, replay in replays.items():
+        file_ids, ids = ids[:len(replay)], ids[len(replay):]
         path.with_suffix(".ids").write_text("\n".join(file_ids) + "\n", encoding="utf-8")
-        problems += position_disagreements(path, file_ids)
+        problems += position_disagreements(path, replay, file_ids)
     print("\n".join(problems) or "after every turn fastnardy's position has the Position ID "
                                  "gnubg printed (.ids files written)")
     scores = [p for path in files for p in score_disagreements(path)]
