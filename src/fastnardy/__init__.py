@@ -7,8 +7,9 @@ The public API runs on the Cython kernel (``fastnardy._kernel``); the pure-Pytho
 
 from . import backend as _backend
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
-                     InvalidRulesError)
+                     InvalidRecordError, InvalidRulesError, ResourceLimitError)
 from .features import features
+from .game import Game
 from .perft import perft, perft_divide
 from .position import LegalTurns, Outcome, Position, Step, Turn
 from .reference import ALL_ROLLS
@@ -19,7 +20,8 @@ _backend.get()  # import the default backend now: a broken kernel fails loudly h
 __version__ = "0.1.0"
 
 __all__ = [
-    "ALL_ROLLS", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
-    "InvalidPositionError", "InvalidRulesError", "LegalTurns", "Outcome", "Position", "Rules",
-    "Step", "Turn", "features", "perft", "perft_divide",
+    "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
+    "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Outcome",
+    "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
+    "perft_divide",
 ]

@@ -4,6 +4,7 @@
                                 [--backend kernel|reference] [--head-rule ...] ...
     python -m fastnardy turns POSITION D1 D2
     python -m fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN]
+    python -m fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import List
 
-from . import Position, Rules, perft, perft_divide
-from .errors import FastNardyError
+from . import Game, Position, Rules, perft, perft_divide
+from .errors import FastNardyError, IllegalTurnError
+from .record import read_games
 from .rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE
 
 
@@ -82,7 +85,10 @@ def main(argv=None) -> int:
     p_board = sub.add_parser("board", help="draw the position")
     _add_position(p_board)
     _add_picture_options(p_board)
+    _add_check_game(sub)
     args = parser.parse_args(argv)
+    if args.command == "check-game":
+        return _check_game(args.files)
     try:
         position = _position(args)
         if args.command == "board":
@@ -114,6 +120,43 @@ def main(argv=None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def _add_check_game(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p_check = sub.add_parser(
+        "check-game", help="replay game records and name the first illegal turn of each game",
+        description="Replay fastnardy records and GNU Backgammon .mat match exports (chosen by "
+                    "the .mat extension or the content). Exit 0 when every turn is legal, 1 when "
+                    "one is not, 2 when a file cannot be read.")
+    p_check.add_argument("files", nargs="+", metavar="FILE")
+
+
+def _check_game(files: List[str]) -> int:
+    """check-game: 0 all legal, 1 an illegal turn (named with its game, move, roll, rule and
+    line), 2 a file that cannot be read or parsed."""
+    status = 0
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                records = read_games(handle.read(), path)
+        except (OSError, UnicodeDecodeError, FastNardyError) as exc:
+            print(f"{path}: error: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        illegal = 0
+        for number, record in enumerate(records, 1):
+            try:
+                Game.from_record(record)
+            except IllegalTurnError as exc:
+                print(f"{path}: game {number}: illegal turn: {exc}")
+                illegal += 1
+        if illegal:
+            status = max(status, 1)
+        else:
+            turns = sum(len(record.turns) for record in records)
+            print(f"{path}: {len(records)} game{'s' * (len(records) != 1)}, {turns} turns, "
+                  f"all legal")
+    return status
 
 
 if __name__ == "__main__":

@@ -34,9 +34,8 @@ from typing import Iterable, NamedTuple, Optional
 import numpy as np
 import numpy.typing as npt
 
-from . import _kernel
 from .errors import InvalidPositionError
-from .position import BLACK, WHITE, Position
+from .position import BLACK, WHITE, Position, _kernel
 from .reference import ALL_ROLLS
 from .rules import Rules
 

@@ -32,3 +32,8 @@ class IllegalTurnError(FastNardyError):
 class ResourceLimitError(FastNardyError, MemoryError):
     """A batch result larger than the caller's limit (``max_children``) or than the memory
     that could be allocated; the message says how large it was and how to split the call."""
+
+
+class InvalidRecordError(FastNardyError):
+    """A game record (fastnardy's text record or a GNU Backgammon ``.mat`` export) that does not
+    read: the message names the line (``"line 12: ..."``) where the text says where."""

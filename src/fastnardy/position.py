@@ -230,6 +230,12 @@ class Position(_kernel.PackedPosition):
     def __str__(self) -> str:
         return notation.draw_board(self)
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG, for notebooks (:func:`fastnardy.svg.board`)."""
+        from . import svg
+
+        return svg.board(self)
+
 
 def _validate(rules: Rules, white: tuple, white_bar: int, black: tuple, black_bar: int) -> None:
     """T7: 15 checkers a side at most, one colour a point, no bar in long nardy, not both
@@ -257,11 +263,6 @@ def _validate(rules: Rules, white: tuple, white_bar: int, black: tuple, black_ba
                 raise InvalidPositionError(
                     f"T7/L6: {side} holds a forbidden six-block on the opponent's points "
                     f"{block[0]}-{block[1]}")
-
-    def _repr_svg_(self) -> str:
-        from . import svg
-        return svg.board(self)
-
 
 _dice = _kernel.dice_pair
 

@@ -1,0 +1,231 @@
+"""A game in progress, for people and scripts: dice, turns, undo, records.
+
+``Game(rules, seed)`` starts from the start position with the T6 opening throw: each side
+throws one die, ties are thrown again, and the higher die moves first; in short nardy the first
+player plays those two numbers, in long nardy it then throws both dice.
+
+**Dice.** The roll of the side to move is thrown lazily, with ``numpy.random.default_rng(seed)``,
+when it is first needed: reading :attr:`Game.dice`, :meth:`Game.legal_turns` or
+:meth:`Game.play`. A caller may set the dice instead (``game.dice = (6, 5)``: physical dice, a
+replayed record); setting them before they are thrown leaves the generator untouched, and
+setting them after replaces the thrown roll. After a turn the next roll is thrown when needed,
+unless the game is over. Short nardy's first roll is the opening throw and cannot be set to
+other numbers (T6).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable
+from itertools import islice
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
+from .position import Outcome, Position, Turn
+from .record import GameRecord, RecordedTurn, check_name, read_record, write_record
+from .rules import Rules
+
+Roll = Tuple[int, int]
+
+__all__ = ["Game"]
+
+
+def _roll(dice: object) -> Roll:
+    """Two dice as a tuple of ints 1-6 (InvalidDiceError otherwise)."""
+    error = InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
+    if isinstance(dice, (str, bytes)) or not isinstance(dice, Iterable):
+        raise error
+    values = []
+    for die in islice(dice, 3):
+        if isinstance(die, bool):
+            raise error
+        try:
+            values.append(operator.index(die))
+        except TypeError:
+            raise error from None
+    if len(values) != 2 or not all(1 <= value <= 6 for value in values):
+        raise error
+    return values[0], values[1]
+
+
+def _generator(seed: object) -> np.random.Generator:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise FastNardyError(f"seed must be None or a non-negative integer, not {seed!r}")
+    return np.random.default_rng(seed)
+
+
+class Game:
+    """A mutable game of long or short nardy: the position, the dice and the turns played.
+
+    ``history`` holds ``(roll, Turn)`` pairs, the Turn being the legal turn played (its
+    ``str()`` is the T2 notation, its ``position`` the position after it).
+    """
+
+    def __init__(self, rules: object = "long", seed: Optional[int] = None, *,
+                 players: Tuple[str, str] = ("white", "black"),
+                 opening: Optional[Sequence[int]] = None):
+        """A new game from the start position (L1, S1) after the T6 opening throw: thrown with
+        the generator, or ``opening=(white's die, black's die)`` when thrown by the caller."""
+        self._rng = _generator(seed)
+        if opening is None:
+            white_die, black_die = self._throw()
+            while white_die == black_die:
+                white_die, black_die = self._throw()
+        else:
+            white_die, black_die = _roll(opening)
+        position, first_dice = Position.opening(rules, white_die, black_die)
+        self._begin(position, players, (white_die, black_die), first_dice)
+
+    @classmethod
+    def from_position(cls, position: Position, seed: Optional[int] = None, *,
+                      players: Tuple[str, str] = ("white", "black")) -> "Game":
+        """A game from a set position, with its side to move (T6 is skipped)."""
+        if not isinstance(position, Position):
+            raise FastNardyError(f"position must be a Position, not {position!r}")
+        game = cls.__new__(cls)
+        game._rng = _generator(seed)
+        game._begin(position, players, None, None)
+        return game
+
+    def _begin(self, position: Position, players: Tuple[str, str], opening: Optional[Roll],
+               dice: Optional[Roll]) -> None:
+        if not (isinstance(players, tuple) and len(players) == 2):
+            raise FastNardyError(f"players must be a (white, black) pair of names, "
+                                 f"not {players!r}")
+        self._players = (check_name(players[0]), check_name(players[1]))
+        self._opening = opening
+        self._positions: List[Position] = [position]
+        self._history: List[Tuple[Roll, Turn]] = []
+        self._dice = dice
+
+    def _throw(self) -> Roll:
+        first, second = self._rng.integers(1, 7, size=2)
+        return int(first), int(second)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def rules(self) -> Rules:
+        return self.position.rules
+
+    @property
+    def players(self) -> Tuple[str, str]:
+        """The players' names: (white, black)."""
+        return self._players
+
+    @property
+    def opening(self) -> Optional[Roll]:
+        """The T6 opening throw (white's die, black's die), or None for a game begun with
+        :meth:`from_position`."""
+        return self._opening
+
+    @property
+    def position(self) -> Position:
+        """The current position (its ``turn`` is the side to move)."""
+        return self._positions[-1]
+
+    @property
+    def history(self) -> Tuple[Tuple[Roll, Turn], ...]:
+        """The turns played: ``(roll, Turn)`` pairs, oldest first."""
+        return tuple(self._history)
+
+    def is_over(self) -> bool:
+        """L9/S9: a side has borne off its 15th checker."""
+        return self.position.is_game_over()
+
+    def outcome(self, cube: int = 1) -> Optional[Outcome]:
+        """The result (L10/S9 scoring, times ``cube``) once the game is over, else None."""
+        return self.position.outcome(cube)
+
+    # ------------------------------------------------------------------ dice and turns
+    @property
+    def dice(self) -> Optional[Roll]:
+        """The roll of the side to move, thrown now if it has not been (None once the game is
+        over). Set it to use other dice; see the module's docstring."""
+        if self._dice is None and not self.is_over():
+            self._dice = self._throw()
+        return self._dice
+
+    @dice.setter
+    def dice(self, value: Sequence[int]) -> None:
+        roll = _roll(value)
+        if self.is_over():
+            raise InvalidDiceError("T4: the game is over; there is no roll to set")
+        if self._first_short_turn() and sorted(roll) != sorted(self._dice or ()):
+            raise InvalidDiceError(f"T6: short nardy's first turn plays the opening throw "
+                                   f"{self._dice}, not {roll}")
+        self._dice = roll
+
+    def _first_short_turn(self) -> bool:
+        return not self.rules.is_long and self._opening is not None and not self._history
+
+    def legal_turns(self) -> Sequence[Turn]:
+        """The legal turns for the current dice (T1, in T2 order); none once the game is over."""
+        dice = self.dice
+        return () if dice is None else self.position.legal_turns(dice)
+
+    def play(self, turn: Union[Turn, str]) -> Turn:
+        """Play a turn (a Turn or notation, ``pass`` for a pass) with the current dice and
+        return the legal Turn it is. IllegalTurnError names the rule it breaks (T4 once the
+        game is over)."""
+        dice = self.dice
+        if dice is None:
+            raise IllegalTurnError("T4", "the game is over: there is no legal turn")
+        played = self.position.check_turn(dice, turn)
+        self._history.append((dice, played))
+        self._positions.append(played.position)
+        self._dice = None
+        return played
+
+    def undo(self) -> Tuple[Roll, Turn]:
+        """Take back the last turn; its roll becomes the current roll again. Returns the
+        ``(roll, Turn)`` taken back."""
+        if not self._history:
+            raise FastNardyError("there is no turn to undo")
+        self._positions.pop()
+        roll, turn = self._history.pop()
+        self._dice = roll
+        return roll, turn
+
+    # ------------------------------------------------------------------ records
+    def to_record(self) -> GameRecord:
+        """The game as a :class:`fastnardy.record.GameRecord` (turns numbered 1, 2, 3 …)."""
+        turns = tuple(RecordedTurn(number, before.turn, roll, str(turn))
+                      for number, (before, (roll, turn))
+                      in enumerate(zip(self._positions, self._history), 1))
+        start = None if self._opening is not None else self._positions[0]
+        return GameRecord(self.rules, self._players, start, self._opening, turns)
+
+    def record(self) -> str:
+        """The game as a fastnardy text record (:mod:`fastnardy.record`)."""
+        return write_record(self.to_record())
+
+    @classmethod
+    def from_record(cls, record: Union[str, GameRecord], seed: Optional[int] = None) -> "Game":
+        """Replay a record (text or a GameRecord). A turn the rules forbid raises
+        IllegalTurnError naming the rule, the move and the record line; a record that does not
+        read raises InvalidRecordError. ``seed`` seeds the dice thrown after the record ends."""
+        if not isinstance(record, GameRecord):
+            record = read_record(record)
+        if record.start is not None:
+            game = cls.from_position(record.start, seed, players=record.players)
+        else:
+            game = cls(record.rules, seed, players=record.players, opening=record.opening)
+        for entry in record.turns:
+            where = (f"move {entry.number}, {entry.side} {entry.roll[0]}-{entry.roll[1]} "
+                     f"{entry.turn}" + (f", line {entry.line}" if entry.line else ""))
+            if game.is_over():
+                raise IllegalTurnError("T4", f"the game is over: there is no legal turn "
+                                             f"({where})")
+            game.dice = entry.roll
+            try:
+                game.play(entry.turn)
+            except IllegalTurnError as exc:
+                reason = str(exc)[len(exc.rule) + 2:]
+                raise IllegalTurnError(exc.rule, f"{reason} ({where})", exc.step) from None
+        return game
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.position.to_string()!r}, {len(self._history)} turns played, "
+                f"dice {self._dice}>")
