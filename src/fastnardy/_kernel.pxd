@@ -107,5 +107,24 @@ cdef int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, 
 cdef int nb_check_key(uint64_t lo, uint64_t hi, int is_short) noexcept nogil
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil
+ctypedef struct nb_tt_entry:
+    # an exact perft count: position key (mover's frame), and in `meta` the remaining depth
+    # (bits 0..7), weighted (bit 8), the rules code (bits 9..17) and "used" (bit 63)
+    uint64_t lo
+    uint64_t hi
+    uint64_t count
+    uint64_t meta
+
+
+ctypedef struct nb_tt:
+    # perft's transposition table: buckets of two entries (64 bytes, one cache line); slot 0
+    # keeps the deepest subtree seen, slot 1 the most recent
+    nb_tt_entry* e
+    uint64_t mask       # number of buckets - 1
+    uint64_t probes
+    uint64_t hits
+    uint64_t stores
+
+
 cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
-                                 int weighted, nb_entry** bufs) noexcept nogil
+                                 int weighted, nb_entry** bufs, nb_tt* tt) noexcept nogil

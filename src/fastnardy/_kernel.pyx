@@ -836,16 +836,51 @@ cdef inline int nb_tick(nb_ctx* c) noexcept nogil:
     return c.stop
 
 
+cdef inline uint64_t tt_meta(const nb_rules* r, int depth, int weighted) noexcept nogil:
+    return (<uint64_t>depth | (<uint64_t>weighted << 8)
+            | (<uint64_t>(r.game | (r.head_rule << 1) | (r.block_rule << 3) | (r.block_check << 5)
+                          | (r.hit_and_hide << 6)) << 9) | (<uint64_t>1 << 63))
+
+
+cdef inline nb_tt_entry* tt_bucket(nb_tt* tt, uint64_t lo, uint64_t hi, int depth) noexcept nogil:
+    return &tt.e[2 * (hkey(lo ^ (<uint64_t>depth * <uint64_t>0x9E3779B97F4A7C15), hi) & tt.mask)]
+
+
+cdef void tt_store(nb_tt* tt, nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
+                   uint64_t count) noexcept nogil:
+    """Replacement: a subtree at least as deep as slot 0's takes slot 0 (its old entry moves
+    to slot 1); any other takes slot 1."""
+    if (meta & 255) >= (e[0].meta & 255) or not (e[0].meta >> 63):
+        e[1] = e[0]
+    else:
+        e = e + 1
+    e.lo = lo
+    e.hi = hi
+    e.count = count
+    e.meta = meta
+    tt.stores += 1
+
+
 cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
-                                 int weighted, nb_entry** bufs) noexcept nogil:
-    """T5 perft; bufs[k] holds NB_MAX_TURNS + 1 entries for the children at remaining depth k.
-    Returns 0 early when a signal stops the context (c.stop)."""
+                                 int weighted, nb_entry** bufs, nb_tt* tt) noexcept nogil:
+    """T5 perft; bufs[k] holds NB_MAX_TURNS + 1 entries for the children at remaining depth k;
+    tt (or NULL) is an exact transposition table of subtree counts (key, depth, weighted,
+    rules). Returns 0 early when a signal stops the context (c.stop)."""
     cdef unsigned long long total = 0, w
     cdef int d1, d2, n, i
-    cdef uint64_t lo, hi
+    cdef uint64_t lo, hi, meta = 0
     cdef nb_board kid
+    cdef nb_tt_entry* e = NULL
     if depth == 0 or b.m[0] >= 15 or b.o[0] >= 15:
         return 1
+    if tt != NULL:
+        meta = tt_meta(r, depth, weighted)
+        e = tt_bucket(tt, b.lo, b.hi, depth)
+        tt.probes += 1
+        for i in range(2):
+            if e[i].meta == meta and e[i].lo == b.lo and e[i].hi == b.hi:
+                tt.hits += 1
+                return e[i].count
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 2 if (weighted and d1 != d2) else 1
@@ -859,9 +894,11 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
             for i in range(n):
                 nb_swap_key(bufs[depth][i].lo, bufs[depth][i].hi, r.game, &lo, &hi)
                 nb_board_from_key(lo, hi, r.game, &kid)
-                total += w * nb_perft(c, r, &kid, depth - 1, weighted, bufs)
+                total += w * nb_perft(c, r, &kid, depth - 1, weighted, bufs, tt)
                 if c.stop:
                     return 0
+    if tt != NULL:
+        tt_store(tt, e, b.lo, b.hi, meta, total)
     return total
 
 
@@ -1648,15 +1685,71 @@ def chance_batch(code, boards, keys=False, max_children=None):
 
 # --------------------------------------------------------------------------- perft
 
-def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False):
-    """T5 perft from the position, `me` to move; weighted counts non-doubles twice. Runs
-    without the GIL; Ctrl-C stops it (KeyboardInterrupt)."""
+cdef class PerftTable:
+    """An exact transposition table for perft, bounded to ``mb`` megabytes: subtree counts
+    keyed by the full 128-bit position key, the remaining depth, ``weighted`` and the rules,
+    so a hit is always the exact count (no lossy key). Buckets of two 32-byte entries, one
+    cache line: slot 0 keeps the deepest subtree that hashed there (the most work saved),
+    slot 1 the most recent. A table may serve many perft calls (its counts stay valid), but
+    one at a time."""
+
+    cdef nb_tt tt
+    cdef int busy
+    cdef readonly double mb
+
+    def __cinit__(self, mb):
+        cdef uint64_t buckets = 1
+        self.tt.e = NULL
+        if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 1 <= mb <= 1 << 20:
+            raise FastNardyError(f"a perft table needs 1 to 1048576 MB, not {mb!r}")
+        while buckets * 2 * 64 <= <uint64_t>(mb * 1048576):
+            buckets *= 2
+        self.tt.e = <nb_tt_entry*>calloc(buckets * 2, sizeof(nb_tt_entry))
+        if self.tt.e == NULL:
+            raise ResourceLimitError(f"cannot allocate a perft table of {mb} MB")
+        self.tt.mask = buckets - 1
+        self.mb = buckets * 64 / 1048576.0
+
+    def __dealloc__(self):
+        free(self.tt.e)
+
+    @property
+    def probes(self):
+        """Lookups made (one per interior node searched)."""
+        return self.tt.probes
+
+    @property
+    def hits(self):
+        """Lookups answered by the table."""
+        return self.tt.hits
+
+    @property
+    def stores(self):
+        """Counts written."""
+        return self.tt.stores
+
+    @property
+    def hit_rate(self):
+        """hits / probes (0 before any probe)."""
+        return <double>self.tt.hits / <double>self.tt.probes if self.tt.probes else 0.0
+
+    def __repr__(self):
+        return (f"<PerftTable {self.mb:g} MB: {self.tt.probes:,} probes, "
+                f"{self.hit_rate:.1%} hits>")
+
+
+def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=None):
+    """T5 perft from the position, `me` to move; weighted counts non-doubles twice. With a
+    PerftTable, subtree counts are looked up and stored there. Runs without the GIL; Ctrl-C
+    stops it (KeyboardInterrupt)."""
     cdef nb_rules r
     cdef nb_board b
     cdef int dp, k, w
     cdef nb_entry* bufs[NB_MAX_DEPTH + 1]
     cdef unsigned long long total
     cdef nb_ctx* c
+    cdef nb_tt* tt = NULL
+    cdef PerftTable held = None
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
     if isinstance(depth, bool) or isinstance(depth, float):
         raise FastNardyError(f"depth must be an int >= 0, not {depth!r}")
@@ -1668,23 +1761,35 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False):
         raise FastNardyError(f"depth must be >= 0, not {dp}")
     if dp > NB_MAX_DEPTH:
         raise FastNardyError(f"depth must be at most {NB_MAX_DEPTH}, not {dp}")
-    if weighted not in (True, False, 0, 1):
+    if weighted not in (True, False, 0, 1) or type(weighted) not in (bool, int):
         raise FastNardyError(f"weighted must be True or False, not {weighted!r}")
     w = 1 if weighted else 0
+    if table is not None:
+        if not isinstance(table, PerftTable):
+            raise FastNardyError(f"table must be a PerftTable or None, not {table!r}")
+        held = <PerftTable>table
+        if held.busy:
+            raise FastNardyError("this PerftTable is in use by another perft call")
+        held.busy = 1
+        tt = &held.tt
     for k in range(NB_MAX_DEPTH + 1):
         bufs[k] = NULL
-    c = ctx_acquire()
+    c = NULL
     try:
+        c = ctx_acquire()
         for k in range(2, dp + 1):
             bufs[k] = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
             if bufs[k] == NULL:
                 raise ResourceLimitError("cannot allocate perft's buffers")
         ctx_watch(c)
         with nogil:
-            total = nb_perft(c, &r, &b, dp, w, bufs)
+            total = nb_perft(c, &r, &b, dp, w, bufs, tt)
         ctx_raise_if_stopped(c)
     finally:
-        ctx_release(c)
+        if c != NULL:
+            ctx_release(c)
+        if held is not None:
+            held.busy = 0
         for k in range(NB_MAX_DEPTH + 1):
             free(bufs[k])
     return total
