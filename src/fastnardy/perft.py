@@ -1,8 +1,31 @@
-"""Perft (T5): count the positions reached after a number of turns, over the 21 rolls."""
+"""Perft (T5): count the positions reached after a number of turns, over the 21 rolls, on
+one core or many.
+
+Serial perft is one kernel call (no GIL, Ctrl-C stops it). With ``tt_mb`` the kernel keeps
+an exact transposition table of subtree counts (:class:`fastnardy._kernel.PerftTable`):
+keyed by the full 128-bit position key, the remaining depth, ``weighted`` and the rules, so
+every hit is exact; buckets of two entries, slot 0 keeping the deepest subtree seen and
+slot 1 the most recent.
+
+With ``workers`` or ``executor`` the tree is split into subtasks: the distinct positions a
+few plies down (each with its multiplicity: how many (roll, turn) paths reach it, twice for a
+non-double when weighted), enough of them to keep the workers busy. A subtask is a small
+picklable tuple (position, remaining depth, weighted, backend, tt_mb) and its result is
+(count, probes, hits); the counts, times their multiplicities, add up to the serial count.
+``workers=N`` runs N threads in this process (the kernel releases the GIL); ``executor``
+takes any :class:`concurrent.futures.Executor` — a thread or process pool, or a Dask cluster
+through ``distributed.Client.get_executor()`` — and is never shut down here. Each thread or
+process keeps one table of ``tt_mb`` MB and reuses it across its subtasks. Ray has no
+Executor; see the README for a five-line adapter.
+"""
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+import threading
+import time
+from collections import Counter
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from typing import Callable, NamedTuple, Optional
 
 from . import backend as _backend
 from .errors import FastNardyError
@@ -15,28 +38,175 @@ def _depth(depth: object) -> int:
     return depth.__index__()
 
 
-def perft(position, depth: int, *, weighted: bool = False, backend: Optional[str] = None) -> int:
+class PerftProgress(NamedTuple):
+    """Where a split perft stands, given to the ``progress`` callback after each subtask."""
+
+    done: int           # subtasks finished
+    total: int          # subtasks in all
+    nodes: int          # the count so far (finished subtasks, with their multiplicities)
+    seconds: float      # since the start
+    probes: int         # transposition-table lookups in the finished subtasks
+    hits: int           # ... of which answered by the table
+
+
+def perft(position, depth: int, *, weighted: bool = False, backend: Optional[str] = None,
+          workers: Optional[int] = None, executor: Optional[Executor] = None,
+          tt_mb: Optional[float] = None,
+          progress: Optional[Callable[[PerftProgress], None]] = None) -> int:
     """T5: ``perft(pos, 0) = 1``; a finished game counts 1; otherwise the sum over the 21
     rolls of the children's perft at ``depth - 1`` (a pass is one child). ``weighted`` counts
-    each non-double twice (36 outcomes)."""
-    me, me_bar, opp, opp_bar = position.mover_frame()
-    return _backend.get(backend).perft_count(position.rules.code, me, me_bar, opp, opp_bar,
-                                             _depth(depth), bool(weighted))
+    each non-double twice (36 outcomes). ``tt_mb`` gives each thread or process an exact
+    transposition table of that size; ``workers`` / ``executor`` split the tree (see the
+    module docstring); ``progress`` is called after each subtask."""
+    depth = _depth(depth)
+    options = _Options(weighted, backend, tt_mb)
+    if workers is None and executor is None:
+        start = time.perf_counter()
+        count, probes, hits = _subtree((position, depth, options))
+        if progress is not None:
+            progress(PerftProgress(1, 1, count, time.perf_counter() - start, probes, hits))
+        return count
+    tasks = _split(position, depth, options, _parallelism(workers, executor))
+    counts = _run(tasks, options, workers, executor, progress)
+    return sum(counts.get(key, 0) * m for key, m in tasks.items())
 
 
 def perft_divide(position, depth: int, *, weighted: bool = False,
-                 backend: Optional[str] = None) -> dict:
+                 backend: Optional[str] = None, workers: Optional[int] = None,
+                 executor: Optional[Executor] = None, tt_mb: Optional[float] = None) -> dict:
     """T5 split by roll and turn: ``{(d1, d2): [(turn, count), ...]}`` with the turns in T2
-    order; the counts add up to ``perft(position, depth)``. Depth must be at least 1."""
+    order; the counts add up to ``perft(position, depth)``. Depth must be at least 1. The
+    subtrees run on ``workers`` / ``executor`` as in :func:`perft`."""
     depth = _depth(depth)
     if depth < 1:
         raise FastNardyError("perft_divide needs depth >= 1")
-    return {
-        roll: [(turn, perft(turn.position, depth - 1, weighted=weighted, backend=backend)
-                * (2 if weighted and roll[0] != roll[1] else 1))
-               for turn in position.legal_turns(roll, backend=backend)]
-        for roll in ALL_ROLLS
-    }
+    options = _Options(weighted, backend, tt_mb)
+    turns = {roll: list(position.legal_turns(roll, backend=backend)) for roll in ALL_ROLLS}
+    children = Counter(t.position for ts in turns.values() for t in ts)
+    if workers is None and executor is None:
+        counts = {child: _subtree((child, depth - 1, options))[0] for child in children}
+    else:
+        counts = _run({(child, depth - 1): 1 for child in children}, options, workers,
+                      executor, None)
+        counts = {child: counts[(child, depth - 1)] for child in children}
+    return {roll: [(t, counts[t.position] * (2 if weighted and roll[0] != roll[1] else 1))
+                   for t in ts]
+            for roll, ts in turns.items()}
+
+
+class _Options(NamedTuple):
+    weighted: bool
+    backend: Optional[str]
+    tt_mb: Optional[float]
+
+
+def _check_options(options: _Options) -> None:
+    if not isinstance(options.weighted, bool):
+        raise FastNardyError(f"weighted must be True or False, not {options.weighted!r}")
+    if options.tt_mb is not None and (isinstance(options.tt_mb, bool)
+                                      or not isinstance(options.tt_mb, (int, float))
+                                      or not 1 <= options.tt_mb <= 1 << 20):
+        raise FastNardyError(f"tt_mb must be a number of megabytes from 1 to 1048576, "
+                             f"not {options.tt_mb!r}")
+
+
+_local = threading.local()  # one PerftTable per thread (and so per process), reused
+
+
+def _table(tt_mb: Optional[float]):
+    if tt_mb is None:
+        return None
+    table = getattr(_local, "table", None)
+    if table is None or table.mb < tt_mb / 2:
+        from .position import _kernel
+
+        table = _local.table = _kernel.PerftTable(tt_mb)
+    return table
+
+
+def _subtree(task: tuple) -> tuple:
+    """One subtask: (count, probes, hits) of perft(position, depth) with the options."""
+    position, depth, options = task
+    _check_options(options)
+    module = _backend.get(options.backend)
+    me, me_bar, opp, opp_bar = position.mover_frame()
+    if options.tt_mb is not None and module.__name__ != "fastnardy._kernel":
+        raise FastNardyError("tt_mb needs the kernel backend")
+    table = _table(options.tt_mb)
+    if table is None:
+        return (module.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
+                                   options.weighted), 0, 0)
+    probes, hits = table.probes, table.hits
+    count = module.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
+                               options.weighted, table)
+    return count, table.probes - probes, table.hits - hits
+
+
+def _parallelism(workers: Optional[int], executor: Optional[Executor]) -> int:
+    if executor is not None:
+        if workers is not None:
+            raise FastNardyError("give workers or executor, not both")
+        if not isinstance(executor, Executor):
+            raise FastNardyError(f"executor must be a concurrent.futures.Executor, "
+                                 f"not {executor!r}")
+        return 4  # its size is not known: 64 subtasks keep a few workers busy
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise FastNardyError(f"workers must be a positive int, not {workers!r}")
+    return workers
+
+
+def _split(position, depth: int, options: _Options, parallelism: int) -> dict:
+    """{(position, remaining depth): multiplicity}: the distinct positions some plies down,
+    at least 16 per worker while the subtrees left are deep enough to be worth a task."""
+    _check_options(options)
+    frontier: Counter = Counter({(position, depth): 1})
+    while len(frontier) < 16 * parallelism:
+        deeper: Counter = Counter()
+        split_any = False
+        for (node, left), m in frontier.items():
+            if left < 3 or node.is_game_over():
+                deeper[(node, left)] += m
+                continue
+            split_any = True
+            for roll in ALL_ROLLS:
+                w = 2 if options.weighted and roll[0] != roll[1] else 1
+                for turn in node.legal_turns(roll, backend=options.backend):
+                    deeper[(turn.position, left - 1)] += m * w
+        frontier = deeper
+        if not split_any:
+            break
+    return dict(frontier)
+
+
+def _run(tasks: dict, options: _Options, workers: Optional[int],
+         executor: Optional[Executor], progress) -> dict:
+    """{(position, depth): count} of every task, on the workers or the executor."""
+    start = time.perf_counter()
+    own = executor is None
+    pool = ThreadPoolExecutor(_parallelism(workers, None)) if own else executor
+    counts: dict = {}
+    nodes = probes = hits = 0
+    try:
+        futures = {pool.submit(_subtree, (node, left, options)): (node, left)
+                   for node, left in tasks}
+        for future in as_completed(futures):
+            key = futures[future]
+            count, p, h = future.result()
+            counts[key] = count
+            nodes += count * tasks[key]
+            probes += p
+            hits += h
+            if progress is not None:
+                progress(PerftProgress(len(counts), len(tasks), nodes,
+                                       time.perf_counter() - start, probes, hits))
+    except BaseException:
+        for future in futures if "futures" in locals() else ():
+            future.cancel()
+        raise
+    finally:
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return counts
 
 
 class PerftEntry(NamedTuple):

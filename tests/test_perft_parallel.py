@@ -1,0 +1,98 @@
+"""T5 perft split into subtasks: threads, a process pool and a real Dask cluster all give
+the serial count; the transposition table is exact; bad options are clean errors."""
+
+from __future__ import annotations
+
+import pickle
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import pytest
+
+from fastnardy import FastNardyError, Position, Rules, _kernel, perft, perft_divide
+from fastnardy.perft import PerftProgress, _split, _Options
+
+CASES = [
+    (Position.start("long"), 3),
+    (Position.start(Rules.long(head_rule="blocked", block_check="turn_end")), 3),
+    (Position.start("short"), 2),
+    (Position.from_string("short w bar:1,13:5,8:3,6:5 24:2,13:5,8:3,6:4"), 2),
+    (Position.from_string("long b 24:14,4:1 24:15"), 3),
+]
+SERIAL = {(p, d, w): perft(p, d, weighted=w) for p, d in CASES for w in (False, True)}
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("position, depth", CASES)
+def test_T5_threads_and_table_give_the_serial_count(position, depth, weighted):
+    want = SERIAL[(position, depth, weighted)]
+    assert perft(position, depth, weighted=weighted, workers=2) == want
+    assert perft(position, depth, weighted=weighted, tt_mb=8) == want
+    assert perft(position, depth, weighted=weighted, workers=3, tt_mb=8) == want
+    with ThreadPoolExecutor(2) as pool:
+        assert perft(position, depth, weighted=weighted, executor=pool) == want
+        assert pool.submit(lambda: 7).result() == 7  # not shut down by perft
+
+
+def test_T5_a_process_pool_gives_the_serial_count():
+    with ProcessPoolExecutor(2) as pool:
+        for position, depth in CASES[:3]:
+            assert perft(position, depth, executor=pool, tt_mb=4) == SERIAL[(position, depth, False)]
+        got = perft_divide(Position.start("long"), 3, executor=pool)
+    assert got == perft_divide(Position.start("long"), 3)
+
+
+def test_T5_a_dask_cluster_gives_the_serial_count():
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
+                                      "(pip install 'dask[distributed]')")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executor = client.get_executor()
+        for position, depth in CASES[:3]:
+            for weighted in (False, True):
+                assert perft(position, depth, weighted=weighted, executor=executor, tt_mb=4) \
+                    == SERIAL[(position, depth, weighted)]
+
+
+def test_the_split_covers_every_path_once():
+    position = Position.start("short")
+    tasks = _split(position, 3, _Options(False, None, None), 4)
+    assert len(tasks) >= 64 and all(left == 2 for _, left in tasks)
+    assert sum(tasks.values()) == perft(position, 1)
+    assert pickle.loads(pickle.dumps(list(tasks))) == list(tasks)
+
+
+def test_progress_is_reported_per_subtask():
+    seen = []
+    total = perft(Position.start("long"), 4, workers=2, tt_mb=8, progress=seen.append)
+    assert seen and all(isinstance(p, PerftProgress) for p in seen)
+    assert [p.done for p in seen] == list(range(1, seen[-1].total + 1))
+    assert seen[-1].nodes == total == 2_411_418 and seen[-1].hits <= seen[-1].probes
+
+
+def test_the_table_is_exact_and_reports_hits():
+    table = _kernel.PerftTable(16)
+    start = Position.start("long")
+    me, me_bar, opp, opp_bar = start.mover_frame()
+    assert _kernel.perft_count(start.rules.code, me, me_bar, opp, opp_bar, 4, False, table) \
+        == 2_411_418
+    assert table.probes > 0 and 0 < table.hit_rate < 1 and table.stores > 0
+    # the same table under other rules and weighting: its entries must not leak across
+    other = Position.start(Rules.long(head_rule="blocked"))
+    assert _kernel.perft_count(other.rules.code, me, me_bar, opp, opp_bar, 4, False, table) \
+        == 2_472_202
+    assert _kernel.perft_count(start.rules.code, me, me_bar, opp, opp_bar, 4, True, table) \
+        == perft(start, 4, weighted=True)
+    assert "PerftTable" in repr(table)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"workers": 0}, {"workers": 1.5}, {"workers": True}, {"executor": "pool"},
+    {"workers": 2, "executor": ThreadPoolExecutor(1)}, {"tt_mb": 0}, {"tt_mb": "64"},
+    {"tt_mb": 8, "backend": "reference"}, {"weighted": "yes"},
+])
+def test_bad_perft_options_are_clean_errors(kwargs):
+    with pytest.raises(FastNardyError):
+        perft(Position.start("long"), 2, **kwargs)
+    with pytest.raises(FastNardyError):
+        _kernel.PerftTable(-1)
