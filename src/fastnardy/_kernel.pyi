@@ -1,7 +1,9 @@
-"""Type stubs for fastnardy._kernel (the compiled move generator). See its module docstring
-for the packed key layout and fastnardy.backend for the contract."""
+"""Type stubs for fastnardy._kernel (the compiled move generator and the compiled cores of
+the public values). See its module docstring for the packed key layout and
+fastnardy.backend for the contract."""
 
-from typing import Sequence, SupportsIndex, Tuple, Union
+from types import ModuleType
+from typing import Any, Iterator, Optional, Sequence, SupportsIndex, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -9,101 +11,173 @@ import numpy.typing as npt
 # (game 0 long / 1 short, head_rule, block_rule, block_check, hit_and_hide): Rules.code
 Code = Tuple[int, int, int, int, int]
 Counts = Sequence[SupportsIndex]
-Step = Tuple[int, int, bool]  # (src, dst, hit) in the mover's numbering; 25 = bar, 0 = off
+StepTuple = Tuple[int, int, bool]  # (src, dst, hit) in the mover's numbering; 25 = bar, 0 = off
 Board24 = Tuple[int, ...]
-Turn = Tuple[Tuple[Step, ...], Board24, int, Board24, int]
+TurnTuple = Tuple[Tuple[StepTuple, ...], Board24, int, Board24, int]
+Boards = npt.ArrayLike  # (N, 50) integer rows, or an (N,) KEY_DTYPE array of keys
 
-KEY_DTYPE: np.dtype
+KEY_DTYPE: np.dtype[Any]
 
-def enumerate_turns(
-    code: Code,
-    me: Counts,
-    me_bar: SupportsIndex,
-    opp: Counts,
-    opp_bar: SupportsIndex,
-    die1: SupportsIndex,
-    die2: SupportsIndex,
-) -> list[Turn]:
+def dice_pair(dice: object) -> Tuple[int, int]:
+    """A roll as two ints from 1 to 6 (InvalidDiceError otherwise)."""
+    ...
+
+def enumerate_turns(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                    opp_bar: SupportsIndex, die1: SupportsIndex,
+                    die2: SupportsIndex) -> list[TurnTuple]:
     """The legal turns (T1) in T2 order: (steps, me_after, me_bar_after, opp_after,
     opp_bar_after). A pass is one turn with no steps; game over (T4) gives []."""
     ...
 
-class PackedTurns(Sequence[Turn]):
+class PackedTurns(Sequence[TurnTuple]):
     """enumerate_packed's result: the turns kept packed; indexing builds the tuples."""
     def __len__(self) -> int: ...
-    def __getitem__(self, index: SupportsIndex) -> Turn: ...  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> TurnTuple: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[TurnTuple]: ...
 
-def enumerate_packed(
-    code: Code,
-    me: Counts,
-    me_bar: SupportsIndex,
-    opp: Counts,
-    opp_bar: SupportsIndex,
-    die1: SupportsIndex,
-    die2: SupportsIndex,
-) -> PackedTurns:
-    """enumerate_turns kept packed (24 bytes a turn): a sequence equal, item by item, to the
-    list enumerate_turns returns. The Python API's lazy LegalTurns view stands on it."""
+def enumerate_packed(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                     opp_bar: SupportsIndex, die1: SupportsIndex,
+                     die2: SupportsIndex) -> PackedTurns:
+    """enumerate_turns kept packed (32 bytes a turn)."""
     ...
 
-def count_turns(
-    code: Code,
-    me: Counts,
-    me_bar: SupportsIndex,
-    opp: Counts,
-    opp_bar: SupportsIndex,
-    die1: SupportsIndex,
-    die2: SupportsIndex,
-) -> int:
+def count_turns(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                opp_bar: SupportsIndex, die1: SupportsIndex, die2: SupportsIndex) -> int:
     """len(enumerate_turns(...)) without building Python objects."""
     ...
 
-def count_turns_batch(
-    code: Code,
-    boards: npt.ArrayLike,
-    dice: npt.ArrayLike,
-) -> npt.NDArray[np.int32]:
-    """count_turns for each row: boards (N, 50) int8/uint8 = me[24], me_bar, opp[24], opp_bar;
-    dice (N, 2) ints 1..6."""
+def count_turns_batch(code: Code, boards: Boards, dice: npt.ArrayLike) -> npt.NDArray[np.int32]:
+    """count_turns for each row or key; dice (N, 2), or (2,) for every row. No GIL."""
     ...
 
-def expand_batch(
-    code: Code,
-    boards: npt.ArrayLike,
-    dice: npt.ArrayLike,
-) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
-    """Every legal turn of every row: (children (M, 50) int8 rows from the next mover's view,
-    in T2 order per row; parent (M,) int32, the row each child came from)."""
+def expand_batch(code: Code, boards: Boards, dice: npt.ArrayLike, keys: bool = False,
+                 max_children: Optional[int] = None) -> Tuple[npt.NDArray[Any], npt.NDArray[np.int32]]:
+    """Every legal turn of every row: (children from the next mover's view, parent). No GIL."""
     ...
 
-def perft_count(
-    code: Code,
-    me: Counts,
-    me_bar: SupportsIndex,
-    opp: Counts,
-    opp_bar: SupportsIndex,
-    depth: SupportsIndex,
-    weighted: bool = False,
-) -> int:
-    """T5 perft from the position, `me` to move (non-doubles count twice when weighted)."""
+def chance_batch(code: Code, boards: Boards, keys: bool = False,
+                 max_children: Optional[int] = None) -> Tuple[
+                     npt.NDArray[Any], npt.NDArray[np.int32], npt.NDArray[np.int8],
+                     npt.NDArray[np.int64]]:
+    """The 21 rolls of every row: (children, parent, roll, offsets). No GIL."""
     ...
 
-def pack(
-    me: Counts,
-    me_bar: SupportsIndex,
-    opp: Counts,
-    opp_bar: SupportsIndex,
-    game: Union[int, str] = 0,
-) -> Tuple[int, int]:
-    """The 128-bit key (lo, hi), mover's frame; game 0/"long" or 1/"short" picks the mirror."""
+class PerftTable:
+    """An exact transposition table for perft, bounded to ``mb`` megabytes."""
+    mb: float
+    def __init__(self, mb: float) -> None: ...
+    @property
+    def probes(self) -> int: ...
+    @property
+    def hits(self) -> int: ...
+    @property
+    def stores(self) -> int: ...
+    @property
+    def hit_rate(self) -> float: ...
+
+def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                opp_bar: SupportsIndex, depth: SupportsIndex, weighted: bool = False,
+                table: Optional[PerftTable] = None) -> int:
+    """T5 perft from the position, `me` to move. No GIL; Ctrl-C stops it."""
     ...
 
-def unpack(
-    lo: SupportsIndex, hi: SupportsIndex, game: Union[int, str] = 0
-) -> Tuple[Board24, int, Board24, int]:
+def pack(me: Counts, me_bar: SupportsIndex, opp: Counts, opp_bar: SupportsIndex,
+         game: Union[int, str] = 0) -> Tuple[int, int]:
+    """The 128-bit key (lo, hi), mover's frame."""
+    ...
+
+def unpack(lo: SupportsIndex, hi: SupportsIndex,
+           game: Union[int, str] = 0) -> Tuple[Board24, int, Board24, int]:
     """Inverse of pack: (me, me_bar, opp, opp_bar), each side in its own numbering."""
+    ...
+
+def swap_key(lo: SupportsIndex, hi: SupportsIndex,
+             game: Union[int, str] = 0) -> Tuple[int, int]:
+    """The key of the same position with the other side to move."""
+    ...
+
+def bind(turn_type: type, step_type: type, backends: ModuleType) -> None:
+    """Called once by fastnardy.position."""
     ...
 
 def _set_fast_paths(flag: bool) -> None:
     """Testing hook: False turns the search shortcuts off (general, order-aware search)."""
     ...
+
+class PackedPosition:
+    """The compiled core of fastnardy.Position."""
+    def _assign(self, rules: Any, turn: str, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                opp_bar: SupportsIndex) -> None: ...
+    def _from_mover_frame(self, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                          opp_bar: SupportsIndex) -> Any: ...
+    def _backend_turns(self, name: object, d1: int, d2: int) -> "LegalTurns": ...
+    @property
+    def rules(self) -> Any: ...
+    @property
+    def turn(self) -> str: ...
+    @property
+    def white_points(self) -> Board24: ...
+    @property
+    def black_points(self) -> Board24: ...
+    @property
+    def white_bar(self) -> int: ...
+    @property
+    def black_bar(self) -> int: ...
+    @property
+    def white_off(self) -> int: ...
+    @property
+    def black_off(self) -> int: ...
+    @property
+    def key(self) -> Tuple[int, int]: ...
+    def mover_frame(self) -> Tuple[Board24, int, Board24, int]: ...
+    def legal_turns(self, dice: Sequence[SupportsIndex],
+                    backend: Optional[str] = None) -> "LegalTurns": ...
+    def __eq__(self, other: object) -> bool: ...
+    def __ne__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+    def __copy__(self) -> "PackedPosition": ...
+    def __deepcopy__(self, memo: object) -> "PackedPosition": ...
+
+class PackedTurn:
+    """The compiled core of fastnardy.Turn."""
+    def __init__(self, steps: Sequence[Sequence[object]], position: PackedPosition) -> None: ...
+    @property
+    def steps(self) -> Tuple[Any, ...]: ...
+    @property
+    def position(self) -> Any: ...
+    def is_pass(self) -> bool: ...
+    def _is_turn_of(self, position: PackedPosition,
+                    dice: Optional[Sequence[SupportsIndex]]) -> bool: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __ne__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+    def __copy__(self) -> "PackedTurn": ...
+    def __deepcopy__(self, memo: object) -> "PackedTurn": ...
+
+class LegalTurns(Sequence[Any]):
+    """The legal turns of a position for one roll, in T2 order: a lazy, immutable view."""
+    @staticmethod
+    def from_turns(origin: PackedPosition, turns: Sequence[TurnTuple], d1: SupportsIndex,
+                   d2: SupportsIndex) -> "LegalTurns": ...
+    @property
+    def roll(self) -> Tuple[int, int]: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __reversed__(self) -> Iterator[Any]: ...
+    def __contains__(self, item: object) -> bool: ...
+    def index(self, value: Any, start: int = 0, stop: Optional[int] = None) -> int: ...
+    def count(self, value: Any) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __ne__(self, other: object) -> bool: ...
+    __hash__: None  # type: ignore[assignment]
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+    def __copy__(self) -> "LegalTurns": ...
+    def __deepcopy__(self, memo: object) -> "LegalTurns": ...

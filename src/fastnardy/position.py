@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple, Optional, Sequence
 
 from . import backend as _backend
-from . import gnubg, notation
+from . import gnubg, notation, referee
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
 from .reference import mirror, parse_code, state_block, to_state
 from .rules import LONG, SHORT, Rules
@@ -168,18 +168,14 @@ class Position(_kernel.PackedPosition):
         """Referee a turn someone else played: a notation string, a sequence of (src, dst)
         steps or a Turn. Returns the matching legal Turn, or raises IllegalTurnError naming the
         rule and the offending step."""
-        from .referee import check_turn
-
-        return check_turn(self, _dice(dice), turn)
+        return referee.check_turn(self, _dice(dice), turn)
 
     def play(self, turn: object, dice: Optional[Sequence[int]] = None) -> "Position":
         """The position after ``turn`` (a Turn or notation). Without ``dice`` the turn must be
         legal for some roll. A Turn read from this position's ``legal_turns`` needs no check."""
         if isinstance(turn, Turn) and turn._is_turn_of(self, dice):
             return turn.position
-        from .referee import play
-
-        return play(self, turn, None if dice is None else _dice(dice))
+        return referee.play(self, turn, None if dice is None else _dice(dice))
 
     def is_game_over(self) -> bool:
         """L9/S9: a side has borne off its 15th checker."""

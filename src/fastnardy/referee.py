@@ -12,18 +12,18 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Optional
 
-from . import notation
+from . import backend, notation
 from . import reference as ref
 from .errors import IllegalTurnError
+
+_PackedTurn = backend.get("kernel").PackedTurn  # the compiled core of every Turn
 
 _DICE_WORDS = {1: "one die", 2: "both dice", 3: "three dice", 4: "all four dice"}
 
 
 def _as_steps(turn: object) -> list:
     """A Turn, a notation string or a sequence of (src, dst) pairs → list of (src, dst)."""
-    from .position import Turn
-
-    if isinstance(turn, Turn):
+    if isinstance(turn, _PackedTurn):
         return [(s.src, s.dst) for s in turn.steps]
     if isinstance(turn, str):
         return notation.parse_turn(turn)
@@ -148,10 +148,8 @@ def _whole_turn_problem(rules, start, dice: tuple, end, played: int) -> IllegalT
 
 def check_turn(position, dice: tuple, turn: object):
     """See :meth:`fastnardy.Position.check_turn`."""
-    from .position import Turn
-
     found = _match(position, dice, _as_steps(turn))
-    if isinstance(turn, Turn) and turn != found:
+    if isinstance(turn, _PackedTurn) and turn != found:
         raise IllegalTurnError("T1", f"the Turn {turn} leads to a position that is not this "
                                      f"position's: it belongs to another position")
     return found

@@ -433,6 +433,5 @@ def legal_turns(position, dice) -> list:
 
 def perft(position, depth: int, weighted: bool = False) -> int:
     """T5 perft of a :class:`fastnardy.Position`, computed here."""
-    from .perft import perft as _public_perft
-
-    return _public_perft(position, depth, weighted=weighted, backend="reference")
+    me, me_bar, opp, opp_bar = position.mover_frame()
+    return perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth, weighted)
