@@ -5,6 +5,8 @@ The public API runs on the Cython kernel (``fastnardy._kernel``); the pure-Pytho
 ``backend="reference"`` argument. The rules are those of RULES.md, cited by rule id.
 """
 
+__version__ = "0.1.0"  # the one place: pyproject.toml reads it (statically, no import)
+
 from . import backend as _backend
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      InvalidRulesError)
@@ -14,8 +16,6 @@ from .reference import ALL_ROLLS
 from .rules import Rules
 
 _backend.get()  # import the default backend now: a broken kernel fails loudly here
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
