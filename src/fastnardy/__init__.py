@@ -2,7 +2,8 @@
 
 The public API runs on the Cython kernel (``fastnardy._kernel``); the pure-Python reference
 (``fastnardy.reference``) is its twin, selected with ``FASTNARDY_BACKEND=reference`` or a
-``backend="reference"`` argument. The rules are those of RULES.md, cited by rule id.
+``backend="reference"`` argument. The rules are those of the rule book shipped in the
+package (``docs/rules.md``, read by rule id with :mod:`fastnardy.rulebook`), cited by id.
 """
 
 __version__ = "0.1.0"  # the one place: pyproject.toml reads it (statically, no import)

@@ -4,6 +4,7 @@
                                 [--backend kernel|reference] [--head-rule ...] ...
     python -m fastnardy turns POSITION D1 D2
     python -m fastnardy board POSITION
+    python -m fastnardy rules [RULE_ID]
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 import sys
 import time
 
-from . import Position, Rules, perft, perft_divide
+from . import Position, Rules, perft, perft_divide, rulebook
 from .errors import FastNardyError
 from .rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE
 
@@ -37,6 +38,25 @@ def _add_position(parser) -> None:
     parser.add_argument("--backend", choices=("kernel", "reference"), default=None)
 
 
+def _add_rules_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule")
+    p_rules.add_argument("rule_id", nargs="?", help="a rule id such as L5, S8 or T2")
+
+
+def _run_rules(args: argparse.Namespace) -> int:
+    """Print one rule of docs/rules.md, or every id with its title; an unknown id exits 2."""
+    if args.rule_id is None:
+        for rule_id, title in rulebook.titles().items():
+            print(f"{rule_id:<4} {title}")
+        return 0
+    try:
+        print(rulebook.describe(args.rule_id))
+    except FastNardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fastnardy", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,7 +71,10 @@ def main(argv=None) -> int:
     p_turns.add_argument("dice", type=int, nargs=2)
     p_board = sub.add_parser("board", help="draw the position")
     _add_position(p_board)
+    _add_rules_command(sub)
     args = parser.parse_args(argv)
+    if args.command == "rules":
+        return _run_rules(args)
     try:
         position = _position(args)
         if args.command == "board":
