@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import tarfile
 import zipfile
-from typing import Iterable, List
+from typing import Iterable, List, Tuple
 
 SDIST_NEEDS = (
     "LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in",
@@ -30,7 +30,9 @@ WHEEL_NEEDS = (
 WHEEL_FORBIDS = (".c", ".pyx")
 
 
-def problems(kind: str, names: List[str], needs: Iterable[str], forbids: tuple) -> List[str]:
+def problems(kind: str, names: List[str], needs: Iterable[str],
+             forbids: Tuple[str, ...]) -> List[str]:
+    """What is missing from an archive, and what it must not hold."""
     found = [f"{kind} lacks {name}" for name in needs if name not in names]
     found += [f"{kind} holds {name}" for name in names if name.endswith(forbids)]
     return found
