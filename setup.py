@@ -1,17 +1,24 @@
 """Builds the Cython kernel. Compiler directives are set here, once.
 
-Set FASTNARDY_DEBUG=1 to build with bounds checks, wraparound checks and -O0 -g
-(the debug build that a CI job or a test run can use). Set FASTNARDY_NATIVE=1 to compile for
-this machine's CPU (-march=native: about 15% faster enumeration here; the wheel is then not
-portable). The default build is portable.
+Set FASTNARDY_DEBUG=1 to build with bounds checks, wraparound checks and -O0 -g, unstripped
+(the debug build that a CI job or a test run can use); the normal build is -O3 and stripped.
+Each build keeps its generated C and objects under its own folder (build/release,
+build/debug or build/native), so switching between them in one tree never reuses the other's output (and
+`build_ext --inplace` always copies its own kernel into src/); the generated C never lands
+in src/.
+Set FASTNARDY_NATIVE=1 to compile for this machine's CPU (-march=native: about 15% faster
+enumeration here; the result is then not portable). The default build is portable.
 """
 
 import os
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("FASTNARDY_DEBUG", "") not in ("", "0")
+NATIVE = os.environ.get("FASTNARDY_NATIVE", "") not in ("", "0")
+BUILD_BASE = os.path.join("build", "debug" if DEBUG else "native" if NATIVE else "release")
 
 directives = {
     "language_level": 3,
@@ -24,7 +31,7 @@ directives = {
 }
 
 compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
-if os.environ.get("FASTNARDY_NATIVE", "") not in ("", "0"):
+if NATIVE:
     compile_args.append("-march=native")
 
 extensions = [
@@ -32,7 +39,24 @@ extensions = [
         "fastnardy._kernel",
         sources=["src/fastnardy/_kernel.pyx"],
         extra_compile_args=compile_args,
+        extra_link_args=[] if DEBUG else ["-s"],
     )
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives))
+
+
+class BuildExt(build_ext):
+    """An in-place build copies the kernel into src/ even over a newer file there, which
+    may be the other build's (a plain copy would keep it)."""
+
+    def copy_extensions_to_source(self) -> None:
+        self.force = True  # set after compiling: it only makes the copy unconditional
+        super().copy_extensions_to_source()
+
+
+setup(
+    cmdclass={"build_ext": BuildExt},
+    ext_modules=cythonize(extensions, compiler_directives=directives,
+                          build_dir=os.path.join(BUILD_BASE, "cython")),
+    options={"build": {"build_base": BUILD_BASE}},
+)

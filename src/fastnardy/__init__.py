@@ -2,8 +2,11 @@
 
 The public API runs on the Cython kernel (``fastnardy._kernel``); the pure-Python reference
 (``fastnardy.reference``) is its twin, selected with ``FASTNARDY_BACKEND=reference`` or a
-``backend="reference"`` argument. The rules are those of RULES.md, cited by rule id.
+``backend="reference"`` argument. The rules are those of the rule book shipped in the
+package (``docs/rules.md``, read by rule id with :mod:`fastnardy.rulebook`), cited by id.
 """
+
+__version__ = "0.1.0"  # the one place: pyproject.toml reads it (statically, no import)
 
 from . import backend as _backend
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
@@ -16,8 +19,6 @@ from .reference import ALL_ROLLS
 from .rules import Rules
 
 _backend.get()  # import the default backend now: a broken kernel fails loudly here
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",

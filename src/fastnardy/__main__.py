@@ -5,6 +5,7 @@
     python -m fastnardy turns POSITION D1 D2
     python -m fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN]
     python -m fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
+    python -m fastnardy rules [RULE_ID]
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from . import Game, Position, Rules, perft, perft_divide
+from . import Game, Position, Rules, perft, perft_divide, rulebook
 from .errors import FastNardyError, IllegalTurnError
 from .record import read_games
 from .rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE
@@ -70,6 +71,25 @@ def _write_file(path: str, content: bytes) -> None:
         raise FastNardyError(f"cannot write {path}: {exc.strerror}") from None
 
 
+def _add_rules_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule")
+    p_rules.add_argument("rule_id", nargs="?", help="a rule id such as L5, S8 or T2")
+
+
+def _run_rules(args: argparse.Namespace) -> int:
+    """Print one rule of docs/rules.md, or every id with its title; an unknown id exits 2."""
+    if args.rule_id is None:
+        for rule_id, title in rulebook.titles().items():
+            print(f"{rule_id:<4} {title}")
+        return 0
+    try:
+        print(rulebook.describe(args.rule_id))
+    except FastNardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fastnardy", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -86,9 +106,12 @@ def main(argv=None) -> int:
     _add_position(p_board)
     _add_picture_options(p_board)
     _add_check_game(sub)
+    _add_rules_command(sub)
     args = parser.parse_args(argv)
     if args.command == "check-game":
         return _check_game(args.files)
+    if args.command == "rules":
+        return _run_rules(args)
     try:
         position = _position(args)
         if args.command == "board":

@@ -6,7 +6,7 @@ class FastNardyError(ValueError):
 
 
 class InvalidRulesError(FastNardyError):
-    """An unknown game or rule-variant value; the message lists the allowed ones."""
+    """An unknown game, rule-variant value or rule id; the message lists the allowed ones."""
 
 
 class InvalidPositionError(FastNardyError):
