@@ -84,25 +84,26 @@ def test_mcts_bot_plays_games_to_the_end(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_t5_roll_nodes_have_21_rolls_with_their_probabilities(name):
     game = pyspiel.load_game(name)
-    seen = []
-
-    def check(state):
-        seen.append(state.dice)
-
-    state = random_game(game, random.Random(3), check)
-    assert len(seen) > 10 and state.is_terminal()
+    expected = [(i, (1 if d1 == d2 else 2) / 36) for i, (d1, d2) in enumerate(ALL_ROLLS)]
+    rng = random.Random(3)
     state = game.new_initial_state()
-    state.apply_action(0)
-    if state.is_chance_node():  # long nardy: the starter rolls
-        outcomes = state.chance_outcomes()
-    else:
+    state.apply_action(sample_chance(state, rng))  # the T6 opening
+    roll_nodes = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            assert [a for a, _ in outcomes] == list(range(21))
+            assert [p for _, p in outcomes] == pytest.approx([p for _, p in expected])
+            assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+            roll_nodes += 1
+            state.apply_action(sample_chance(state, rng))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert roll_nodes > 20
+    state = game.new_initial_state().child(0)
+    if not state.is_chance_node():  # short nardy: the opening was the first roll
         state.apply_action(0)
-        outcomes = state.chance_outcomes()
-    assert [a for a, _ in outcomes] == list(range(21))
-    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
-    for action, probability in outcomes:
-        d1, d2 = ALL_ROLLS[action]
-        assert probability == pytest.approx((1 if d1 == d2 else 2) / 36)
+    for action, (d1, d2) in enumerate(ALL_ROLLS):
         assert state.action_to_string(pyspiel.PlayerId.CHANCE, action) == \
             f"roll {max(d1, d2)}-{min(d1, d2)}"
 
@@ -162,8 +163,11 @@ def test_t2_actions_are_the_legal_turns_in_order(name):
         assert state.child(action).position == turns[action].position
 
     rng = random.Random(11)
-    while passes == 0:
+    for _ in range(20):
         random_game(game, rng, check)
+        if passes:
+            break
+    assert passes, "no pass (T3) in 20 random games"
 
 
 @pytest.mark.parametrize("name", GAMES)
