@@ -47,7 +47,9 @@ def evaluate(position: Position, side: str) -> int:
     score = pips(other, other_bar) - pips(own, own_bar)
     if position.rules.is_long:
         return score + 2 * sum(1 for count in own if count)
-    return score + 2 * sum(1 for count in own if count >= 2) - 2 * sum(1 for count in own if count == 1)
+    made = sum(1 for count in own if count >= 2)
+    blots = sum(1 for count in own if count == 1)
+    return score + 2 * made - 2 * blots
 
 
 def greedy(position: Position, turns: Sequence[Turn]) -> Turn:
