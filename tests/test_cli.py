@@ -72,6 +72,7 @@ def test_an_option_contradicting_the_string_is_an_error(capsys, position, option
 @pytest.mark.parametrize("argv, game", [
     (["perft", "long", "1", "--hit-and-hide", "forbidden"], "short"),
     (["turns", "short", "6", "5", "--head-rule", "blocked"], "long"),
+    (["check", SHORT_START, "6-5", "24/18", "--block-rule", "none"], "long"),
     (["board", START, "--hit-and-hide", "allowed"], "short"),
 ])
 def test_an_option_of_the_other_game_is_an_error(capsys, argv, game):
@@ -182,7 +183,7 @@ def test_every_subcommand_has_help_output(capsys, command):
     assert status == 0 and out.startswith(f"usage: python -m fastnardy {command} ")
 
 
-@pytest.mark.parametrize("command", ["board", "check-game"])
+@pytest.mark.parametrize("command", ["board", "check", "check-game"])
 def test_backend_is_only_where_it_does_something(command):
     options = {a for action in _subparsers()[command]._actions for a in action.option_strings}
     assert "--backend" not in options
@@ -204,6 +205,9 @@ def test_the_reference_backend_gives_the_same_output(capsys, argv):
     ["perft", "long x", "1"],
     ["turns", "long", "7", "1"],
     ["turns", "long", "6"],
+    ["check", "nonsense", "6-5", "24/18"],
+    ["check", "long", "0-5", "24/18"],
+    ["check", "long", "6", "5"],
     ["board", "short w 24:16 24:15"],
     ["check-game"],
     [],
@@ -246,7 +250,7 @@ def test_ctrl_c_in_check_game_is_one_line_and_exit_130(capsys, monkeypatch, tmp_
     assert run(capsys, "check-game", str(path)) == (130, "", "interrupted\n")
 
 
-# --------------------------------------------------------------------------- turns, board
+# --------------------------------------------------------------------------- turns, check, board
 
 @pytest.mark.parametrize("dice", [["6", "5"], ["6-5"], ["65"]])
 def test_turns_text_is_one_turn_a_line_T2(capsys, dice):
@@ -261,6 +265,53 @@ def test_turns_json_T1(capsys):
     assert document["turns"] == [
         {"turn": str(turn), "steps": [list(step) for step in turn.steps],
          "position": turn.position.to_string()} for turn in turns]
+
+
+@pytest.mark.parametrize("argv", [
+    [START, "6", "5", "24/19 19/13"],
+    [START, "6-5", "24/19 19/13"],
+    ["long", "65", "24/19", "19/13"],
+    ["long", "6", "5", "24/18/13"],
+])
+def test_check_a_legal_turn_prints_it_normalised_T2(capsys, argv):
+    assert run(capsys, "check", *argv) == (0, "24/18 18/13\n", "")
+
+
+def test_check_an_illegal_turn_names_the_rule_L5(capsys):
+    status, out, err = run(capsys, "check", "long", "4-2", "24/20 24/22")
+    assert (status, err) == (1, "")
+    assert out == "L5: a second checker may not leave the head this turn (step 2, 24/22)\n"
+
+
+def test_check_applies_the_rule_options_L5(capsys):
+    # seeds example 3: after white's 5-5, black's 4-4 takes two head checkers under classic only
+    position = "long b 24:14,4:1 24:15"
+    assert run(capsys, "check", position, "4-4", "24/20 24/20")[0] == 0
+    status, out, _ = run(capsys, "check", position, "4-4", "24/20 24/20",
+                         "--head-rule", "tournament")
+    assert status == 1 and out.startswith("L5: ")
+
+
+def test_check_unreadable_notation_is_an_illegal_turn_T1(capsys):
+    status, out, _ = run(capsys, "check", "long", "6-5", "24/x")
+    assert status == 1 and out.startswith("T1: cannot read point 'x'")
+
+
+def test_check_a_pass_T3(capsys):
+    assert run(capsys, "check", "long w 24:1 6:1", "6-6", "pass") == (0, "pass\n", "")
+    status, out, _ = run(capsys, "check", "long", "6-5", "pass")
+    assert status == 1 and out.startswith("L7: ")
+
+
+def test_check_json(capsys):
+    status, out, _ = run(capsys, "check", "long", "6-5", "24/19 19/13", "--json")
+    assert status == 0 and json.loads(out) == {
+        "legal": True, "turn": "24/18 18/13", "steps": [[24, 18, False], [18, 13, False]],
+        "position": "long b 24:14,13:1 24:15"}
+    status, out, _ = run(capsys, "check", "long", "4-2", "24/20 24/22", "--json")
+    assert status == 1 and json.loads(out) == {
+        "legal": False, "rule": "L5", "step": 2,
+        "message": "a second checker may not leave the head this turn (step 2, 24/22)"}
 
 
 def test_board_text_and_json(capsys):

@@ -2,6 +2,7 @@
 
     fastnardy perft {long,short,POSITION} DEPTH [--weighted] [--divide] [--only] [--json]
     fastnardy turns POSITION DICE [--json]
+    fastnardy check POSITION DICE TURN [--json]
     fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN] [--json]
     fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
 
@@ -10,7 +11,7 @@ options (``--head-rule`` …) apply to either: a position string keeps the varia
 an option adds one it does not name, and an option that contradicts it, or that belongs to
 the other game, is an error.
 
-Exit status: 0 done; 1 an illegal turn (check-game); 2 bad input, with one line
+Exit status: 0 done; 1 an illegal turn (check, check-game); 2 bad input, with one line
 ``error: ...`` on stderr; 130 Ctrl-C (one line ``interrupted``); 141 stdout closed early
 (``| head``), as for a process that SIGPIPE ends.
 """
@@ -105,7 +106,7 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
         prog=prog, description="Legal turns, perft and games of long and short nardy.",
         epilog="POSITION is 'long' or 'short' (the start) or a position string; a rule option "
                "adds a variant the string does not name, and contradicting it is an error. "
-               "Exit status: 0 done, 1 an illegal turn (check-game), 2 bad input, 130 "
+               "Exit status: 0 done, 1 an illegal turn (check, check-game), 2 bad input, 130 "
                "Ctrl-C, 141 stdout closed early (| head).")
     parser.add_argument("--version", action="version", version=f"fastnardy {__version__}",
                         help="print fastnardy's version and exit")
@@ -141,6 +142,18 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     _add_backend(p_turns)
     _add_json(p_turns)
     p_turns.set_defaults(run=_run_turns)
+
+    p_check = sub.add_parser(
+        "check", help="referee one turn: is it legal for this position and roll?",
+        description="Exit 0 and print the turn in T2 notation when it is legal; exit 1 and "
+                    "print the rule it breaks ('L5: ...', 'T1: ...' for notation that does not "
+                    "read) when it is not; exit 2 when the position or the dice do not read.")
+    _add_position(p_check)
+    p_check.add_argument("dice", metavar="DICE", help="the roll: '6-5' or '6 5'")
+    p_check.add_argument("turn", nargs="+", metavar="TURN",
+                         help="the turn in notation, '24/18 18/13' (quoted or not), or 'pass'")
+    _add_json(p_check)
+    p_check.set_defaults(run=_run_check)
 
     p_board = sub.add_parser("board", help="draw the position (text, SVG or PNG)",
                              description="Print the position's board (white's numbering) and "
@@ -284,6 +297,30 @@ def _run_turns(args: argparse.Namespace) -> int:
     else:
         for turn in turns:
             print(turn)
+    return 0
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    position, words = _position(args), list(args.turn)
+    dice = [args.dice]
+    if args.dice.isdigit() and words[0].isdigit():  # '6 5 24/18 18/13': the dice in two words
+        dice.append(words.pop(0))
+    roll = _roll(dice)
+    if not words:
+        raise FastNardyError("TURN is missing (write 'pass' for a pass)")
+    try:
+        turn = position.check_turn(roll, " ".join(words))
+    except IllegalTurnError as exc:
+        if args.json:
+            _print_json({"legal": False, "rule": exc.rule, "step": exc.step,
+                         "message": str(exc)[len(exc.rule) + 2:]})
+        else:
+            print(exc)
+        return EXIT_ILLEGAL
+    if args.json:
+        _print_json({"legal": True, **_turn_json(turn)})
+    else:
+        print(turn)
     return 0
 
 
