@@ -6,13 +6,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 import fastnardy.__main__ as cli
-from fastnardy import Game, Position, __version__, perft
+from fastnardy import Game, Position, __version__, benchmark, perft
 from fastnardy.__main__ import MAX_DEPTH, build_parser, main
 
 START = "long w 24:15 24:15"
@@ -74,6 +76,7 @@ def test_an_option_contradicting_the_string_is_an_error(capsys, position, option
     (["turns", "short", "6", "5", "--head-rule", "blocked"], "long"),
     (["check", SHORT_START, "6-5", "24/18", "--block-rule", "none"], "long"),
     (["board", START, "--hit-and-hide", "allowed"], "short"),
+    (["play", "short", "--block-check", "turn_end"], "long"),
 ])
 def test_an_option_of_the_other_game_is_an_error(capsys, argv, game):
     status, out, err = run(capsys, *argv)
@@ -183,7 +186,7 @@ def test_every_subcommand_has_help_output(capsys, command):
     assert status == 0 and out.startswith(f"usage: python -m fastnardy {command} ")
 
 
-@pytest.mark.parametrize("command", ["board", "check", "check-game"])
+@pytest.mark.parametrize("command", ["board", "check", "play", "bench", "check-game"])
 def test_backend_is_only_where_it_does_something(command):
     options = {a for action in _subparsers()[command]._actions for a in action.option_strings}
     assert "--backend" not in options
@@ -209,6 +212,7 @@ def test_the_reference_backend_gives_the_same_output(capsys, argv):
     ["check", "long", "0-5", "24/18"],
     ["check", "long", "6", "5"],
     ["board", "short w 24:16 24:15"],
+    ["play", "long", "--seed", "-1"],
     ["check-game"],
     [],
     ["frobnicate"],
@@ -248,6 +252,19 @@ def test_ctrl_c_in_check_game_is_one_line_and_exit_130(capsys, monkeypatch, tmp_
     path.write_text(Game("long", 1).record())
     monkeypatch.setattr(cli, "read_games", interrupted)
     assert run(capsys, "check-game", str(path)) == (130, "", "interrupted\n")
+
+
+def test_ctrl_c_at_the_play_prompt_is_one_line_and_exit_130():
+    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "play", "long", "--human",
+                              "white", "--seed", "7", "--quiet"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    seen, deadline = b"", time.monotonic() + 30
+    while b"q quits): " not in seen and time.monotonic() < deadline:
+        seen += os.read(child.stdout.fileno(), 4096)
+    assert b"q quits): " in seen
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out
 
 
 # --------------------------------------------------------------------------- turns, check, board
@@ -326,3 +343,78 @@ def test_board_text_and_json(capsys):
     assert "gnubg_id" not in json.loads(out)
 
 
+# --------------------------------------------------------------------------- play
+
+def test_self_play_repeats_with_its_seed(capsys):
+    first = run(capsys, "play", "long", "--seed", "7", "--turns", "8", "--quiet")
+    again = run(capsys, "play", "long", "--seed", "7", "--turns", "8", "--quiet")
+    other = run(capsys, "play", "long", "--seed", "8", "--turns", "8", "--quiet")
+    assert first == again and first[1] != other[1] and first[0] == 0
+    lines = first[1].splitlines()
+    assert lines[0].startswith("opening throw: ") and len(lines) == 10
+    assert [line.split(".")[0] for line in lines[1:9]] == [str(n) for n in range(1, 9)]
+    assert lines[-1].startswith("stopped after 8 turns: long ")
+
+
+def test_self_play_prints_the_boards(capsys):
+    status, out, _ = run(capsys, "play", "short", "--seed", "2", "--turns", "3")
+    assert status == 0 and out.count("short nardy, ") == 4
+
+
+def test_self_play_record_checks_clean_and_ends_the_game(capsys, tmp_path):
+    path = tmp_path / "game.txt"
+    status, out, _ = run(capsys, "play", "short", "--seed", "5", "--quiet", "--record", str(path))
+    assert status == 0
+    outcome = Game.from_record(path.read_text()).outcome()
+    assert out.splitlines()[-1] == f"{outcome.winner} wins: {outcome.kind}, " \
+                                   f"{outcome.points} point{'s' * (outcome.points != 1)}"
+    assert run(capsys, "check-game", str(path))[0] == 0
+
+
+def test_play_from_a_position_string_L10(capsys):
+    status, out, _ = run(capsys, "play", "long w 1:2 24:15", "--seed", "1", "--quiet")
+    assert status == 0 and out.splitlines()[-1] == "white wins: mars, 2 points"
+
+
+def test_a_person_plays_through_stdin():
+    result = process("play", "long", "--human", "white", "--seed", "7", "--quiet",
+                     input="?\nnonsense\n1\nq\n")
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0 and result.stderr == ""
+    assert any(line.strip().startswith("1) ") for line in lines)
+    assert "\nillegal: T1: cannot read point 'nonsense'" in result.stdout
+    assert any(line.startswith("1. white ") for line in lines)
+    assert any(line.startswith("2. black ") for line in lines)  # the policy's reply
+    assert lines[-1] == "quit"
+
+
+# --------------------------------------------------------------------------- bench
+
+@pytest.fixture
+def quick_bench(monkeypatch):
+    monkeypatch.setattr(benchmark, "PERFT_DEPTH", {"long": 2, "short": 1})
+    monkeypatch.setattr(benchmark, "SAMPLE_SIZE", 10)
+
+
+def test_bench_json(capsys, quick_bench):
+    status, out, _ = run(capsys, "bench", "--seconds", "0", "--json")
+    document = json.loads(out)
+    assert status == 0 and document["version"] == __version__
+    assert [(t["game"], t["work"]) for t in document["timings"]] == [
+        ("long", 210), ("long", 210), ("long", 484), ("short", 210), ("short", 210),
+        ("short", 447)]
+    assert all(t["per_second"] > 0 for t in document["timings"])
+
+
+def test_bench_text(capsys, quick_bench):
+    status, out, _ = run(capsys, "bench", "--seconds", "0")
+    lines = out.splitlines()
+    assert status == 0 and len(lines) == 7
+    assert lines[2].startswith("long   perft(2) from the start    484 nodes in ")
+    assert "bench/report.py" in lines[-1]
+
+
+@pytest.mark.parametrize("seconds", ["-1", "x", "7200"])
+def test_bench_seconds_must_be_sensible(capsys, seconds):
+    status, _, err = run(capsys, "bench", "--seconds", seconds)
+    assert status == 2 and one_line_error(err)

@@ -4,6 +4,8 @@
     fastnardy turns POSITION DICE [--json]
     fastnardy check POSITION DICE TURN [--json]
     fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN] [--json]
+    fastnardy play POSITION [--seed S] [--turns N] [--quiet] [--human SIDE] [--record FILE]
+    fastnardy bench [--seconds S] [--json]
     fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
 
 POSITION is ``long`` or ``short`` (the start, white to move) or a position string. The rule
@@ -76,6 +78,26 @@ def _depth(text: str) -> int:
     if depth < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {depth}")
     return depth
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, not {text}")
+    return value
 
 
 def _add_position(parser: argparse.ArgumentParser) -> None:
@@ -162,6 +184,39 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     _add_picture_options(p_board)
     _add_json(p_board)
     p_board.set_defaults(run=_run_board)
+
+    p_play = sub.add_parser(
+        "play", help="play a game in the terminal: self-play, or you against the computer",
+        description="Self-play (random turns by default), printing each turn and the board; "
+                    "or, with --human, you play one side against a policy (greedy by "
+                    "default): type a turn in notation, '?' lists the legal turns (then a "
+                    "number picks one), 'q' quits.")
+    _add_position(p_play)
+    p_play.add_argument("--seed", type=int, default=None,
+                        help="seed the dice and the policy (the same seed plays the same game)")
+    p_play.add_argument("--turns", type=_positive, default=None, metavar="N",
+                        help="stop after N turns")
+    p_play.add_argument("--quiet", action="store_true", help="print the turns, not the boards")
+    p_play.add_argument("--human", choices=("white", "black"), default=None,
+                        help="you play this side, reading turns from stdin")
+    p_play.add_argument("--policy", choices=("random", "greedy"), default=None,
+                        help="how the computer chooses: uniformly at random (self-play's "
+                             "default) or the turn with the best simple evaluation (the "
+                             "default against a person; see fastnardy.play.evaluate)")
+    p_play.add_argument("--record", metavar="FILE", default=None,
+                        help="write the game as a fastnardy record (check-game reads it)")
+    p_play.set_defaults(run=_run_play)
+
+    p_bench = sub.add_parser(
+        "bench", help="time the kernel: turns per position-roll and perft nodes per second",
+        description="A quick timing of the installed kernel: batch.count_turns and "
+                    "legal_turns on sampled positions, perft from the starts. The full table "
+                    "of the README is bench/report.py in the source tree.")
+    p_bench.add_argument("--seconds", type=_seconds, default=0.5, metavar="S",
+                         help="repeat each measurement for at least S seconds and report the "
+                              "best round (default 0.5; 0 measures once)")
+    _add_json(p_bench)
+    p_bench.set_defaults(run=_run_bench)
 
     _add_check_game(sub)
     return parser
@@ -359,6 +414,34 @@ def _write_file(path: str, content: bytes) -> None:
         Path(path).write_bytes(content)
     except OSError as exc:
         raise FastNardyError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    from . import play
+
+    position = _position(args)
+    if args.position in (LONG, SHORT):
+        game = Game(position.rules, args.seed)
+    else:
+        game = Game.from_position(position, args.seed)
+    policy = args.policy or ("greedy" if args.human else "random")
+    play.play_game(game, play.policy(policy, args.seed), human=args.human,
+                   max_turns=args.turns, boards=not args.quiet)
+    if args.record is not None:
+        _write_file(args.record, game.record().encode("utf-8"))
+    return 0
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    from . import benchmark
+
+    timings = benchmark.measure(args.seconds)
+    if args.json:
+        _print_json({"version": __version__, "python": sys.version.split()[0],
+                     "timings": [timing.as_dict() for timing in timings]})
+    else:
+        print(benchmark.report(timings))
+    return 0
 
 
 def _check_game(files: List[str]) -> int:
