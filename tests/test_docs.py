@@ -46,16 +46,17 @@ def test_rule_book_worked_examples_run():
 
 
 def _readme_command_lines() -> List[str]:
-    """The ``python -m fastnardy ...`` lines of the README's "Command line" section."""
+    """The ``fastnardy ...`` lines of the README's "Command line" section."""
     text = README.read_text(encoding="utf-8")
     section = text[text.index("### Command line"):]
     block = SHELL_BLOCK.search(section)
     assert block is not None
-    return [line for line in block.group(1).splitlines() if line.startswith("python -m fastnardy ")]
+    return [line.split("  #")[0].strip() for line in block.group(1).splitlines()
+            if line.startswith("fastnardy ")]
 
 
 @pytest.mark.parametrize("line", _readme_command_lines())
 def test_readme_command_lines_run(line, capsys):
-    argv = shlex.split(line.replace("[", "").replace("]", ""))[3:]  # optional parts included
+    argv = shlex.split(line)[1:]
     assert main(argv) == 0
     assert capsys.readouterr().out

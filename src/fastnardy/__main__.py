@@ -1,48 +1,245 @@
-"""Command line: ``python -m fastnardy perft long 4`` and friends.
+"""Command line: ``fastnardy perft long 4`` (or ``python -m fastnardy perft long 4``) and friends.
 
-    python -m fastnardy perft {long,short,POSITION} DEPTH [--weighted] [--divide]
-                                [--backend kernel|reference] [--head-rule ...] ...
-    python -m fastnardy turns POSITION D1 D2
-    python -m fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN]
-    python -m fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
-    python -m fastnardy rules [RULE_ID]
+    fastnardy perft {long,short,POSITION} DEPTH [--weighted] [--divide] [--only] [--json]
+    fastnardy turns POSITION DICE [--json]
+    fastnardy check POSITION DICE TURN [--json]
+    fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN] [--json]
+    fastnardy play POSITION [--seed S] [--turns N] [--quiet] [--human SIDE] [--record FILE]
+    fastnardy bench [--seconds S] [--json]
+    fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
+    fastnardy rules [RULE_ID]
+
+POSITION is ``long`` or ``short`` (the start, white to move) or a position string. The rule
+options (``--head-rule`` …) apply to either: a position string keeps the variants it names,
+an option adds one it does not name, and an option that contradicts it, or that belongs to
+the other game, is an error.
+
+Exit status: 0 done; 1 an illegal turn (check, check-game); 2 bad input, with one line
+``error: ...`` on stderr; 130 Ctrl-C (one line ``interrupted``); 141 stdout closed early
+(``| head``), as for a process that SIGPIPE ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import os
+import re
 import sys
 import time
 from pathlib import Path
-from typing import List
+from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from . import Game, Position, Rules, perft, perft_divide, rulebook
-from .errors import FastNardyError, IllegalTurnError
+from . import Game, Position, Rules, Turn, __version__, perft, perft_divide, rulebook
+from . import backend as _backend
+from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
+from .perft import PerftProgress
 from .record import read_games
-from .rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE
+from .rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG, SHORT
+
+# The rule options: argparse dest -> (game, values, rule id, what it sets)
+_RULE_OPTIONS: Dict[str, Tuple[str, Tuple[str, ...], str, str]] = {
+    "head_rule": (LONG, HEAD_RULES, "L5", "when a second checker may leave the head"),
+    "block_rule": (LONG, BLOCK_RULES, "L6", "when a six-point block is allowed"),
+    "block_check": (LONG, BLOCK_CHECKS, "L6", "when the six-block rule is checked"),
+    "hit_and_hide": (SHORT, HIT_AND_HIDE, "S8", "whether a hitter may move on to its own point"),
+}
+
+# perft refuses deeper counts without --force: on one core long perft(8) (about 10**15
+# nodes at 3*10**7 a second) and short perft(6) (about 2*10**16 at 9*10**7) take a year or
+# more, while long perft(7) and short perft(5) take a few days.
+MAX_DEPTH = {LONG: 7, SHORT: 5}
+
+EXIT_ILLEGAL, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
+
+Roll = Tuple[int, int]
 
 
-def _position(args) -> Position:
-    if args.position in ("long", "short"):
-        if args.position == "long":
-            rules = Rules.long(head_rule=args.head_rule, block_rule=args.block_rule,
-                               block_check=args.block_check)
-        else:
-            rules = Rules.short(hit_and_hide=args.hit_and_hide)
-        return Position.start(rules)
-    return Position.from_string(args.position)
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors: ``PROG: error: MESSAGE (see PROG --help)``, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _add_position(parser) -> None:
-    parser.add_argument("position", help="'long', 'short' (the start) or a position string")
-    parser.add_argument("--head-rule", choices=HEAD_RULES, default="classic")
-    parser.add_argument("--block-rule", choices=BLOCK_RULES, default="opponent_ahead")
-    parser.add_argument("--block-check", choices=BLOCK_CHECKS, default="every_step")
-    parser.add_argument("--hit-and-hide", choices=HIT_AND_HIDE, default="allowed")
-    parser.add_argument("--backend", choices=("kernel", "reference"), default=None)
+def _prog() -> str:
+    """The name the user typed: ``fastnardy`` for the console script, else
+    ``python -m fastnardy``."""
+    return "fastnardy" if Path(sys.argv[0]).stem == "fastnardy" else "python -m fastnardy"
 
 
-def _add_picture_options(parser) -> None:
+# --------------------------------------------------------------------------- arguments
+
+def _depth(text: str) -> int:
+    """DEPTH: an integer >= 0 (T5 defines perft(0) = 1)."""
+    try:
+        depth = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, not {text!r}") from None
+    if depth < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {depth}")
+    return depth
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, not {text}")
+    return value
+
+
+def _add_position(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("position", metavar="POSITION",
+                        help="'long' or 'short' (the start, white to move) or a position string "
+                             "such as 'long w 24:15 24:15'")
+    rules = parser.add_argument_group("rule variants (RULES.md; default: the string's own, "
+                                      "else the game's default)")
+    for dest, (game, values, rule, what) in _RULE_OPTIONS.items():
+        rules.add_argument(f"--{dest.replace('_', '-')}", choices=values, default=None,
+                           help=f"{game} nardy, {rule}: {what} (default {values[0]})")
+
+
+def _add_backend(parser: argparse._ActionsContainer) -> None:
+    parser.add_argument("--backend", choices=_backend.BACKENDS, default=None,
+                        help="generate turns with the Cython kernel (default) or the "
+                             "pure-Python reference")
+
+
+def _add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document instead of text")
+
+
+def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
+    """The command line's parser; each subcommand sets ``run``, the function that runs it."""
+    parser = _Parser(
+        prog=prog, description="Legal turns, perft and games of long and short nardy.",
+        epilog="POSITION is 'long' or 'short' (the start) or a position string; a rule option "
+               "adds a variant the string does not name, and contradicting it is an error. "
+               "Exit status: 0 done, 1 an illegal turn (check, check-game), 2 bad input, 130 "
+               "Ctrl-C, 141 stdout closed early (| head).")
+    parser.add_argument("--version", action="version", version=f"fastnardy {__version__}",
+                        help="print fastnardy's version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                help="what to do; 'COMMAND --help' describes each")
+
+    p_perft = sub.add_parser("perft", help="T5 perft: count the positions DEPTH turns ahead",
+                             description="T5 perft for depths 1..DEPTH (or only DEPTH), with "
+                                         "the time each count took.")
+    _add_position(p_perft)
+    p_perft.add_argument("depth", type=_depth, metavar="DEPTH",
+                         help=f"turns to look ahead, 0 or more (more than "
+                              f"{MAX_DEPTH[LONG]} for long or {MAX_DEPTH[SHORT]} for short "
+                              f"nardy needs --force)")
+    p_perft.add_argument("--weighted", action="store_true",
+                         help="count each non-double twice (36 outcomes, not 21 rolls)")
+    p_perft.add_argument("--divide", action="store_true",
+                         help="split the DEPTH count by roll and first turn")
+    p_perft.add_argument("--only", action="store_true", help="only DEPTH, not 1..DEPTH")
+    p_perft.add_argument("--force", action="store_true",
+                         help="count past the depth limit (the deepest counts that finish "
+                              "within days on one core)")
+    _add_json(p_perft)
+    counting = p_perft.add_argument_group("counting")
+    _add_backend(counting)
+    counting.add_argument("--workers", type=_positive, metavar="N",
+                          help="split the tree into subtasks on N threads (the kernel runs "
+                               "without the GIL, so N cores)")
+    counting.add_argument("--dask", metavar="ADDRESS",
+                          help="run the subtasks on a Dask cluster (the scheduler's address, "
+                               "e.g. tcp://10.0.0.5:8786; needs dask.distributed)")
+    counting.add_argument("--tt-mb", type=_positive, metavar="MB", dest="tt_mb",
+                          help="an exact transposition table of MB megabytes per thread or "
+                               "process (the hit rate is reported)")
+    counting.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                          help="a progress line over the subtasks on stderr (default: when "
+                               "stderr is a terminal)")
+    p_perft.set_defaults(run=_run_perft)
+
+    p_turns = sub.add_parser("turns", help="list the legal turns for a roll, in T2 order",
+                             description="The legal turns (T1) for a roll, one a line in T2 "
+                                         "order; a pass is written 'pass'.")
+    _add_position(p_turns)
+    p_turns.add_argument("dice", nargs="+", metavar="DICE", help="the roll: '6 5' or '6-5'")
+    _add_backend(p_turns)
+    _add_json(p_turns)
+    p_turns.set_defaults(run=_run_turns)
+
+    p_check = sub.add_parser(
+        "check", help="referee one turn: is it legal for this position and roll?",
+        description="Exit 0 and print the turn in T2 notation when it is legal; exit 1 and "
+                    "print the rule it breaks ('L5: ...', 'T1: ...' for notation that does not "
+                    "read) when it is not; exit 2 when the position or the dice do not read.")
+    _add_position(p_check)
+    p_check.add_argument("dice", metavar="DICE", help="the roll: '6-5' or '6 5'")
+    p_check.add_argument("turn", nargs="+", metavar="TURN",
+                         help="the turn in notation, '24/18 18/13' (quoted or not), or 'pass'")
+    _add_json(p_check)
+    p_check.set_defaults(run=_run_check)
+
+    p_board = sub.add_parser("board", help="draw the position (text, SVG or PNG)",
+                             description="Print the position's board (white's numbering) and "
+                                         "optionally write it as a picture.")
+    _add_position(p_board)
+    _add_picture_options(p_board)
+    _add_json(p_board)
+    p_board.set_defaults(run=_run_board)
+
+    p_play = sub.add_parser(
+        "play", help="play a game in the terminal: self-play, or you against the computer",
+        description="Self-play (random turns by default), printing each turn and the board; "
+                    "or, with --human, you play one side against a policy (greedy by "
+                    "default): type a turn in notation, '?' lists the legal turns (then a "
+                    "number picks one), 'q' quits.")
+    _add_position(p_play)
+    p_play.add_argument("--seed", type=int, default=None,
+                        help="seed the dice and the policy (the same seed plays the same game)")
+    p_play.add_argument("--turns", type=_positive, default=None, metavar="N",
+                        help="stop after N turns")
+    p_play.add_argument("--quiet", action="store_true", help="print the turns, not the boards")
+    p_play.add_argument("--human", choices=("white", "black"), default=None,
+                        help="you play this side, reading turns from stdin")
+    p_play.add_argument("--policy", choices=("random", "greedy"), default=None,
+                        help="how the computer chooses: uniformly at random (self-play's "
+                             "default) or the turn with the best simple evaluation (the "
+                             "default against a person; see fastnardy.play.evaluate)")
+    p_play.add_argument("--record", metavar="FILE", default=None,
+                        help="write the game as a fastnardy record (check-game reads it)")
+    p_play.set_defaults(run=_run_play)
+
+    p_bench = sub.add_parser(
+        "bench", help="time the kernel: turns per position-roll and perft nodes per second",
+        description="A quick timing of the installed kernel: batch.count_turns and "
+                    "legal_turns on sampled positions, perft from the starts. The full table "
+                    "of the README is bench/report.py in the source tree.")
+    p_bench.add_argument("--seconds", type=_seconds, default=0.5, metavar="S",
+                         help="repeat each measurement for at least S seconds and report the "
+                              "best round (default 0.5; 0 measures once)")
+    _add_json(p_bench)
+    p_bench.set_defaults(run=_run_bench)
+
+    _add_check_game(sub)
+    p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule")
+    p_rules.add_argument("rule_id", nargs="?", help="a rule id such as L5, S8 or T2")
+    p_rules.set_defaults(run=_run_rules)
+    return parser
+
+
+def _add_picture_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--svg", metavar="FILE", help="also write the board as an SVG picture")
     parser.add_argument("--png", metavar="FILE",
                         help="also write it as a PNG (through cairosvg or headless Chromium)")
@@ -51,7 +248,215 @@ def _add_picture_options(parser) -> None:
                         help="draw this legal turn's steps as arrows in the pictures")
 
 
-def _write_pictures(args, position: Position) -> None:
+def _add_check_game(sub: "argparse._SubParsersAction[_Parser]") -> None:
+    p_check = sub.add_parser(
+        "check-game", help="replay game records and name the first illegal turn of each game",
+        description="Replay fastnardy records and GNU Backgammon .mat match exports (chosen by "
+                    "the .mat extension or the content). Exit 0 when every turn is legal, 1 when "
+                    "one is not, 2 when a file cannot be read.")
+    p_check.add_argument("files", nargs="+", metavar="FILE",
+                         help="a fastnardy record or a GNU Backgammon .mat export")
+    p_check.set_defaults(run=lambda args: _check_game(args.files))
+
+
+# --------------------------------------------------------------------------- inputs
+
+def _position(args: argparse.Namespace) -> Position:
+    """POSITION with the rule options applied (see the module's docstring)."""
+    if args.position in (LONG, SHORT):
+        base, named = Position.start(args.position), set()
+    else:
+        base = Position.from_string(args.position)
+        named = set(re.findall(r"(\w+)\s*=", args.position.split()[0]))  # variants it names
+    given = {dest: getattr(args, dest) for dest in _RULE_OPTIONS if getattr(args, dest)}
+    for dest, value in given.items():
+        game, _, rule, _ = _RULE_OPTIONS[dest]
+        option = f"--{dest.replace('_', '-')}"
+        if game != base.rules.game:
+            raise FastNardyError(f"{option} is a {game}-nardy option ({rule}); the position "
+                                 f"is {base.rules.game} nardy")
+        if dest in named and getattr(base.rules, dest) != value:
+            raise FastNardyError(f"{option} {value} contradicts the position string's "
+                                 f"{dest}={getattr(base.rules, dest)}")
+    rules: Rules = dataclasses.replace(base.rules, **given)
+    if rules == base.rules:
+        return base
+    return Position.from_points(rules, base.white_points, base.black_points, base.turn,
+                                base.white_bar, base.black_bar)
+
+
+def _roll(words: Sequence[str]) -> Roll:
+    """DICE as typed: '6 5' (two words), '6-5' or '65'."""
+    match = re.fullmatch(r"([1-6])-?([1-6])", "-".join(words))
+    if match is None:
+        raise InvalidDiceError(f"dice must be two numbers from 1 to 6, as '6 5' or '6-5', not "
+                               f"{' '.join(words)!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _print_json(document: object) -> None:
+    print(json.dumps(document, ensure_ascii=False))
+
+
+def _turn_json(turn: Turn) -> Dict[str, object]:
+    """A legal turn: its notation, its steps as [src, dst, hit] (mover's numbering) and the
+    position it leads to."""
+    return {"turn": str(turn), "steps": [list(step) for step in turn.steps],
+            "position": turn.position.to_string()}
+
+
+# --------------------------------------------------------------------------- commands
+
+def _run_perft(args: argparse.Namespace) -> int:
+    position = _position(args)
+    depth = args.depth
+    if not isinstance(depth, int):  # argparse (3.11) gives [] for DEPTH after a second '--'
+        raise FastNardyError("DEPTH is missing")
+    game = position.rules.game
+    if depth > MAX_DEPTH[game] and not args.force:
+        raise FastNardyError(f"perft depth {depth} would take a year or more: {game} nardy "
+                             f"counts finish within days up to depth {MAX_DEPTH[game]}; add "
+                             f"--force to count it anyway")
+    backend = args.backend or _backend.DEFAULT_BACKEND
+    header = {"position": position.to_string(), "weighted": args.weighted, "backend": backend}
+    if args.divide:
+        return _perft_divide(args, position, header)
+    depths = [depth] if args.only or depth == 0 else list(range(1, depth + 1))
+    if not args.json:
+        print(position.to_string(), flush=True)
+    results = []
+    if args.workers is not None and args.dask is not None:
+        raise FastNardyError("give --workers or --dask, not both")
+    for each in depths:
+        start = time.perf_counter()
+        count, note = _count(args, position, each)
+        seconds = time.perf_counter() - start
+        rate = count / seconds if seconds else 0.0
+        results.append({"depth": each, "count": count, "seconds": round(seconds, 6),
+                        "nodes_per_second": round(rate)})
+        if not args.json:
+            print(f"perft({each}) = {count:>15,}   {seconds:8.3f} s   "
+                  f"{rate / 1e6:10,.1f} M nodes/s{note}", flush=True)
+    if args.json:
+        _print_json({**header, "perft": results})
+    return 0
+
+
+def _count(args: argparse.Namespace, position: Position, depth: int) -> Tuple[int, str]:
+    """One perft count with the counting options, and a note on the table's hit rate."""
+    shown = args.progress if args.progress is not None else sys.stderr.isatty()
+    last: List[PerftProgress] = []
+
+    def progress(p: PerftProgress) -> None:
+        last[:] = [p]
+        if shown:
+            rate = p.nodes / p.seconds if p.seconds else 0.0
+            eta = p.seconds * (p.total - p.done) / p.done if p.done else 0.0
+            print(f"\r  perft({depth}): {p.done}/{p.total} subtrees, {p.nodes:,} nodes, "
+                  f"{rate / 1e6:,.1f} M nodes/s, ETA {eta:,.0f} s   ", end="", file=sys.stderr,
+                  flush=True)
+
+    if args.dask is not None:
+        count = _count_on_dask(args, position, depth, progress)
+    else:
+        count = perft(position, depth, weighted=args.weighted, backend=args.backend,
+                      workers=args.workers, tt_mb=args.tt_mb, progress=progress)
+    if shown and last and last[0].total > 1:
+        print(file=sys.stderr)
+    note = ""
+    if args.tt_mb is not None and last and last[0].probes:
+        note = f"   table hits {last[0].hits / last[0].probes:.1%}"
+    return count, note
+
+
+def _count_on_dask(args: argparse.Namespace, position: Position, depth: int,
+                   progress: "Callable[[PerftProgress], None]") -> int:
+    try:
+        import distributed
+    except ImportError:
+        raise FastNardyError("--dask needs dask.distributed: pip install 'dask[distributed]'") \
+            from None
+    try:
+        client = distributed.Client(args.dask, timeout=30)
+    except OSError as exc:
+        raise FastNardyError(f"cannot reach the Dask scheduler at {args.dask}: {exc}") from None
+    with client:
+        return perft(position, depth, weighted=args.weighted, backend=args.backend,
+                     executor=client.get_executor(), tt_mb=args.tt_mb, progress=progress)
+
+
+def _perft_divide(args: argparse.Namespace, position: Position,
+                  header: Dict[str, object]) -> int:
+    divide = [(roll, str(turn), count)
+              for roll, turns in perft_divide(position, args.depth, weighted=args.weighted,
+                                              backend=args.backend).items()
+              for turn, count in turns]
+    total = sum(count for _, _, count in divide)
+    if args.json:
+        _print_json({**header, "depth": args.depth, "total": total,
+                     "divide": [{"roll": list(roll), "turn": turn, "count": count}
+                                for roll, turn, count in divide]})
+        return 0
+    for (first, second), turn, count in divide:
+        print(f"{first}-{second}  {turn:<32} {count}")
+    print(f"total {total}")
+    return 0
+
+
+def _run_turns(args: argparse.Namespace) -> int:
+    position, roll = _position(args), _roll(args.dice)
+    turns = position.legal_turns(roll, backend=args.backend)
+    if args.json:
+        _print_json({"position": position.to_string(), "dice": list(roll),
+                     "turns": [_turn_json(turn) for turn in turns]})
+    else:
+        for turn in turns:
+            print(turn)
+    return 0
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    position, words = _position(args), list(args.turn)
+    dice = [args.dice]
+    if args.dice.isdigit() and words[0].isdigit():  # '6 5 24/18 18/13': the dice in two words
+        dice.append(words.pop(0))
+    roll = _roll(dice)
+    if not words:
+        raise FastNardyError("TURN is missing (write 'pass' for a pass)")
+    try:
+        turn = position.check_turn(roll, " ".join(words))
+    except IllegalTurnError as exc:
+        if args.json:
+            _print_json({"legal": False, "rule": exc.rule, "step": exc.step,
+                         "message": str(exc)[len(exc.rule) + 2:]})
+        else:
+            print(exc)
+        return EXIT_ILLEGAL
+    if args.json:
+        _print_json({"legal": True, **_turn_json(turn)})
+    else:
+        print(turn)
+    return 0
+
+
+def _run_board(args: argparse.Namespace) -> int:
+    position = _position(args)
+    if args.json:
+        document: Dict[str, object] = {
+            "position": position.to_string(), "turn": position.turn,
+            "white_points": list(position.white_points), "white_bar": position.white_bar,
+            "white_off": position.white_off, "black_points": list(position.black_points),
+            "black_bar": position.black_bar, "black_off": position.black_off}
+        if position.rules.game == SHORT:
+            document["gnubg_id"] = position.gnubg_id()
+        _print_json(document)
+    else:
+        print(position)
+    _write_pictures(args, position)
+    return 0
+
+
+def _write_pictures(args: argparse.Namespace, position: Position) -> None:
     """The board command's --svg and --png files (fastnardy.svg)."""
     if args.svg is None and args.png is None:
         return
@@ -71,87 +476,32 @@ def _write_file(path: str, content: bytes) -> None:
         raise FastNardyError(f"cannot write {path}: {exc.strerror}") from None
 
 
-def _add_rules_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule")
-    p_rules.add_argument("rule_id", nargs="?", help="a rule id such as L5, S8 or T2")
+def _run_play(args: argparse.Namespace) -> int:
+    from . import play
 
-
-def _run_rules(args: argparse.Namespace) -> int:
-    """Print one rule of docs/rules.md, or every id with its title; an unknown id exits 2."""
-    if args.rule_id is None:
-        for rule_id, title in rulebook.titles().items():
-            print(f"{rule_id:<4} {title}")
-        return 0
-    try:
-        print(rulebook.describe(args.rule_id))
-    except FastNardyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    position = _position(args)
+    if args.position in (LONG, SHORT):
+        game = Game(position.rules, args.seed)
+    else:
+        game = Game.from_position(position, args.seed)
+    policy = args.policy or ("greedy" if args.human else "random")
+    play.play_game(game, play.policy(policy, args.seed), human=args.human,
+                   max_turns=args.turns, boards=not args.quiet)
+    if args.record is not None:
+        _write_file(args.record, game.record().encode("utf-8"))
     return 0
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fastnardy", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_perft = sub.add_parser("perft", help="T5 perft for depths 1..DEPTH (or only DEPTH)")
-    _add_position(p_perft)
-    p_perft.add_argument("depth", type=int)
-    p_perft.add_argument("--weighted", action="store_true", help="36 outcomes, not 21 rolls")
-    p_perft.add_argument("--divide", action="store_true", help="split the count by roll and turn")
-    p_perft.add_argument("--only", action="store_true", help="only DEPTH, not 1..DEPTH")
-    p_turns = sub.add_parser("turns", help="the legal turns for a roll")
-    _add_position(p_turns)
-    p_turns.add_argument("dice", type=int, nargs=2)
-    p_board = sub.add_parser("board", help="draw the position")
-    _add_position(p_board)
-    _add_picture_options(p_board)
-    _add_check_game(sub)
-    _add_rules_command(sub)
-    args = parser.parse_args(argv)
-    if args.command == "check-game":
-        return _check_game(args.files)
-    if args.command == "rules":
-        return _run_rules(args)
-    try:
-        position = _position(args)
-        if args.command == "board":
-            print(position)
-            _write_pictures(args, position)
-        elif args.command == "turns":
-            for turn in position.legal_turns(args.dice, backend=args.backend):
-                print(turn)
-        elif args.divide:
-            total = 0
-            for roll, turns in perft_divide(position, args.depth, weighted=args.weighted,
-                                            backend=args.backend).items():
-                for turn, count in turns:
-                    print(f"{roll[0]}-{roll[1]}  {str(turn):<32} {count}")
-                    total += count
-            print(f"total {total}")
-        else:
-            print(f"{position.to_string()}")
-            depths = [args.depth] if args.only else range(1, args.depth + 1)
-            for depth in depths:
-                start = time.perf_counter()
-                count = perft(position, depth, weighted=args.weighted, backend=args.backend)
-                seconds = time.perf_counter() - start
-                print(f"perft({depth}) = {count:>15,}   {seconds:8.3f} s")
-    except FastNardyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # Ctrl-C: the kernel stops within milliseconds
-        print("interrupted", file=sys.stderr)
-        return 130
+def _run_bench(args: argparse.Namespace) -> int:
+    from . import benchmark
+
+    timings = benchmark.measure(args.seconds)
+    if args.json:
+        _print_json({"version": __version__, "python": sys.version.split()[0],
+                     "timings": [timing.as_dict() for timing in timings]})
+    else:
+        print(benchmark.report(timings))
     return 0
-
-
-def _add_check_game(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p_check = sub.add_parser(
-        "check-game", help="replay game records and name the first illegal turn of each game",
-        description="Replay fastnardy records and GNU Backgammon .mat match exports (chosen by "
-                    "the .mat extension or the content). Exit 0 when every turn is legal, 1 when "
-                    "one is not, 2 when a file cannot be read.")
-    p_check.add_argument("files", nargs="+", metavar="FILE")
 
 
 def _check_game(files: List[str]) -> int:
@@ -180,6 +530,49 @@ def _check_game(files: List[str]) -> int:
             print(f"{path}: {len(records)} game{'s' * (len(records) != 1)}, {turns} turns, "
                   f"all legal")
     return status
+
+
+def _run_rules(args: argparse.Namespace) -> int:
+    """Print one rule of the rule book, or every id with its title; an unknown id is an
+    InvalidRulesError (exit 2)."""
+    if args.rule_id is None:
+        for rule_id, title in rulebook.titles().items():
+            print(f"{rule_id:<4} {title}")
+    else:
+        print(rulebook.describe(args.rule_id))
+    return 0
+
+
+# --------------------------------------------------------------------------- main
+
+def _run(argv: Optional[Sequence[str]]) -> int:
+    try:
+        args = build_parser(_prog()).parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors have been printed
+        return exc.code if isinstance(exc.code, int) else 0
+    status: int = args.run(args)
+    return status
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``) and return the exit status:
+    errors of input are one line on stderr, never a traceback."""
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # inside the try: a reader that went away shows here
+        return status
+    except FastNardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C, wherever it came: the kernel stops within milliseconds
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `fastnardy turns ... | head -3`: point stdout at devnull so that Python's last flush
+        # does not fail again, and exit as a process that SIGPIPE ends (128 + 13)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":
