@@ -7,9 +7,11 @@ import pickle
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fastnardy import FastNardyError, Position, Rules, _kernel, perft, perft_divide
 from fastnardy.perft import PerftProgress, _split, _Options
+from strategies import positions
 
 CASES = [
     (Position.start("long"), 3),
@@ -96,3 +98,19 @@ def test_bad_perft_options_are_clean_errors(kwargs):
         perft(Position.start("long"), 2, **kwargs)
     with pytest.raises(FastNardyError):
         _kernel.PerftTable(-1)
+
+
+_SHARED_TABLE = _kernel.PerftTable(8)  # shared by every example: entries meet other positions
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(positions(), st.integers(1, 2), st.booleans())
+def test_T5_table_counts_are_exact_across_positions_and_variants(position, depth, weighted):
+    """One table serves all the examples, so a depth-1 entry (keyed by what perft(., 1)
+    depends on: the mover's checkers, the opponent's blots and closed points, L6's forbidden
+    points) is met again by other positions, rules and weightings."""
+    me, me_bar, opp, opp_bar = position.mover_frame()
+    with_table = _kernel.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
+                                     weighted, _SHARED_TABLE)
+    assert with_table == perft(position, depth, weighted=weighted)

@@ -735,12 +735,30 @@ cdef void run_search(nb_ctx* c, const nb_board* root, int limit) noexcept nogil:
         nd_search(c)
 
 
+cdef uint32_t forbidden_blocks(const nb_rules* r, const nb_board* b) noexcept nogil:
+    """L6 (long nardy): the lowest points, in the opponent's numbering, at which the mover
+    may not hold a six-run: below the opponent's lowest checker (opponent_ahead), or
+    anywhere while no opponent checker is home (opponent_home); none once it has borne off."""
+    cdef int k
+    if r.block_rule == 2 or b.o[0] > 0:
+        return 0
+    if r.block_rule == 0:
+        for k in range(1, 25):
+            if b.o[mir(k, 0)] > 0:
+                return ((1u << k) - 2) & PTS
+        return PTS
+    for k in range(1, 7):
+        if b.o[mir(k, 0)] > 0:
+            return 0
+    return PTS
+
+
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil:
     """The legal turns of `root` for the roll: c.out[0 .. return value) (keys, and with
     want_order the entries sorted by their T2 representative). 0 means game over (T4), or
     no candidate at all (turn_end with an L6-invalid root)."""
-    cdef int i, k, p, first, limit, d, ok, lo_opp
+    cdef int i, k, p, first, limit, d, ok
     if root.m[0] >= 15 or root.o[0] >= 15:  # T4
         c.n = 0
         return 0
@@ -756,20 +774,7 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
     c.head0 = 0
     limit = 99
     if r.game == 0:
-        # L6: the lowest points (opponent numbering) at which a six-run is forbidden
-        if r.block_rule != 2 and root.o[0] == 0:
-            if r.block_rule == 0:
-                lo_opp = 25
-                for k in range(1, 25):
-                    if root.o[mir(k, 0)] > 0:
-                        lo_opp = k
-                        break
-                c.F = ((1u << lo_opp) - 2) & PTS
-            else:
-                c.F = PTS
-                for k in range(1, 7):
-                    if root.o[mir(k, 0)] > 0:
-                        c.F = 0
+        c.F = forbidden_blocks(r, root)
         if r.block_check == 1:
             c.turn_end = c.F != 0
         else:
@@ -842,8 +847,35 @@ cdef inline uint64_t tt_meta(const nb_rules* r, int depth, int weighted) noexcep
                           | (r.hit_and_hide << 6)) << 9) | (<uint64_t>1 << 63))
 
 
-cdef inline nb_tt_entry* tt_bucket(nb_tt* tt, uint64_t lo, uint64_t hi, int depth) noexcept nogil:
-    return &tt.e[2 * (hkey(lo ^ (<uint64_t>depth * <uint64_t>0x9E3779B97F4A7C15), hi) & tt.mask)]
+cdef inline nb_tt_entry* tt_bucket(nb_tt* tt, uint64_t lo, uint64_t hi, uint64_t meta) noexcept nogil:
+    return &tt.e[2 * (hkey(lo ^ (meta * <uint64_t>0x9E3779B97F4A7C15), hi) & tt.mask)]
+
+
+cdef inline void count_key(const nb_rules* r, const nb_board* b, uint64_t* lo, uint64_t* hi,
+                           uint64_t* meta) noexcept nogil:
+    """The key of what perft(b, 1) depends on: the mover's checkers and, of the opponent,
+    only what the mover's turns see. Short nardy: blots (S3 hits) and closed points (two or
+    more: the count beyond two and the opponent's bar do not change any turn). Long nardy:
+    occupied points (L3) and, in meta, the L6 forbidden block points (which the opponent's
+    checkers decide). Positions alike in all this have the same legal turns for every roll,
+    up to the opponent's untouched checkers, so the same perft(., 1)."""
+    cdef uint64_t ones = <uint64_t>0x084210842108421, M60 = (<uint64_t>1 << 60) - 1
+    cdef uint64_t x, opp, big
+    cdef int half
+    for half in range(2):
+        x = (lo[0] if half == 0 else hi[0]) & M60
+        opp = (x >> 4) & ones
+        if r.game:  # opponent fields 17..30 (two or more) -> 17
+            big = (((x & (ones * 15)) + ones * 14) >> 4) & ones & opp
+            x = (x & ~(big * 31)) | (big * 17)
+        else:       # every opponent field -> 16
+            x = (x & ~(opp * 31)) | (opp * 16)
+        if half == 0:
+            lo[0] = x | (lo[0] & ~M60)      # the mover's bar stays
+        else:
+            hi[0] = x                       # the opponent's bar goes
+    if not r.game:
+        meta[0] |= <uint64_t>forbidden_blocks(r, b) << 24
 
 
 cdef void tt_store(nb_tt* tt, nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
@@ -868,17 +900,19 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
     rules). Returns 0 early when a signal stops the context (c.stop)."""
     cdef unsigned long long total = 0, w
     cdef int d1, d2, n, i
-    cdef uint64_t lo, hi, meta = 0
+    cdef uint64_t lo, hi, meta = 0, klo = b.lo, khi = b.hi
     cdef nb_board kid
     cdef nb_tt_entry* e = NULL
     if depth == 0 or b.m[0] >= 15 or b.o[0] >= 15:
         return 1
     if tt != NULL:
         meta = tt_meta(r, depth, weighted)
-        e = tt_bucket(tt, b.lo, b.hi, depth)
+        if depth == 1:
+            count_key(r, b, &klo, &khi, &meta)
+        e = tt_bucket(tt, klo, khi, meta)
         tt.probes += 1
         for i in range(2):
-            if e[i].meta == meta and e[i].lo == b.lo and e[i].hi == b.hi:
+            if e[i].meta == meta and e[i].lo == klo and e[i].hi == khi:
                 tt.hits += 1
                 return e[i].count
     for d1 in range(1, 7):
@@ -898,7 +932,7 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
                 if c.stop:
                     return 0
     if tt != NULL:
-        tt_store(tt, e, b.lo, b.hi, meta, total)
+        tt_store(tt, e, klo, khi, meta, total)
     return total
 
 
