@@ -97,6 +97,9 @@ ctypedef struct nb_ctx:
     int poll            # 1: look for signals (Ctrl-C) now and then (main thread, no GIL)
     int stop            # set when a signal handler raised: unwind and return
     uint32_t ticks      # generations since the call began (paces the polling)
+    uint64_t tt_probes  # perft table lookups, hits and stores of this call (added to the
+    uint64_t tt_hits    # table's totals afterwards, with the GIL held)
+    uint64_t tt_stores
 
 
 cdef void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil
@@ -109,7 +112,8 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil
 ctypedef struct nb_tt_entry:
     # an exact perft count: position key (mover's frame), and in `meta` the remaining depth
-    # (bits 0..7), weighted (bit 8), the rules code (bits 9..17) and "used" (bit 63)
+    # (bits 0..7), weighted (bit 8), the rules code (bits 9..15), L6's forbidden points for
+    # depth-1 entries (bits 25..48), the bucket's lock (bit 62, slot 0) and "used" (bit 63)
     uint64_t lo
     uint64_t hi
     uint64_t count
@@ -118,10 +122,11 @@ ctypedef struct nb_tt_entry:
 
 ctypedef struct nb_tt:
     # perft's transposition table: buckets of two entries (64 bytes, one cache line); slot 0
-    # keeps the deepest subtree seen, slot 1 the most recent
+    # keeps the deepest subtree seen, slot 1 the most recent. Threads share it: each bucket
+    # is read and written under its own lock bit.
     nb_tt_entry* e
     uint64_t mask       # number of buckets - 1
-    uint64_t probes
+    uint64_t probes     # totals over the calls that used the table
     uint64_t hits
     uint64_t stores
 

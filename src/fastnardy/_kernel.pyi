@@ -3,7 +3,7 @@ the public values). See its module docstring for the packed key layout and
 fastnardy.backend for the contract."""
 
 from types import ModuleType
-from typing import Any, Iterator, Optional, Sequence, SupportsIndex, Tuple, Union, overload
+from typing import Any, Iterator, Literal, Optional, Sequence, SupportsIndex, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -77,10 +77,17 @@ class PerftTable:
     @property
     def hit_rate(self) -> float: ...
 
+@overload
 def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
                 opp_bar: SupportsIndex, depth: SupportsIndex, weighted: bool = False,
-                table: Optional[PerftTable] = None) -> int:
+                table: Optional[PerftTable] = None, stats: Literal[False] = False) -> int:
     """T5 perft from the position, `me` to move. No GIL; Ctrl-C stops it."""
+    ...
+@overload
+def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                opp_bar: SupportsIndex, depth: SupportsIndex, weighted: bool,
+                table: Optional[PerftTable], stats: Literal[True]) -> Tuple[int, int, int]:
+    """(count, table probes, table hits) of this call."""
     ...
 
 def pack(me: Counts, me_bar: SupportsIndex, opp: Counts, opp_bar: SupportsIndex,

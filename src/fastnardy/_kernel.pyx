@@ -106,9 +106,20 @@ from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, Invalid
 cdef extern from *:
     """
     static inline int nb_hibit(unsigned int x) { return 31 - __builtin_clz(x); }
+    #define NB_LOCK ((uint64_t)1 << 62)
+    static inline void nb_lock(uint64_t* m) {
+        while (__atomic_fetch_or(m, NB_LOCK, __ATOMIC_ACQUIRE) & NB_LOCK)
+            while (__atomic_load_n(m, __ATOMIC_RELAXED) & NB_LOCK) {}
+    }
+    static inline void nb_unlock(uint64_t* m) {
+        __atomic_fetch_and(m, ~NB_LOCK, __ATOMIC_RELEASE);
+    }
     """
     int nb_hibit(unsigned int x) noexcept nogil
     int nb_popcount "__builtin_popcount"(unsigned int x) noexcept nogil
+    const uint64_t NB_LOCK
+    void nb_lock(uint64_t* m) noexcept nogil
+    void nb_unlock(uint64_t* m) noexcept nogil
     int nb_check_signals "PyErr_CheckSignals"()   # -1 with the exception set: no except clause,
                                                   # the caller records it in ctx.stop
 
@@ -878,19 +889,21 @@ cdef inline void count_key(const nb_rules* r, const nb_board* b, uint64_t* lo, u
         meta[0] |= <uint64_t>forbidden_blocks(r, b) << 24
 
 
-cdef void tt_store(nb_tt* tt, nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
+cdef void tt_store(nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
                    uint64_t count) noexcept nogil:
-    """Replacement: a subtree at least as deep as slot 0's takes slot 0 (its old entry moves
-    to slot 1); any other takes slot 1."""
+    """Replacement, with the bucket's lock held (slot 0's lock bit stays set): a subtree at
+    least as deep as slot 0's takes slot 0 (its old entry moves to slot 1); any other takes
+    slot 1."""
     if (meta & 255) >= (e[0].meta & 255) or not (e[0].meta >> 63):
         e[1] = e[0]
+        e[1].meta &= ~NB_LOCK
+        meta |= NB_LOCK
     else:
         e = e + 1
     e.lo = lo
     e.hi = hi
     e.count = count
     e.meta = meta
-    tt.stores += 1
 
 
 cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
@@ -910,11 +923,15 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
         if depth == 1:
             count_key(r, b, &klo, &khi, &meta)
         e = tt_bucket(tt, klo, khi, meta)
-        tt.probes += 1
+        c.tt_probes += 1
+        nb_lock(&e[0].meta)
         for i in range(2):
-            if e[i].meta == meta and e[i].lo == klo and e[i].hi == khi:
-                tt.hits += 1
-                return e[i].count
+            if (e[i].meta & ~NB_LOCK) == meta and e[i].lo == klo and e[i].hi == khi:
+                total = e[i].count
+                nb_unlock(&e[0].meta)
+                c.tt_hits += 1
+                return total
+        nb_unlock(&e[0].meta)
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 2 if (weighted and d1 != d2) else 1
@@ -932,7 +949,10 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
                 if c.stop:
                     return 0
     if tt != NULL:
-        tt_store(tt, e, klo, khi, meta, total)
+        nb_lock(&e[0].meta)
+        tt_store(e, klo, khi, meta, total)
+        nb_unlock(&e[0].meta)
+        c.tt_stores += 1
     return total
 
 
@@ -976,6 +996,7 @@ cdef void ctx_release(nb_ctx* c) noexcept:
     c.poll = 0
     c.stop = 0
     c.ticks = 0
+    c.tt_probes = c.tt_hits = c.tt_stores = 0
     if _pool_n < NB_POOL:
         _pool[_pool_n] = c
         _pool_n += 1
@@ -1724,11 +1745,10 @@ cdef class PerftTable:
     keyed by the full 128-bit position key, the remaining depth, ``weighted`` and the rules,
     so a hit is always the exact count (no lossy key). Buckets of two 32-byte entries, one
     cache line: slot 0 keeps the deepest subtree that hashed there (the most work saved),
-    slot 1 the most recent. A table may serve many perft calls (its counts stay valid), but
-    one at a time."""
+    slot 1 the most recent. A table may serve many perft calls (its counts stay valid), at
+    the same time too: threads share it, each bucket read and written under its own lock."""
 
     cdef nb_tt tt
-    cdef int busy
     cdef readonly double mb
 
     def __cinit__(self, mb):
@@ -1772,10 +1792,12 @@ cdef class PerftTable:
                 f"{self.hit_rate:.1%} hits>")
 
 
-def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=None):
+def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=None,
+                stats=False):
     """T5 perft from the position, `me` to move; weighted counts non-doubles twice. With a
-    PerftTable, subtree counts are looked up and stored there. Runs without the GIL; Ctrl-C
-    stops it (KeyboardInterrupt)."""
+    PerftTable, subtree counts are looked up and stored there; with ``stats`` the result is
+    (count, probes, hits) of this call. Runs without the GIL; Ctrl-C stops it
+    (KeyboardInterrupt)."""
     cdef nb_rules r
     cdef nb_board b
     cdef int dp, k, w
@@ -1802,9 +1824,6 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
         if not isinstance(table, PerftTable):
             raise FastNardyError(f"table must be a PerftTable or None, not {table!r}")
         held = <PerftTable>table
-        if held.busy:
-            raise FastNardyError("this PerftTable is in use by another perft call")
-        held.busy = 1
         tt = &held.tt
     for k in range(NB_MAX_DEPTH + 1):
         bufs[k] = NULL
@@ -1818,14 +1837,19 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
         ctx_watch(c)
         with nogil:
             total = nb_perft(c, &r, &b, dp, w, bufs, tt)
+        if held is not None:  # with the GIL: calls sharing the table add up safely
+            held.tt.probes += c.tt_probes
+            held.tt.hits += c.tt_hits
+            held.tt.stores += c.tt_stores
         ctx_raise_if_stopped(c)
+        probes, hits = c.tt_probes, c.tt_hits
     finally:
         if c != NULL:
             ctx_release(c)
-        if held is not None:
-            held.busy = 0
         for k in range(NB_MAX_DEPTH + 1):
             free(bufs[k])
+    if stats:
+        return (total, probes, hits)
     return total
 
 

@@ -14,13 +14,16 @@ picklable tuple (position, remaining depth, weighted, backend, tt_mb) and its re
 (count, probes, hits); the counts, times their multiplicities, add up to the serial count.
 ``workers=N`` runs N threads in this process (the kernel releases the GIL); ``executor``
 takes any :class:`concurrent.futures.Executor` — a thread or process pool, or a Dask cluster
-through ``distributed.Client.get_executor()`` — and is never shut down here. Each thread or
-process keeps one table of ``tt_mb`` MB and reuses it across its subtasks. Ray has no
-Executor; see the README for a five-line adapter.
+through ``distributed.Client.get_executor()`` — and is never shut down here. The threads of
+one call share one table of ``tt_mb`` MB (each bucket has its own lock), freed when the call
+returns; on an executor, each worker process keeps one table of ``tt_mb`` MB for as long as
+it lives and shares it among its threads and subtasks. Ray has no Executor; see the README
+for a five-line adapter.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections import Counter
@@ -62,7 +65,7 @@ def perft(position, depth: int, *, weighted: bool = False, backend: Optional[str
     options = _Options(weighted, backend, tt_mb)
     if workers is None and executor is None:
         start = time.perf_counter()
-        count, probes, hits = _subtree((position, depth, options))
+        count, probes, hits = _subtree((position, depth, options), _new_table(options))
         if progress is not None:
             progress(PerftProgress(1, 1, count, time.perf_counter() - start, probes, hits))
         return count
@@ -84,7 +87,8 @@ def perft_divide(position, depth: int, *, weighted: bool = False,
     turns = {roll: list(position.legal_turns(roll, backend=backend)) for roll in ALL_ROLLS}
     children = Counter(t.position for ts in turns.values() for t in ts)
     if workers is None and executor is None:
-        counts = {child: _subtree((child, depth - 1, options))[0] for child in children}
+        table = _new_table(options)
+        counts = {child: _subtree((child, depth - 1, options), table)[0] for child in children}
     else:
         counts = _run({(child, depth - 1): 1 for child in children}, options, workers,
                       executor, None)
@@ -110,36 +114,38 @@ def _check_options(options: _Options) -> None:
                              f"not {options.tt_mb!r}")
 
 
-_local = threading.local()  # one PerftTable per thread (and so per process), reused
-
-
-def _table(tt_mb: Optional[float]):
-    if tt_mb is None:
+def _new_table(options: _Options):
+    """A PerftTable of ``tt_mb`` for one call, or None."""
+    _check_options(options)
+    if options.tt_mb is None:
         return None
-    table = getattr(_local, "table", None)
-    if table is None or table.mb < tt_mb / 2:
-        from .position import _kernel
-
-        table = _local.table = _kernel.PerftTable(tt_mb)
-    return table
+    if _backend.get(options.backend).__name__ != "fastnardy._kernel":
+        raise FastNardyError("tt_mb needs the kernel backend")
+    return _backend.get("kernel").PerftTable(options.tt_mb)
 
 
-def _subtree(task: tuple) -> tuple:
-    """One subtask: (count, probes, hits) of perft(position, depth) with the options."""
+_worker_table: dict = {}  # on an executor's worker: {tt_mb: the process's shared PerftTable}
+_worker_lock = threading.Lock()
+
+
+def _subtree(task: tuple, table=None) -> tuple:
+    """One subtask: (count, probes, hits) of perft(position, depth) with the options, on
+    ``table`` (or, on an executor's worker, the process's table of ``tt_mb``)."""
     position, depth, options = task
     _check_options(options)
     module = _backend.get(options.backend)
     me, me_bar, opp, opp_bar = position.mover_frame()
-    if options.tt_mb is not None and module.__name__ != "fastnardy._kernel":
-        raise FastNardyError("tt_mb needs the kernel backend")
-    table = _table(options.tt_mb)
+    if table is None and options.tt_mb is not None:
+        with _worker_lock:
+            table = _worker_table.get(options.tt_mb)
+            if table is None:
+                table = _worker_table[options.tt_mb] = _new_table(options)
     if table is None:
         return (module.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
                                    options.weighted), 0, 0)
-    probes, hits = table.probes, table.hits
-    count = module.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
-                               options.weighted, table)
-    return count, table.probes - probes, table.hits - hits
+    result: tuple = module.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
+                                       options.weighted, table, True)
+    return result
 
 
 def _parallelism(workers: Optional[int], executor: Optional[Executor]) -> int:
@@ -184,10 +190,12 @@ def _run(tasks: dict, options: _Options, workers: Optional[int],
     start = time.perf_counter()
     own = executor is None
     pool = ThreadPoolExecutor(_parallelism(workers, None)) if own else executor
+    # our own threads share one table for this call; an executor's workers keep their own
+    work = functools.partial(_subtree, table=_new_table(options)) if own else _subtree
     counts: dict = {}
     nodes = probes = hits = 0
     try:
-        futures = {pool.submit(_subtree, (node, left, options)): (node, left)
+        futures = {pool.submit(work, (node, left, options)): (node, left)
                    for node, left in tasks}
         for future in as_completed(futures):
             key = futures[future]
