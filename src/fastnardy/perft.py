@@ -31,14 +31,23 @@ from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from typing import Callable, NamedTuple, Optional
 
 from . import backend as _backend
-from .errors import FastNardyError
+from .errors import FastNardyError, InvalidPositionError
 from .reference import ALL_ROLLS
 
 
+MAX_DEPTH = 64  # the kernel's limit (it keeps one child buffer per ply)
+
+
 def _depth(depth: object) -> int:
-    if isinstance(depth, bool) or not hasattr(depth, "__index__") or depth.__index__() < 0:
-        raise FastNardyError(f"depth must be a non-negative integer, not {depth!r}")
+    if isinstance(depth, bool) or not hasattr(depth, "__index__") \
+            or not 0 <= depth.__index__() <= MAX_DEPTH:
+        raise FastNardyError(f"depth must be an integer from 0 to {MAX_DEPTH}, not {depth!r}")
     return depth.__index__()
+
+
+def _position(position: object) -> None:
+    if not isinstance(position, _backend.get("kernel").PackedPosition):
+        raise InvalidPositionError(f"perft needs a Position, not {position!r}")
 
 
 class PerftProgress(NamedTuple):
@@ -58,9 +67,10 @@ def perft(position, depth: int, *, weighted: bool = False, backend: Optional[str
           progress: Optional[Callable[[PerftProgress], None]] = None) -> int:
     """T5: ``perft(pos, 0) = 1``; a finished game counts 1; otherwise the sum over the 21
     rolls of the children's perft at ``depth - 1`` (a pass is one child). ``weighted`` counts
-    each non-double twice (36 outcomes). ``tt_mb`` gives each thread or process an exact
-    transposition table of that size; ``workers`` / ``executor`` split the tree (see the
-    module docstring); ``progress`` is called after each subtask."""
+    each non-double twice (36 outcomes). ``tt_mb`` sets the size of the exact transposition
+    table; ``workers`` / ``executor`` split the tree (see the module docstring); ``progress``
+    is called after each subtask."""
+    _position(position)
     depth = _depth(depth)
     options = _Options(weighted, backend, tt_mb)
     if workers is None and executor is None:
@@ -80,6 +90,7 @@ def perft_divide(position, depth: int, *, weighted: bool = False,
     """T5 split by roll and turn: ``{(d1, d2): [(turn, count), ...]}`` with the turns in T2
     order; the counts add up to ``perft(position, depth)``. Depth must be at least 1. The
     subtrees run on ``workers`` / ``executor`` as in :func:`perft`."""
+    _position(position)
     depth = _depth(depth)
     if depth < 1:
         raise FastNardyError("perft_divide needs depth >= 1")
