@@ -17,6 +17,7 @@ from .perft import perft, perft_divide
 from .position import LegalTurns, Outcome, Position, Step, Turn
 from .reference import ALL_ROLLS
 from .rules import Rules
+from .selfplay import simulate
 
 _backend.get()  # import the default backend now: a broken kernel fails loudly here
 
@@ -24,5 +25,5 @@ __all__ = [
     "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
     "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Outcome",
     "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
-    "perft_divide",
+    "perft_divide", "simulate",
 ]

@@ -1853,6 +1853,187 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
     return total
 
 
+# --------------------------------------------------------------------------- self-play
+
+cdef inline uint64_t rng_next(uint64_t* state) noexcept nogil:
+    """splitmix64: the same stream on every machine."""
+    cdef uint64_t z
+    state[0] += <uint64_t>0x9E3779B97F4A7C15
+    z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef inline int rng_below(uint64_t* state, int n) noexcept nogil:
+    """A number from 0 to n - 1 (multiply-shift on the top 32 bits)."""
+    return <int>(((rng_next(state) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef int greedy_score(const nb_entry* e, int is_short) noexcept nogil:
+    """The greedy policy's score of a turn's result, from the mover's view (before the
+    swap): the race lead in pips, plus 2 for each point the mover holds with two or more
+    checkers and, in short nardy, minus 2 for each of its blots and plus 3 for each opponent
+    checker on the bar; in long nardy plus 1 for each point it occupies (spread blocks the
+    opponent, L3)."""
+    cdef int p, v, mine = 0, theirs = 0, score = 0
+    for p in range(1, 25):
+        v = <int>field(e.lo, e.hi, p)
+        if v >= 16:
+            theirs += (v - 15) * mir(p, is_short)
+        elif v:
+            mine += v * p
+            if v >= 2:
+                score += 2
+            elif is_short:
+                score -= 2
+            if not is_short:
+                score += 1
+    mine += 25 * <int>(e.lo >> 60)
+    theirs += 25 * <int>(e.hi >> 60)
+    if is_short:
+        score += 3 * <int>(e.hi >> 60)
+    return score + theirs - mine
+
+
+cdef void nb_start(int is_short, nb_board* b) noexcept nogil:
+    """The starting position (L1, S1), from the mover's view."""
+    cdef int8_t side[24]
+    memset(side, 0, 24)
+    if is_short:
+        side[23] = 2
+        side[12] = 5
+        side[7] = 3
+        side[5] = 5
+    else:
+        side[23] = 15
+    nb_build(side, 0, side, 0, is_short, b)
+
+
+cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, uint64_t seed,
+                       const int* policy, int max_turns, int8_t* winner, int8_t* points,
+                       int8_t* kind, int32_t* turns) noexcept nogil:
+    """One game from the start: the T6 opening, then each side plays the turn its policy
+    (0 random, 1 greedy) picks among the legal turns in T2 order, until one side bears off
+    its 15th checker (L9, S9); scored as L10/S9 with the cube at 1. A game still going after
+    max_turns turns is left unfinished (winner -1, kind 4)."""
+    cdef uint64_t g = seed, lo, hi
+    cdef nb_board b
+    cdef int side, d1, d2, n, k, i, best, score, t = 0, loser_out
+    nb_start(r.game, &b)
+    d1 = d2 = 0
+    while d1 == d2:  # T6: one die each, ties thrown again
+        d1 = 1 + rng_below(&g, 6)
+        d2 = 1 + rng_below(&g, 6)
+    side = 0 if d1 > d2 else 1  # 0 white, 1 black
+    if not r.game:  # long: the first player throws both dice again
+        d1 = 1 + rng_below(&g, 6)
+        d2 = 1 + rng_below(&g, 6)
+    while True:
+        n = nb_generate(c, r, &b, d1, d2, 1)
+        if n == 0:  # only a position outside T7 has no candidate at all
+            t = max_turns
+        elif policy[side] == 0 or n == 1:
+            k = rng_below(&g, n) if n > 1 else 0
+        else:
+            k = 0
+            best = greedy_score(&c.out[0], r.game)
+            for i in range(1, n):
+                score = greedy_score(&c.out[i], r.game)
+                if score > best:
+                    best = score
+                    k = i
+        if n:
+            nb_swap_key(c.out[k].lo, c.out[k].hi, r.game, &lo, &hi)
+            nb_board_from_key(lo, hi, r.game, &b)
+            t += 1
+        if n and b.o[0] == 15:  # the side that moved has borne off its 15th checker
+            winner[0] = <int8_t>side
+            turns[0] = t
+            if b.m[0]:
+                kind[0] = 0
+                points[0] = 1
+            elif not r.game:
+                loser_out = 0
+                for i in range(7, 25):
+                    loser_out |= b.m[i]
+                kind[0] = 2 if (koks and loser_out) else 1
+                points[0] = 3 if kind[0] == 2 else 2
+            else:
+                loser_out = b.m[25]
+                for i in range(19, 25):  # the winner's home, in the loser's numbering
+                    loser_out |= b.m[i]
+                kind[0] = 3 if (backgammon and loser_out) else 1
+                points[0] = 3 if kind[0] == 3 else 2
+            return
+        if t >= max_turns or c.stop:
+            winner[0] = -1
+            points[0] = 0
+            kind[0] = 4
+            turns[0] = t
+            return
+        side = 1 - side
+        d1 = 1 + rng_below(&g, 6)
+        d2 = 1 + rng_below(&g, 6)
+
+
+def simulate_games(code, koks, backgammon, seed, first, n, policy, max_turns=10000):
+    """Games first .. first + n - 1 of a self-play run, without the GIL: game i plays from its
+    own random stream (seed, i), so a run's results do not depend on how it is split.
+    ``policy`` is (white's, black's): 0 random, 1 greedy. Returns int8 winner (0 white,
+    1 black, -1 unfinished), int8 points, int8 kind (0 oin, 1 mars, 2 koks, 3 backgammon,
+    4 unfinished) and int32 turns."""
+    cdef nb_rules r
+    cdef int pol[2]
+    cdef int64_t i, count, start
+    cdef uint64_t s, base
+    cdef int8_t* wv
+    cdef int8_t* pv
+    cdef int8_t* kv
+    cdef int32_t* tv
+    cdef int cap, ck = 1 if koks else 0, cb = 1 if backgammon else 0
+    cdef nb_ctx* c
+    _parse_code(code, &r)
+    for value, name in ((seed, "seed"), (first, "first"), (n, "n"), (max_turns, "max_turns")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise FastNardyError(f"{name} must be an int >= 0, not {value!r}")
+    if max_turns < 1 or max_turns > 1 << 30:
+        raise FastNardyError(f"max_turns must be from 1 to 2**30, not {max_turns!r}")
+    try:
+        pol[0], pol[1] = [int(p) for p in policy]
+    except (TypeError, ValueError):
+        raise FastNardyError(f"policy must be two of 0 (random) and 1 (greedy), not {policy!r}") from None
+    if pol[0] not in (0, 1) or pol[1] not in (0, 1):
+        raise FastNardyError(f"policy must be two of 0 (random) and 1 (greedy), not {policy!r}")
+    s = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
+    start = first
+    count = n
+    cap = max_turns
+    winner = np.empty(count, dtype=np.int8)
+    points = np.empty(count, dtype=np.int8)
+    kind = np.empty(count, dtype=np.int8)
+    turns = np.empty(count, dtype=np.int32)
+    wv = <int8_t*><size_t>winner.ctypes.data
+    pv = <int8_t*><size_t>points.ctypes.data
+    kv = <int8_t*><size_t>kind.ctypes.data
+    tv = <int32_t*><size_t>turns.ctypes.data
+    c = ctx_acquire()
+    try:
+        ctx_watch(c)
+        base = rng_next(&s)
+        with nogil:
+            for i in range(count):
+                nb_play_game(c, &r, ck, cb,
+                             base ^ (<uint64_t>(start + i) * <uint64_t>0xD6E8FEB86659FD93),
+                             pol, cap, wv + i, pv + i, kv + i, tv + i)
+                if nb_tick(c):
+                    break
+        ctx_raise_if_stopped(c)
+    finally:
+        ctx_release(c)
+    return winner, points, kind, turns
+
+
 # --------------------------------------------------------------------------- keys
 
 def pack(me, me_bar, opp, opp_bar, game=0):
