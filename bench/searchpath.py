@@ -100,8 +100,10 @@ def thread_scaling(positions: Sequence[Position], rounds: int = 3) -> list:
     rules = positions[0].rules
     rows = np.repeat(batch.encode(positions), 21, axis=0)
     dice = np.tile(batch.ROLLS, (len(positions), 1))
+    times = max(1, 200_000 // len(rows))  # counting is fast: a few tens of ms of work a job
+    many_rows, many_dice = np.tile(rows, (times, 1)), np.tile(dice, (times, 1))
     jobs = {
-        "batch.count_turns": lambda: batch.count_turns(rules, rows, dice),
+        "batch.count_turns": lambda: batch.count_turns(rules, many_rows, many_dice),
         "batch.expand": lambda: batch.expand(rules, rows, dice),
         "perft(long start, 4)": lambda: perft(Position.start("long"), 4),
     }
