@@ -100,11 +100,13 @@ def thread_scaling(positions: Sequence[Position], rounds: int = 3) -> list:
     rules = positions[0].rules
     rows = np.repeat(batch.encode(positions), 21, axis=0)
     dice = np.tile(batch.ROLLS, (len(positions), 1))
-    times = max(1, 200_000 // len(rows))  # counting is fast: a few tens of ms of work a job
-    many_rows, many_dice = np.tile(rows, (times, 1)), np.tile(dice, (times, 1))
+    times = max(1, 200_000 // len(rows))  # some tens of ms of work a job: thread start-up
+    many_rows, many_dice = np.tile(rows, (times, 1)), np.tile(dice, (times, 1))  # is noise
+    some = max(1, times // 5)
+    some_rows, some_dice = np.tile(rows, (some, 1)), np.tile(dice, (some, 1))
     jobs = {
         "batch.count_turns": lambda: batch.count_turns(rules, many_rows, many_dice),
-        "batch.expand": lambda: batch.expand(rules, rows, dice),
+        "batch.expand": lambda: batch.expand(rules, some_rows, some_dice),
         "perft(long start, 4)": lambda: perft(Position.start("long"), 4),
     }
     out = []

@@ -16,9 +16,6 @@ cdef enum:
     # Lossy transposition table of inner nodes (general path for doubles only).
     NB_TT_SLOTS = 16384
     NB_TT_PROBES = 8
-    # First steps of a non-double: 25 sources (bar or points) x 2 dice x 2 (S8: the hitter
-    # or another checker) at most.
-    NB_FIRST_STEPS = 100
     # perft depth limit (the child buffers are allocated per ply).
     NB_MAX_DEPTH = 64
 

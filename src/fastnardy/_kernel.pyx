@@ -589,9 +589,7 @@ cdef void g_dfs(nb_ctx* c, int depth, int rem, uint64_t seq) noexcept nogil:
 
 cdef void nd_search(nb_ctx* c) noexcept nogil:
     """Search of a non-double: first steps in T2 order (source descending, the larger die
-    first), then the other die as leaves. Positions after one step (and the root) matter only
-    when no play uses both dice (L7), which is rare: they are kept aside and recorded only
-    then, so that the common case costs no table insert for them.
+    first), then the other die as leaves.
 
     Canonical pruning: when nothing makes the legality of two steps depend on their order
     (no checker on the bar (S5), no S8 hitters, no possible L6 block on the way, neither step
@@ -604,8 +602,7 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
     cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon
     cdef uint32_t used_big
     cdef uint64_t seq1, lo, hi
-    cdef nb_entry ones[NB_FIRST_STEPS]   # one-step candidates, recorded if best stays < 2
-    cdef int n_ones = 0, i
+    g_record(c, b, 0, 0, 0)
     canon = _fast_paths and (not c.hh_forbid) and b.m[25] == 0
     if canon and c.step_block:
         U = (b.mine | (b.mine >> c.d0) | (b.mine >> c.d1) | (b.mine >> (c.d0 + c.d1))) & PTS
@@ -635,15 +632,9 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                 if not child(c, b, nb, p, x, hv, &dst, &hit):
                     continue
                 seq1 = seq_add(0, 0, p, dst, hit)
-                if nb.m[0] == 15:  # the 15th checker off: counts as both dice (L7)
-                    g_record(c, nb, 1, used_big, seq1)
+                g_record(c, nb, 1, used_big, seq1)
+                if nb.m[0] == 15:
                     continue
-                if not (c.turn_end and run6_forbidden(nb.mine, c.F)):
-                    ones[n_ones].lo = nb.lo
-                    ones[n_ones].hi = nb.hi
-                    ones[n_ones].seq = seq1
-                    ones[n_ones].flags = used_big
-                    n_ones += 1
                 T = sources(c, nb, y)
                 if canon and dst != 0:
                     keep = ((1u << p) - 1) | ((2u << y) - 1)
@@ -655,10 +646,6 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                     T ^= 1u << t
                     if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
                         g_insert(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
-    if c.best < 2:
-        g_record(c, b, 0, 0, 0)
-        for i in range(n_ones):
-            g_insert(c, ones[i].lo, ones[i].hi, 1, ones[i].flags, ones[i].seq)
 
 
 cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
