@@ -114,3 +114,20 @@ def test_T5_table_counts_are_exact_across_positions_and_variants(position, depth
     with_table = _kernel.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
                                      weighted, _SHARED_TABLE)
     assert with_table == perft(position, depth, weighted=weighted)
+
+
+def test_T5_the_readme_ray_adapter_gives_the_serial_count():
+    ray = pytest.importorskip("ray", reason="Ray is not installed (the README's adapter is "
+                                            "tested only where it is)")
+    import concurrent.futures
+
+    class RayExecutor(concurrent.futures.Executor):  # the README's five lines
+        def submit(self, fn, /, *args, **kwargs):
+            return ray.remote(fn).remote(*args, **kwargs).future()
+
+    ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True)
+    try:
+        position, depth = CASES[0]
+        assert perft(position, depth, executor=RayExecutor()) == SERIAL[(position, depth, False)]
+    finally:
+        ray.shutdown()
