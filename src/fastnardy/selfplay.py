@@ -80,8 +80,8 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
             raise FastNardyError(f"{name} must be an int >= 0, not {value!r}")
     if max_turns < 1:
         raise FastNardyError(f"max_turns must be at least 1, not {max_turns}")
-    task = (rules.code, rules.scoring == "oin_mars_koks", bool(rules.backgammon), int(seed),
-            codes, int(max_turns))
+    task = _Task(rules.code, rules.scoring == "oin_mars_koks", bool(rules.backgammon),
+                 int(seed), codes, int(max_turns))
     chunks = [(first, min(_CHUNK, int(n_games) - first)) for first in range(0, int(n_games), _CHUNK)]
     if workers is None and executor is None:
         parts = [_play(task, first, count) for first, count in chunks]
@@ -120,10 +120,24 @@ def _policy_codes(policy: PolicyArg) -> Tuple[int, int]:
     return POLICIES.index(white), POLICIES.index(black)
 
 
-def _play(task: tuple, first: int, count: int) -> tuple:
-    """A subtask (picklable): games first .. first + count - 1 of the run."""
-    code, koks, backgammon, seed, codes, max_turns = task
+class _Task(NamedTuple):
+    """What every subtask of a run shares (picklable)."""
+
+    code: Tuple[int, int, int, int, int]
+    koks: bool
+    backgammon: bool
+    seed: int
+    policy: Tuple[int, int]
+    max_turns: int
+
+
+Columns = Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8],
+                npt.NDArray[np.int32]]
+
+
+def _play(task: _Task, first: int, count: int) -> Columns:
+    """A subtask: games first .. first + count - 1 of the run."""
     kernel = _backend.get("kernel")
-    result: tuple = kernel.simulate_games(code, koks, backgammon, seed, first, count, codes,
-                                          max_turns)
+    result: Columns = kernel.simulate_games(task.code, task.koks, task.backgammon, task.seed,
+                                            first, count, task.policy, task.max_turns)
     return result
