@@ -9,6 +9,11 @@ package (``docs/rules.md``, read by rule id with :mod:`fastnardy.rulebook`), cit
 __version__ = "0.1.0"  # the one place: pyproject.toml reads it (statically, no import)
 
 from . import backend as _backend
+
+# The values (Position, Turn) are compiled, whatever backend generates turns: a missing or
+# broken kernel fails here, first and loudly, before any module imports it.
+_backend.get("kernel")
+
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      InvalidRecordError, InvalidRulesError, ResourceLimitError)
 from .features import features
@@ -18,7 +23,7 @@ from .position import LegalTurns, Outcome, Position, Step, Turn
 from .reference import ALL_ROLLS
 from .rules import Rules
 
-_backend.get()  # import the default backend now: a broken kernel fails loudly here
+_backend.get()  # import the default backend (FASTNARDY_BACKEND) now
 
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
