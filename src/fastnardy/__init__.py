@@ -19,7 +19,7 @@ from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, Invalid
 from .features import features
 from .game import Game
 from .perft import perft, perft_divide
-from .position import LegalTurns, Outcome, Position, Step, Turn
+from .position import LegalTurns, Outcome, PlayedTurn, Position, Step, Turn
 from .reference import ALL_ROLLS
 from .rules import Rules
 
@@ -28,6 +28,6 @@ _backend.get()  # import the default backend (FASTNARDY_BACKEND) now
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
     "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Outcome",
-    "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
+    "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
     "perft_divide",
 ]
