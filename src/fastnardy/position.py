@@ -8,7 +8,7 @@ from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple
 from . import _kernel
 from . import backend as _backend
 from . import gnubg, notation, referee
-from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
+from .errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError
 from .reference import mirror, parse_code, state_block, to_state
 from .rules import LONG, SHORT, Rules
 
@@ -50,6 +50,17 @@ class Turn(_kernel.PackedTurn):
     (:class:`fastnardy._kernel.PackedTurn`): ``steps`` decodes 64 bits on demand."""
 
     __slots__ = ()
+
+    def __init__(self, steps: Iterable[Iterable[object]], position: Position) -> None:
+        """A Turn built by hand (or unpickled): up to four steps, each (src, dst) or (src,
+        dst, hit) in the mover's numbering, and the position they lead to (no rule is
+        checked: :meth:`Position.check_turn` referees). IllegalTurnError for steps that do
+        not read, InvalidPositionError for a position that is not one."""
+        try:
+            super().__init__(steps, position)
+        except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+            raise IllegalTurnError("T1", f"a step is (src, dst, hit) with points 0-25 "
+                                         f"(25 = bar, 0 = off), not {steps!r}") from None
 
     def __str__(self) -> str:
         return notation.format_steps(self.steps)

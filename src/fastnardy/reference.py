@@ -35,6 +35,8 @@ Path = Tuple[StepTuple, ...]  # steps played, in order
 Key = Tuple[Tuple[int, int], ...]  # the T2 sort key of a path: (-src, dst) per step
 Legal = Tuple[Key, Path, "State"]  # a legal step sequence and the state it ends in
 
+MAX_DEPTH = 64  # perft's limit, as the kernel's (it keeps one child buffer per ply)
+
 ALL_ROLLS: Tuple[Roll, ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))  # T5
 
 
@@ -425,8 +427,8 @@ def perft_count(code: object, me: object, me_bar: object, opp: object, opp_bar: 
     """T5 perft: positions reached after ``depth`` turns, over the 21 rolls at every ply."""
     rules = parse_code(code)
     plies = _integer(depth, "depth", FastNardyError)
-    if plies < 0:
-        raise FastNardyError(f"depth must be a non-negative integer, not {depth!r}")
+    if not 0 <= plies <= MAX_DEPTH:
+        raise FastNardyError(f"depth must be an integer from 0 to {MAX_DEPTH}, not {depth!r}")
     if type(weighted) not in (bool, int) or weighted not in (0, 1):  # as the kernel
         raise FastNardyError(f"weighted must be True or False, not {weighted!r}")
     start = to_state(rules, me, me_bar, opp, opp_bar)
