@@ -29,8 +29,8 @@ into chunks to stay within it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, List, NamedTuple, Optional, Tuple
+import operator
+from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -64,10 +64,15 @@ def _flag(name: str, value: object) -> bool:
 def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[Any]:
     """The positions from each side to move's view: board rows (N, 50) int8, or with
     ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys."""
-    if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
-        raise InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
+    wrong = InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
+    if isinstance(positions, (str, bytes)):
+        raise wrong
+    try:
+        items = list(positions)
+    except TypeError:  # not iterable (nor is a 0-d numpy array)
+        raise wrong from None
     checked = []
-    for position in positions:
+    for position in items:
         if not isinstance(position, Position):
             raise InvalidPositionError(f"expected Position values, not {position!r}")
         checked.append(position)
@@ -115,7 +120,7 @@ def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: b
     ``parent[i]`` is the row that ``children[i]`` came from. A pass is one child; a finished
     game has none. ``dice`` is (N, 2)."""
     return _kernel.expand_batch(Rules.of(rules).code, boards, dice, _flag("keys", keys),
-                                max_children)
+                                _limit(max_children))
 
 
 class ChanceNodes(NamedTuple):
@@ -137,7 +142,8 @@ class ChanceNodes(NamedTuple):
 
     def of(self, position: int, roll: int) -> npt.NDArray[Any]:
         """The children of one position (row index) under one roll (index into ROLLS)."""
-        k = 21 * position + roll
+        k = 21 * _index("position", position, (len(self.offsets) - 1) // 21) \
+            + _index("roll", roll, len(ROLLS))
         return self.children[self.offsets[k]:self.offsets[k + 1]]
 
 
@@ -146,9 +152,37 @@ def chance_expand(rules: object, boards: npt.ArrayLike, *, keys: bool = False,
     """The chance node of every row in one kernel call: the legal turns under each of the 21
     rolls of T5, the same children as 21 ``expand`` calls, in the layout of
     :class:`ChanceNodes`."""
-    children, parent, roll, offsets = _kernel.chance_batch(Rules.of(rules).code, boards,
-                                                           _flag("keys", keys), max_children)
+    children, parent, roll, offsets = _kernel.chance_batch(
+        Rules.of(rules).code, boards, _flag("keys", keys), _limit(max_children))
     return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
+
+
+def _integer(value: object) -> Optional[int]:
+    """An int (numpy's too; not a bool), or None."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+        return None
+
+
+def _index(name: str, value: object, size: int) -> int:
+    """An int from 0 to size - 1, or FastNardyError."""
+    number = _integer(value)
+    if number is None or not 0 <= number < size:
+        raise FastNardyError(f"{name} must be an index from 0 to {size - 1}, not {value!r}")
+    return number
+
+
+def _limit(max_children: object) -> Optional[int]:
+    """``max_children``: None (no limit) or an int >= 0, or FastNardyError."""
+    if max_children is None:
+        return None
+    number = _integer(max_children)
+    if number is None or number < 0:
+        raise FastNardyError(f"max_children must be an int >= 0 or None, not {max_children!r}")
+    return number
 
 
 def _rows(boards: object) -> np.ndarray:

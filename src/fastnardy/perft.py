@@ -37,10 +37,7 @@ from . import _kernel
 from . import backend as _backend
 from .errors import FastNardyError, InvalidPositionError
 from .position import Position, Roll, Turn
-from .reference import ALL_ROLLS
-
-
-MAX_DEPTH = 64  # the kernel's limit (it keeps one child buffer per ply)
+from .reference import ALL_ROLLS, MAX_DEPTH
 
 Node = Tuple[Position, int]  # a position and the depth left below it
 Result = Tuple[int, int, int]  # a subtask's count, table probes and table hits
@@ -266,10 +263,13 @@ class PerftEntry:
 def read_perft_file(path: Union[str, "os.PathLike[str]"]) -> List[PerftEntry]:
     """Parse a ``.perft`` file: blocks of ``id NAME``, ``position STRING`` and
     ``perft DEPTH COUNT [slow]`` lines; ``#`` starts a comment. Returns PerftEntry values."""
+    filename = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(filename, str) or "\0" in filename:
+        raise FastNardyError(f"a .perft file is named by a str or a path, not {path!r}")
     entries: List[PerftEntry] = []
     name: Optional[str] = None
     position: Optional[str] = None
-    with open(path, encoding="utf-8") as handle:
+    with open(filename, encoding="utf-8") as handle:
         for number, raw in enumerate(handle, 1):
             line = raw.split("#", 1)[0].strip()
             if not line:
