@@ -16,9 +16,6 @@ WHITE, BLACK = "white", "black"
 
 _SHORT_START = {24: 2, 13: 5, 8: 3, 6: 5}  # S1
 
-# The values are compiled: Position and Turn extend the kernel's types (the package's
-# __init__ has imported the kernel first, so that a missing one fails loudly there).
-
 Roll = Tuple[int, int]
 Dice = Iterable[SupportsIndex]  # a roll as given: two ints from 1 to 6, in any order
 Counts = Iterable[SupportsIndex]  # 24 checker counts, index 0 = the side's own point 1
@@ -44,6 +41,8 @@ class Outcome(NamedTuple):
     kind: str
 
 
+# The values are compiled: Turn and Position extend the kernel's types (the package's
+# __init__ imports the kernel first, so that a missing one fails loudly there).
 class Turn(_kernel.PackedTurn):
     """A legal turn (T1): the resulting position (the other side to move) and its T2
     representative steps. Two turns are equal when their positions are. Compiled
@@ -125,13 +124,13 @@ class Position(_kernel.PackedPosition):
         checked = Rules.of(rules)
         if not isinstance(turn, str) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
-        w, w_bar = _counts("white", white), _count("white_bar", white_bar)
-        b, b_bar = _counts("black", black), _count("black_bar", black_bar)
-        _validate(checked, w, w_bar, b, b_bar)
+        whites, white_on_bar = _counts("white", white), _count("white_bar", white_bar)
+        blacks, black_on_bar = _counts("black", black), _count("black_bar", black_bar)
+        _validate(checked, whites, white_on_bar, blacks, black_on_bar)
         if turn == WHITE:
-            self._assign(checked, turn, w, w_bar, b, b_bar)
+            self._assign(checked, turn, whites, white_on_bar, blacks, black_on_bar)
         else:
-            self._assign(checked, turn, b, b_bar, w, w_bar)
+            self._assign(checked, turn, blacks, black_on_bar, whites, white_on_bar)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
