@@ -83,6 +83,8 @@ def perft(position: Position, depth: int, *, weighted: bool = False,
     table; ``workers`` / ``executor`` split the tree (see the module docstring); ``progress``
     is called after each subtask."""
     root, plies = _position(position), _depth(depth)
+    if progress is not None and not callable(progress):
+        raise FastNardyError(f"progress must be a callable or None, not {progress!r}")
     options = _Options(weighted, backend, tt_mb)
     if workers is None and executor is None:
         start = time.perf_counter()
