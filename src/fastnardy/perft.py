@@ -221,7 +221,8 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
     """{(position, depth): count} of every task, on the workers or the executor."""
     start = time.perf_counter()
     own = executor is None
-    pool = ThreadPoolExecutor(_parallelism(workers, None)) if executor is None else executor
+    size = _parallelism(workers, executor)  # checks them (perft_divide's too)
+    pool = ThreadPoolExecutor(size) if executor is None else executor
     # our own threads share one table for this call; an executor's workers keep their own
     work: Callable[[Task], Result] = (functools.partial(_subtree, table=_new_table(options))
                                       if own else _subtree)
