@@ -6,11 +6,12 @@ The values the kernel builds are the public classes that fastnardy.position hand
 ``bind()`` at import (a Turn is a ``fastnardy.Turn``, its steps ``fastnardy.Step`` values, and
 the positions a turn leads to have the class of the position it was generated from), so the
 stubs name those classes. ``python -m mypy.stubtest fastnardy._kernel`` checks these stubs
-against the compiled module (CI runs it, with .ci/stubtest-allowlist).
+against the compiled module (CI runs it).
 """
 
 from types import ModuleType
-from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, SupportsIndex, Tuple, Union, overload
+from typing import (Any, Iterable, Iterator, Literal, NoReturn, Optional, Sequence, SupportsIndex,
+                    Tuple, Union, overload)
 
 import numpy as np
 import numpy.typing as npt
@@ -200,3 +201,11 @@ class LegalTurns(Sequence[Turn]):
     def __reduce__(self) -> Tuple[Any, ...]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object) -> Self: ...
+
+# Cython's machinery, present in the compiled module (so that stubtest finds the stub and
+# the module the same): the C API of _kernel.pxd for cimport, the doctest dictionary, and
+# PerftTable's refusal to pickle (it holds a C table), which Cython also leaves at module level.
+__pyx_capi__: dict[str, object]
+__test__: dict[str, str]
+def __reduce_cython__(self: object) -> NoReturn: ...
+def __setstate_cython__(self: object, __pyx_state: object) -> NoReturn: ...
