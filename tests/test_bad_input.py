@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import subprocess
+import sys
+
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from fastnardy import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
-                       InvalidRulesError, Position, Rules, perft, perft_divide)
+                       InvalidRulesError, Position, Rules, Turn, batch, perft, perft_divide)
 from fastnardy import reference
 
 
@@ -180,3 +186,120 @@ def test_any_text_gives_a_documented_error_or_a_result(text):
             call()
         except FastNardyError:
             pass
+
+
+# --------------------------------------------------------------------------- issue 8: escapes
+
+@pytest.mark.parametrize("call", [
+    lambda: Rules("long", head_rule="bogus"),
+    lambda: Rules("long", block_check=1),
+    lambda: Rules("short", backgammon="yes"),
+    lambda: Rules("long", hit_and_hide="allowed"),  # a short-nardy variant
+    lambda: Rules("short", head_rule="classic"),  # a long-nardy variant
+    lambda: Rules("chess"),
+    lambda: Rules(None),
+    lambda: Position.start(Rules("chess")),
+    lambda: dataclasses.replace(Rules.long(), head_rule="strict"),
+])
+def test_rules_construction_validates_every_field(call):
+    with pytest.raises(InvalidRulesError):
+        call()
+
+
+def test_rules_construction_fills_the_games_defaults():
+    assert Rules("long") == Rules.long() and Rules("short") == Rules.short()
+    assert Rules("long", head_rule="blocked") == Rules.long(head_rule="blocked")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: Position.start(np.array("long")),
+    lambda: Position.start(np.array(["long", "short"])),
+    lambda: Rules.of(np.array(["long"])),
+    lambda: Position.from_points(np.array("short"), [0] * 24, [0] * 24),
+])
+def test_numpy_string_arrays_are_not_a_game(call):
+    with pytest.raises(InvalidRulesError):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: Position.from_points("long", [0] * 23 + [15], [0] * 23 + [15],
+                                 turn=np.array("white")),
+    lambda: Position.from_points("long", [0] * 23 + [15], [0] * 23 + [15],
+                                 turn=np.array(["white", "black"])),
+    lambda: Position.from_gnubg_id("4HPwATDgc/ABMA", turn=np.array(["white", "black"])),
+])
+def test_numpy_string_arrays_are_not_a_side(call):
+    with pytest.raises(InvalidPositionError):
+        call()
+
+
+ONE = np.array([1])  # numpy 2: __index__ exists and raises TypeError
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda: Position.from_points("long", [ONE] * 15 + [0] * 9, [0] * 23 + [15]),
+     InvalidPositionError),
+    (lambda: Position.from_points("short", Position.start("short").white_points,
+                                  Position.start("short").black_points, white_bar=ONE * 0),
+     InvalidPositionError),
+    (lambda: Position.start("long").check_turn((6, 5), [(np.array([24]), 18), (18, 13)]),
+     IllegalTurnError),
+    (lambda: Turn([(np.array([24]), 18)], Position.start("long")), IllegalTurnError),
+    (lambda: perft(Position.start("long"), ONE), FastNardyError),
+    (lambda: perft_divide(Position.start("long"), ONE), FastNardyError),
+    (lambda: reference.perft(Position.start("long"), ONE), FastNardyError),
+    (lambda: batch.expand("long", batch.encode([Position.start("long")]), [[6, 5]],
+                          max_children=ONE), FastNardyError),
+])
+def test_one_element_arrays_are_not_ints(call, error):
+    with pytest.raises(error):
+        call()
+
+
+def test_batch_encode_of_none():
+    with pytest.raises(InvalidPositionError):
+        batch.encode(None)
+    with pytest.raises(InvalidPositionError):
+        batch.encode(np.array(0))
+    with pytest.raises(FastNardyError):
+        batch.encode([Position.start("long")], keys="yes")
+
+
+def test_backend_must_be_a_name():
+    with pytest.raises(FastNardyError, match="'kernel', 'reference'"):
+        Position.start("long").legal_turns((6, 5), backend=["kernel"])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: perft(Position.start("long"), 1, weighted="yes"),
+    lambda: perft_divide(Position.start("long"), 1, weighted="yes"),
+    lambda: reference.perft(Position.start("long"), 1, weighted="yes"),
+    lambda: perft_divide(Position.start("long"), 65),
+    lambda: perft(None, 1),
+    lambda: reference.perft(None, 1),
+    lambda: reference.legal_turns(None, (6, 5)),
+])
+def test_perft_options_are_checked(call):
+    with pytest.raises(FastNardyError):
+        call()
+
+
+def test_a_position_cannot_be_changed():
+    pos = Position.start("long")
+    key = hash(pos)
+    with pytest.raises(AttributeError):
+        pos._turn = "black"
+    with pytest.raises(AttributeError):
+        pos.turn = "black"
+    assert pos.turn == "white" and hash(pos) == key
+
+
+def test_an_unknown_FASTNARDY_BACKEND_is_a_clear_error_at_import():
+    code = ("import sys\ntry:\n    import fastnardy\nexcept ValueError as e:\n"
+            "    if isinstance(e, sys.modules['fastnardy.errors'].FastNardyError):\n"
+            "        print('CLEAR', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "FASTNARDY_BACKEND": "Reference"}, timeout=120)
+    assert ("CLEAR the environment variable FASTNARDY_BACKEND must be one of 'kernel', "
+            "'reference', not 'Reference'") in out.stdout, out.stderr

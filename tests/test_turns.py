@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fastnardy import (ALL_ROLLS, InvalidDiceError, InvalidPositionError, Position, Rules, Turn,
-                       perft, perft_divide)
+from fastnardy import (ALL_ROLLS, IllegalTurnError, InvalidDiceError, InvalidPositionError,
+                       PlayedTurn, Position, Rules, Step, Turn, perft, perft_divide)
 from conftest import long_pos, short_pos, texts
 
 LONG_START_COUNTS = {(3, 3): 2}  # every other roll has exactly one turn
@@ -65,6 +65,25 @@ def test_T3_pass_is_one_empty_turn(backend):
     assert turn.position.white_points == pos.white_points and turn.position.turn == "black"
     assert pos.check_turn((6, 5), "pass") == turn
     assert pos.play("pass", dice=(6, 5)) == turn.position
+
+
+def test_T1_check_played_keeps_the_steps_as_played(backend):
+    """check_turn gives the legal Turn with its T2 representative; check_played also keeps
+    the steps the player played: in the order given (hits marked), or, when that order cannot
+    be played, in the first order that can."""
+    pos = Position.from_string("short w 24:2,13:4,8:2,7:2,6:5 24:1,22:1,13:4,10:1,8:3,6:5")
+    played = pos.check_played((6, 3), "24/21 21/15")
+    assert isinstance(played, PlayedTurn)
+    assert played.turn == pos.check_turn((6, 3), "24/21 21/15")
+    assert str(played.turn) == "24/18 18/15*"  # T2: from 24 the longer step first
+    assert played.steps == (Step(24, 21), Step(21, 15, True)) and str(played) == "24/21 21/15*"
+    assert pos.check_played((6, 3), "21/15 24/21").steps == played.steps  # 21/15 cannot be first
+    assert pos.check_played((3, 6), [(24, 18), (18, 15)]).steps == played.turn.steps
+    assert pos.check_played((6, 3), played.turn).steps == played.turn.steps
+    blocked = long_pos({24: 15}, {6: 1, 7: 1, 24: 13})  # T3: a pass
+    assert blocked.check_played((6, 5), "pass") == (blocked.legal_turns((6, 5))[0], ())
+    with pytest.raises(IllegalTurnError, match="S4"):
+        pos.check_played((6, 3), "24/20 20/15")
 
 
 def test_T4_game_over_has_no_turns_and_perft_counts_one(backend):

@@ -9,21 +9,26 @@ package (``docs/rules.md``, read by rule id with :mod:`fastnardy.rulebook`), cit
 __version__ = "0.1.0"  # the one place: pyproject.toml reads it (statically, no import)
 
 from . import backend as _backend
+
+# The values (Position, Turn) are compiled, whatever backend generates turns: a missing or
+# broken kernel fails here, first and loudly, before any module imports it.
+_backend.get("kernel")
+
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      InvalidRecordError, InvalidRulesError, ResourceLimitError)
 from .features import features
 from .game import Game
 from .perft import perft, perft_divide
-from .position import LegalTurns, Outcome, Position, Step, Turn
+from .position import LegalTurns, Outcome, PlayedTurn, Position, Step, Turn
 from .reference import ALL_ROLLS
 from .rules import Rules
 from .selfplay import simulate
 
-_backend.get()  # import the default backend now: a broken kernel fails loudly here
+_backend.get()  # import the default backend (FASTNARDY_BACKEND) now
 
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
     "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Outcome",
-    "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
+    "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
     "perft_divide", "simulate",
 ]

@@ -29,46 +29,82 @@ Select the backend with the environment variable ``FASTNARDY_BACKEND`` (``kernel
 
 from __future__ import annotations
 
-import importlib
 import os
-from types import ModuleType
+from typing import Dict, List, Protocol, Sequence, SupportsIndex, Tuple
 
 from .errors import FastNardyError
 
 BACKENDS = ("kernel", "reference")
 
+Code = Tuple[int, int, int, int, int]  # Rules.code
+Counts = Sequence[SupportsIndex]  # 24 checker counts, index 0 = the side's point 1
+Board = Tuple[int, ...]  # 24 checker counts, as returned
+StepTuple = Tuple[int, int, bool]  # (src, dst, hit), mover's numbering: 25 = bar, 0 = off
+TurnTuple = Tuple[Tuple[StepTuple, ...], Board, int, Board, int]  # steps, me, me_bar, opp, opp_bar
 
-def _load(name: str) -> ModuleType:
+
+class Backend(Protocol):
+    """The contract of the module docstring: both backend modules satisfy it (mypy checks
+    the modules against it in :func:`_load`)."""
+
+    def enumerate_turns(self, code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                        opp_bar: SupportsIndex, die1: SupportsIndex,
+                        die2: SupportsIndex) -> List[TurnTuple]: ...
+
+    def enumerate_packed(self, code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                         opp_bar: SupportsIndex, die1: SupportsIndex,
+                         die2: SupportsIndex) -> Sequence[TurnTuple]: ...
+
+    def perft_count(self, code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
+                    opp_bar: SupportsIndex, depth: SupportsIndex,
+                    weighted: bool = False) -> int: ...
+
+
+def _unknown(what: str, name: object) -> FastNardyError:
+    return FastNardyError(f"{what} must be one of {', '.join(map(repr, BACKENDS))}, "
+                          f"not {name!r}")
+
+
+def _load(name: str) -> Backend:
     if name == "reference":
-        return importlib.import_module("fastnardy.reference")
+        from . import reference
+
+        return reference
     if name == "kernel":
         try:
-            return importlib.import_module("fastnardy._kernel")
+            from . import _kernel
         except ImportError as exc:  # never fall back silently to the slow path
             raise ImportError(
                 "fastnardy's compiled kernel (fastnardy._kernel) failed to import: "
                 f"{exc}. Reinstall with `pip install .` (it needs a C compiler): the "
                 "values (Position, Turn) are compiled too, whichever backend generates turns."
             ) from exc
-    raise FastNardyError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {name!r}")
+        return _kernel
+    raise _unknown("backend", name)
 
 
+# Read once, at import, and exactly: an unknown name (``Reference`` too) is a FastNardyError
+# raised by ``import fastnardy`` itself, never a silent fallback to another backend.
 DEFAULT_BACKEND = os.environ.get("FASTNARDY_BACKEND", "kernel") or "kernel"
 if DEFAULT_BACKEND not in BACKENDS:
-    raise ImportError(
-        f"FASTNARDY_BACKEND must be one of {', '.join(BACKENDS)}, not {DEFAULT_BACKEND!r}"
-    )
+    raise _unknown("the environment variable FASTNARDY_BACKEND", DEFAULT_BACKEND)
 
 
-_loaded: dict = {}
+_loaded: Dict[str, Backend] = {}
 
 
-def get(name: "str | None" = None) -> ModuleType:
-    """The backend module called ``name`` (default: ``FASTNARDY_BACKEND`` or ``kernel``)."""
+def resolve(name: object = None) -> str:
+    """The backend that ``name`` selects (None: ``FASTNARDY_BACKEND``), validated:
+    ``"kernel"`` or ``"reference"``."""
     key = DEFAULT_BACKEND if name is None else name
-    if not isinstance(key, str):
-        raise FastNardyError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, "
-                             f"not {key!r}")
+    if not isinstance(key, str) or key not in BACKENDS:
+        raise _unknown("backend", key)
+    return key
+
+
+def get(name: object = None) -> Backend:
+    """The backend module called ``name`` (default: ``FASTNARDY_BACKEND`` or ``kernel``)."""
+    key = resolve(name)
     module = _loaded.get(key)
     if module is None:
         module = _loaded[key] = _load(key)

@@ -29,13 +29,15 @@ into chunks to stay within it.
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple, Optional
+import operator
+from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
-from .errors import InvalidPositionError
-from .position import BLACK, WHITE, Position, _kernel
+from . import _kernel
+from .errors import FastNardyError, InvalidPositionError
+from .position import BLACK, WHITE, Position
 from .reference import ALL_ROLLS
 from .rules import Rules
 
@@ -53,24 +55,37 @@ PROBABILITY = np.array([(1 if a == b else 2) / 36 for a, b in ALL_ROLLS])
 PROBABILITY.setflags(write=False)
 
 
-def encode(positions: Iterable[Position], *, keys: bool = False) -> np.ndarray:
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise FastNardyError(f"{name} must be True or False, not {value!r}")
+    return value
+
+
+def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[Any]:
     """The positions from each side to move's view: board rows (N, 50) int8, or with
     ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys."""
-    items = []
-    for position in positions:
+    wrong = InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
+    if isinstance(positions, (str, bytes)):
+        raise wrong
+    try:
+        items = list(positions)
+    except TypeError:  # not iterable (nor is a 0-d numpy array)
+        raise wrong from None
+    checked = []
+    for position in items:
         if not isinstance(position, Position):
             raise InvalidPositionError(f"expected Position values, not {position!r}")
-        if keys:
-            items.append(position.key)
-        else:
-            me, me_bar, opp, opp_bar = position.mover_frame()
-            items.append(me + (me_bar,) + opp + (opp_bar,))
-    if keys:
-        return np.array(items, dtype=KEY_DTYPE)
-    return np.array(items, dtype=BOARD_DTYPE).reshape(len(items), BOARD_WIDTH)
+        checked.append(position)
+    if _flag("keys", keys):
+        return np.array([position.key for position in checked], dtype=KEY_DTYPE)
+    rows = []
+    for position in checked:
+        me, me_bar, opp, opp_bar = position.mover_frame()
+        rows.append(me + (me_bar,) + opp + (opp_bar,))
+    return np.array(rows, dtype=BOARD_DTYPE).reshape(len(rows), BOARD_WIDTH)
 
 
-def decode(rules: object, boards: np.ndarray, turn: str = WHITE) -> list:
+def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Position]:
     """Positions from board rows or keys, ``turn`` being the side to move of every row
     (T7-checked)."""
     rules = Rules.of(rules)
@@ -88,21 +103,24 @@ def decode(rules: object, boards: np.ndarray, turn: str = WHITE) -> list:
     return out
 
 
-def count_turns(rules: object, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+def count_turns(rules: object, boards: npt.ArrayLike,
+                dice: npt.ArrayLike) -> npt.NDArray[np.int32]:
     """The number of distinct legal turns (T1; a pass counts 1, a finished game 0) of each
     row for its roll: int32 array of N. ``dice`` is (N, 2), or (2,) for the same roll on
     every row."""
     return _kernel.count_turns_batch(Rules.of(rules).code, boards, dice)
 
 
-def expand(rules: object, boards: np.ndarray, dice: np.ndarray, *, keys: bool = False,
-           max_children: Optional[int] = None) -> tuple:
+def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: bool = False,
+           max_children: Optional[int] = None
+           ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.int32]]:
     """Every legal turn of every (row, roll), in one kernel call: ``(children, parent)`` where
     ``children`` are the resulting positions **from the next mover's view** (sides swapped),
     in T2 order per row, as (M, 50) rows or, with ``keys``, an (M,) ``KEY_DTYPE`` array, and
     ``parent[i]`` is the row that ``children[i]`` came from. A pass is one child; a finished
     game has none. ``dice`` is (N, 2)."""
-    return _kernel.expand_batch(Rules.of(rules).code, boards, dice, keys, max_children)
+    return _kernel.expand_batch(Rules.of(rules).code, boards, dice, _flag("keys", keys),
+                                _limit(max_children))
 
 
 class ChanceNodes(NamedTuple):
@@ -116,26 +134,55 @@ class ChanceNodes(NamedTuple):
     game, T4; a pass is one child). ``probability``: ``PROBABILITY``, (21,) float64.
     """
 
-    children: np.ndarray
-    parent: np.ndarray
-    roll: np.ndarray
-    offsets: np.ndarray
-    probability: np.ndarray
+    children: npt.NDArray[Any]
+    parent: npt.NDArray[np.int32]
+    roll: npt.NDArray[np.int8]
+    offsets: npt.NDArray[np.int64]
+    probability: npt.NDArray[np.float64]
 
-    def of(self, position: int, roll: int) -> np.ndarray:
+    def of(self, position: int, roll: int) -> npt.NDArray[Any]:
         """The children of one position (row index) under one roll (index into ROLLS)."""
-        k = 21 * position + roll
+        k = 21 * _index("position", position, (len(self.offsets) - 1) // 21) \
+            + _index("roll", roll, len(ROLLS))
         return self.children[self.offsets[k]:self.offsets[k + 1]]
 
 
-def chance_expand(rules: object, boards: np.ndarray, *, keys: bool = False,
+def chance_expand(rules: object, boards: npt.ArrayLike, *, keys: bool = False,
                   max_children: Optional[int] = None) -> ChanceNodes:
     """The chance node of every row in one kernel call: the legal turns under each of the 21
     rolls of T5, the same children as 21 ``expand`` calls, in the layout of
     :class:`ChanceNodes`."""
-    children, parent, roll, offsets = _kernel.chance_batch(Rules.of(rules).code, boards, keys,
-                                                           max_children)
+    children, parent, roll, offsets = _kernel.chance_batch(
+        Rules.of(rules).code, boards, _flag("keys", keys), _limit(max_children))
     return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
+
+
+def _integer(value: object) -> Optional[int]:
+    """An int (numpy's too; not a bool), or None."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+        return None
+
+
+def _index(name: str, value: object, size: int) -> int:
+    """An int from 0 to size - 1, or FastNardyError."""
+    number = _integer(value)
+    if number is None or not 0 <= number < size:
+        raise FastNardyError(f"{name} must be an index from 0 to {size - 1}, not {value!r}")
+    return number
+
+
+def _limit(max_children: object) -> Optional[int]:
+    """``max_children``: None (no limit) or an int >= 0, or FastNardyError."""
+    if max_children is None:
+        return None
+    number = _integer(max_children)
+    if number is None or number < 0:
+        raise FastNardyError(f"max_children must be an int >= 0 or None, not {max_children!r}")
+    return number
 
 
 def _rows(boards: object) -> np.ndarray:

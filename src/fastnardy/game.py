@@ -38,13 +38,13 @@ def _roll(dice: object) -> Roll:
     if isinstance(dice, (str, bytes)) or not isinstance(dice, Iterable):
         raise error
     values = []
-    for die in islice(dice, 3):
-        if isinstance(die, bool):
-            raise error
-        try:
+    try:
+        for die in islice(dice, 3):
+            if isinstance(die, bool):
+                raise error
             values.append(operator.index(die))
-        except TypeError:
-            raise error from None
+    except TypeError:  # a 0-d numpy array does not iterate; a non-int die has no index
+        raise error from None
     if len(values) != 2 or not all(1 <= value <= 6 for value in values):
         raise error
     return values[0], values[1]

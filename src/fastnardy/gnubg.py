@@ -14,6 +14,7 @@ borne off. The backgammon start position is ``"4HPwATDgc/ABMA"``.
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
 from typing import Sequence
 
 from .errors import InvalidPositionError
@@ -103,9 +104,11 @@ def _check_count(value: object, what: str) -> int:
     """Return ``value`` as a non-negative int, or raise InvalidPositionError."""
     if isinstance(value, bool):
         raise InvalidPositionError(f"{what} must be an integer, not bool")
+    if not hasattr(value, "__index__"):
+        raise InvalidPositionError(f"{what} must be an integer, not {type(value).__name__}")
     try:
         n = operator.index(value)
-    except TypeError:
+    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
         raise InvalidPositionError(
             f"{what} must be an integer, not {type(value).__name__}"
         ) from None
@@ -116,11 +119,11 @@ def _check_count(value: object, what: str) -> int:
 
 def _check_side(points: object, bar: object, who: str) -> list[int]:
     """Validate one side and return its 25 fields (points 1..24, bar)."""
-    if isinstance(points, (str, bytes)):
+    if isinstance(points, (str, bytes)) or not isinstance(points, Iterable):
         raise InvalidPositionError(f"{who}_points must be a sequence of {_NPOINTS} ints")
     try:
-        items = list(points)  # type: ignore[call-overload]
-    except TypeError:
+        items = list(points)
+    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
         raise InvalidPositionError(
             f"{who}_points must be a sequence of {_NPOINTS} ints, not {type(points).__name__}"
         ) from None

@@ -22,16 +22,21 @@ are accepted.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Sequence, Tuple
 
+from .backend import Board
 from .errors import IllegalTurnError, InvalidPositionError
 from .reference import mirror
 from .rules import (BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG_SCORINGS, Rules)
+
+if TYPE_CHECKING:
+    from ._kernel import PackedPosition
 
 PASS = "pass"
 
 # --------------------------------------------------------------------------- rules
 
-_RULE_FIELDS = {
+_RULE_FIELDS: Dict[str, Dict[str, Tuple[object, ...]]] = {
     "long": {"head_rule": HEAD_RULES, "block_rule": BLOCK_RULES,
              "block_check": BLOCK_CHECKS, "scoring": LONG_SCORINGS},
     "short": {"hit_and_hide": HIT_AND_HIDE, "backgammon": (True, False),
@@ -55,7 +60,7 @@ def parse_rules(text: str) -> Rules:
                                    f"(name=value,...) variants, not {text!r}")
     game, body = match.group(1), match.group(2)
     fields = _RULE_FIELDS[game]
-    kwargs: dict = {}
+    kwargs: Dict[str, Any] = {}  # str variants and bool flags, checked against fields
     for item in filter(None, (body or "").split(",")):
         name, sep, value = item.partition("=")
         name, value = name.strip(), value.strip()
@@ -70,20 +75,21 @@ def parse_rules(text: str) -> Rules:
         else:
             if value not in fields[name]:
                 raise InvalidPositionError(
-                    f"{name} must be one of {', '.join(fields[name])}, not {value!r}")
+                    f"{name} must be one of {', '.join(map(str, fields[name]))}, "
+                    f"not {value!r}")
             kwargs[name] = value
     return Rules.long(**kwargs) if game == "long" else Rules.short(**kwargs)
 
 
 # --------------------------------------------------------------------------- positions
 
-def format_side(points: tuple, bar: int) -> str:
+def format_side(points: Sequence[int], bar: int) -> str:
     parts = [f"bar:{bar}"] if bar else []
     parts += [f"{p}:{points[p - 1]}" for p in range(24, 0, -1) if points[p - 1]]
     return ",".join(parts) or "-"
 
 
-def parse_side(text: str, who: str) -> tuple:
+def parse_side(text: str, who: str) -> Tuple[Board, int]:
     """``'bar:1,24:2,...'`` → (24 counts in own numbering, bar count)."""
     points = [0] * 24
     bar = 0
@@ -107,13 +113,13 @@ def parse_side(text: str, who: str) -> tuple:
     return tuple(points), bar
 
 
-def format_position(position) -> str:
+def format_position(position: PackedPosition) -> str:
     return " ".join((format_rules(position.rules), position.turn[0],
                      format_side(position.white_points, position.white_bar),
                      format_side(position.black_points, position.black_bar)))
 
 
-def parse_position(text: object) -> tuple:
+def parse_position(text: object) -> Tuple[Rules, str, Board, int, Board, int]:
     """Position string → (rules, turn, white, white_bar, black, black_bar)."""
     if not isinstance(text, str):
         raise InvalidPositionError(f"a position string must be a str, not {type(text).__name__}")
@@ -136,11 +142,11 @@ def format_point(point: int) -> str:
     return "bar" if point == 25 else "off" if point == 0 else str(point)
 
 
-def format_step(step) -> str:
+def format_step(step: Sequence[int]) -> str:
     return f"{format_point(step[0])}/{format_point(step[1])}{'*' if step[2] else ''}"
 
 
-def format_steps(steps) -> str:
+def format_steps(steps: Sequence[Sequence[int]]) -> str:
     return " ".join(format_step(s) for s in steps) if steps else PASS
 
 
@@ -155,7 +161,7 @@ def _read_point(text: str, notation: str) -> int:
                                  f"1-24, 'bar' and 'off'")
 
 
-def parse_turn(notation: str) -> list:
+def parse_turn(notation: str) -> List[Tuple[int, int]]:
     """Turn notation → list of (src, dst) in the mover's numbering."""
     text = notation.strip().lower()
     if text in (PASS, "-", "", "(no play)"):
@@ -192,7 +198,7 @@ def _cell(white: int, black: int) -> str:
     return "   ."
 
 
-def draw_board(position) -> str:
+def draw_board(position: PackedPosition) -> str:
     """An ASCII board in board coordinates (white's numbering), points 13-24 above, 12-1
     below, with the side to move, bars and borne-off checkers."""
     game = 0 if position.rules.game == "long" else 1
@@ -201,7 +207,7 @@ def draw_board(position) -> str:
     for q in range(1, 25):
         black_on[mirror(game, q)] = position.black_points[q - 1]
 
-    def row(points) -> tuple:
+    def row(points: Iterable[int]) -> Tuple[str, str]:
         numbers = "".join(str(p).rjust(4) for p in points)
         cells = "".join(_cell(white[p - 1], black_on[p]) for p in points)
         return numbers, cells

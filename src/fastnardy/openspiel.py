@@ -258,7 +258,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
                     else _SHORT_OPENING_OUTCOMES)
 
     def _legal_actions(self, player: int) -> List[int]:
-        return list(range(len(self._position.legal_turns(self._dice))))
+        return list(range(len(self.legal_turns())))
 
     def _apply_action(self, action: int) -> None:
         if self.is_terminal():
@@ -334,8 +334,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
             raise IllegalTurnError("T1", f"action {action!r} is not one of the "
                                          f"{len(turns)} legal turns (0-{len(turns) - 1}) of "
                                          f"{self._position.turn}'s {_roll_text(self._dice)}")
-        turn: Turn = turns[action]
-        return turn
+        return turns[action]
 
     @staticmethod
     def _chance_index(action: int, count: int, what: str) -> int:

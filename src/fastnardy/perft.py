@@ -24,30 +24,41 @@ for a five-line adapter.
 from __future__ import annotations
 
 import functools
+import operator
+import os
 import threading
 import time
 from collections import Counter
-from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
-from typing import Callable, NamedTuple, Optional
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
+from . import _kernel
 from . import backend as _backend
 from .errors import FastNardyError, InvalidPositionError
-from .reference import ALL_ROLLS
+from .position import Position, Roll, Turn
+from .reference import ALL_ROLLS, MAX_DEPTH
 
-
-MAX_DEPTH = 64  # the kernel's limit (it keeps one child buffer per ply)
+Node = Tuple[Position, int]  # a position and the depth left below it
+Result = Tuple[int, int, int]  # a subtask's count, table probes and table hits
 
 
 def _depth(depth: object) -> int:
-    if isinstance(depth, bool) or not hasattr(depth, "__index__") \
-            or not 0 <= depth.__index__() <= MAX_DEPTH:
+    number = -1
+    if not isinstance(depth, bool) and hasattr(depth, "__index__"):
+        try:
+            number = operator.index(depth)
+        except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+            pass
+    if not 0 <= number <= MAX_DEPTH:
         raise FastNardyError(f"depth must be an integer from 0 to {MAX_DEPTH}, not {depth!r}")
-    return depth.__index__()
+    return number
 
 
-def _position(position: object) -> None:
-    if not isinstance(position, _backend.get("kernel").PackedPosition):
+def _position(position: object) -> Position:
+    if not isinstance(position, Position):
         raise InvalidPositionError(f"perft needs a Position, not {position!r}")
+    return position
 
 
 class PerftProgress(NamedTuple):
@@ -61,7 +72,8 @@ class PerftProgress(NamedTuple):
     hits: int           # ... of which answered by the table
 
 
-def perft(position, depth: int, *, weighted: bool = False, backend: Optional[str] = None,
+def perft(position: Position, depth: int, *, weighted: bool = False,
+          backend: Optional[str] = None,
           workers: Optional[int] = None, executor: Optional[Executor] = None,
           tt_mb: Optional[float] = None,
           progress: Optional[Callable[[PerftProgress], None]] = None) -> int:
@@ -70,40 +82,42 @@ def perft(position, depth: int, *, weighted: bool = False, backend: Optional[str
     each non-double twice (36 outcomes). ``tt_mb`` sets the size of the exact transposition
     table; ``workers`` / ``executor`` split the tree (see the module docstring); ``progress``
     is called after each subtask."""
-    _position(position)
-    depth = _depth(depth)
+    root, plies = _position(position), _depth(depth)
+    if progress is not None and not callable(progress):
+        raise FastNardyError(f"progress must be a callable or None, not {progress!r}")
     options = _Options(weighted, backend, tt_mb)
     if workers is None and executor is None:
         start = time.perf_counter()
-        count, probes, hits = _subtree((position, depth, options), _new_table(options))
+        count, probes, hits = _subtree((root, plies, options), _new_table(options))
         if progress is not None:
             progress(PerftProgress(1, 1, count, time.perf_counter() - start, probes, hits))
         return count
-    tasks = _split(position, depth, options, _parallelism(workers, executor))
+    tasks = _split(root, plies, options, _parallelism(workers, executor))
     counts = _run(tasks, options, workers, executor, progress)
     return sum(counts.get(key, 0) * m for key, m in tasks.items())
 
 
-def perft_divide(position, depth: int, *, weighted: bool = False,
+def perft_divide(position: Position, depth: int, *, weighted: bool = False,
                  backend: Optional[str] = None, workers: Optional[int] = None,
-                 executor: Optional[Executor] = None, tt_mb: Optional[float] = None) -> dict:
+                 executor: Optional[Executor] = None,
+                 tt_mb: Optional[float] = None) -> Dict[Roll, List[Tuple[Turn, int]]]:
     """T5 split by roll and turn: ``{(d1, d2): [(turn, count), ...]}`` with the turns in T2
     order; the counts add up to ``perft(position, depth)``. Depth must be at least 1. The
     subtrees run on ``workers`` / ``executor`` as in :func:`perft`."""
-    _position(position)
-    depth = _depth(depth)
-    if depth < 1:
+    root, plies = _position(position), _depth(depth)
+    if plies < 1:
         raise FastNardyError("perft_divide needs depth >= 1")
     options = _Options(weighted, backend, tt_mb)
-    turns = {roll: list(position.legal_turns(roll, backend=backend)) for roll in ALL_ROLLS}
+    _check_options(options)
+    turns = {roll: list(root.legal_turns(roll, backend=backend)) for roll in ALL_ROLLS}
     children = Counter(t.position for ts in turns.values() for t in ts)
     if workers is None and executor is None:
         table = _new_table(options)
-        counts = {child: _subtree((child, depth - 1, options), table)[0] for child in children}
+        counts = {child: _subtree((child, plies - 1, options), table)[0] for child in children}
     else:
-        counts = _run({(child, depth - 1): 1 for child in children}, options, workers,
-                      executor, None)
-        counts = {child: counts[(child, depth - 1)] for child in children}
+        done = _run({(child, plies - 1): 1 for child in children}, options, workers,
+                    executor, None)
+        counts = {child: done[(child, plies - 1)] for child in children}
     return {roll: [(t, counts[t.position] * (2 if weighted and roll[0] != roll[1] else 1))
                    for t in ts]
             for roll, ts in turns.items()}
@@ -125,21 +139,26 @@ def _check_options(options: _Options) -> None:
                              f"not {options.tt_mb!r}")
 
 
-def _new_table(options: _Options):
+def _new_table(options: _Options) -> Optional[_kernel.PerftTable]:
     """A PerftTable of ``tt_mb`` for one call, or None."""
     _check_options(options)
-    if options.tt_mb is None:
-        return None
-    if _backend.get(options.backend).__name__ != "fastnardy._kernel":
+    return None if options.tt_mb is None else _table(options.tt_mb, options.backend)
+
+
+def _table(tt_mb: float, backend: Optional[str]) -> _kernel.PerftTable:
+    if _backend.resolve(backend) != "kernel":
         raise FastNardyError("tt_mb needs the kernel backend")
-    return _backend.get("kernel").PerftTable(options.tt_mb)
+    return _kernel.PerftTable(tt_mb)
 
 
-_worker_table: dict = {}  # on an executor's worker: {tt_mb: the process's shared PerftTable}
+# on an executor's worker: {tt_mb: the process's shared PerftTable}
+_worker_table: Dict[float, _kernel.PerftTable] = {}
 _worker_lock = threading.Lock()
 
+Task = Tuple[Position, int, _Options]  # a subtask: position, depth, options (picklable)
 
-def _subtree(task: tuple, table=None) -> tuple:
+
+def _subtree(task: Task, table: Optional[_kernel.PerftTable] = None) -> Result:
     """One subtask: (count, probes, hits) of perft(position, depth) with the options, on
     ``table`` (or, on an executor's worker, the process's table of ``tt_mb``)."""
     position, depth, options = task
@@ -150,13 +169,13 @@ def _subtree(task: tuple, table=None) -> tuple:
         with _worker_lock:
             table = _worker_table.get(options.tt_mb)
             if table is None:
-                table = _worker_table[options.tt_mb] = _new_table(options)
+                table = _worker_table[options.tt_mb] = _table(options.tt_mb, options.backend)
     if table is None:
         return (module.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
                                    options.weighted), 0, 0)
-    result: tuple = module.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
-                                       options.weighted, table, True)
-    return result
+    # a table exists only on the kernel (_table checks)
+    return _kernel.perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth,
+                               options.weighted, table, True)
 
 
 def _parallelism(workers: Optional[int], executor: Optional[Executor]) -> int:
@@ -172,13 +191,14 @@ def _parallelism(workers: Optional[int], executor: Optional[Executor]) -> int:
     return workers
 
 
-def _split(position, depth: int, options: _Options, parallelism: int) -> dict:
+def _split(position: Position, depth: int, options: _Options,
+           parallelism: int) -> Dict[Node, int]:
     """{(position, remaining depth): multiplicity}: the distinct positions some plies down,
     at least 16 per worker while the subtrees left are deep enough to be worth a task."""
     _check_options(options)
-    frontier: Counter = Counter({(position, depth): 1})
+    frontier: Counter[Node] = Counter({(position, depth): 1})
     while len(frontier) < 16 * parallelism:
-        deeper: Counter = Counter()
+        deeper: Counter[Node] = Counter()
         split_any = False
         for (node, left), m in frontier.items():
             if left < 3 or node.is_game_over():
@@ -195,19 +215,23 @@ def _split(position, depth: int, options: _Options, parallelism: int) -> dict:
     return dict(frontier)
 
 
-def _run(tasks: dict, options: _Options, workers: Optional[int],
-         executor: Optional[Executor], progress) -> dict:
+def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
+         executor: Optional[Executor],
+         progress: Optional[Callable[[PerftProgress], None]]) -> Dict[Node, int]:
     """{(position, depth): count} of every task, on the workers or the executor."""
     start = time.perf_counter()
     own = executor is None
-    pool = ThreadPoolExecutor(_parallelism(workers, None)) if own else executor
+    size = _parallelism(workers, executor)  # checks them (perft_divide's too)
+    pool = ThreadPoolExecutor(size) if executor is None else executor
     # our own threads share one table for this call; an executor's workers keep their own
-    work = functools.partial(_subtree, table=_new_table(options)) if own else _subtree
-    counts: dict = {}
+    work: Callable[[Task], Result] = (functools.partial(_subtree, table=_new_table(options))
+                                      if own else _subtree)
+    counts: Dict[Node, int] = {}
+    futures: Dict[Future[Result], Node] = {}
     nodes = probes = hits = 0
     try:
-        futures = {pool.submit(work, (node, left, options)): (node, left)
-                   for node, left in tasks}
+        for node, left in tasks:
+            futures[pool.submit(work, (node, left, options))] = (node, left)
         for future in as_completed(futures):
             key = futures[future]
             count, p, h = future.result()
@@ -219,7 +243,7 @@ def _run(tasks: dict, options: _Options, workers: Optional[int],
                 progress(PerftProgress(len(counts), len(tasks), nodes,
                                        time.perf_counter() - start, probes, hits))
     except BaseException:
-        for future in futures if "futures" in locals() else ():
+        for future in futures:
             future.cancel()
         raise
     finally:
@@ -228,7 +252,8 @@ def _run(tasks: dict, options: _Options, workers: Optional[int],
     return counts
 
 
-class PerftEntry(NamedTuple):
+@dataclass(frozen=True)
+class PerftEntry:
     """One expected count of a ``.perft`` file."""
 
     id: str
@@ -238,11 +263,16 @@ class PerftEntry(NamedTuple):
     slow: bool
 
 
-def read_perft_file(path) -> list:
+def read_perft_file(path: Union[str, "os.PathLike[str]"]) -> List[PerftEntry]:
     """Parse a ``.perft`` file: blocks of ``id NAME``, ``position STRING`` and
     ``perft DEPTH COUNT [slow]`` lines; ``#`` starts a comment. Returns PerftEntry values."""
-    entries, name, position = [], None, None
-    with open(path, encoding="utf-8") as handle:
+    filename = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(filename, str) or "\0" in filename:
+        raise FastNardyError(f"a .perft file is named by a str or a path, not {path!r}")
+    entries: List[PerftEntry] = []
+    name: Optional[str] = None
+    position: Optional[str] = None
+    with open(filename, encoding="utf-8") as handle:
         for number, raw in enumerate(handle, 1):
             line = raw.split("#", 1)[0].strip()
             if not line:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence
+import operator
+from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple
 
+from . import _kernel
 from . import backend as _backend
 from . import gnubg, notation, referee
-from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
+from .errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError
 from .reference import mirror, parse_code, state_block, to_state
 from .rules import LONG, SHORT, Rules
 
@@ -14,9 +16,9 @@ WHITE, BLACK = "white", "black"
 
 _SHORT_START = {24: 2, 13: 5, 8: 3, 6: 5}  # S1
 
-# The values are compiled: Position and Turn extend the kernel's types (a missing kernel
-# fails here, loudly, whatever backend is selected for move generation).
-_kernel = _backend.get("kernel")
+Roll = Tuple[int, int]
+Dice = Iterable[SupportsIndex]  # a roll as given: two ints from 1 to 6, in any order
+Counts = Iterable[SupportsIndex]  # 24 checker counts, index 0 = the side's own point 1
 
 
 class Step(NamedTuple):
@@ -39,12 +41,25 @@ class Outcome(NamedTuple):
     kind: str
 
 
+# The values are compiled: Turn and Position extend the kernel's types (the package's
+# __init__ imports the kernel first, so that a missing one fails loudly there).
 class Turn(_kernel.PackedTurn):
     """A legal turn (T1): the resulting position (the other side to move) and its T2
     representative steps. Two turns are equal when their positions are. Compiled
     (:class:`fastnardy._kernel.PackedTurn`): ``steps`` decodes 64 bits on demand."""
 
     __slots__ = ()
+
+    def __init__(self, steps: Iterable[Iterable[object]], position: Position) -> None:
+        """A Turn built by hand (or unpickled): up to four steps, each (src, dst) or (src,
+        dst, hit) in the mover's numbering, and the position they lead to (no rule is
+        checked: :meth:`Position.check_turn` referees). IllegalTurnError for steps that do
+        not read, InvalidPositionError for a position that is not one."""
+        try:
+            super().__init__(steps, position)
+        except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+            raise IllegalTurnError("T1", f"a step is (src, dst, hit) with points 0-25 "
+                                         f"(25 = bar, 0 = off), not {steps!r}") from None
 
     def __str__(self) -> str:
         return notation.format_steps(self.steps)
@@ -56,13 +71,24 @@ class Turn(_kernel.PackedTurn):
 LegalTurns = _kernel.LegalTurns
 
 
-def _counts(name: str, values: object) -> tuple:
+class PlayedTurn(NamedTuple):
+    """A refereed turn (:meth:`Position.check_played`): the legal Turn, whose ``steps`` are
+    its T2 representative, and the steps as they were played; ``str()`` writes the latter."""
+
+    turn: Turn
+    steps: Tuple[Step, ...]
+
+    def __str__(self) -> str:
+        return notation.format_steps(self.steps)
+
+
+def _counts(name: str, values: object) -> Tuple[int, ...]:
     """24 non-negative ints, or InvalidPositionError (never TypeError)."""
-    if isinstance(values, (str, bytes)):
-        raise InvalidPositionError(f"{name} must be 24 checker counts, not a string")
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InvalidPositionError(f"{name} must be 24 checker counts, not {values!r}")
     try:
-        items = list(values)  # type: ignore[call-overload]
-    except TypeError:
+        items = list(values)
+    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
         raise InvalidPositionError(f"{name} must be 24 checker counts, not {values!r}") from None
     if len(items) != 24:
         raise InvalidPositionError(f"{name} must have 24 checker counts, got {len(items)}")
@@ -72,7 +98,10 @@ def _counts(name: str, values: object) -> tuple:
 def _count(name: str, value: object) -> int:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise InvalidPositionError(f"{name} must be an integer, not {value!r}")
-    number = value.__index__()  # type: ignore[union-attr]
+    try:
+        number = operator.index(value)
+    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+        raise InvalidPositionError(f"{name} must be an integer, not {value!r}") from None
     if not 0 <= number <= 15:
         raise InvalidPositionError(f"{name} must be between 0 and 15, not {number}")
     return number
@@ -88,20 +117,20 @@ class Position(_kernel.PackedPosition):
 
     __slots__ = ()
 
-    def __init__(self, rules: object, turn: str, white: Sequence[int], white_bar: int,
-                 black: Sequence[int], black_bar: int):
+    def __init__(self, rules: object, turn: str, white: Counts, white_bar: SupportsIndex,
+                 black: Counts, black_bar: SupportsIndex) -> None:
         """Checks the arguments and the position (T7); ``from_points`` is the same with
         keywords and defaults."""
-        rules = Rules.of(rules)
+        checked = Rules.of(rules)
         if not isinstance(turn, str) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
-        white, white_bar = _counts("white", white), _count("white_bar", white_bar)
-        black, black_bar = _counts("black", black), _count("black_bar", black_bar)
-        _validate(rules, white, white_bar, black, black_bar)
+        whites, white_on_bar = _counts("white", white), _count("white_bar", white_bar)
+        blacks, black_on_bar = _counts("black", black), _count("black_bar", black_bar)
+        _validate(checked, whites, white_on_bar, blacks, black_on_bar)
         if turn == WHITE:
-            self._assign(rules, turn, white, white_bar, black, black_bar)
+            self._assign(checked, turn, whites, white_on_bar, blacks, black_on_bar)
         else:
-            self._assign(rules, turn, black, black_bar, white, white_bar)
+            self._assign(checked, turn, blacks, black_on_bar, whites, white_on_bar)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -117,22 +146,23 @@ class Position(_kernel.PackedPosition):
         return cls(rules, WHITE, tuple(points), 0, tuple(points), 0)
 
     @classmethod
-    def opening(cls, game_or_rules: object, white_die: int, black_die: int) -> tuple:
+    def opening(cls, game_or_rules: object, white_die: SupportsIndex,
+                black_die: SupportsIndex) -> Tuple["Position", Optional[Roll]]:
         """T6: each side throws one die and the higher moves first. Returns the start position
         with that side to move, and the dice it plays: in short nardy the two thrown numbers,
         in long nardy None (it throws both dice again). Equal dice must be re-thrown."""
-        white_die, black_die = _dice((white_die, black_die))
-        if white_die == black_die:
-            raise InvalidDiceError(f"T6: equal opening dice ({white_die}) are thrown again")
+        white, black = _dice((white_die, black_die))
+        if white == black:
+            raise InvalidDiceError(f"T6: equal opening dice ({white}) are thrown again")
         start = cls.start(game_or_rules)
-        first = WHITE if white_die > black_die else BLACK
+        first = WHITE if white > black else BLACK
         position = cls(start.rules, first, start.white_points, 0, start.black_points, 0)
-        dice = (max(white_die, black_die), min(white_die, black_die))
+        dice = (max(white, black), min(white, black))
         return position, dice if start.rules.game == SHORT else None
 
     @classmethod
-    def from_points(cls, rules: object, white: Sequence[int], black: Sequence[int],
-                    turn: str = WHITE, white_bar: int = 0, black_bar: int = 0) -> "Position":
+    def from_points(cls, rules: object, white: Counts, black: Counts, turn: str = WHITE,
+                    white_bar: SupportsIndex = 0, black_bar: SupportsIndex = 0) -> "Position":
         """A position from 24 checker counts per side, each in its own numbering."""
         return cls(rules, turn, white, white_bar, black, black_bar)
 
@@ -149,12 +179,12 @@ class Position(_kernel.PackedPosition):
         rules = Rules.of(rules)
         if rules.game != SHORT:
             raise InvalidPositionError("GNU Backgammon Position IDs are for short nardy only")
+        if not isinstance(turn, str) or turn not in (WHITE, BLACK):
+            raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
         mover, mover_bar, other, other_bar = gnubg.decode_position_id(pid)
         if turn == WHITE:
             return cls.from_points(rules, mover, other, WHITE, mover_bar, other_bar)
-        if turn == BLACK:
-            return cls.from_points(rules, other, mover, BLACK, other_bar, mover_bar)
-        raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
+        return cls.from_points(rules, other, mover, BLACK, other_bar, mover_bar)
 
     # ------------------------------------------------------------------ turns
     def _backend_turns(self, name: object, d1: int, d2: int) -> LegalTurns:
@@ -164,18 +194,26 @@ class Position(_kernel.PackedPosition):
                                                     d1, d2)
         return LegalTurns.from_turns(self, turns, d1, d2)
 
-    def check_turn(self, dice: Sequence[int], turn: object) -> Turn:
+    def check_turn(self, dice: Dice, turn: object) -> Turn:
         """Referee a turn someone else played: a notation string, a sequence of (src, dst)
         steps or a Turn. Returns the matching legal Turn, or raises IllegalTurnError naming the
-        rule and the offending step."""
-        return referee.check_turn(self, _dice(dice), turn)
+        rule and the offending step. The steps may come in any order; the Turn carries the
+        T2 representative (:meth:`check_played` also keeps the steps as played)."""
+        return self.check_played(dice, turn).turn
 
-    def play(self, turn: object, dice: Optional[Sequence[int]] = None) -> "Position":
+    def check_played(self, dice: Dice, turn: object) -> PlayedTurn:
+        """:meth:`check_turn`, keeping what was played: the legal Turn and the steps as the
+        player played them (hits marked), in the order given, or, when that order cannot be
+        played, the first reordering that can."""
+        found, played = referee.check_played(self, _dice(dice), turn)
+        return PlayedTurn(found, tuple(Step(*step) for step in played))
+
+    def play(self, turn: object, dice: Optional[Dice] = None) -> "Position":
         """The position after ``turn`` (a Turn or notation). Without ``dice`` the turn must be
         legal for some roll. A Turn read from this position's ``legal_turns`` needs no check."""
         if isinstance(turn, Turn) and turn._is_turn_of(self, dice):
             return turn.position
-        return referee.play(self, turn, None if dice is None else _dice(dice))
+        return referee.play(self, turn, None if dice is None else _dice(dice)).position
 
     def is_game_over(self) -> bool:
         """L9/S9: a side has borne off its 15th checker."""
@@ -233,7 +271,8 @@ class Position(_kernel.PackedPosition):
         return svg.board(self)
 
 
-def _validate(rules: Rules, white: tuple, white_bar: int, black: tuple, black_bar: int) -> None:
+def _validate(rules: Rules, white: Tuple[int, ...], white_bar: int, black: Tuple[int, ...],
+              black_bar: int) -> None:
     """T7: 15 checkers a side at most, one colour a point, no bar in long nardy, not both
     sides off, and no six-block that L6 forbids under the rules (for either side)."""
     long_game = rules.game == LONG

@@ -55,8 +55,14 @@ __all__ = [
 ]
 
 
-def _at(line: int) -> str:
-    return f"line {line}: " if line else ""
+def _at(line: object) -> str:
+    return f"line {line}: " if type(line) is int and line else ""
+
+
+def _check_line(line: object) -> None:
+    """The line a value was read from: a non-negative int (0 when not read from text)."""
+    if type(line) is not int or line < 0:
+        raise InvalidRecordError(f"a line number is a non-negative integer, not {line!r}")
 
 
 def check_name(name: object, line: int = 0) -> str:
@@ -77,7 +83,7 @@ def _check_roll(roll: object, line: int) -> Roll:
 
 
 def _check_side(side: object, line: int) -> None:
-    if side not in SIDES:
+    if not isinstance(side, str) or side not in SIDES:
         raise InvalidRecordError(f"{_at(line)}the side is 'white' or 'black', not {side!r}")
 
 
@@ -99,6 +105,7 @@ class RecordedTurn:
     line: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
+        _check_line(self.line)
         _check_count("a move number", self.number, self.line)
         _check_side(self.side, self.line)
         _check_roll(self.roll, self.line)
@@ -175,6 +182,8 @@ _HEADER_KEYS = ("rules", "white", "black", "opening", "start")
 
 def write_record(record: GameRecord) -> str:
     """The record as text (see the module's docstring); :func:`read_record` reads it back."""
+    if not isinstance(record, GameRecord):
+        raise InvalidRecordError(f"write_record needs a GameRecord, not {record!r}")
     lines = [f"rules {notation.format_rules(record.rules)}",
              f"white {record.players[0]}", f"black {record.players[1]}"]
     if record.start is not None:
@@ -272,8 +281,9 @@ class CubeAction:
     line: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
+        _check_line(self.line)
         _check_side(self.side, self.line)
-        if self.action not in ("double", "take", "drop"):
+        if not isinstance(self.action, str) or self.action not in ("double", "take", "drop"):
             raise InvalidRecordError(f"{_at(self.line)}a cube action is 'double', 'take' or "
                                      f"'drop', not {self.action!r}")
         _check_count("a move number", self.number, self.line)
@@ -289,6 +299,7 @@ class Win:
     line: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
+        _check_line(self.line)
         _check_side(self.side, self.line)
         _check_count("the points won", self.points, self.line)
 
@@ -483,9 +494,14 @@ def _to_gnubg(turn: str) -> str:
 def write_mat(games: Sequence[MatGame]) -> str:
     """The games as a GNU Backgammon ``.mat`` match export, laid out as GNU Backgammon 1.07
     writes it (without its ``;`` comment lines): :func:`read_mat` reads it back."""
-    games = list(games)
-    if not games or not all(isinstance(g, MatGame) for g in games):
-        raise InvalidRecordError("write_mat needs a non-empty sequence of MatGame")
+    try:
+        items = [] if isinstance(games, (str, bytes)) else list(games)
+    except TypeError:  # not iterable (nor is a 0-d numpy array)
+        items = []
+    if not items or not all(isinstance(g, MatGame) for g in items):
+        raise InvalidRecordError(f"write_mat needs a non-empty sequence of MatGame, "
+                                 f"not {games!r}")
+    games = items
     lengths = {g.match_length for g in games}
     if len(lengths) != 1:
         raise InvalidRecordError(f"the games belong to matches of different lengths: "
@@ -561,6 +577,9 @@ def _cell_text(action: Union[RecordedTurn, CubeAction]) -> str:
 def is_mat(text: str, name: str = "") -> bool:
     """A GNU Backgammon match export, by the file name's ``.mat`` extension or by its content
     (a `` N point match`` line before anything but comments)."""
+    if not isinstance(text, str) or not isinstance(name, str):
+        raise InvalidRecordError(f"a record and its file name are text, not {text!r} and "
+                                 f"{name!r}")
     if name.lower().endswith(".mat"):
         return True
     for raw in text.splitlines():

@@ -9,47 +9,73 @@ exists).
 
 from __future__ import annotations
 
-from itertools import permutations
-from typing import Optional
+import operator
+from collections.abc import Iterable
+from itertools import islice, permutations
+from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
-from . import backend, notation
+from . import notation
 from . import reference as ref
+from ._kernel import PackedTurn
+from .backend import StepTuple
 from .errors import IllegalTurnError
 
-_PackedTurn = backend.get("kernel").PackedTurn  # the compiled core of every Turn
+if TYPE_CHECKING:
+    from .position import Position, Turn
+
+Roll = Tuple[int, int]
+Pair = Tuple[int, int]  # (src, dst) of a step as given, mover's numbering
 
 _DICE_WORDS = {1: "one die", 2: "both dice", 3: "three dice", 4: "all four dice"}
 
 
-def _as_steps(turn: object) -> list:
+def _as_steps(turn: object) -> List[Pair]:
     """A Turn, a notation string or a sequence of (src, dst) pairs → list of (src, dst)."""
-    if isinstance(turn, _PackedTurn):
+    if isinstance(turn, PackedTurn):  # the compiled core of every Turn
         return [(s.src, s.dst) for s in turn.steps]
     if isinstance(turn, str):
         return notation.parse_turn(turn)
     if isinstance(turn, bytes):
         raise IllegalTurnError("T1", "a turn must be notation text, steps or a Turn, not bytes")
+    if not isinstance(turn, Iterable):
+        raise IllegalTurnError("T1", f"a turn must be notation text, a sequence of (src, dst) "
+                                     f"steps or a Turn, not {turn!r}")
     try:
-        items = list(turn)  # type: ignore[call-overload]
-    except TypeError:
+        items = list(turn)
+    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
         raise IllegalTurnError("T1", f"a turn must be notation text, a sequence of (src, dst) "
                                      f"steps or a Turn, not {turn!r}") from None
     if len(items) > 4:
         raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
-    steps = []
-    for number, item in enumerate(items, 1):
+    return [_pair(item, number) for number, item in enumerate(items, 1)]
+
+
+def _pair(step: object, number: int) -> Pair:
+    """A given step, (src, dst) or a Step's (src, dst, hit), as (src, dst)."""
+    fields: List[object] = []
+    if isinstance(step, Iterable) and not isinstance(step, (str, bytes)):
         try:
-            src, dst = item[0], item[1]
-        except (TypeError, IndexError, KeyError):
-            raise IllegalTurnError("T1", f"step {number} must be a (src, dst) pair, "
-                                         f"not {item!r}", number) from None
-        for value in (src, dst):
-            if isinstance(value, bool) or not hasattr(value, "__index__") \
-                    or not 0 <= value.__index__() <= 25:
-                raise IllegalTurnError("T1", f"step {number}: points are integers 0-25 "
-                                             f"(25 = bar, 0 = off), not {value!r}", number)
-        steps.append((src.__index__(), dst.__index__()))
-    return steps
+            fields = list(islice(step, 4))
+        except TypeError:  # e.g. a 0-d numpy array
+            pass
+    if len(fields) not in (2, 3):
+        raise IllegalTurnError("T1", f"step {number} must be a (src, dst) pair, "
+                                     f"not {step!r}", number)
+    return _point(fields[0], number), _point(fields[1], number)
+
+
+def _point(value: object, number: int) -> int:
+    """A point of a given step: an integer 0-25."""
+    point = -1
+    if not isinstance(value, bool) and hasattr(value, "__index__"):
+        try:
+            point = operator.index(value)
+        except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+            pass
+    if not 0 <= point <= 25:
+        raise IllegalTurnError("T1", f"step {number}: points are integers 0-25 "
+                                     f"(25 = bar, 0 = off), not {value!r}", number)
+    return point
 
 
 def _fits(src: int, dst: int, die: int) -> bool:
@@ -61,21 +87,22 @@ def _step_text(src: int, dst: int) -> str:
     return f"{notation.format_point(src)}/{notation.format_point(dst)}"
 
 
-def _setup(position, dice: tuple) -> tuple:
+def _setup(position: Position, dice: Roll) -> Tuple[ref.Rules, ref.State, int]:
     rules = ref.parse_code(position.rules.code)
     start = ref.to_state(rules, *position.mover_frame())
     return rules, start, ref.head_limit_for(rules, start, dice)
 
 
-def _initial_dice(dice: tuple) -> tuple:
+def _initial_dice(dice: Roll) -> Tuple[int, ...]:
     return dice * 2 if dice[0] == dice[1] else dice
 
 
-def _realize(rules, limit, state, dice_left: tuple, steps: list):
+def _realize(rules: ref.Rules, limit: int, state: ref.State, dice_left: Tuple[int, ...],
+             steps: List[Pair]) -> Iterator[Tuple[ref.State, Tuple[StepTuple, ...]]]:
     """End states of playing all of ``steps`` in this order, over every die assignment and
-    (S8) every choice of which checker moves."""
+    (S8) every choice of which checker moves, each with the steps as played (hits marked)."""
     if not steps:
-        yield state
+        yield state, ()
         return
     src, dst = steps[0]
     for die in set(dice_left):
@@ -86,12 +113,14 @@ def _realize(rules, limit, state, dice_left: tuple, steps: list):
         for as_hitter in ref.mover_choices(rules, state, src) if state.mine[src] else ():
             result = ref.try_step(rules, limit, state, src, die, as_hitter)
             if not isinstance(result, ref.Problem) and result[1][1] == dst:
-                yield from _realize(rules, limit, result[0], tuple(rest), steps[1:])
+                for end, played in _realize(rules, limit, result[0], tuple(rest), steps[1:]):
+                    yield end, (result[1],) + played
 
 
-def _first_problem(rules, limit, start, dice: tuple, steps: list) -> tuple:
+def _first_problem(rules: ref.Rules, limit: int, start: ref.State, dice: Roll,
+                   steps: List[Pair]) -> Tuple[ref.State, int]:
     """Play ``steps`` in the given order; the first step no die can legally play raises
-    IllegalTurnError. Returns the end state otherwise."""
+    IllegalTurnError. Returns the end state and the number of steps otherwise."""
     long_game = rules.game == ref.LONG_GAME
     state, left = start, list(_initial_dice(dice))
     for number, (src, dst) in enumerate(steps, 1):
@@ -109,7 +138,7 @@ def _first_problem(rules, limit, start, dice: tuple, steps: list) -> tuple:
             raise IllegalTurnError("L4" if long_game else "S4",
                                    f"no die left in the roll {dice[0]}-{dice[1]} {move} ({where})",
                                    number)
-        problem = None
+        problem: Optional[ref.Problem] = None
         for die in dies:
             choices = ref.mover_choices(rules, state, src) if state.mine[src] else (False,)
             for as_hitter in choices:
@@ -129,10 +158,12 @@ def _first_problem(rules, limit, start, dice: tuple, steps: list) -> tuple:
     return state, len(steps)
 
 
-def _whole_turn_problem(rules, start, dice: tuple, end, played: int) -> IllegalTurnError:
+def _whole_turn_problem(rules: ref.Rules, start: ref.State, dice: Roll, end: ref.State,
+                        played: int) -> IllegalTurnError:
     """Every step was legal: say why the turn as a whole is not (L6 turn-end, L7)."""
-    if rules.block_check == ref.TURN_END and ref.state_block(rules, end):
-        low, high = ref.state_block(rules, end)
+    block = ref.state_block(rules, end)
+    if rules.block_check == ref.TURN_END and block:
+        low, high = block
         return IllegalTurnError("L6", f"the turn ends with a forbidden six-block on the "
                                       f"opponent's points {low}-{high}")
     legal = ref.legal_sequences(rules, start, dice)
@@ -146,43 +177,46 @@ def _whole_turn_problem(rules, start, dice: tuple, end, played: int) -> IllegalT
     return IllegalTurnError("T1", "these steps do not make a legal turn")
 
 
-def check_turn(position, dice: tuple, turn: object):
-    """See :meth:`fastnardy.Position.check_turn`."""
-    found = _match(position, dice, _as_steps(turn))
-    if isinstance(turn, _PackedTurn) and turn != found:
+def check_played(position: Position, dice: Roll,
+                 turn: object) -> Tuple[Turn, Tuple[StepTuple, ...]]:
+    """See :meth:`fastnardy.Position.check_played`: the legal Turn and the steps as played."""
+    found, played = _match(position, dice, _as_steps(turn))
+    if isinstance(turn, PackedTurn) and turn != found:
         raise IllegalTurnError("T1", f"the Turn {turn} leads to a position that is not this "
                                      f"position's: it belongs to another position")
-    return found
+    return found, played
 
 
-def _match(position, dice: tuple, steps: list):
-    """The legal turn that ``steps`` (in any order) play, or the reason there is none."""
+def _match(position: Position, dice: Roll,
+           steps: List[Pair]) -> Tuple[Turn, Tuple[StepTuple, ...]]:
+    """The legal turn that ``steps`` play, in the order given or else in the first other
+    order that plays it, with the steps as played; or the reason there is none."""
     legal = {t.position: t for t in position.legal_turns(dice)}
     if not legal:
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")
     rules, start, limit = _setup(position, dice)
     for order in dict.fromkeys(permutations(steps)):
-        for end in _realize(rules, limit, start, _initial_dice(dice), list(order)):
+        for end, played in _realize(rules, limit, start, _initial_dice(dice), list(order)):
             me, me_bar, opp, opp_bar = ref.from_state(rules, end)
             after = position._from_mover_frame(me, me_bar, opp, opp_bar)
             if after in legal:
-                return legal[after]
-    end, played = _first_problem(rules, limit, start, dice, steps)
-    raise _whole_turn_problem(rules, start, dice, end, played)
+                return legal[after], played
+    end, count = _first_problem(rules, limit, start, dice, steps)
+    raise _whole_turn_problem(rules, start, dice, end, count)
 
 
-def play(position, turn: object, dice: Optional[tuple]):
-    """See :meth:`fastnardy.Position.play`."""
+def play(position: Position, turn: object, dice: Optional[Roll]) -> Turn:
+    """See :meth:`fastnardy.Position.play`: the legal Turn that ``turn`` is, for ``dice`` or
+    else for some roll."""
     if dice is not None:
-        return check_turn(position, dice, turn).position
+        return check_played(position, dice, turn)[0]
     _as_steps(turn)  # unreadable notation is the same error for every roll: raise it once
     errors = []
     for roll in ref.ALL_ROLLS:
         try:
-            return check_turn(position, roll, turn).position
+            return check_played(position, roll, turn)[0]
         except IllegalTurnError as exc:
             errors.append(exc)
     # the most telling refusal: the one that got furthest through the steps (a whole-turn
     # reason, with no step, furthest of all), preferring a rule over a die mismatch
     raise max(errors, key=lambda e: (e.step or 5, e.rule not in ("L4", "S4")))
-

@@ -12,9 +12,15 @@ numbers (the mirror of section 0 of RULES.md).
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple, Optional, Sequence
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Type, Union
 
+from ._kernel import LegalTurns, PackedPosition
+from .backend import Board, StepTuple, TurnTuple
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
+
+if TYPE_CHECKING:
+    from .position import Dice, Position
 
 OFF, BAR, HEAD = 0, 25, 24
 LONG_GAME, SHORT_GAME = 0, 1
@@ -23,7 +29,15 @@ OPPONENT_AHEAD, OPPONENT_HOME, NO_BLOCK_RULE = 0, 1, 2  # L6 block_rule
 EVERY_STEP, TURN_END = 0, 1  # L6 block_check
 HIDE_ALLOWED, HIDE_FORBIDDEN = 0, 1  # S8 hit_and_hide
 
-ALL_ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))  # T5: the 21 rolls
+Roll = Tuple[int, int]
+Ints = Tuple[int, ...]
+Path = Tuple[StepTuple, ...]  # steps played, in order
+Key = Tuple[Tuple[int, int], ...]  # the T2 sort key of a path: (-src, dst) per step
+Legal = Tuple[Key, Path, "State"]  # a legal step sequence and the state it ends in
+
+MAX_DEPTH = 64  # perft's limit, as the kernel's (it keeps one child buffer per ply)
+
+ALL_ROLLS: Tuple[Roll, ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))  # T5
 
 
 # --------------------------------------------------------------------------- frames
@@ -45,17 +59,17 @@ class State(NamedTuple):
     turn (L5); ``hitters[p]``: how many of my checkers on p have hit this turn (S8, forbidden
     variant only; otherwise all zero)."""
 
-    mine: tuple
-    theirs: tuple
+    mine: Ints
+    theirs: Ints
     their_bar: int
     head_moves: int
-    hitters: tuple
+    hitters: Ints
 
     @property
     def their_off(self) -> int:
         return 15 - sum(self.theirs) - self.their_bar
 
-    def board(self) -> tuple:
+    def board(self) -> Tuple[Ints, Ints, int]:
         """The position alone, without the turn's bookkeeping (T1 turn identity)."""
         return self.mine, self.theirs, self.their_bar
 
@@ -77,18 +91,18 @@ class Problem(NamedTuple):
     message: str
 
 
-def _integer(value, what: str, error: type) -> int:
+def _integer(value: object, what: str, error: Type[FastNardyError]) -> int:
     """An integer (anything with ``__index__`` but a bool), or ``error``."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise error(f"{what} must be an integer, not {value!r}")
     try:
         return operator.index(value)
-    except TypeError:
+    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
         raise error(f"{what} must be an integer, not {value!r}") from None
 
 
-def _check_counts(name: str, points: Sequence[int], bar: int) -> tuple:
-    if isinstance(points, (str, bytes)):
+def _check_counts(name: str, points: object, bar: object) -> Tuple[Ints, int]:
+    if isinstance(points, (str, bytes)) or not isinstance(points, Iterable):
         raise InvalidPositionError(f"{name}: expected 24 point counts, not {points!r}")
     try:
         values = tuple(_integer(v, f"{name}: a checker count", InvalidPositionError)
@@ -105,8 +119,10 @@ def _check_counts(name: str, points: Sequence[int], bar: int) -> tuple:
     return values, bar_count
 
 
-def parse_code(code: Sequence[int]) -> Rules:
+def parse_code(code: object) -> Rules:
     """Validate ``Rules.code`` (see :mod:`fastnardy.rules`)."""
+    if not isinstance(code, Iterable):
+        raise FastNardyError(f"rules code must be 5 integers, not {code!r}")
     try:
         values = [_integer(c, "rules code", FastNardyError) for c in code]
     except TypeError:
@@ -114,26 +130,27 @@ def parse_code(code: Sequence[int]) -> Rules:
     limits = (2, 3, 3, 2, 2)
     if len(values) != 5 or any(not 0 <= v < limit for v, limit in zip(values, limits)):
         raise FastNardyError(f"rules code must be 5 integers in range, not {code!r}")
-    return Rules(*values)
+    game, head_rule, block_rule, block_check, hit_and_hide = values
+    return Rules(game, head_rule, block_rule, block_check, hit_and_hide)
 
 
-def to_state(rules: Rules, me, me_bar, opp, opp_bar) -> State:
+def to_state(rules: Rules, me: object, me_bar: object, opp: object, opp_bar: object) -> State:
     """Build the mover's-frame state from two boards in each side's own numbering."""
-    me, me_bar = _check_counts("side to move", me, me_bar)
-    opp, opp_bar = _check_counts("opponent", opp, opp_bar)
-    if rules.game == LONG_GAME and (me_bar or opp_bar):
+    my_points, my_bar = _check_counts("side to move", me, me_bar)
+    their_points, their_bar = _check_counts("opponent", opp, opp_bar)
+    if rules.game == LONG_GAME and (my_bar or their_bar):
         raise InvalidPositionError("long nardy has no bar (L3: nothing is ever hit)")
-    mine = (15 - sum(me) - me_bar,) + me + (me_bar,)
+    mine = (15 - sum(my_points) - my_bar,) + my_points + (my_bar,)
     theirs = [0] * 25
     for q in range(1, 25):
-        theirs[mirror(rules.game, q)] = opp[q - 1]
+        theirs[mirror(rules.game, q)] = their_points[q - 1]
     for p in range(1, 25):
         if mine[p] and theirs[p]:
             raise InvalidPositionError(f"T7: point {p} of the side to move holds both colours")
-    return State(mine, tuple(theirs), opp_bar, 0, (0,) * 26)
+    return State(mine, tuple(theirs), their_bar, 0, (0,) * 26)
 
 
-def from_state(rules: Rules, state: State) -> tuple:
+def from_state(rules: Rules, state: State) -> Tuple[Board, int, Board, int]:
     """(me, me_bar, opp, opp_bar) in each side's own numbering."""
     me = state.mine[1:25]
     opp = tuple(state.theirs[mirror(rules.game, q)] for q in range(1, 25))
@@ -160,7 +177,7 @@ def highest_point(state: State) -> int:
     return 0
 
 
-def state_block(rules: Rules, state: State) -> Optional[tuple]:
+def state_block(rules: Rules, state: State) -> Optional[Tuple[int, int]]:
     """L6: the first run of six or more consecutive points of the opponent's path that the side
     to move holds and the block rule does not allow, as (lowest, highest) in the opponent's
     numbering. The opponent's path runs from its point 24 to its point 1, so a run is counted
@@ -196,7 +213,7 @@ def state_block(rules: Rules, state: State) -> Optional[tuple]:
 
 
 def try_step(rules: Rules, head_limit: int, state: State, src: int, die: int,
-             as_hitter: bool = False):
+             as_hitter: bool = False) -> Union[Problem, Tuple[State, StepTuple]]:
     """One step (L4/S4): move my checker on ``src`` by ``die`` pips.
 
     Returns ``(new_state, (src, dst, hit))`` or a :class:`Problem` naming the rule that
@@ -258,12 +275,12 @@ def try_step(rules: Rules, head_limit: int, state: State, src: int, die: int,
     return new_state, (src, dst, hit)
 
 
-def mover_choices(rules: Rules, state: State, src: int) -> tuple:
+def mover_choices(rules: Rules, state: State, src: int) -> Tuple[bool, ...]:
     """S8: which kinds of checker can leave ``src``: one that has not hit, one that has."""
     if rules.hit_and_hide != HIDE_FORBIDDEN:
         return (False,)
     hitters = state.hitters[src]
-    choices = ()
+    choices: Tuple[bool, ...] = ()
     if state.mine[src] > hitters:
         choices += (False,)
     if hitters:
@@ -271,28 +288,29 @@ def mover_choices(rules: Rules, state: State, src: int) -> tuple:
     return choices
 
 
-def full_dice(dice: tuple) -> int:
+def full_dice(dice: Roll) -> int:
     """L4: a double is four steps, any other roll two."""
     return 4 if dice[0] == dice[1] else 2
 
 
-def dice_used(state: State, path: tuple, dice: tuple) -> int:
+def dice_used(state: State, path: Sequence[object], dice: Roll) -> int:
     """L7: steps played, where bearing off the 15th checker counts as using all dice."""
     return full_dice(dice) if state.mine[OFF] == 15 else len(path)
 
 
 # --------------------------------------------------------------------------- enumeration
 
-def explore(rules: Rules, head_limit: int, start: State, dice: tuple) -> dict:
+def explore(rules: Rules, head_limit: int, start: State,
+            dice: Roll) -> Dict[Tuple[State, Ints], Tuple[Key, Path]]:
     """Every state reachable by a sequence of legal steps (prefixes and the empty one
     included), each with the T2-smallest step sequence reaching it.
 
     Returns ``{(state, remaining dice): (key, steps)}``; ``key`` is the T2 sort key of the
     step sequence (source descending, then destination ascending, prefix first)."""
     remaining = tuple(sorted(dice * 2 if dice[0] == dice[1] else dice))
-    best: dict = {}
+    best: Dict[Tuple[State, Ints], Tuple[Key, Path]] = {}
 
-    def visit(state: State, left: tuple, key: tuple, steps: tuple) -> None:
+    def visit(state: State, left: Ints, key: Key, steps: Path) -> None:
         node = (state, left)
         seen = best.get(node)
         if seen is not None and seen[0] <= key:
@@ -301,9 +319,9 @@ def explore(rules: Rules, head_limit: int, start: State, dice: tuple) -> dict:
         if state.mine[OFF] == 15:
             return  # L9: the game is over
         for die in sorted(set(left), reverse=True):
-            rest = list(left)
-            rest.remove(die)
-            rest = tuple(rest)
+            others = list(left)
+            others.remove(die)
+            rest = tuple(others)
             for src in range(BAR, 0, -1):
                 for as_hitter in mover_choices(rules, state, src) if state.mine[src] else ():
                     result = try_step(rules, head_limit, state, src, die, as_hitter)
@@ -316,7 +334,8 @@ def explore(rules: Rules, head_limit: int, start: State, dice: tuple) -> dict:
     return best
 
 
-def choose_legal(rules: Rules, dice: tuple, reached: dict) -> list:
+def choose_legal(rules: Rules, dice: Roll,
+                 reached: Dict[Tuple[State, Ints], Tuple[Key, Path]]) -> List[Legal]:
     """L6 (turn_end) and L7 applied to explored sequences: the legal ones as
     ``(key, steps, state)``. Turn-end L6 drops candidates ending in a forbidden block; L7 keeps
     those using the most dice, and for a non-double played one die at a time, the larger die."""
@@ -337,7 +356,7 @@ def choose_legal(rules: Rules, dice: tuple, reached: dict) -> list:
     return [(key, steps, state) for _, _, key, steps, state in legal]
 
 
-def head_limit_for(rules: Rules, start: State, dice: tuple) -> int:
+def head_limit_for(rules: Rules, start: State, dice: Roll) -> int:
     """L5: how many checkers may leave the head this turn (1, or 2 on a first turn)."""
     if rules.game != LONG_GAME or start.mine[HEAD] != 15:
         return 1
@@ -355,18 +374,18 @@ def head_limit_for(rules: Rules, start: State, dice: tuple) -> int:
     return 2 if played < full_dice(dice) else 1
 
 
-def legal_sequences(rules: Rules, start: State, dice: tuple) -> list:
+def legal_sequences(rules: Rules, start: State, dice: Roll) -> List[Legal]:
     """The legal step sequences (after L5, L6 and L7) as ``(key, steps, state)``."""
     limit = head_limit_for(rules, start, dice)
     return choose_legal(rules, dice, explore(rules, limit, start, dice))
 
 
-def distinct_turns(rules: Rules, start: State, dice: tuple) -> list:
+def distinct_turns(rules: Rules, start: State, dice: Roll) -> List[Tuple[Path, State]]:
     """T1/T2: one ``(steps, state)`` per distinct resulting position, the representative being
     the T2-first legal sequence producing it, sorted by representative."""
     if start.mine[OFF] == 15 or start.their_off == 15:
         return []  # T4
-    first: dict = {}
+    first: Dict[Tuple[Ints, Ints, int], Legal] = {}
     for key, steps, state in legal_sequences(rules, start, dice):
         board = state.board()
         if board not in first or key < first[board][0]:
@@ -374,9 +393,9 @@ def distinct_turns(rules: Rules, start: State, dice: tuple) -> list:
     return [(steps, state) for key, steps, state in sorted(first.values(), key=lambda t: t[0])]
 
 
-def check_dice(die1, die2) -> tuple:
+def check_dice(die1: object, die2: object) -> Roll:
     """Dice are two integers from 1 to 6."""
-    dice = tuple(_integer(d, "a die", InvalidDiceError) for d in (die1, die2))
+    dice = (_integer(die1, "a die", InvalidDiceError), _integer(die2, "a die", InvalidDiceError))
     if not all(1 <= d <= 6 for d in dice):
         raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
     return dice
@@ -384,31 +403,36 @@ def check_dice(die1, die2) -> tuple:
 
 # --------------------------------------------------------------------------- backend contract
 
-def enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2) -> list:
+def enumerate_turns(code: object, me: object, me_bar: object, opp: object, opp_bar: object,
+                    die1: object, die2: object) -> List[TurnTuple]:
     """The backend contract (:mod:`fastnardy.backend`): legal turns in T2 order."""
     rules = parse_code(code)  # validated in this order: rules, position, dice
     start = to_state(rules, me, me_bar, opp, opp_bar)
     dice = check_dice(die1, die2)
-    out = []
+    out: List[TurnTuple] = []
     for steps, state in distinct_turns(rules, start, dice):
         new_me, new_me_bar, new_opp, new_opp_bar = from_state(rules, state)
         out.append((steps, new_me, new_me_bar, new_opp, new_opp_bar))
     return out
 
 
-def enumerate_packed(code, me, me_bar, opp, opp_bar, die1, die2) -> list:
+def enumerate_packed(code: object, me: object, me_bar: object, opp: object, opp_bar: object,
+                     die1: object, die2: object) -> List[TurnTuple]:
     """The contract's sequence form of :func:`enumerate_turns`; here simply the list."""
     return enumerate_turns(code, me, me_bar, opp, opp_bar, die1, die2)
 
 
-def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False) -> int:
+def perft_count(code: object, me: object, me_bar: object, opp: object, opp_bar: object,
+                depth: object, weighted: object = False) -> int:
     """T5 perft: positions reached after ``depth`` turns, over the 21 rolls at every ply."""
     rules = parse_code(code)
-    depth = _integer(depth, "depth", FastNardyError)
-    if depth < 0:
-        raise FastNardyError(f"depth must be a non-negative integer, not {depth!r}")
+    plies = _integer(depth, "depth", FastNardyError)
+    if not 0 <= plies <= MAX_DEPTH:
+        raise FastNardyError(f"depth must be an integer from 0 to {MAX_DEPTH}, not {depth!r}")
+    if type(weighted) not in (bool, int) or weighted not in (0, 1):  # as the kernel
+        raise FastNardyError(f"weighted must be True or False, not {weighted!r}")
     start = to_state(rules, me, me_bar, opp, opp_bar)
-    return _perft(rules, start, depth, bool(weighted))
+    return _perft(rules, start, plies, bool(weighted))
 
 
 def _perft(rules: Rules, start: State, depth: int, weighted: bool) -> int:
@@ -426,12 +450,18 @@ def _perft(rules: Rules, start: State, depth: int, weighted: bool) -> int:
 
 # --------------------------------------------------------------------------- Position level
 
-def legal_turns(position, dice) -> list:
+def legal_turns(position: Position, dice: Dice) -> LegalTurns:
     """The legal turns of a :class:`fastnardy.Position` for ``dice``, computed here."""
-    return position.legal_turns(dice, backend="reference")
+    return _position(position).legal_turns(dice, backend="reference")
 
 
-def perft(position, depth: int, weighted: bool = False) -> int:
+def perft(position: Position, depth: int, weighted: bool = False) -> int:
     """T5 perft of a :class:`fastnardy.Position`, computed here."""
-    me, me_bar, opp, opp_bar = position.mover_frame()
+    me, me_bar, opp, opp_bar = _position(position).mover_frame()
     return perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth, weighted)
+
+
+def _position(position: object) -> PackedPosition:
+    if not isinstance(position, PackedPosition):
+        raise InvalidPositionError(f"expected a Position, not {position!r}")
+    return position

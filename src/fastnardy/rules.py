@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
 
 from .errors import InvalidRulesError
 
@@ -15,42 +16,62 @@ BLOCK_CHECKS = ("every_step", "turn_end")  # L6
 LONG_SCORINGS = ("oin_mars", "oin_mars_koks")  # L10
 HIT_AND_HIDE = ("allowed", "forbidden")  # S8
 
-_LONG_DEFAULTS = {
+_LONG_DEFAULTS: Dict[str, object] = {
     "head_rule": "classic",
     "block_rule": "opponent_ahead",
     "block_check": "every_step",
     "scoring": "oin_mars",
 }
-_SHORT_DEFAULTS = {"hit_and_hide": "allowed", "backgammon": True, "cube_cancels_mars": False}
+_SHORT_DEFAULTS: Dict[str, object] = {
+    "hit_and_hide": "allowed", "backgammon": True, "cube_cancels_mars": False}
+_ALLOWED: Dict[str, Tuple[object, ...]] = {
+    "head_rule": HEAD_RULES, "block_rule": BLOCK_RULES, "block_check": BLOCK_CHECKS,
+    "scoring": LONG_SCORINGS, "hit_and_hide": HIT_AND_HIDE,
+    "backgammon": (True, False), "cube_cancels_mars": (True, False),
+}
 
 
-def _choose(name: str, value: object, allowed: tuple) -> None:
-    if not isinstance(value, str) or value not in allowed:
+def _check(name: str, value: object) -> None:
+    """``value`` is one of the allowed values of the variant ``name`` (exactly: a str for
+    the named variants, a bool for the flags), or InvalidRulesError listing them."""
+    allowed = _ALLOWED[name]
+    kind = bool if isinstance(allowed[0], bool) else str
+    if not isinstance(value, kind) or value not in allowed:
         raise InvalidRulesError(
-            f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}"
-        )
-
-
-def _flag(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise InvalidRulesError(f"{name} must be True or False, not {value!r}")
+            f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
 
 
 @dataclass(frozen=True)
 class Rules:
     """A game and its rule variants. Build one with :meth:`long` or :meth:`short`.
 
-    Fields that do not apply to the game are None.
+    Fields that do not apply to the game are None. Direct construction validates the same
+    way: ``game`` is ``"long"`` or ``"short"``, a variant of the game left None takes its
+    default, and a variant of the other game must stay None (InvalidRulesError otherwise).
     """
 
     game: str
-    head_rule: "str | None" = None
-    block_rule: "str | None" = None
-    block_check: "str | None" = None
-    scoring: "str | None" = None
-    hit_and_hide: "str | None" = None
-    backgammon: "bool | None" = None
-    cube_cancels_mars: "bool | None" = None
+    head_rule: Optional[str] = None
+    block_rule: Optional[str] = None
+    block_check: Optional[str] = None
+    scoring: Optional[str] = None
+    hit_and_hide: Optional[str] = None
+    backgammon: Optional[bool] = None
+    cube_cancels_mars: Optional[bool] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game, str) or self.game not in (LONG, SHORT):
+            raise InvalidRulesError(f"game must be 'long' or 'short', not {self.game!r}")
+        mine, other = ((_LONG_DEFAULTS, _SHORT_DEFAULTS) if self.game == LONG
+                       else (_SHORT_DEFAULTS, _LONG_DEFAULTS))
+        for name, default in mine.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)
+            _check(name, getattr(self, name))
+        for name in other:
+            if getattr(self, name) is not None:
+                raise InvalidRulesError(f"{name} is not a {self.game}-nardy variant; it must "
+                                        f"be None, not {getattr(self, name)!r}")
 
     @classmethod
     def long(
@@ -61,10 +82,9 @@ class Rules:
         scoring: str = "oin_mars",
     ) -> "Rules":
         """Long nardy (L1-L10) with the given L5 head rule, L6 block rule and check, L10 scoring."""
-        _choose("head_rule", head_rule, HEAD_RULES)
-        _choose("block_rule", block_rule, BLOCK_RULES)
-        _choose("block_check", block_check, BLOCK_CHECKS)
-        _choose("scoring", scoring, LONG_SCORINGS)
+        for name, value in (("head_rule", head_rule), ("block_rule", block_rule),
+                            ("block_check", block_check), ("scoring", scoring)):
+            _check(name, value)  # before the constructor: None is no default here
         return cls(LONG, head_rule=head_rule, block_rule=block_rule,
                    block_check=block_check, scoring=scoring)
 
@@ -76,9 +96,9 @@ class Rules:
         cube_cancels_mars: bool = False,
     ) -> "Rules":
         """Short nardy / backgammon (S1-S9) with the S8 hit-and-hide and S9 scoring variants."""
-        _choose("hit_and_hide", hit_and_hide, HIT_AND_HIDE)
-        _flag("backgammon", backgammon)
-        _flag("cube_cancels_mars", cube_cancels_mars)
+        for name, value in (("hit_and_hide", hit_and_hide), ("backgammon", backgammon),
+                            ("cube_cancels_mars", cube_cancels_mars)):
+            _check(name, value)
         return cls(SHORT, hit_and_hide=hit_and_hide, backgammon=backgammon,
                    cube_cancels_mars=cube_cancels_mars)
 
@@ -87,9 +107,9 @@ class Rules:
         """``"long"``, ``"short"`` or a Rules value, as a Rules value."""
         if isinstance(game_or_rules, Rules):
             return game_or_rules
-        if game_or_rules == LONG:
+        if isinstance(game_or_rules, str) and game_or_rules == LONG:
             return cls.long()
-        if game_or_rules == SHORT:
+        if isinstance(game_or_rules, str) and game_or_rules == SHORT:
             return cls.short()
         raise InvalidRulesError(f"game must be 'long', 'short' or a Rules, not {game_or_rules!r}")
 
@@ -97,13 +117,13 @@ class Rules:
     def is_long(self) -> bool:
         return self.game == LONG
 
-    def variants(self) -> dict:
+    def variants(self) -> Dict[str, object]:
         """The variant fields that differ from the game's defaults."""
         defaults = _LONG_DEFAULTS if self.is_long else _SHORT_DEFAULTS
         return {k: getattr(self, k) for k, v in defaults.items() if getattr(self, k) != v}
 
     @property
-    def code(self) -> tuple:
+    def code(self) -> Tuple[int, int, int, int, int]:
         """The move-generation rules as small ints, for the kernel:
         (game 0 long / 1 short, head_rule index, block_rule index, block_check index,
         hit_and_hide index). Indices follow the tuples in this module; unused ones are 0."""

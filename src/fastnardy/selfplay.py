@@ -27,7 +27,7 @@ from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import backend as _backend
+from . import _kernel
 from .errors import FastNardyError
 from .rules import Rules
 
@@ -78,8 +78,9 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
     for value, name in ((n_games, "n_games"), (seed, "seed"), (max_turns, "max_turns")):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise FastNardyError(f"{name} must be an int >= 0, not {value!r}")
-    if max_turns < 1:
-        raise FastNardyError(f"max_turns must be at least 1, not {max_turns}")
+    if max_turns < 1 or max_turns > 1 << 30 or n_games >= 1 << 31:
+        raise FastNardyError(f"n_games must be below 2**31 and max_turns from 1 to 2**30, "
+                             f"not {n_games} and {max_turns}")
     task = _Task(rules.code, rules.scoring == "oin_mars_koks", bool(rules.backgammon),
                  int(seed), codes, int(max_turns))
     chunks = [(first, min(_CHUNK, int(n_games) - first)) for first in range(0, int(n_games), _CHUNK)]
@@ -137,7 +138,6 @@ Columns = Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]
 
 def _play(task: _Task, first: int, count: int) -> Columns:
     """A subtask: games first .. first + count - 1 of the run."""
-    kernel = _backend.get("kernel")
-    result: Columns = kernel.simulate_games(task.code, task.koks, task.backgammon, task.seed,
+    result: Columns = _kernel.simulate_games(task.code, task.koks, task.backgammon, task.seed,
                                             first, count, task.policy, task.max_turns)
     return result

@@ -432,7 +432,7 @@ def to_png(document: str, *, renderer: Optional[str] = None) -> bytes:
     """Rasterise an SVG document to PNG bytes at its width and height, through ``cairosvg``
     (``pip install 'fastnardy[svg]'``) or headless Chromium (``chromium`` on the PATH),
     whichever is found first, or the one ``renderer`` names. FastNardyError when none is."""
-    if renderer is not None and renderer not in RENDERERS:
+    if renderer is not None and (not isinstance(renderer, str) or renderer not in RENDERERS):
         raise FastNardyError(f"renderer must be one of {', '.join(map(repr, RENDERERS))}, "
                              f"not {renderer!r}")
     try:

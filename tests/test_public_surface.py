@@ -1,0 +1,322 @@
+"""Bad input, completely: every public callable of the package, fed garbage, raises only
+FastNardyError subclasses (or returns a result).
+
+The surface is walked, not listed: every public function and class of the modules in
+``MODULES`` (their ``__all__``, else the public names they define), and of every class its
+constructor, its public methods, classmethods and staticmethods (its own and those of the
+package's base classes, so the compiled PackedPosition/PackedTurn methods of Position and
+Turn are in) and its property setters. Each argument is drawn from garbage (None, bools,
+floats with nan and inf, huge and negative ints, text, bytes, lists, dicts, numpy scalars and
+arrays of many dtypes and shapes, 0-d and one-element ones included, bare objects) or, for
+parameter names in ``VALID``, from values that are right, so that a garbage argument is also
+met deep in a call whose other arguments are fine. An argument with a default may be left
+out.
+
+Nothing is left out silently: ``NOT_WALKED`` names the modules outside the walk and why
+(and a test checks that every module is walked, named there, or private); a callable
+without parameters has no argument to garble, and a compiled class's constructor without a
+signature (LegalTurns, made by ``legal_turns``; the exception classes) is taken to have none;
+``OTHER_ERRORS`` lists each callable that may raise something else, with the exception types
+and the reason, and ``CALLBACKS`` the parameters whose callable's own errors come out.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import operator
+import pkgutil
+from pathlib import Path
+from typing import Any, Callable, Dict, List, NamedTuple, Tuple, Type
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import fastnardy
+from fastnardy import FastNardyError, Game, Position, Rules, batch, simulate
+from fastnardy.record import read_mat
+
+MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.features", "fastnardy.bearoff",
+           "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.perft",
+           "fastnardy.rulebook", "fastnardy.selfplay")
+# the two functions of fastnardy.reference that the README documents (the rest of the module
+# is the reference's machinery in the mover's frame, checked by the differential tests)
+EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
+NOT_WALKED = {
+    "fastnardy.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel "
+                           "(test_openspiel checks its actions and chance outcomes)",
+    "fastnardy.__main__": "the command line: its bad input is exit status 2 (test_cli)",
+    "fastnardy.play": "the CLI's play command (policies, a terminal loop on stdin)",
+    "fastnardy.benchmark": "the CLI's bench command (timings)",
+    "fastnardy.reference": "the reference's machinery in the mover's frame (test_differential); "
+                           "its two documented functions are in EXTRA",
+    "fastnardy.notation": "helpers of Position's text forms, which are walked",
+    "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
+    "fastnardy.referee": "the helpers of Position.check_turn, check_played and play, walked",
+    "fastnardy.backend": "backend selection, walked through every backend= argument",
+}
+# parameters that take the caller's callback: when one is given a callable, what that
+# callable raises comes out of the call (the garbage has callables, e.g. ``object``, which
+# takes no argument)
+CALLBACKS = {"progress": "perft's progress callback"}
+OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
+    "LegalTurns.index": ((ValueError, TypeError), "the Sequence protocol, as list.index: a "
+                         "value that is not there is a ValueError, a start or stop that is "
+                         "not an int a TypeError; and numpy's own errors of comparing an "
+                         "array with a Turn, as for a list"),
+    "LegalTurns.count": ((ValueError, TypeError), "the Sequence protocol, as list.count: "
+                         "numpy's own errors of comparing an array with a Turn (an elementwise "
+                         "result whose truth is a ValueError; a TypeError for a structured "
+                         "array), as for a list"),
+    "LegalTurns.from_turns": ((TypeError, ValueError), "the backends' hook that "
+                              "Position.legal_turns uses to view the reference's result: it "
+                              "takes a backend's tuples (the contract of fastnardy.backend), "
+                              "not a caller's input; Cython types its origin and unpacks the "
+                              "tuples"),
+    "fastnardy.perft.read_perft_file": ((OSError,), "a path that does not open is the "
+                                        "operating system's error about that file"),
+}
+
+START = Position.start("long")
+SHORT = Position.start("short")
+MIDDLE = SHORT.play("13/7 8/7").play("24/22 13/10")  # short nardy: blots, a hit possible
+TURN = START.legal_turns((6, 5))[0]
+GAME_TEXT = Game("short", seed=5).record()
+MAT_TEXT = (Path(__file__).parent / "data" / "gnubg" / "selfplay_0001.mat").read_text()
+MAT_GAMES = read_mat(MAT_TEXT)
+
+# right values for parameters of these names (the walk draws from them as well as garbage)
+VALID: Dict[str, List[Any]] = {
+    "rules": ["long", "short", Rules.long(block_check="turn_end"), Rules.short()],
+    "game_or_rules": ["long", Rules.short(hit_and_hide="forbidden")],
+    "position": [START, SHORT, MIDDLE],
+    "dice": [(6, 5), (1, 1), [2, 3], np.array([4, 4])],
+    "turn": ["24/18 18/13", "13/7 8/7", "pass", TURN, "white", "black"],
+    "white": [START.white_points, SHORT.white_points],
+    "black": [START.black_points, SHORT.black_points],
+    "white_bar": [0], "black_bar": [0], "white_die": [6, 2], "black_die": [5, 3],
+    "text": [START.to_string(), MIDDLE.to_string(), GAME_TEXT, MAT_TEXT],
+    "pid": [SHORT.gnubg_id()],
+    "depth": [0, 1], "weighted": [False, True], "backend": [None, "kernel", "reference"],
+    "workers": [None, 2], "executor": [None], "tt_mb": [None, 1], "progress": [None, print],
+    "cube": [1, 2], "seed": [None, 7], "players": [("Anna", "Boris")], "opening": [(6, 5)],
+    "boards": [batch.encode([START, MIDDLE]), batch.encode([SHORT], keys=True)],
+    "keys": [False, True], "max_children": [None, 1000], "kind": ["raw", "nardy", "tdgammon"],
+    "record": [GAME_TEXT], "games": [MAT_GAMES], "name": ["x.mat", ""],
+    "rule_id": ["L5", "t2"], "highlight": [None, "24/18 18/13"], "size": [None, 300],
+    "flipped": [False], "numbering": ["white", "mover"], "value": [(6, 5)],
+    "n_games": [0, 3], "policy": ["random", ("greedy", "random")], "max_turns": [40],
+}
+
+
+def _samples() -> Dict[type, Callable[[], List[Any]]]:
+    """A few instances of every public class with instance methods (built fresh per example:
+    a Game is mutable)."""
+    from fastnardy.batch import ChanceNodes
+    from fastnardy.record import MatGame
+    from fastnardy.selfplay import Simulation
+
+    def game() -> List[Any]:
+        return [Game("long", seed=1), Game.from_position(MIDDLE, seed=2),
+                Game.from_record(GAME_TEXT)]
+
+    return {
+        Position: lambda: [START, SHORT, MIDDLE],
+        fastnardy.Turn: lambda: [TURN, MIDDLE.legal_turns((6, 6))[0]],
+        fastnardy.LegalTurns: lambda: [START.legal_turns((3, 3)), MIDDLE.legal_turns((2, 1))],
+        Rules: lambda: [Rules.long(), Rules.short()],
+        Game: game,
+        MatGame: lambda: MAT_GAMES[:1],
+        ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
+        Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],
+    }
+
+
+SAMPLES = _samples()
+
+
+class Entry(NamedTuple):
+    name: str
+    target: Callable[[], List[Callable[..., Any]]]  # the callables to call (bound, fresh)
+    params: List[inspect.Parameter]
+
+
+def _params(function: Callable[..., Any], drop_first: bool) -> List[inspect.Parameter]:
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except ValueError:  # a compiled class's constructor: no signature, called with none
+        assert isinstance(function, type), function
+        return []
+    return params[1:] if drop_first else params
+
+
+def _public(module: Any) -> List[Tuple[str, Any]]:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(module).items() if not n.startswith("_")
+                 and getattr(v, "__module__", None) == module.__name__]
+    return [(n, getattr(module, n)) for n in names]
+
+
+def _class_entries(cls: type) -> List[Entry]:
+    entries = [Entry(f"{cls.__name__}()", lambda: [cls], _params(cls, False))]
+    bases = [c for c in cls.__mro__ if c.__module__.startswith("fastnardy")]
+    seen = set()
+    for base in bases:
+        for name, attr in vars(base).items():
+            if name.startswith("_") or name in seen:
+                continue
+            seen.add(name)
+            qual = f"{cls.__name__}.{name}"
+            if isinstance(attr, (classmethod, staticmethod)):
+                entries.append(Entry(qual, lambda n=name: [getattr(cls, n)],
+                                     _params(getattr(cls, name), False)))
+            elif isinstance(attr, property):
+                if attr.fset is not None:
+                    def setter(n: str = name) -> List[Callable[..., Any]]:
+                        return [lambda value, s=s: setattr(s, n, value)
+                                for s in SAMPLES[cls]()]
+                    entries.append(Entry(f"{qual} = ", setter, [inspect.Parameter(
+                        "value", inspect.Parameter.POSITIONAL_ONLY)]))
+            elif callable(attr):
+                assert cls in SAMPLES, f"{cls.__name__} has methods but no samples"
+                entries.append(Entry(qual, lambda n=name: [getattr(s, n) for s in SAMPLES[cls]()],
+                                     _params(attr, True)))
+    return entries
+
+
+WALKED = set()  # ids of the functions and classes walked (a re-export once, where first met)
+
+
+def _surface() -> List[Entry]:
+    entries = []
+    for module_name in MODULES:
+        for name, value in _public(importlib.import_module(module_name)):
+            if id(value) in WALKED:
+                continue
+            WALKED.add(id(value))
+            if isinstance(value, type):
+                entries += _class_entries(value)
+            elif callable(value):
+                entries.append(Entry(f"{module_name}.{name}", lambda v=value: [v],
+                                     _params(value, False)))
+    for path in EXTRA:
+        module_name, _, name = path.rpartition(".")
+        function = getattr(importlib.import_module(module_name), name)
+        WALKED.add(id(function))
+        entries.append(Entry(path, lambda f=function: [f], _params(function, False)))
+    # a callable without parameters has no argument to garble (bearoff.table, Game.undo, ...)
+    return sorted((e for e in entries if e.params), key=lambda e: e.name)
+
+
+SURFACE = _surface()
+
+_ARRAY_DTYPES = st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.uint64, np.float64,
+                                 np.bool_, np.dtype("U5"), np.dtype("S3"), np.complex64,
+                                 batch.KEY_DTYPE])
+GARBAGE = st.one_of(
+    st.none(), st.booleans(), st.floats(), st.sampled_from([float("nan"), float("inf"), -0.0]),
+    st.integers(-2 ** 70, 2 ** 70), st.sampled_from([-1, 0, 1, 2, 6, 7, 15, 25, 65, 2 ** 64]),
+    st.text(max_size=10),
+    st.sampled_from(["long", "short", "white", "black", "Reference", "24/18 18/13", "bar/off",
+                     "L5", "raw", "long w 24:15 24:15", "4HPwATDgc/ABMA"]),
+    st.binary(max_size=6),
+    st.lists(st.integers(-2, 30) | st.none() | st.text(max_size=2), max_size=26).map(list),
+    st.lists(st.integers(0, 7), min_size=1, max_size=4).map(tuple),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=3),
+    st.sampled_from([np.int64(3), np.float32(1.5), np.bool_(True), np.str_("long"),
+                     np.uint8(200), np.int8(-1)]),
+    hnp.arrays(_ARRAY_DTYPES, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)),
+    st.sampled_from([np.array(5), np.array([5]), np.array([[6, 5]]), np.array("long"),
+                     np.array(["white", "black"]), np.array([24, 18]), np.zeros((2, 50)),
+                     np.full((1, 50), 16, dtype=np.int8), np.zeros(3, dtype=batch.KEY_DTYPE)]),
+    st.builds(object), st.sampled_from([object, Ellipsis, print, START.legal_turns]),
+)
+
+
+def _long_depth(value: Any) -> bool:
+    """A depth that is right but deep: perft would run for minutes (the walk's right depths
+    are 0 and 1)."""
+    try:
+        return not isinstance(value, bool) and 2 <= operator.index(value) <= 64
+    except TypeError:
+        return False
+
+
+def _many_games(value: Any) -> bool:
+    """A number of games that is right but large: self-play would run for seconds or more
+    (the walk's right numbers are 0 and 3)."""
+    try:
+        return not isinstance(value, bool) and operator.index(value) >= 100
+    except TypeError:
+        return False
+
+
+def _argument(name: str) -> st.SearchStrategy[Any]:
+    long_work = {"depth": _long_depth, "n_games": _many_games}.get(name)
+    garbage = GARBAGE.filter(lambda v: not long_work(v)) if long_work else GARBAGE
+    return st.sampled_from(VALID[name]) | garbage if name in VALID else garbage
+
+
+@st.composite
+def _call(draw: st.DrawFn, params: List[inspect.Parameter]) -> Tuple[List[Any], Dict[str, Any]]:
+    args: List[Any] = []
+    kwargs: Dict[str, Any] = {}
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is not p.empty and draw(st.booleans()):
+            continue  # left out: the default
+        value = draw(_argument(p.name))
+        if p.kind == p.POSITIONAL_ONLY:
+            args.append(value)
+        else:
+            kwargs[p.name] = value
+    return args, kwargs
+
+
+@pytest.mark.parametrize("entry", SURFACE, ids=lambda e: e.name)
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_garbage_raises_only_documented_errors(entry: Entry, data: st.DataObject) -> None:
+    args, kwargs = data.draw(_call(entry.params), label="arguments")
+    other, _reason = OTHER_ERRORS.get(entry.name, ((), ""))
+    if any(callable(kwargs.get(name)) for name in CALLBACKS):
+        other = (Exception,)  # the callback's own error
+    for function in entry.target():
+        try:
+            function(*args, **kwargs)
+        except (FastNardyError, *other):
+            pass
+
+
+def test_the_walk_covers_the_public_surface() -> None:
+    names = {entry.name for entry in SURFACE}
+    for expected in ("Position.from_points", "Position.legal_turns", "Position.check_played",
+                     "Turn()", "LegalTurns.index", "Rules()", "Rules.of",
+                     "Game()", "Game.play", "Game.dice = ", "fastnardy.batch.expand",
+                     "fastnardy.features", "fastnardy.bearoff.expected_rolls",
+                     "fastnardy.record.read_mat", "fastnardy.svg.board", "fastnardy.svg.to_png",
+                     "fastnardy.perft", "fastnardy.perft_divide",
+                     "fastnardy.rulebook.describe", "fastnardy.reference.perft"):
+        assert expected in names, expected
+    assert set(OTHER_ERRORS) <= names  # every exception to the rule names a walked callable
+    assert all(p.name in CALLBACKS for e in SURFACE for p in e.params
+               if "Callable" in str(p.annotation))
+
+
+def test_every_module_is_walked_or_named() -> None:
+    """A module of the package is in MODULES, in NOT_WALKED with its reason, private, or
+    has every public function and class walked through another module (position's values
+    through the package's __all__)."""
+    for info in pkgutil.iter_modules(fastnardy.__path__, "fastnardy."):
+        if info.name in MODULES or info.name in NOT_WALKED or info.name.startswith("fastnardy._"):
+            continue
+        module = importlib.import_module(info.name)
+        missing = [name for name, value in _public(module)
+                   if (isinstance(value, type) or inspect.isfunction(value))
+                   and id(value) not in WALKED]
+        assert not missing, (info.name, missing)
