@@ -107,6 +107,7 @@ class Game:
     # ------------------------------------------------------------------ state
     @property
     def rules(self) -> Rules:
+        """The game's rules (those of its position)."""
         return self.position.rules
 
     @property

@@ -115,6 +115,7 @@ class Rules:
 
     @property
     def is_long(self) -> bool:
+        """True for long nardy, False for short."""
         return self.game == LONG
 
     def variants(self) -> Dict[str, object]:
