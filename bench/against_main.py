@@ -1,0 +1,62 @@
+"""The search-path rows that the previous main also has, for a side-by-side run: build both
+versions, then run this once with each on PYTHONPATH, alternately:
+
+    PYTHONPATH=OLD/src python bench/against_main.py; PYTHONPATH=src python bench/against_main.py
+
+Prints thread CPU µs per position-roll (median of 5) over the 2,000 GNU Backgammon positions
+x 21 rolls, and short perft(3) in seconds.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def main() -> None:
+    ids = [line.split()[0] for name in ("bg_contact_ids.txt", "bg_race_ids.txt")
+           for line in (DATA / name).read_text().splitlines() if line.strip()]
+    positions = [Position.from_gnubg_id(pid) for pid in ids]
+    pairs = [(p, roll) for p in positions for roll in ALL_ROLLS]
+    code = positions[0].rules.code
+    frames = [(p.mover_frame(), roll) for p, roll in pairs]
+    rows = np.repeat(batch.encode(positions), 21, axis=0)
+    dice = np.tile(np.array(ALL_ROLLS), (len(positions), 1))
+
+    def single() -> None:
+        count = _kernel.count_turns
+        for (me, me_bar, opp, opp_bar), (d1, d2) in frames:
+            count(code, me, me_bar, opp, opp_bar, d1, d2)
+
+    def lazy() -> None:
+        for position, roll in pairs:
+            len(position.legal_turns(roll))
+
+    def built() -> None:
+        for position, roll in pairs:
+            list(position.legal_turns(roll))
+
+    work = {"batch.count_turns": lambda: batch.count_turns("short", rows, dice),
+            "_kernel.count_turns": single, "len(legal_turns)": lazy,
+            "list(legal_turns)": built, "batch.expand (rows)": lambda: batch.expand("short", rows, dice)}
+    for name, run in work.items():
+        times = []
+        for _ in range(5):
+            start = time.thread_time()
+            run()
+            times.append((time.thread_time() - start) / len(pairs) * 1e6)
+        print(f"{name:<24} {statistics.median(times):8.2f} µs")
+    start = time.perf_counter()
+    perft(Position.start("short"), 3)
+    print(f"{'short perft(3)':<24} {time.perf_counter() - start:8.2f} s")
+
+
+if __name__ == "__main__":
+    main()
