@@ -29,14 +29,13 @@ into chunks to stay within it.
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _kernel
-from .errors import FastNardyError, InvalidPositionError
+from .errors import FastNardyError, InvalidPositionError, integer
 from .position import BLACK, WHITE, Position
 from .reference import ALL_ROLLS
 from .rules import Rules
@@ -157,19 +156,9 @@ def chance_expand(rules: object, boards: npt.ArrayLike, *, keys: bool = False,
     return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
 
 
-def _integer(value: object) -> Optional[int]:
-    """An int (numpy's too; not a bool), or None."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        return None
-    try:
-        return operator.index(value)
-    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
-        return None
-
-
 def _index(name: str, value: object, size: int) -> int:
     """An int from 0 to size - 1, or FastNardyError."""
-    number = _integer(value)
+    number = integer(value)
     if number is None or not 0 <= number < size:
         raise FastNardyError(f"{name} must be an index from 0 to {size - 1}, not {value!r}")
     return number
@@ -179,7 +168,7 @@ def _limit(max_children: object) -> Optional[int]:
     """``max_children``: None (no limit) or an int >= 0, or FastNardyError."""
     if max_children is None:
         return None
-    number = _integer(max_children)
+    number = integer(max_children)
     if number is None or number < 0:
         raise FastNardyError(f"max_children must be an int >= 0 or None, not {max_children!r}")
     return number

@@ -1,4 +1,22 @@
-"""Exceptions raised on bad input. All are subclasses of :class:`ValueError`."""
+"""Exceptions raised on bad input, all subclasses of :class:`ValueError`, and the one check
+that every entry point makes of an integer argument."""
+
+import operator
+from typing import Optional
+
+__all__ = ["FastNardyError", "IllegalTurnError", "InvalidDiceError", "InvalidPositionError",
+           "InvalidRecordError", "InvalidRulesError", "ResourceLimitError"]
+
+
+def integer(value: object) -> Optional[int]:
+    """``value`` as an int when it is one (numpy's integers too, not a bool), else None: the
+    callers turn None into their documented error."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
+        return None
 
 
 class FastNardyError(ValueError):

@@ -13,11 +13,10 @@ borne off. The backgammon start position is ``"4HPwATDgc/ABMA"``.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable
 from typing import Sequence
 
-from .errors import InvalidPositionError
+from .errors import InvalidPositionError, integer
 
 __all__ = ["decode_position_id", "encode_position_id"]
 
@@ -102,16 +101,9 @@ def decode_position_id(pid: str) -> tuple[tuple[int, ...], int, tuple[int, ...],
 
 def _check_count(value: object, what: str) -> int:
     """Return ``value`` as a non-negative int, or raise InvalidPositionError."""
-    if isinstance(value, bool):
-        raise InvalidPositionError(f"{what} must be an integer, not bool")
-    if not hasattr(value, "__index__"):
+    n = integer(value)
+    if n is None:
         raise InvalidPositionError(f"{what} must be an integer, not {type(value).__name__}")
-    try:
-        n = operator.index(value)
-    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
-        raise InvalidPositionError(
-            f"{what} must be an integer, not {type(value).__name__}"
-        ) from None
     if n < 0:
         raise InvalidPositionError(f"{what} must be >= 0, got {n}")
     return n

@@ -24,7 +24,6 @@ for a five-line adapter.
 from __future__ import annotations
 
 import functools
-import operator
 import os
 import threading
 import time
@@ -35,7 +34,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from . import _kernel
 from . import backend as _backend
-from .errors import FastNardyError, InvalidPositionError
+from .errors import FastNardyError, InvalidPositionError, integer
 from .position import Position, Roll, Turn
 from .reference import ALL_ROLLS, MAX_DEPTH
 
@@ -44,13 +43,8 @@ Result = Tuple[int, int, int]  # a subtask's count, table probes and table hits
 
 
 def _depth(depth: object) -> int:
-    number = -1
-    if not isinstance(depth, bool) and hasattr(depth, "__index__"):
-        try:
-            number = operator.index(depth)
-        except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
-            pass
-    if not 0 <= number <= MAX_DEPTH:
+    number = integer(depth)
+    if number is None or not 0 <= number <= MAX_DEPTH:
         raise FastNardyError(f"depth must be an integer from 0 to {MAX_DEPTH}, not {depth!r}")
     return number
 

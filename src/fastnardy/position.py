@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import operator
 from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple
 
 from . import _kernel
 from . import backend as _backend
 from . import gnubg, notation, referee
-from .errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError
+from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
+                     integer)
 from .reference import mirror, parse_code, state_block, to_state
 from .rules import LONG, SHORT, Rules
 
@@ -96,12 +96,9 @@ def _counts(name: str, values: object) -> Tuple[int, ...]:
 
 
 def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    number = integer(value)
+    if number is None:
         raise InvalidPositionError(f"{name} must be an integer, not {value!r}")
-    try:
-        number = operator.index(value)
-    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
-        raise InvalidPositionError(f"{name} must be an integer, not {value!r}") from None
     if not 0 <= number <= 15:
         raise InvalidPositionError(f"{name} must be between 0 and 15, not {number}")
     return number

@@ -9,7 +9,6 @@ exists).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable
 from itertools import islice, permutations
 from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
@@ -18,7 +17,7 @@ from . import notation
 from . import reference as ref
 from ._kernel import PackedTurn
 from .backend import StepTuple
-from .errors import IllegalTurnError
+from .errors import IllegalTurnError, integer
 
 if TYPE_CHECKING:
     from .position import Position, Turn
@@ -66,13 +65,8 @@ def _pair(step: object, number: int) -> Pair:
 
 def _point(value: object, number: int) -> int:
     """A point of a given step: an integer 0-25."""
-    point = -1
-    if not isinstance(value, bool) and hasattr(value, "__index__"):
-        try:
-            point = operator.index(value)
-        except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
-            pass
-    if not 0 <= point <= 25:
+    point = integer(value)
+    if point is None or not 0 <= point <= 25:
         raise IllegalTurnError("T1", f"step {number}: points are integers 0-25 "
                                      f"(25 = bar, 0 = off), not {value!r}", number)
     return point

@@ -11,13 +11,12 @@ numbers (the mirror of section 0 of RULES.md).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Type, Union
 
 from ._kernel import LegalTurns, PackedPosition
 from .backend import Board, StepTuple, TurnTuple
-from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
+from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, integer
 
 if TYPE_CHECKING:
     from .position import Dice, Position
@@ -93,12 +92,10 @@ class Problem(NamedTuple):
 
 def _integer(value: object, what: str, error: Type[FastNardyError]) -> int:
     """An integer (anything with ``__index__`` but a bool), or ``error``."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    number = integer(value)
+    if number is None:
         raise error(f"{what} must be an integer, not {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
-        raise error(f"{what} must be an integer, not {value!r}") from None
+    return number
 
 
 def _check_counts(name: str, points: object, bar: object) -> Tuple[Ints, int]:
