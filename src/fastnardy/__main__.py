@@ -71,25 +71,23 @@ def _prog() -> str:
 
 # --------------------------------------------------------------------------- arguments
 
-def _depth(text: str) -> int:
-    """DEPTH: an integer >= 0 (T5 defines perft(0) = 1)."""
-    try:
-        depth = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, not {text!r}") from None
-    if depth < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {depth}")
-    return depth
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {low} or more, not {value}")
+        return value
+
+    return parse
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
-    return value
+_depth = _at_least(0)  # DEPTH (T5 defines perft(0) = 1)
+_positive = _at_least(1)
 
 
 def _seconds(text: str) -> float:
