@@ -15,7 +15,7 @@ import pytest
 
 import fastnardy.__main__ as cli
 from fastnardy import Game, Position, __version__, benchmark, perft
-from fastnardy.__main__ import MAX_DEPTH, build_parser, main
+from fastnardy.__main__ import UNFORCED_DEPTH, build_parser, main
 
 START = "long w 24:15 24:15"
 SHORT_START = "short w 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5"
@@ -100,7 +100,7 @@ def test_depth_0_counts_1_T5(capsys, only):
 
 @pytest.mark.parametrize("game", ["long", "short"])
 def test_a_depth_that_cannot_finish_needs_force(capsys, game):
-    status, out, err = run(capsys, "perft", game, str(MAX_DEPTH[game] + 1))
+    status, out, err = run(capsys, "perft", game, str(UNFORCED_DEPTH[game] + 1))
     assert status == 2 and out == "" and one_line_error(err) and "--force" in err
 
 

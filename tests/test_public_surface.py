@@ -56,6 +56,9 @@ NOT_WALKED = {
     "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
     "fastnardy.referee": "the helpers of Position.check_turn, check_played and play, walked",
     "fastnardy.backend": "backend selection, walked through every backend= argument",
+    "fastnardy.basics": "the shared facts (sides, rolls, mirror, start, scoring, six-block): "
+                        "their functions take values that their callers (Position, the twin, "
+                        "svg, which are walked) have validated",
 }
 # parameters that take the caller's callback: when one is given a callable, what that
 # callable raises comes out of the call (the garbage has callables, e.g. ``object``, which

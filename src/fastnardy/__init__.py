@@ -14,13 +14,13 @@ from . import backend as _backend
 # broken kernel fails here, first and loudly, before any module imports it.
 _backend.get("kernel")
 
+from .basics import ALL_ROLLS
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      InvalidRecordError, InvalidRulesError, ResourceLimitError)
 from .features import features
 from .game import Game
 from .perft import perft, perft_divide
 from .position import LegalTurns, Outcome, PlayedTurn, Position, Step, Turn
-from .reference import ALL_ROLLS
 from .rules import Rules
 from .selfplay import simulate
 

@@ -33,6 +33,7 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from . import Game, Position, Rules, Turn, __version__, perft, perft_divide, rulebook
 from . import backend as _backend
+from .basics import Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
 from .perft import PerftProgress
 from .record import read_games
@@ -49,11 +50,10 @@ _RULE_OPTIONS: Dict[str, Tuple[str, Tuple[str, ...], str, str]] = {
 # perft refuses deeper counts without --force: on one core long perft(8) (about 10**15
 # nodes at 3*10**7 a second) and short perft(6) (about 2*10**16 at 9*10**7) take a year or
 # more, while long perft(7) and short perft(5) take a few days.
-MAX_DEPTH = {LONG: 7, SHORT: 5}
+UNFORCED_DEPTH = {LONG: 7, SHORT: 5}  # a soft limit per game; the hard one is basics.MAX_DEPTH
 
 EXIT_ILLEGAL, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
 
-Roll = Tuple[int, int]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -141,8 +141,8 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     _add_position(p_perft)
     p_perft.add_argument("depth", type=_depth, metavar="DEPTH",
                          help=f"turns to look ahead, 0 or more (more than "
-                              f"{MAX_DEPTH[LONG]} for long or {MAX_DEPTH[SHORT]} for short "
-                              f"nardy needs --force)")
+                              f"{UNFORCED_DEPTH[LONG]} for long or {UNFORCED_DEPTH[SHORT]} for "
+                              f"short nardy needs --force)")
     p_perft.add_argument("--weighted", action="store_true",
                          help="count each non-double twice (36 outcomes, not 21 rolls)")
     p_perft.add_argument("--divide", action="store_true",
@@ -311,9 +311,9 @@ def _run_perft(args: argparse.Namespace) -> int:
     if not isinstance(depth, int):  # argparse (3.11) gives [] for DEPTH after a second '--'
         raise FastNardyError("DEPTH is missing")
     game = position.rules.game
-    if depth > MAX_DEPTH[game] and not args.force:
+    if depth > UNFORCED_DEPTH[game] and not args.force:
         raise FastNardyError(f"perft depth {depth} would take a year or more: {game} nardy "
-                             f"counts finish within days up to depth {MAX_DEPTH[game]}; add "
+                             f"counts finish within days up to depth {UNFORCED_DEPTH[game]}; add "
                              f"--force to count it anyway")
     backend = args.backend or _backend.DEFAULT_BACKEND
     header = {"position": position.to_string(), "weighted": args.weighted, "backend": backend}

@@ -32,15 +32,14 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Protocol, Sequence, SupportsIndex, Tuple
 
+from .basics import Points as Points, StepTuple as StepTuple, TurnTuple as TurnTuple
 from .errors import FastNardyError
 
 BACKENDS = ("kernel", "reference")
 
 Code = Tuple[int, int, int, int, int]  # Rules.code
-Counts = Sequence[SupportsIndex]  # 24 checker counts, index 0 = the side's point 1
-Board = Tuple[int, ...]  # 24 checker counts, as returned
-StepTuple = Tuple[int, int, bool]  # (src, dst, hit), mover's numbering: 25 = bar, 0 = off
-TurnTuple = Tuple[Tuple[StepTuple, ...], Board, int, Board, int]  # steps, me, me_bar, opp, opp_bar
+Counts = Sequence[SupportsIndex]  # 24 checker counts as given, index 0 = the side's point 1
+Board = Points  # the name that _kernel.pyi gives the points it returns
 
 
 class Backend(Protocol):

@@ -36,8 +36,8 @@ import numpy.typing as npt
 
 from . import _kernel
 from .errors import FastNardyError, InvalidPositionError, integer
-from .position import BLACK, WHITE, Position
-from .reference import ALL_ROLLS
+from .basics import ALL_ROLLS, BLACK, MIRROR_COLUMNS as _MIRROR, ROLL_PROBABILITIES, WHITE
+from .position import Position
 from .rules import Rules
 
 __all__ = ["BOARD_WIDTH", "KEY_DTYPE", "PROBABILITY", "ROLLS", "ChanceNodes", "chance_expand",
@@ -50,7 +50,7 @@ KEY_DTYPE = _kernel.KEY_DTYPE
 # T5: the 21 distinct rolls (d1 <= d2), and the probability of each (1/36 a double, else 2/36)
 ROLLS = np.array(ALL_ROLLS, dtype=np.int8)
 ROLLS.setflags(write=False)
-PROBABILITY = np.array([(1 if a == b else 2) / 36 for a, b in ALL_ROLLS])
+PROBABILITY = np.array(ROLL_PROBABILITIES)
 PROBABILITY.setflags(write=False)
 
 
@@ -185,9 +185,9 @@ def _rows(boards: object) -> np.ndarray:
 
 _FIELD_SHIFTS = np.uint64(5) * np.arange(12, dtype=np.uint64)
 _BAR_SHIFT = np.uint64(60)
-# MIRROR_COLUMNS[game][q - 1] = mirror(q) - 1: the opponent's own point q is the mover's point
-# mirror(q) (RULES.md section 0; the map is its own inverse)
-MIRROR_COLUMNS = {"long": np.r_[12:24, 0:12], "short": np.arange(23, -1, -1)}
+# fastnardy.basics.MIRROR_COLUMNS as index arrays: the opponent's own point q is the mover's
+# point mirror(q) (RULES.md section 0; the map is its own inverse)
+MIRROR_COLUMNS = {game: np.array(columns) for game, columns in _MIRROR.items()}
 
 
 def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:

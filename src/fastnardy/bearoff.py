@@ -47,9 +47,9 @@ from typing import Any, NamedTuple, Optional, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from .basics import ALL_ROLLS
 from .batch import BOARD_DTYPE, BOARD_WIDTH, expand
 from .errors import InvalidPositionError
-from .reference import ALL_ROLLS
 from .rules import Rules
 
 __all__ = ["SIZE", "BearoffTable", "distribution", "expected_rolls", "index", "indices",

@@ -15,10 +15,10 @@ import time
 from typing import Callable, Dict, List, NamedTuple, Tuple, TypeVar
 
 from . import batch
+from .basics import ALL_ROLLS
 from .game import Game
 from .perft import perft
 from .position import Position
-from .reference import ALL_ROLLS
 from .rules import LONG, SHORT
 
 SAMPLE_SIZE = 200  # positions per game

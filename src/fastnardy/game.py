@@ -22,12 +22,12 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .basics import Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
 from .position import Outcome, Position, Turn
 from .record import GameRecord, RecordedTurn, check_name, read_record, write_record
 from .rules import Rules
 
-Roll = Tuple[int, int]
 
 __all__ = ["Game"]
 

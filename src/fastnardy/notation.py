@@ -24,9 +24,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Sequence, Tuple
 
-from .backend import Board
+from .basics import Points, mirror
 from .errors import IllegalTurnError, InvalidPositionError
-from .reference import mirror
 from .rules import (BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG_SCORINGS, Rules)
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ def format_side(points: Sequence[int], bar: int) -> str:
     return ",".join(parts) or "-"
 
 
-def parse_side(text: str, who: str) -> Tuple[Board, int]:
+def parse_side(text: str, who: str) -> Tuple[Points, int]:
     """``'bar:1,24:2,...'`` → (24 counts in own numbering, bar count)."""
     points = [0] * 24
     bar = 0
@@ -119,7 +118,7 @@ def format_position(position: PackedPosition) -> str:
                      format_side(position.black_points, position.black_bar)))
 
 
-def parse_position(text: object) -> Tuple[Rules, str, Board, int, Board, int]:
+def parse_position(text: object) -> Tuple[Rules, str, Points, int, Points, int]:
     """Position string → (rules, turn, white, white_bar, black, black_bar)."""
     if not isinstance(text, str):
         raise InvalidPositionError(f"a position string must be a str, not {type(text).__name__}")

@@ -85,11 +85,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("fastnardy.openspiel needs OpenSpiel: "
                       "pip install 'fastnardy[openspiel]'") from exc
 
+from .basics import ALL_ROLLS, Roll
 from .batch import PROBABILITY, encode
 from .errors import IllegalTurnError, InvalidDiceError, InvalidRulesError
 from .features import WIDTHS, features
 from .position import Position, Turn
-from .reference import ALL_ROLLS
 from .rules import Rules
 
 __all__ = ["LONG_NAME", "MAX_TURNS_PER_ROLL", "SHORT_NAME", "LongNardyGame", "NardyGame",
@@ -106,7 +106,6 @@ _LOCATIONS = min(_CHECKERS, 25)  # n: a side's occupied locations (of 24 points 
 MAX_TURNS_PER_ROLL = (_LOCATIONS + _LOCATIONS ** 2 + comb(_LOCATIONS + 1, 2)
                       + _LOCATIONS * comb(_LOCATIONS + 1, 2) + comb(_LOCATIONS + 3, 4))
 
-Roll = Tuple[int, int]
 
 # T6: long nardy's opening decides the starter only; short nardy's is also the first roll
 LONG_OPENING = PLAYERS

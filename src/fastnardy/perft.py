@@ -35,8 +35,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 from . import _kernel
 from . import backend as _backend
 from .errors import FastNardyError, InvalidPositionError, integer
-from .position import Position, Roll, Turn
-from .reference import ALL_ROLLS, MAX_DEPTH
+from .basics import ALL_ROLLS, MAX_DEPTH, Roll
+from .position import Position, Turn
 
 Node = Tuple[Position, int]  # a position and the depth left below it
 Result = Tuple[int, int, int]  # a subtask's count, table probes and table hits

@@ -18,9 +18,10 @@ import random
 import sys
 from typing import Callable, Optional, Sequence
 
+from .basics import WHITE, Roll
 from .errors import FastNardyError, IllegalTurnError
-from .game import Game, Roll
-from .position import WHITE, Position, Turn
+from .game import Game
+from .position import Position, Turn
 
 Policy = Callable[[Position, Sequence[Turn]], Turn]
 

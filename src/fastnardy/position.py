@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple
+from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple, cast
 
 from . import _kernel
 from . import backend as _backend
-from . import gnubg, notation, referee
+from .basics import (BLACK, LONG_GAME, SHORT_GAME, WHITE, WIN_POINTS, Roll, mirror, six_block,
+                     start_points, win_kind)
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      integer)
-from .reference import mirror, parse_code, state_block, to_state
 from .rules import LONG, SHORT, Rules
 
-WHITE, BLACK = "white", "black"
+# The satellites (notation, referee, gnubg, svg) are imported inside the methods that use
+# them: they work on the kernel's PackedPosition and never import this module.
 
-_SHORT_START = {24: 2, 13: 5, 8: 3, 6: 5}  # S1
-
-Roll = Tuple[int, int]
 Dice = Iterable[SupportsIndex]  # a roll as given: two ints from 1 to 6, in any order
 Counts = Iterable[SupportsIndex]  # 24 checker counts, index 0 = the side's own point 1
 
@@ -29,6 +27,8 @@ class Step(NamedTuple):
     hit: bool = False
 
     def __str__(self) -> str:
+        from . import notation
+
         return notation.format_step(self)
 
 
@@ -62,6 +62,8 @@ class Turn(_kernel.PackedTurn):
                                          f"(25 = bar, 0 = off), not {steps!r}") from None
 
     def __str__(self) -> str:
+        from . import notation
+
         return notation.format_steps(self.steps)
 
     def __repr__(self) -> str:
@@ -79,6 +81,8 @@ class PlayedTurn(NamedTuple):
     steps: Tuple[Step, ...]
 
     def __str__(self) -> str:
+        from . import notation
+
         return notation.format_steps(self.steps)
 
 
@@ -134,13 +138,8 @@ class Position(_kernel.PackedPosition):
     def start(cls, game_or_rules: object = LONG) -> "Position":
         """The starting position (L1, S1), white to move (T6 is left to the caller)."""
         rules = Rules.of(game_or_rules)
-        points = [0] * 24
-        if rules.game == LONG:
-            points[23] = 15
-        else:
-            for p, n in _SHORT_START.items():
-                points[p - 1] = n
-        return cls(rules, WHITE, tuple(points), 0, tuple(points), 0)
+        points = start_points(LONG_GAME if rules.game == LONG else SHORT_GAME)
+        return cls(rules, WHITE, points, 0, points, 0)
 
     @classmethod
     def opening(cls, game_or_rules: object, white_die: SupportsIndex,
@@ -166,6 +165,8 @@ class Position(_kernel.PackedPosition):
     @classmethod
     def from_string(cls, text: str) -> "Position":
         """The inverse of :meth:`to_string` (see :mod:`fastnardy.notation`)."""
+        from . import notation
+
         rules, turn, white, white_bar, black, black_bar = notation.parse_position(text)
         return cls(rules, turn, white, white_bar, black, black_bar)
 
@@ -178,6 +179,8 @@ class Position(_kernel.PackedPosition):
             raise InvalidPositionError("GNU Backgammon Position IDs are for short nardy only")
         if not isinstance(turn, str) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
+        from . import gnubg
+
         mover, mover_bar, other, other_bar = gnubg.decode_position_id(pid)
         if turn == WHITE:
             return cls.from_points(rules, mover, other, WHITE, mover_bar, other_bar)
@@ -202,15 +205,19 @@ class Position(_kernel.PackedPosition):
         """:meth:`check_turn`, keeping what was played: the legal Turn and the steps as the
         player played them (hits marked), in the order given, or, when that order cannot be
         played, the first reordering that can."""
+        from . import referee
+
         found, played = referee.check_played(self, _dice(dice), turn)
-        return PlayedTurn(found, tuple(Step(*step) for step in played))
+        return PlayedTurn(cast(Turn, found), tuple(Step(*step) for step in played))
 
     def play(self, turn: object, dice: Optional[Dice] = None) -> "Position":
         """The position after ``turn`` (a Turn or notation). Without ``dice`` the turn must be
         legal for some roll. A Turn read from this position's ``legal_turns`` needs no check."""
         if isinstance(turn, Turn) and turn._is_turn_of(self, dice):
             return turn.position
-        return referee.play(self, turn, None if dice is None else _dice(dice)).position
+        from . import referee
+
+        return cast(Turn, referee.play(self, turn, None if dice is None else _dice(dice))).position
 
     def is_game_over(self) -> bool:
         """L9/S9: a side has borne off its 15th checker."""
@@ -229,22 +236,17 @@ class Position(_kernel.PackedPosition):
             (self.black_points, self.black_bar, self.black_off) if winner == WHITE
             else (self.white_points, self.white_bar, self.white_off))
         rules = self.rules
-        if loser_off:
-            kind = "oin"
-        elif rules.game == LONG:
-            outside_home = any(loser_points[6:])
-            kind = "koks" if rules.scoring == "oin_mars_koks" and outside_home else "mars"
-        else:
-            in_winners_home = loser_bar > 0 or any(loser_points[18:])
-            kind = "backgammon" if rules.backgammon and in_winners_home else "mars"
+        kind = win_kind(LONG_GAME if rules.is_long else SHORT_GAME, loser_points, loser_bar,
+                        loser_off, rules.scoring == "oin_mars_koks", bool(rules.backgammon))
         if rules.game == SHORT and rules.cube_cancels_mars and cube > 1:
             kind = "oin"
-        value = {"oin": 1, "mars": 2, "koks": 3, "backgammon": 3}[kind]
-        return Outcome(winner, value * cube, kind)
+        return Outcome(winner, WIN_POINTS[kind] * cube, kind)
 
     # ------------------------------------------------------------------ text
     def to_string(self) -> str:
         """The position string (see :mod:`fastnardy.notation`); ``from_string`` reads it."""
+        from . import notation
+
         return notation.format_position(self)
 
     def gnubg_id(self) -> str:
@@ -252,6 +254,8 @@ class Position(_kernel.PackedPosition):
         to move."""
         if self.rules.game != SHORT:
             raise InvalidPositionError("GNU Backgammon Position IDs are for short nardy only")
+        from . import gnubg
+
         me, me_bar, opp, opp_bar = self.mover_frame()
         return gnubg.encode_position_id(me, me_bar, opp, opp_bar)
 
@@ -259,6 +263,8 @@ class Position(_kernel.PackedPosition):
         return f"Position.from_string({self.to_string()!r})"
 
     def __str__(self) -> str:
+        from . import notation
+
         return notation.draw_board(self)
 
     def _repr_svg_(self) -> str:
@@ -279,7 +285,7 @@ def _validate(rules: Rules, white: Tuple[int, ...], white_bar: int, black: Tuple
         if sum(points) + bar > 15:
             raise InvalidPositionError(
                 f"T7: {side} has {sum(points) + bar} checkers on the board; at most 15")
-    game = 0 if long_game else 1
+    game = LONG_GAME if long_game else SHORT_GAME
     for q in range(1, 25):
         white_point = mirror(game, q)
         if black[q - 1] and white[white_point - 1]:
@@ -288,9 +294,8 @@ def _validate(rules: Rules, white: Tuple[int, ...], white_bar: int, black: Tuple
     if sum(white) + white_bar == 0 and sum(black) + black_bar == 0:
         raise InvalidPositionError("T7: both sides have borne off 15 checkers")
     if long_game:
-        code_rules = parse_code(rules.code)
         for side, me, opp in ((WHITE, white, black), (BLACK, black, white)):
-            block = state_block(code_rules, to_state(code_rules, me, 0, opp, 0))
+            block = six_block(str(rules.block_rule), me, opp)
             if block:
                 raise InvalidPositionError(
                     f"T7/L6: {side} holds a forbidden six-block on the opponent's points "

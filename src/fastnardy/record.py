@@ -41,13 +41,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import notation
+from .basics import BLACK, SIDES, WHITE, Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidRecordError
 from .position import Position
 from .rules import Rules
 
-WHITE, BLACK = "white", "black"
-SIDES = (WHITE, BLACK)
-Roll = Tuple[int, int]
 
 __all__ = [
     "CubeAction", "GameRecord", "MatGame", "RecordedTurn", "Win", "read_games", "read_mat",

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import islice, permutations
-from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from . import notation
 from . import reference as ref
-from ._kernel import PackedTurn
-from .backend import StepTuple
+from ._kernel import PackedPosition, PackedTurn
+from .basics import ALL_ROLLS, LONG_GAME, Roll, StepTuple
 from .errors import IllegalTurnError, integer
 
-if TYPE_CHECKING:
-    from .position import Position, Turn
-
-Roll = Tuple[int, int]
 Pair = Tuple[int, int]  # (src, dst) of a step as given, mover's numbering
 
 _DICE_WORDS = {1: "one die", 2: "both dice", 3: "three dice", 4: "all four dice"}
@@ -81,7 +77,7 @@ def _step_text(src: int, dst: int) -> str:
     return f"{notation.format_point(src)}/{notation.format_point(dst)}"
 
 
-def _setup(position: Position, dice: Roll) -> Tuple[ref.Rules, ref.State, int]:
+def _setup(position: PackedPosition, dice: Roll) -> Tuple[ref.Rules, ref.State, int]:
     rules = ref.parse_code(position.rules.code)
     start = ref.to_state(rules, *position.mover_frame())
     return rules, start, ref.head_limit_for(rules, start, dice)
@@ -115,7 +111,7 @@ def _first_problem(rules: ref.Rules, limit: int, start: ref.State, dice: Roll,
                    steps: List[Pair]) -> Tuple[ref.State, int]:
     """Play ``steps`` in the given order; the first step no die can legally play raises
     IllegalTurnError. Returns the end state and the number of steps otherwise."""
-    long_game = rules.game == ref.LONG_GAME
+    long_game = rules.game == LONG_GAME
     state, left = start, list(_initial_dice(dice))
     for number, (src, dst) in enumerate(steps, 1):
         where = f"step {number}, {_step_text(src, dst)}"
@@ -163,7 +159,7 @@ def _whole_turn_problem(rules: ref.Rules, start: ref.State, dice: Roll, end: ref
     legal = ref.legal_sequences(rules, start, dice)
     most = max((ref.dice_used(state, steps, dice) for _, steps, state in legal), default=0)
     used = ref.dice_used(end, (None,) * played, dice)
-    rule = "L7" if rules.game == ref.LONG_GAME else "S6"
+    rule = "L7" if rules.game == LONG_GAME else "S6"
     if used < most:
         return IllegalTurnError(rule, f"a play using {_DICE_WORDS[most]} exists")
     if dice[0] != dice[1] and most == 1:
@@ -171,8 +167,8 @@ def _whole_turn_problem(rules: ref.Rules, start: ref.State, dice: Roll, end: ref
     return IllegalTurnError("T1", "these steps do not make a legal turn")
 
 
-def check_played(position: Position, dice: Roll,
-                 turn: object) -> Tuple[Turn, Tuple[StepTuple, ...]]:
+def check_played(position: PackedPosition, dice: Roll,
+                 turn: object) -> Tuple[PackedTurn, Tuple[StepTuple, ...]]:
     """See :meth:`fastnardy.Position.check_played`: the legal Turn and the steps as played."""
     found, played = _match(position, dice, _as_steps(turn))
     if isinstance(turn, PackedTurn) and turn != found:
@@ -181,11 +177,12 @@ def check_played(position: Position, dice: Roll,
     return found, played
 
 
-def _match(position: Position, dice: Roll,
-           steps: List[Pair]) -> Tuple[Turn, Tuple[StepTuple, ...]]:
+def _match(position: PackedPosition, dice: Roll,
+           steps: List[Pair]) -> Tuple[PackedTurn, Tuple[StepTuple, ...]]:
     """The legal turn that ``steps`` play, in the order given or else in the first other
     order that plays it, with the steps as played; or the reason there is none."""
-    legal = {t.position: t for t in position.legal_turns(dice)}
+    legal: Dict[PackedPosition, PackedTurn] = {t.position: t
+                                               for t in position.legal_turns(dice)}
     if not legal:
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")
     rules, start, limit = _setup(position, dice)
@@ -199,14 +196,14 @@ def _match(position: Position, dice: Roll,
     raise _whole_turn_problem(rules, start, dice, end, count)
 
 
-def play(position: Position, turn: object, dice: Optional[Roll]) -> Turn:
+def play(position: PackedPosition, turn: object, dice: Optional[Roll]) -> PackedTurn:
     """See :meth:`fastnardy.Position.play`: the legal Turn that ``turn`` is, for ``dice`` or
     else for some roll."""
     if dice is not None:
         return check_played(position, dice, turn)[0]
     _as_steps(turn)  # unreadable notation is the same error for every roll: raise it once
     errors = []
-    for roll in ref.ALL_ROLLS:
+    for roll in ALL_ROLLS:
         try:
             return check_played(position, roll, turn)[0]
         except IllegalTurnError as exc:

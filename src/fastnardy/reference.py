@@ -11,44 +11,27 @@ numbers (the mirror of section 0 of RULES.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Type, Union
+from typing import (Dict, Iterable, List, NamedTuple, Optional, Sequence, SupportsIndex, Tuple,
+                    Type, Union)
 
 from ._kernel import LegalTurns, PackedPosition
-from .backend import Board, StepTuple, TurnTuple
+from .basics import (ALL_ROLLS, LONG_GAME, MAX_DEPTH, SHORT_GAME, Points, Roll, StepTuple,
+                     TurnTuple, mirror, six_block)
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, integer
-
-if TYPE_CHECKING:
-    from .position import Dice, Position
+from .rules import BLOCK_RULES
 
 OFF, BAR, HEAD = 0, 25, 24
-LONG_GAME, SHORT_GAME = 0, 1
 CLASSIC, TOURNAMENT, BLOCKED = 0, 1, 2  # L5 head_rule
 OPPONENT_AHEAD, OPPONENT_HOME, NO_BLOCK_RULE = 0, 1, 2  # L6 block_rule
 EVERY_STEP, TURN_END = 0, 1  # L6 block_check
 HIDE_ALLOWED, HIDE_FORBIDDEN = 0, 1  # S8 hit_and_hide
 
-Roll = Tuple[int, int]
 Ints = Tuple[int, ...]
 Path = Tuple[StepTuple, ...]  # steps played, in order
 Key = Tuple[Tuple[int, int], ...]  # the T2 sort key of a path: (-src, dst) per step
 Legal = Tuple[Key, Path, "State"]  # a legal step sequence and the state it ends in
 
-MAX_DEPTH = 64  # perft's limit, as the kernel's (it keeps one child buffer per ply)
-
-ALL_ROLLS: Tuple[Roll, ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))  # T5
-
-
 # --------------------------------------------------------------------------- frames
-
-def mirror(game: int, point: int) -> int:
-    """Section 0: the opponent's point q is my point q+12 / q-12 (long) or 25-q (short).
-
-    The map is its own inverse, so it also turns my point numbers into the opponent's."""
-    if game == LONG_GAME:
-        return point + 12 if point <= 12 else point - 12
-    return 25 - point
-
 
 class State(NamedTuple):
     """A position during a turn, in the mover's frame, with the turn's bookkeeping.
@@ -147,7 +130,7 @@ def to_state(rules: Rules, me: object, me_bar: object, opp: object, opp_bar: obj
     return State(mine, tuple(theirs), their_bar, 0, (0,) * 26)
 
 
-def from_state(rules: Rules, state: State) -> Tuple[Board, int, Board, int]:
+def from_state(rules: Rules, state: State) -> Tuple[Points, int, Points, int]:
     """(me, me_bar, opp, opp_bar) in each side's own numbering."""
     me = state.mine[1:25]
     opp = tuple(state.theirs[mirror(rules.game, q)] for q in range(1, 25))
@@ -175,38 +158,13 @@ def highest_point(state: State) -> int:
 
 
 def state_block(rules: Rules, state: State) -> Optional[Tuple[int, int]]:
-    """L6: the first run of six or more consecutive points of the opponent's path that the side
-    to move holds and the block rule does not allow, as (lowest, highest) in the opponent's
-    numbering. The opponent's path runs from its point 24 to its point 1, so a run is counted
-    in its numbering and never wraps 1/24."""
+    """L6: the forbidden six-block that the side to move holds in ``state``, as
+    :func:`fastnardy.basics.six_block` finds it (in the opponent's numbering), or None."""
     if rules.game != LONG_GAME or rules.block_rule == NO_BLOCK_RULE:
         return None
-    g, mine, theirs, their_off = rules.game, state.mine, state.theirs, state.their_off
-
-    def held(q: int) -> bool:
-        return mine[mirror(g, q)] > 0
-
-    def opponent_on(q: int) -> bool:
-        return theirs[mirror(g, q)] > 0
-
-    q = 1
-    while q <= 24:
-        if not held(q):
-            q += 1
-            continue
-        low = q
-        while q <= 24 and held(q):
-            q += 1
-        high = q - 1
-        if high - low + 1 < 6:
-            continue
-        if rules.block_rule == OPPONENT_AHEAD:
-            allowed = their_off > 0 or any(opponent_on(r) for r in range(1, low))
-        else:  # OPPONENT_HOME
-            allowed = their_off > 0 or any(opponent_on(r) for r in range(1, 7))
-        if not allowed:
-            return low, high
-    return None
+    theirs = state.theirs
+    opp = [theirs[mirror(LONG_GAME, q)] for q in range(1, 25)]
+    return six_block(BLOCK_RULES[rules.block_rule], state.mine[1:25], opp)
 
 
 def try_step(rules: Rules, head_limit: int, state: State, src: int, die: int,
@@ -447,12 +405,12 @@ def _perft(rules: Rules, start: State, depth: int, weighted: bool) -> int:
 
 # --------------------------------------------------------------------------- Position level
 
-def legal_turns(position: Position, dice: Dice) -> LegalTurns:
+def legal_turns(position: PackedPosition, dice: Iterable[SupportsIndex]) -> LegalTurns:
     """The legal turns of a :class:`fastnardy.Position` for ``dice``, computed here."""
     return _position(position).legal_turns(dice, backend="reference")
 
 
-def perft(position: Position, depth: int, weighted: bool = False) -> int:
+def perft(position: PackedPosition, depth: int, weighted: bool = False) -> int:
     """T5 perft of a :class:`fastnardy.Position`, computed here."""
     me, me_bar, opp, opp_bar = _position(position).mover_frame()
     return perft_count(position.rules.code, me, me_bar, opp, opp_bar, depth, weighted)

@@ -32,13 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from . import notation
+from . import notation, referee
+from ._kernel import PackedPosition, PackedTurn
+from .basics import BLACK, LONG_GAME, SHORT_GAME, WHITE, StepTuple, mirror
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError
-from .position import Position, Step, Turn
-from .reference import mirror
 from .rules import LONG
 
-WHITE, BLACK = "white", "black"
+# Drawn from the kernel's PackedPosition and PackedTurn (the cores of Position and Turn), so
+# that this module never imports fastnardy.position, which reaches it from _repr_svg_.
 NUMBERINGS = (WHITE, BLACK, "mover")
 RENDERERS = ("cairosvg", "chromium")
 STACK = 5  # checkers drawn on one point or on the bar; a label counts the rest
@@ -68,8 +69,8 @@ COLOURS = {
 Location = Tuple[str, Union[int, str]]  # ("point", board point) | ("bar", side) | ("off", side)
 
 
-def board(position: Position, *, size: Optional[int] = None, flipped: bool = False,
-          highlight: Union[Turn, str, None] = None, numbering: str = WHITE) -> str:
+def board(position: PackedPosition, *, size: Optional[int] = None, flipped: bool = False,
+          highlight: Union[PackedTurn, str, None] = None, numbering: str = WHITE) -> str:
     """The position as an SVG document.
 
     ``size`` is the picture's width in pixels (None: the natural size, 634 or 700); ``flipped``
@@ -81,7 +82,7 @@ def board(position: Position, *, size: Optional[int] = None, flipped: bool = Fal
     Raises InvalidPositionError for a non-Position, IllegalTurnError (rule id first) for a
     highlight that is not a legal turn of this position, FastNardyError for a bad option.
     """
-    if not isinstance(position, Position):
+    if not isinstance(position, PackedPosition):
         raise InvalidPositionError(f"board() draws a Position, not {position!r}")
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
         raise FastNardyError(f"size must be a positive number of pixels or None, not {size!r}")
@@ -105,7 +106,7 @@ class _Layout:
 
     @property
     def game(self) -> int:
-        return 0 if self.long_game else 1  # reference.mirror's game codes
+        return LONG_GAME if self.long_game else SHORT_GAME
 
     @property
     def left_tray(self) -> bool:
@@ -185,20 +186,21 @@ class _Layout:
                 self.slab_y(side, min(index, 14)) + SLAB_H / 2)
 
 
-def _highlight_steps(position: Position, highlight: object) -> Tuple[Step, ...]:
+def _highlight_steps(position: PackedPosition, highlight: object) -> Tuple[StepTuple, ...]:
     """The steps to draw: a Turn's own, or notation's in the order written (hits found by S3).
     Either must be a legal turn of ``position`` (``play`` referees it)."""
     if highlight is None:
         return ()
-    if isinstance(highlight, Turn):
-        position.play(highlight)  # IllegalTurnError (T1) for another position's Turn
-        return highlight.steps
+    if isinstance(highlight, PackedTurn):
+        if not highlight._is_turn_of(position, None):
+            referee.play(position, highlight, None)  # IllegalTurnError (T1): another's Turn
+        return tuple(highlight.steps)
     if not isinstance(highlight, str):
         raise IllegalTurnError("T1", f"highlight must be a Turn of this position or turn "
                                      f"notation, not {highlight!r}")
-    position.play(highlight)
+    referee.play(position, highlight, None)
     me, _, opponent, _ = position.mover_frame()
-    game = 0 if position.rules.game == LONG else 1
+    game = LONG_GAME if position.rules.game == LONG else SHORT_GAME
     landed = set()
     steps = []
     for src, dst in notation.parse_turn(highlight):
@@ -206,14 +208,15 @@ def _highlight_steps(position: Position, highlight: object) -> Tuple[Step, ...]:
         hit = (game == 1 and 0 < dst < 25 and opponent[mirror(game, dst) - 1] == 1
                and dst not in landed)
         landed.add(dst)
-        steps.append(Step(src, dst, hit))
+        steps.append((src, dst, hit))
     return tuple(steps)
 
 
 class _Drawing:
     """Builds the element tree of one picture."""
 
-    def __init__(self, position: Position, layout: _Layout, labels: str, size: Optional[int]):
+    def __init__(self, position: PackedPosition, layout: _Layout, labels: str,
+                 size: Optional[int]):
         self.position = position
         self.layout = layout
         self.labels = labels
@@ -249,7 +252,7 @@ class _Drawing:
         return self.position.white_off if side == WHITE else self.position.black_off
 
     # ------------------------------------------------------------------ the picture
-    def document(self, steps: Tuple[Step, ...], highlighted: bool) -> str:
+    def document(self, steps: Tuple[StepTuple, ...], highlighted: bool) -> str:
         layout = self.layout
         width, height = layout.width, layout.height
         shown = width if self.size is None else float(self.size)
@@ -275,7 +278,8 @@ class _Drawing:
 
     def title(self, played: Optional[str]) -> str:
         position = self.position
-        text = f"{position.rules.game} nardy, {position.turn} to move: {position.to_string()}"
+        text = (f"{position.rules.game} nardy, {position.turn} to move: "
+                f"{notation.format_position(position)}")
         if played is not None:
             text += f"; {position.turn} plays {played}"
         return text
@@ -371,24 +375,24 @@ class _Drawing:
                  text_anchor="end", font_size=15, font_family="sans-serif",
                  fill=COLOURS["caption"])
 
-    def draw_arrows(self, steps: Tuple[Step, ...]) -> None:
+    def draw_arrows(self, steps: Tuple[StepTuple, ...]) -> None:
         """One arrow per step, from the checker that leaves to the place it lands; the
         stacks are followed through the turn so a chain of steps joins up."""
         mover, layout = self.position.turn, self.layout
         counts: Dict[Location, int] = {("point", p): n for p, n in self.points_of(mover).items()}
         counts[("bar", mover)] = self.bar_of(mover)
         counts[("off", mover)] = self.off_of(mover)
-        for number, step in enumerate(steps, 1):
-            src = self.location(mover, step.src)
-            dst = self.location(mover, step.dst)
+        for number, (src_point, dst_point, hit) in enumerate(steps, 1):
+            src = self.location(mover, src_point)
+            dst = self.location(mover, dst_point)
             counts[src] = max(counts[src] - 1, 0)
             start = layout.anchor(src, counts[src])
             end = layout.anchor(dst, counts[dst])
             counts[dst] += 1
             group = self.add("g", cls="arrow",
-                             data={"step": number, "src": step.src, "dst": step.dst})
+                             data={"step": number, "src": src_point, "dst": dst_point})
             self.draw_arrow(group, start, end)
-            if step.hit:
+            if hit:
                 self.add("circle", parent=group, cls="hit", cx=end[0], cy=end[1],
                          r=RADIUS + 3, fill="none", stroke=COLOURS["hit"], stroke_width=3)
 

@@ -1,0 +1,106 @@
+"""The basic facts of the two games that every module shares, each in one place.
+
+The sides, the rolls and their probabilities (T5), the mirror between the two sides'
+numberings (section 0 of RULES.md), the start counts (L1, S1), the depth limit of perft
+(T5), the kinds of win and their points (L10, S9) and the L6 six-block test. A leaf: it
+imports nothing of the package, so that any module (the kernel's Python layer, the
+pure-Python twin, the satellites) can import it without a circle.
+
+Vocabulary, one meaning a word: a **side** is ``"white"`` or ``"black"`` (the **mover** is
+the side to move); **points** are one side's 24 checker counts in its own numbering (index
+0 = its point 1); a **roll** is two dice as a pair of ints; a **row** is the 50-int8 batch
+encoding of :mod:`fastnardy.batch`; a **key** is the kernel's 128-bit packed position.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Tuple
+
+WHITE, BLACK = "white", "black"
+SIDES = (WHITE, BLACK)
+
+LONG_GAME, SHORT_GAME = 0, 1  # the game codes of Rules.code[0]
+CHECKERS = 15  # a side's checkers (L1, S1)
+
+Roll = Tuple[int, int]
+Points = Tuple[int, ...]  # one side's 24 checker counts, index 0 = its own point 1
+StepTuple = Tuple[int, int, bool]  # (src, dst, hit), mover's numbering: 25 = bar, 0 = off
+TurnTuple = Tuple[Tuple[StepTuple, ...], Points, int, Points, int]  # steps, me, me_bar, opp, opp_bar
+
+# T5: the 21 distinct rolls (d1 <= d2); a double comes 1 time in 36, any other roll 2
+ALL_ROLLS: Tuple[Roll, ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+ROLL_PROBABILITIES: Tuple[float, ...] = tuple((1 if a == b else 2) / 36 for a, b in ALL_ROLLS)
+
+# T5: perft's hard limit on the depth (the kernel keeps one child buffer per ply)
+MAX_DEPTH = 64
+
+# L10, S9: the kinds of win, in the order of their codes in self-play, and their points
+WIN_KINDS = ("oin", "mars", "koks", "backgammon")
+WIN_POINTS = {"oin": 1, "mars": 2, "koks": 3, "backgammon": 3}
+
+
+def mirror(game: int, point: int) -> int:
+    """Section 0: the opponent's point q is my point q+12 / q-12 (long) or 25-q (short).
+
+    The map is its own inverse, so it also turns my point numbers into the opponent's."""
+    if game == LONG_GAME:
+        return point + 12 if point <= 12 else point - 12
+    return 25 - point
+
+
+# mirror as columns: MIRROR_COLUMNS[game][q - 1] = mirror(q) - 1, the kernel's column order of
+# the opponent's points in a key and in a row (indexable by the game's name or its code)
+MIRROR_COLUMNS = {name: tuple(mirror(code, q) - 1 for q in range(1, 25))
+                  for code, name in ((LONG_GAME, "long"), (SHORT_GAME, "short"))}
+
+
+def start_points(game: int) -> Points:
+    """L1: all 15 checkers on the head, the side's point 24; S1: 2 on 24, 5 on 13, 3 on 8,
+    5 on 6. Both sides start alike, each in its own numbering."""
+    points = [0] * 24
+    if game == LONG_GAME:
+        points[23] = CHECKERS
+    else:
+        for point, count in ((24, 2), (13, 5), (8, 3), (6, 5)):
+            points[point - 1] = count
+    return tuple(points)
+
+
+def win_kind(game: int, loser_points: Sequence[int], loser_bar: int, loser_off: int,
+             koks: bool, backgammon: bool) -> str:
+    """L10/S9, the cube aside: ``"oin"`` when the loser has borne off a checker; else in long
+    nardy ``"koks"`` (with the koks scoring) when a loser's checker is outside its home, and
+    in short nardy ``"backgammon"`` (when counted) when one is on the bar or in the winner's
+    home (the loser's points 19-24); else ``"mars"``. ``loser_points`` are in its numbering."""
+    if loser_off:
+        return "oin"
+    if game == LONG_GAME:
+        return "koks" if koks and any(loser_points[6:]) else "mars"
+    in_winners_home = loser_bar > 0 or any(loser_points[18:])
+    return "backgammon" if backgammon and in_winners_home else "mars"
+
+
+def six_block(block_rule: str, me: Sequence[int], opp: Sequence[int]) -> Optional[Tuple[int, int]]:
+    """L6 (long nardy): the first run of six or more consecutive points of the opponent's
+    path that ``me`` holds and ``block_rule`` does not allow, as (lowest, highest) in the
+    opponent's numbering, or None. ``me`` and ``opp`` are each side's own points; the run is
+    allowed under ``"opponent_ahead"`` when an opponent checker stands ahead of it (on a lower
+    point of its own numbering) or is borne off, under ``"opponent_home"`` when one is in its
+    home or borne off, always under ``"none"``. A run never wraps the opponent's 1/24."""
+    if block_rule == "none":
+        return None
+    opponent_off = sum(opp) < CHECKERS
+    q = 1
+    while q <= 24:
+        if not me[mirror(LONG_GAME, q) - 1]:
+            q += 1
+            continue
+        low = q
+        while q <= 24 and me[mirror(LONG_GAME, q) - 1]:
+            q += 1
+        if q - low < 6:
+            continue
+        ahead = low - 1 if block_rule == "opponent_ahead" else 6
+        if not opponent_off and not any(opp[:ahead]):
+            return low, q - 1
+    return None

@@ -1,0 +1,131 @@
+"""The package's layout: the import graph of ``src/fastnardy`` has no circle, the shared facts
+live in a leaf, the pure-Python twin is imported only for a second opinion, and the core
+value module reaches its satellites only lazily.
+
+The graph is read from the source (the AST of every module): every ``import`` and ``from``
+statement anywhere in a file counts, inside functions and under ``TYPE_CHECKING`` too, since
+each is a dependency a reader must follow. ``python tests/test_layout.py`` prints it.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+from typing import Dict, List, Set
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "fastnardy"
+
+
+def _imports(tree: ast.AST, modules: Set[str]) -> Set[str]:
+    """The package modules that a module's statements import (relative or absolute)."""
+    found: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            absolute = node.level == 0 and (node.module or "").split(".")[0] == "fastnardy"
+            if node.level == 1 or absolute:
+                parts = (node.module or "").split(".")[1 if absolute else 0:]
+                if parts and parts[0]:
+                    found.add(parts[0])
+                else:  # from . import a, b / from fastnardy import a, b
+                    found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "fastnardy" and len(parts) > 1:
+                    found.add(parts[1])
+    return found & modules
+
+
+def _pyx_import(line: str) -> str:
+    """A Cython import line as a one-line Python statement naming the same module (the
+    names imported may continue on the next lines)."""
+    words = line.split()
+    if words[0] == "import":
+        return f"import {words[1].rstrip(',')}"
+    names = line.split(" import ", 1)[1].strip("( \\")
+    return f"from {words[1]} import {names.rstrip(',') or 'x'}"
+
+
+def import_graph(package: Path = PACKAGE) -> Dict[str, List[str]]:
+    """module -> the package modules it imports, for every ``.py`` module (the compiled
+    kernel's ``.pyx`` too, whose Python-level imports are read the same way)."""
+    sources = {path.stem: path for path in package.glob("*.py")}
+    sources.update({path.stem: path for path in package.glob("*.pyx")})
+    graph = {}
+    for name, path in sorted(sources.items()):
+        text = path.read_text()
+        if path.suffix == ".pyx":  # not Python: read its Python-level imports by line
+            text = "\n".join(_pyx_import(line) for line in text.splitlines()
+                             if line.startswith(("import ", "from ")) and " cimport " not in line)
+        graph[name] = sorted(_imports(ast.parse(text), set(sources)) - {name})
+    return graph
+
+
+def cycles(graph: Dict[str, List[str]]) -> List[List[str]]:
+    """Each import circle once, as the list of its modules (a depth-first search)."""
+    found: List[List[str]] = []
+    seen: Set[frozenset] = set()
+    state: Dict[str, int] = {}  # 1 on the current path, 2 done
+    path: List[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                circle = path[path.index(nxt):]
+                if frozenset(circle) not in seen:
+                    seen.add(frozenset(circle))
+                    found.append(circle + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_the_graph_reads_every_module():
+    graph = import_graph()
+    assert {"position", "reference", "basics", "_kernel", "__init__"} <= set(graph)
+    assert "basics" in graph["position"] and "_kernel" in graph["position"]
+
+
+def test_cycles_finds_a_circle():
+    assert cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": ["b"], "b": []}) == []
+
+
+def test_no_import_circle():
+    assert cycles(import_graph()) == []
+
+
+def test_the_shared_facts_are_a_leaf():
+    assert import_graph()["basics"] == []
+
+
+def test_the_twin_is_imported_only_for_a_second_opinion():
+    """The backend switch runs it; the referee names the broken rule with its step rules."""
+    importers = {name for name, deps in import_graph().items() if "reference" in deps}
+    assert importers == {"backend", "referee"}
+
+
+def test_the_core_value_module_reaches_satellites_only_lazily():
+    tree = ast.parse((PACKAGE / "position.py").read_text())
+    top = {"position"} | set(import_graph())
+    at_module_level = _imports(ast.Module(body=[node for node in tree.body
+                                                 if isinstance(node, (ast.Import, ast.ImportFrom))],
+                                           type_ignores=[]), top)
+    assert at_module_level <= {"_kernel", "backend", "basics", "errors", "rules"}
+
+
+if __name__ == "__main__":
+    graph = import_graph(Path(sys.argv[1]) if len(sys.argv) > 1 else PACKAGE)
+    for module, imported in graph.items():
+        print(f"{module} -> {', '.join(imported)}")
+    for circle in cycles(graph):
+        print("circle:", " -> ".join(circle))
