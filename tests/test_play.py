@@ -29,7 +29,7 @@ def test_evaluate_is_the_race_plus_points_held_minus_blots_S3():
 
 def test_evaluate_long_counts_every_point_held_L3():
     start = Position.start("long")
-    assert evaluate(start, "white") == 0 + 2
+    assert evaluate(start, "white") == 0 + 1 + 2  # the head: occupied, and made
     after = start.play("24/18 18/13")
     assert evaluate(after, "white") == 11 + 2 * 2
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Position, Rules, simulate
+from fastnardy.play import greedy
 from fastnardy.selfplay import KINDS
 
 MASK = (1 << 64) - 1
@@ -32,9 +33,11 @@ class SplitMix:
         return ((self.next() >> 32) * n) >> 32
 
 
-def replay_random_game(rules: Rules, seed: int, index: int) -> tuple:
-    """Game ``index`` of ``simulate(rules, ..., seed)`` with the random policy, played with
-    Position.legal_turns: (winner, points, kind, turns)."""
+def replay_random_game(rules: Rules, seed: int, index: int,
+                       policy: tuple = ("random", "random")) -> tuple:
+    """Game ``index`` of ``simulate(rules, ..., seed, policy)``, played with
+    Position.legal_turns and, for a greedy side, fastnardy.play.greedy (which draws nothing
+    from the stream, as in the kernel): (winner, points, kind, turns)."""
     base = SplitMix(seed).next()
     rng = SplitMix(base ^ ((index * 0xD6E8FEB86659FD93) & MASK))
     d1 = d2 = 0
@@ -48,7 +51,10 @@ def replay_random_game(rules: Rules, seed: int, index: int) -> tuple:
     turns = 0
     while True:
         legal = position.legal_turns((d1, d2))
-        choice = legal[rng.below(len(legal)) if len(legal) > 1 else 0]
+        if policy[position.turn == "black"] == "greedy":
+            choice = greedy(position, legal)
+        else:
+            choice = legal[rng.below(len(legal)) if len(legal) > 1 else 0]
         position = position.play(choice)
         turns += 1
         outcome = position.outcome()
@@ -67,6 +73,42 @@ def test_L9_L10_S9_kernel_games_replay_through_the_python_api(rules):
     for i in range(6):
         assert replay_random_game(rules, 11, i) == (run.winner[i], run.points[i], run.kind[i],
                                                     run.turns[i])
+
+
+@pytest.mark.parametrize("policy", [("greedy", "greedy"), ("greedy", "random"),
+                                    ("random", "greedy")], ids="-".join)
+@pytest.mark.parametrize("rules", [Rules.long(), Rules.long(head_rule="tournament"),
+                                   Rules.short(), Rules.short(hit_and_hide="forbidden")],
+                         ids=repr)
+def test_one_greedy_policy_the_kernels_games_replay_with_play_greedy(rules, policy):
+    """simulate(policy="greedy") and ``fastnardy play --policy greedy`` choose the same turn
+    at every position of these games: the kernel's choices are seen through the games they
+    make (the dice never depend on a choice; a random side's draw depends on the number of
+    legal turns), so one differing choice would change the game that follows."""
+    run = simulate(rules, 8, seed=17, policy=policy)
+    for i in range(8):
+        assert replay_random_game(rules, 17, i, policy) == (
+            run.winner[i], run.points[i], run.kind[i], run.turns[i])
+
+
+@pytest.mark.parametrize("rules", [Rules.long(scoring="oin_mars_koks"), Rules.long(),
+                                   Rules.short(), Rules.short(backgammon=False)], ids=repr)
+def test_L10_S9_the_kernels_scoring_is_position_outcome_on_every_game_of_a_run(rules):
+    """Every finished game of a run: the kernel's winner, points and kind are those of
+    Position.outcome on the game's last position, rebuilt by replaying the game. The random
+    and greedy policies together reach every kind of win."""
+    kinds = set()
+    for policy in (("random", "random"), ("greedy", "random")):
+        run = simulate(rules, 30, seed=23, policy=policy)
+        assert (run.winner >= 0).all()  # every game of the run is finished
+        for i in range(30):
+            replayed = replay_random_game(rules, 23, i, policy)
+            assert replayed[:3] == (run.winner[i], run.points[i], run.kind[i])
+            kinds.add(KINDS[replayed[2]])
+    expected = {"long": {"oin", "mars", "koks"} if rules.scoring == "oin_mars_koks"
+                else {"oin", "mars"},
+                "short": {"oin", "mars", "backgammon"} if rules.backgammon else {"oin", "mars"}}
+    assert kinds == expected[rules.game]
 
 
 def test_a_run_is_the_same_however_it_is_split():

@@ -5,7 +5,9 @@ A **policy** chooses one of the legal turns (T1) for the side to move:
 * ``random``: uniformly, with ``random.Random(seed)`` (the dice have their own generator,
   :class:`fastnardy.Game`'s);
 * ``greedy``: the turn whose resulting position :func:`evaluate` scores best for the mover,
-  the first in T2 order on a tie. It looks no further than its own turn.
+  the first in T2 order on a tie. It looks no further than its own turn. It is the policy
+  that ``fastnardy.simulate(policy="greedy")`` plays inside the kernel (the same score and
+  tie-break, compiled; tests/test_selfplay.py replays the kernel's games with this one).
 
 A person types a turn in notation (``24/18 18/13``), ``?`` for the numbered list of legal
 turns (then a number picks one) or ``q`` to quit; end of input also quits. A forced pass
@@ -35,22 +37,21 @@ def pips(points: Sequence[int], bar: int) -> int:
 
 
 def evaluate(position: Position, side: str) -> int:
-    """A rough score of ``position`` for ``side``, higher is better: the race (the opponent's
-    pips minus ``side``'s), plus 2 for each point ``side`` closes to the opponent (long nardy:
-    any own checker, L3; short nardy: two or more, S3), minus 2 for each of its blots in short
-    nardy (a lone checker that can be hit, S3)."""
+    """The greedy policy's score of ``position`` for ``side``, higher is better: the race (the
+    opponent's pips minus ``side``'s), plus 2 for each point ``side`` holds with two or more
+    checkers; in long nardy plus 1 for each point it occupies (one checker closes a point,
+    L3); in short nardy minus 2 for each of its blots (a lone checker can be hit, S3) and
+    plus 3 for each opponent checker on the bar."""
     if side == WHITE:
         own, own_bar = position.white_points, position.white_bar
         other, other_bar = position.black_points, position.black_bar
     else:
         own, own_bar = position.black_points, position.black_bar
         other, other_bar = position.white_points, position.white_bar
-    score = pips(other, other_bar) - pips(own, own_bar)
+    score = pips(other, other_bar) - pips(own, own_bar) + 2 * sum(1 for n in own if n >= 2)
     if position.rules.is_long:
-        return score + 2 * sum(1 for count in own if count)
-    made = sum(1 for count in own if count >= 2)
-    blots = sum(1 for count in own if count == 1)
-    return score + 2 * made - 2 * blots
+        return score + sum(1 for count in own if count)
+    return score - 2 * sum(1 for count in own if count == 1) + 3 * other_bar
 
 
 def greedy(position: Position, turns: Sequence[Turn]) -> Turn:

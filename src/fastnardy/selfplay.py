@@ -6,10 +6,9 @@ S9); it is scored by L10/S9 with the cube at 1. At every turn the side's policy 
 the legal turns in T2 order:
 
 * ``"random"``: uniformly at random;
-* ``"greedy"``: the first turn whose result scores highest from the mover's view: the race
-  lead in pips, plus 2 for each point held by two or more of its checkers; in short nardy
-  minus 2 for each of its blots and plus 3 for each opponent checker on the bar; in long
-  nardy plus 1 for each point it occupies (spread blocks the opponent, L3).
+* ``"greedy"``: the greedy policy of ``fastnardy play`` (:func:`fastnardy.play.evaluate`
+  defines its score), compiled: the first turn in T2 order whose result scores highest
+  from the mover's view.
 
 Game ``i`` of a run draws its dice and choices from its own stream (splitmix64 of ``seed``
 and ``i``), so a run gives the same results on any machine, whether it runs serially, on
