@@ -10,6 +10,8 @@ each is a dependency a reader must follow. ``python tests/test_layout.py`` print
 from __future__ import annotations
 
 import ast
+import dataclasses
+import inspect
 import sys
 from pathlib import Path
 from typing import Dict, List, Set
@@ -121,6 +123,37 @@ def test_the_core_value_module_reaches_satellites_only_lazily():
                                                  if isinstance(node, (ast.Import, ast.ImportFrom))],
                                            type_ignores=[]), top)
     assert at_module_level <= {"_kernel", "backend", "basics", "errors", "rules"}
+
+
+
+def test_one_variant_table_rules_notation_cli_and_openspiel_derive_from_it():
+    from fastnardy import Rules, notation
+    from fastnardy.__main__ import build_parser
+    from fastnardy.rules import MOVE_VARIANTS, VARIANTS, defaults
+
+    assert [field.name for field in dataclasses.fields(Rules)] == ["game", *VARIANTS]
+    for game, make in (("long", Rules.long), ("short", Rules.short)):
+        signature = inspect.signature(make).parameters
+        assert {name: p.default for name, p in signature.items()} == defaults(game)
+        assert make().variants() == {}
+        assert notation._RULE_FIELDS[game] == {name: VARIANTS[name].values
+                                               for name in defaults(game)}
+    options = {action.dest: action for action in build_parser()._subparsers._group_actions[0]
+               .choices["perft"]._actions if action.dest in VARIANTS}
+    assert set(options) == set(MOVE_VARIANTS)
+    for name, action in options.items():
+        assert tuple(action.choices) == VARIANTS[name].values
+        assert f"{VARIANTS[name].rule}:" in action.help
+        assert f"(default {VARIANTS[name].default})" in action.help
+    try:
+        from fastnardy import openspiel
+    except ImportError:  # open_spiel is an optional dependency
+        return
+    for game_type, game in ((openspiel.LONG_TYPE, "long"), (openspiel.SHORT_TYPE, "short")):
+        parameters = dict(game_type.parameter_specification)
+        parameters.pop("max_turns")
+        expected = {k: v for k, v in defaults(game).items() if k != "cube_cancels_mars"}
+        assert parameters == expected
 
 
 if __name__ == "__main__":

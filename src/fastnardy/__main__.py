@@ -37,15 +37,10 @@ from .basics import Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
 from .perft import PerftProgress
 from .record import read_games
-from .rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG, SHORT
+from .rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS
 
-# The rule options: argparse dest -> (game, values, rule id, what it sets)
-_RULE_OPTIONS: Dict[str, Tuple[str, Tuple[str, ...], str, str]] = {
-    "head_rule": (LONG, HEAD_RULES, "L5", "when a second checker may leave the head"),
-    "block_rule": (LONG, BLOCK_RULES, "L6", "when a six-point block is allowed"),
-    "block_check": (LONG, BLOCK_CHECKS, "L6", "when the six-block rule is checked"),
-    "hit_and_hide": (SHORT, HIT_AND_HIDE, "S8", "whether a hitter may move on to its own point"),
-}
+# The rule options: the variants that move generation reads (argparse dest = variant name)
+_RULE_OPTIONS = {name: VARIANTS[name] for name in MOVE_VARIANTS}
 
 # perft refuses deeper counts without --force: on one core long perft(8) (about 10**15
 # nodes at 3*10**7 a second) and short perft(6) (about 2*10**16 at 9*10**7) take a year or
@@ -106,9 +101,9 @@ def _add_position(parser: argparse.ArgumentParser) -> None:
                              "such as 'long w 24:15 24:15'")
     rules = parser.add_argument_group("rule variants (RULES.md; default: the string's own, "
                                       "else the game's default)")
-    for dest, (game, values, rule, what) in _RULE_OPTIONS.items():
+    for dest, (game, values, default, rule, what) in _RULE_OPTIONS.items():
         rules.add_argument(f"--{dest.replace('_', '-')}", choices=values, default=None,
-                           help=f"{game} nardy, {rule}: {what} (default {values[0]})")
+                           help=f"{game} nardy, {rule}: {what} (default {default})")
 
 
 def _add_backend(parser: argparse._ActionsContainer) -> None:
@@ -268,7 +263,7 @@ def _position(args: argparse.Namespace) -> Position:
         named = set(re.findall(r"(\w+)\s*=", args.position.split()[0]))  # variants it names
     given = {dest: getattr(args, dest) for dest in _RULE_OPTIONS if getattr(args, dest)}
     for dest, value in given.items():
-        game, _, rule, _ = _RULE_OPTIONS[dest]
+        game, rule = _RULE_OPTIONS[dest].game, _RULE_OPTIONS[dest].rule
         option = f"--{dest.replace('_', '-')}"
         if game != base.rules.game:
             raise FastNardyError(f"{option} is a {game}-nardy option ({rule}); the position "

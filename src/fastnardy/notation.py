@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Sequence, Tuple
 
 from .basics import Points, mirror
 from .errors import IllegalTurnError, InvalidPositionError
-from .rules import (BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG_SCORINGS, Rules)
+from .rules import VARIANTS, Rules
 
 if TYPE_CHECKING:
     from ._kernel import PackedPosition
@@ -35,12 +35,10 @@ PASS = "pass"
 
 # --------------------------------------------------------------------------- rules
 
+# each game's variants and their allowed values (rules.VARIANTS)
 _RULE_FIELDS: Dict[str, Dict[str, Tuple[object, ...]]] = {
-    "long": {"head_rule": HEAD_RULES, "block_rule": BLOCK_RULES,
-             "block_check": BLOCK_CHECKS, "scoring": LONG_SCORINGS},
-    "short": {"hit_and_hide": HIT_AND_HIDE, "backgammon": (True, False),
-              "cube_cancels_mars": (True, False)},
-}
+    game: {name: v.values for name, v in VARIANTS.items() if v.game == game}
+    for game in ("long", "short")}
 
 
 def format_rules(rules: Rules) -> str:

@@ -90,7 +90,7 @@ from .batch import PROBABILITY, encode
 from .errors import IllegalTurnError, InvalidDiceError, InvalidRulesError
 from .features import WIDTHS, features
 from .position import Position, Turn
-from .rules import Rules
+from .rules import LONG, SHORT, VARIANTS, Rules, defaults
 
 __all__ = ["LONG_NAME", "MAX_TURNS_PER_ROLL", "SHORT_NAME", "LongNardyGame", "NardyGame",
            "NardyObserver", "NardyState", "ShortNardyGame"]
@@ -118,10 +118,14 @@ _ROLLS: Tuple[Roll, ...] = tuple(ALL_ROLLS)
 _ROLL_OUTCOMES = list(enumerate(PROBABILITY.tolist()))
 _ROLL_INDEX = {roll: i for i, roll in enumerate(_ROLLS)}
 
-_LONG_PARAMETERS: Dict[str, Any] = {"head_rule": "classic", "block_rule": "opponent_ahead",
-                                    "block_check": "every_step", "scoring": "oin_mars",
+# the game parameters: each game's rule variants with their defaults (rules.VARIANTS; no
+# cube here, so not cube_cancels_mars), and max_turns
+_LONG_VARIANTS = tuple(defaults(LONG))
+_SHORT_VARIANTS = tuple(name for name in defaults(SHORT) if name != "cube_cancels_mars")
+_LONG_PARAMETERS: Dict[str, Any] = {**{name: VARIANTS[name].default for name in _LONG_VARIANTS},
                                     "max_turns": DEFAULT_MAX_TURNS}
-_SHORT_PARAMETERS: Dict[str, Any] = {"hit_and_hide": "allowed", "backgammon": True,
+_SHORT_PARAMETERS: Dict[str, Any] = {**{name: VARIANTS[name].default
+                                        for name in _SHORT_VARIANTS},
                                      "max_turns": DEFAULT_MAX_TURNS}
 
 
@@ -194,8 +198,7 @@ class LongNardyGame(NardyGame):
 
     def __init__(self, params: Optional[Dict[str, Any]] = None):
         values = {**_LONG_PARAMETERS, **(params or {})}
-        rules = Rules.long(head_rule=values["head_rule"], block_rule=values["block_rule"],
-                           block_check=values["block_check"], scoring=values["scoring"])
+        rules = Rules.long(**{name: values[name] for name in _LONG_VARIANTS})
         super().__init__(LONG_TYPE, rules, values["max_turns"], values)
 
 
@@ -204,8 +207,7 @@ class ShortNardyGame(NardyGame):
 
     def __init__(self, params: Optional[Dict[str, Any]] = None):
         values = {**_SHORT_PARAMETERS, **(params or {})}
-        rules = Rules.short(hit_and_hide=values["hit_and_hide"],
-                            backgammon=values["backgammon"])
+        rules = Rules.short(**{name: values[name] for name in _SHORT_VARIANTS})
         super().__init__(SHORT_TYPE, rules, values["max_turns"], values)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 from .errors import InvalidRulesError
 
@@ -16,25 +16,53 @@ BLOCK_CHECKS = ("every_step", "turn_end")  # L6
 LONG_SCORINGS = ("oin_mars", "oin_mars_koks")  # L10
 HIT_AND_HIDE = ("allowed", "forbidden")  # S8
 
-_LONG_DEFAULTS: Dict[str, object] = {
-    "head_rule": "classic",
-    "block_rule": "opponent_ahead",
-    "block_check": "every_step",
-    "scoring": "oin_mars",
+
+
+class Variant(NamedTuple):
+    """A rule variant: the game it belongs to, its allowed values, its default, the rule id
+    that defines it and what it sets."""
+
+    game: str
+    values: Tuple[object, ...]
+    default: object
+    rule: str
+    description: str
+
+
+# The variant table, the one source of the variants' names, values and defaults: the Rules
+# fields, the position string (notation), the CLI options and the OpenSpiel parameters are
+# derived from it.
+VARIANTS: Dict[str, Variant] = {
+    "head_rule": Variant(LONG, HEAD_RULES, "classic", "L5",
+                         "when a second checker may leave the head"),
+    "block_rule": Variant(LONG, BLOCK_RULES, "opponent_ahead", "L6",
+                          "when a six-point block is allowed"),
+    "block_check": Variant(LONG, BLOCK_CHECKS, "every_step", "L6",
+                           "when the six-block rule is checked"),
+    "scoring": Variant(LONG, LONG_SCORINGS, "oin_mars", "L10", "whether a koks scores 3"),
+    "hit_and_hide": Variant(SHORT, HIT_AND_HIDE, "allowed", "S8",
+                            "whether a hitter may move on to its own point"),
+    "backgammon": Variant(SHORT, (True, False), True, "S9", "whether a backgammon scores 3"),
+    "cube_cancels_mars": Variant(SHORT, (True, False), False, "S9",
+                                 "whether a turned cube makes any win an oin"),
 }
-_SHORT_DEFAULTS: Dict[str, object] = {
-    "hit_and_hide": "allowed", "backgammon": True, "cube_cancels_mars": False}
-_ALLOWED: Dict[str, Tuple[object, ...]] = {
-    "head_rule": HEAD_RULES, "block_rule": BLOCK_RULES, "block_check": BLOCK_CHECKS,
-    "scoring": LONG_SCORINGS, "hit_and_hide": HIT_AND_HIDE,
-    "backgammon": (True, False), "cube_cancels_mars": (True, False),
-}
+# the variants that move generation reads (Rules.code), in the order of the code
+MOVE_VARIANTS = ("head_rule", "block_rule", "block_check", "hit_and_hide")
+
+
+def defaults(game: str) -> Dict[str, object]:
+    """The variants of ``game`` (``"long"`` or ``"short"``) with their defaults."""
+    return {name: v.default for name, v in VARIANTS.items() if v.game == game}
+
+
+_LONG_DEFAULTS = defaults(LONG)
+_SHORT_DEFAULTS = defaults(SHORT)
 
 
 def _check(name: str, value: object) -> None:
     """``value`` is one of the allowed values of the variant ``name`` (exactly: a str for
     the named variants, a bool for the flags), or InvalidRulesError listing them."""
-    allowed = _ALLOWED[name]
+    allowed = VARIANTS[name].values
     kind = bool if isinstance(allowed[0], bool) else str
     if not isinstance(value, kind) or value not in allowed:
         raise InvalidRulesError(
@@ -76,10 +104,10 @@ class Rules:
     @classmethod
     def long(
         cls,
-        head_rule: str = "classic",
-        block_rule: str = "opponent_ahead",
-        block_check: str = "every_step",
-        scoring: str = "oin_mars",
+        head_rule: str = str(_LONG_DEFAULTS["head_rule"]),
+        block_rule: str = str(_LONG_DEFAULTS["block_rule"]),
+        block_check: str = str(_LONG_DEFAULTS["block_check"]),
+        scoring: str = str(_LONG_DEFAULTS["scoring"]),
     ) -> "Rules":
         """Long nardy (L1-L10) with the given L5 head rule, L6 block rule and check, L10 scoring."""
         for name, value in (("head_rule", head_rule), ("block_rule", block_rule),
@@ -91,9 +119,9 @@ class Rules:
     @classmethod
     def short(
         cls,
-        hit_and_hide: str = "allowed",
-        backgammon: bool = True,
-        cube_cancels_mars: bool = False,
+        hit_and_hide: str = str(_SHORT_DEFAULTS["hit_and_hide"]),
+        backgammon: bool = bool(_SHORT_DEFAULTS["backgammon"]),
+        cube_cancels_mars: bool = bool(_SHORT_DEFAULTS["cube_cancels_mars"]),
     ) -> "Rules":
         """Short nardy / backgammon (S1-S9) with the S8 hit-and-hide and S9 scoring variants."""
         for name, value in (("hit_and_hide", hit_and_hide), ("backgammon", backgammon),
