@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from fastnardy import Position, perft
-from fastnardy.perft import read_perft_file
+from fastnardy.counting import read_perft_file
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import pkgutil
 import sys
 from pathlib import Path
 from typing import Dict, List, Set
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "fastnardy"
 
@@ -154,6 +157,30 @@ def test_one_variant_table_rules_notation_cli_and_openspiel_derive_from_it():
         parameters.pop("max_turns")
         expected = {k: v for k, v in defaults(game).items() if k != "cube_cancels_mars"}
         assert parameters == expected
+
+
+
+def test_no_public_name_of_the_package_shadows_one_of_its_modules():
+    import fastnardy
+
+    modules = {info.name for info in pkgutil.iter_modules(fastnardy.__path__)}
+    assert not modules & set(fastnardy.__all__)
+
+
+def test_the_old_module_paths_of_perft_and_features_still_import_with_a_warning():
+    import fastnardy
+    from fastnardy import counting, inputs
+
+    with pytest.warns(DeprecationWarning, match="fastnardy.perft is renamed fastnardy.counting"):
+        from fastnardy.perft import read_perft_file
+    assert read_perft_file is counting.read_perft_file
+    with pytest.warns(DeprecationWarning, match="fastnardy.features is renamed fastnardy.inputs"):
+        from fastnardy.features import WIDTHS
+    assert WIDTHS is inputs.WIDTHS
+    with pytest.warns(DeprecationWarning, match="renamed ENCODINGS"):
+        assert inputs.KINDS is inputs.ENCODINGS  # type: ignore[attr-defined]
+    # the functions stay the functions, whatever was imported
+    assert fastnardy.perft is counting.perft and fastnardy.features is inputs.features
 
 
 if __name__ == "__main__":

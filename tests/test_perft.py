@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fastnardy import Position, perft
-from fastnardy.perft import read_perft_file
+from fastnardy.counting import read_perft_file
 
 DATA = Path(__file__).parent / "data"
 ENTRIES = [e for f in sorted(DATA.glob("*.perft")) for e in read_perft_file(f)]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fastnardy import FastNardyError, Position, Rules, _kernel, perft, perft_divide
-from fastnardy.perft import PerftProgress, _split, _Options
+from fastnardy.counting import PerftProgress, _split, _Options
 from strategies import positions
 
 CASES = [

@@ -38,9 +38,9 @@ import fastnardy
 from fastnardy import FastNardyError, Game, Position, Rules, batch, simulate
 from fastnardy.record import read_mat
 
-MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.features", "fastnardy.bearoff",
-           "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.perft",
-           "fastnardy.rulebook", "fastnardy.selfplay")
+MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
+           "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
+           "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -78,7 +78,7 @@ OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
                               "takes a backend's tuples (the contract of fastnardy.backend), "
                               "not a caller's input; Cython types its origin and unpacks the "
                               "tuples"),
-    "fastnardy.perft.read_perft_file": ((OSError,), "a path that does not open is the "
+    "fastnardy.counting.read_perft_file": ((OSError,), "a path that does not open is the "
                                         "operating system's error about that file"),
 }
 

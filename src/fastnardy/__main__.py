@@ -35,7 +35,7 @@ from . import Game, Position, Rules, Turn, __version__, perft, perft_divide, rul
 from . import backend as _backend
 from .basics import Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
-from .perft import PerftProgress
+from .counting import PerftProgress
 from .record import read_games
 from .rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS
 

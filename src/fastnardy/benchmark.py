@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, NamedTuple, Tuple, TypeVar
 from . import batch
 from .basics import ALL_ROLLS
 from .game import Game
-from .perft import perft
+from .counting import perft
 from .position import Position
 from .rules import LONG, SHORT
 

@@ -88,7 +88,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .basics import ALL_ROLLS, Roll
 from .batch import PROBABILITY, encode
 from .errors import IllegalTurnError, InvalidDiceError, InvalidRulesError
-from .features import WIDTHS, features
+from .inputs import WIDTHS, features
 from .position import Position, Turn
 from .rules import LONG, SHORT, VARIANTS, Rules, defaults
 

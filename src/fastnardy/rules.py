@@ -52,6 +52,8 @@ MOVE_VARIANTS = ("head_rule", "block_rule", "block_check", "hit_and_hide")
 
 def defaults(game: str) -> Dict[str, object]:
     """The variants of ``game`` (``"long"`` or ``"short"``) with their defaults."""
+    if not isinstance(game, str) or game not in (LONG, SHORT):
+        raise InvalidRulesError(f"game must be 'long' or 'short', not {game!r}")
     return {name: v.default for name, v in VARIANTS.items() if v.game == game}
 
 

@@ -53,9 +53,11 @@ from .batch import BOARD_WIDTH, MIRROR_COLUMNS, rows_from_keys
 from .errors import InvalidPositionError, InvalidRulesError
 from .rules import Rules
 
-__all__ = ["KINDS", "WIDTHS", "features"]
+__all__ = ["ENCODINGS", "WIDTHS", "features"]
 
-KINDS = {"tdgammon": "short", "nardy": "long", "raw": None}  # kind -> its only game, if any
+# the kinds of input (features' ``kind``) -> the only game each encodes, if any; not
+# selfplay.KINDS, the kinds of win
+ENCODINGS = {"tdgammon": "short", "nardy": "long", "raw": None}
 WIDTHS = {"tdgammon": 198, "nardy": 248, "raw": 52}
 
 _POINTS = 24
@@ -80,10 +82,10 @@ def features(rules: object, boards: object, kind: str = "raw") -> npt.NDArray[np
     and the meaning of each column are in the module docstring. Unknown kinds, or a kind for
     the other game, raise InvalidRulesError; bad rows or keys raise InvalidPositionError."""
     rules = Rules.of(rules)
-    if not isinstance(kind, str) or kind not in KINDS:
+    if not isinstance(kind, str) or kind not in ENCODINGS:
         raise InvalidRulesError(
-            f"kind must be one of {', '.join(map(repr, KINDS))}, not {kind!r}")
-    game = KINDS[kind]
+            f"kind must be one of {', '.join(map(repr, ENCODINGS))}, not {kind!r}")
+    game = ENCODINGS[kind]
     if game is not None and game != rules.game:
         raise InvalidRulesError(f"kind {kind!r} is for {game} nardy only, not {rules.game}")
     rows = _checked_rows(rules.game, boards)
@@ -159,3 +161,14 @@ def _runs(held: npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
                                      axis=1)[:, ::-1]
     runs: npt.NDArray[np.int8] = np.where(held, next_gap - last_gap - 1, 0).astype(np.int8)
     return runs
+
+
+def __getattr__(name: str) -> object:
+    """The old name of ENCODINGS, with a DeprecationWarning."""
+    if name == "KINDS":
+        import warnings
+
+        warnings.warn("fastnardy.inputs.KINDS (formerly fastnardy.features.KINDS) is renamed "
+                      "ENCODINGS", DeprecationWarning, stacklevel=2)
+        return ENCODINGS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
