@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 
 from fastnardy import ALL_ROLLS, Position
-from fastnardy.reference import mirror
+from fastnardy.basics import mirror
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 PHASES = ("contact", "race", "bear-off")

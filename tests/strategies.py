@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import assume, strategies as st
 
 from fastnardy import InvalidPositionError, Position, Rules
-from fastnardy.reference import mirror
+from fastnardy.basics import mirror
 
 LONG_RULES = [Rules.long(head_rule=h, block_rule=b, block_check=c)
               for h in ("classic", "tournament", "blocked")

@@ -125,7 +125,7 @@ def test_the_core_value_module_reaches_satellites_only_lazily():
     at_module_level = _imports(ast.Module(body=[node for node in tree.body
                                                  if isinstance(node, (ast.Import, ast.ImportFrom))],
                                            type_ignores=[]), top)
-    assert at_module_level <= {"_kernel", "backend", "basics", "errors", "rules"}
+    assert at_module_level <= {"_kernel", "backend", "basics", "checks", "errors", "rules"}
 
 
 

@@ -56,6 +56,8 @@ NOT_WALKED = {
     "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
     "fastnardy.referee": "the helpers of Position.check_turn, check_played and play, walked",
     "fastnardy.backend": "backend selection, walked through every backend= argument",
+    "fastnardy.checks": "the argument checks, walked through every entry point that calls "
+                        "them (their own parameters, a name and bounds, are the package's)",
     "fastnardy.basics": "the shared facts (sides, rolls, mirror, start, scoring, six-block): "
                         "their functions take values that their callers (Position, the twin, "
                         "svg, which are walked) have validated",

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from fastnardy import (FastNardyError, IllegalTurnError, InvalidPositionError, Position, Rules,
                        svg)
 from fastnardy.__main__ import main
-from fastnardy.reference import mirror
+from fastnardy.basics import mirror
 
 from strategies import dice, positions
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Protocol, Sequence, SupportsIndex, Tuple
 
-from .basics import Points as Points, StepTuple as StepTuple, TurnTuple as TurnTuple
+from .basics import Points as Points, TurnTuple as TurnTuple
 from .errors import FastNardyError
 
 BACKENDS = ("kernel", "reference")

@@ -34,7 +34,7 @@ from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _kernel
+from . import _kernel, checks
 from .errors import FastNardyError, InvalidPositionError, integer
 from .basics import ALL_ROLLS, BLACK, MIRROR_COLUMNS as _MIRROR, ROLL_PROBABILITIES, WHITE
 from .position import Position
@@ -54,12 +54,6 @@ PROBABILITY = np.array(ROLL_PROBABILITIES)
 PROBABILITY.setflags(write=False)
 
 
-def _flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise FastNardyError(f"{name} must be True or False, not {value!r}")
-    return value
-
-
 def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[Any]:
     """The positions from each side to move's view: board rows (N, 50) int8, or with
     ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys."""
@@ -75,7 +69,7 @@ def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[
         if not isinstance(position, Position):
             raise InvalidPositionError(f"expected Position values, not {position!r}")
         checked.append(position)
-    if _flag("keys", keys):
+    if checks.flag(keys, "keys"):
         return np.array([position.key for position in checked], dtype=KEY_DTYPE)
     rows = []
     for position in checked:
@@ -88,8 +82,7 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     """Positions from board rows or keys, ``turn`` being the side to move of every row
     (T7-checked)."""
     rules = Rules.of(rules)
-    if not isinstance(turn, str) or turn not in (WHITE, BLACK):
-        raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
+    checks.side(turn)
     array = np.asarray(boards)
     rows = rows_from_keys(rules, array) if array.dtype == KEY_DTYPE else _rows(array)
     out = []
@@ -118,8 +111,8 @@ def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: b
     in T2 order per row, as (M, 50) rows or, with ``keys``, an (M,) ``KEY_DTYPE`` array, and
     ``parent[i]`` is the row that ``children[i]`` came from. A pass is one child; a finished
     game has none. ``dice`` is (N, 2)."""
-    return _kernel.expand_batch(Rules.of(rules).code, boards, dice, _flag("keys", keys),
-                                _limit(max_children))
+    return _kernel.expand_batch(Rules.of(rules).code, boards, dice, checks.flag(keys, "keys"),
+                                checks.limit(max_children))
 
 
 class ChanceNodes(NamedTuple):
@@ -152,7 +145,7 @@ def chance_expand(rules: object, boards: npt.ArrayLike, *, keys: bool = False,
     rolls of T5, the same children as 21 ``expand`` calls, in the layout of
     :class:`ChanceNodes`."""
     children, parent, roll, offsets = _kernel.chance_batch(
-        Rules.of(rules).code, boards, _flag("keys", keys), _limit(max_children))
+        Rules.of(rules).code, boards, checks.flag(keys, "keys"), checks.limit(max_children))
     return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
 
 
@@ -161,16 +154,6 @@ def _index(name: str, value: object, size: int) -> int:
     number = integer(value)
     if number is None or not 0 <= number < size:
         raise FastNardyError(f"{name} must be an index from 0 to {size - 1}, not {value!r}")
-    return number
-
-
-def _limit(max_children: object) -> Optional[int]:
-    """``max_children``: None (no limit) or an int >= 0, or FastNardyError."""
-    if max_children is None:
-        return None
-    number = integer(max_children)
-    if number is None or number < 0:
-        raise FastNardyError(f"max_children must be an int >= 0 or None, not {max_children!r}")
     return number
 
 

@@ -32,21 +32,14 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_complete
 from dataclasses import dataclass
 from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
-from . import _kernel
+from . import _kernel, checks
 from . import backend as _backend
-from .errors import FastNardyError, InvalidPositionError, integer
-from .basics import ALL_ROLLS, MAX_DEPTH, Roll
+from .basics import ALL_ROLLS, Roll
+from .errors import FastNardyError, InvalidPositionError
 from .position import Position, Turn
 
 Node = Tuple[Position, int]  # a position and the depth left below it
 Result = Tuple[int, int, int]  # a subtask's count, table probes and table hits
-
-
-def _depth(depth: object) -> int:
-    number = integer(depth)
-    if number is None or not 0 <= number <= MAX_DEPTH:
-        raise FastNardyError(f"depth must be an integer from 0 to {MAX_DEPTH}, not {depth!r}")
-    return number
 
 
 def _position(position: object) -> Position:
@@ -76,7 +69,7 @@ def perft(position: Position, depth: int, *, weighted: bool = False,
     each non-double twice (36 outcomes). ``tt_mb`` sets the size of the exact transposition
     table; ``workers`` / ``executor`` split the tree (see the module docstring); ``progress``
     is called after each subtask."""
-    root, plies = _position(position), _depth(depth)
+    root, plies = _position(position), checks.depth(depth)
     if progress is not None and not callable(progress):
         raise FastNardyError(f"progress must be a callable or None, not {progress!r}")
     options = _Options(weighted, backend, tt_mb)
@@ -98,7 +91,7 @@ def perft_divide(position: Position, depth: int, *, weighted: bool = False,
     """T5 split by roll and turn: ``{(d1, d2): [(turn, count), ...]}`` with the turns in T2
     order; the counts add up to ``perft(position, depth)``. Depth must be at least 1. The
     subtrees run on ``workers`` / ``executor`` as in :func:`perft`."""
-    root, plies = _position(position), _depth(depth)
+    root, plies = _position(position), checks.depth(depth)
     if plies < 1:
         raise FastNardyError("perft_divide needs depth >= 1")
     options = _Options(weighted, backend, tt_mb)
@@ -124,13 +117,8 @@ class _Options(NamedTuple):
 
 
 def _check_options(options: _Options) -> None:
-    if not isinstance(options.weighted, bool):
-        raise FastNardyError(f"weighted must be True or False, not {options.weighted!r}")
-    if options.tt_mb is not None and (isinstance(options.tt_mb, bool)
-                                      or not isinstance(options.tt_mb, (int, float))
-                                      or not 1 <= options.tt_mb <= 1 << 20):
-        raise FastNardyError(f"tt_mb must be a number of megabytes from 1 to 1048576, "
-                             f"not {options.tt_mb!r}")
+    checks.flag(options.weighted, "weighted")
+    checks.megabytes(options.tt_mb)
 
 
 def _new_table(options: _Options) -> Optional[_kernel.PerftTable]:
@@ -173,16 +161,12 @@ def _subtree(task: Task, table: Optional[_kernel.PerftTable] = None) -> Result:
 
 
 def _parallelism(workers: Optional[int], executor: Optional[Executor]) -> int:
+    threads = checks.workers(workers, executor)
     if executor is not None:
-        if workers is not None:
-            raise FastNardyError("give workers or executor, not both")
-        if not isinstance(executor, Executor):
-            raise FastNardyError(f"executor must be a concurrent.futures.Executor, "
-                                 f"not {executor!r}")
         return 4  # its size is not known: 64 subtasks keep a few workers busy
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise FastNardyError(f"workers must be a positive int, not {workers!r}")
-    return workers
+    if threads is None:
+        raise FastNardyError(f"workers must be an integer >= 1, not {workers!r}")
+    return threads
 
 
 def _split(position: Position, depth: int, options: _Options,

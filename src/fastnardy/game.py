@@ -15,13 +15,14 @@ other numbers (T6).
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Iterable
+from collections.abc import Iterator
 from itertools import islice
 from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import checks
+from ._kernel import dice_pair
 from .basics import Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
 from .position import Outcome, Position, Turn
@@ -33,27 +34,13 @@ __all__ = ["Game"]
 
 
 def _roll(dice: object) -> Roll:
-    """Two dice as a tuple of ints 1-6 (InvalidDiceError otherwise)."""
-    error = InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
-    if isinstance(dice, (str, bytes)) or not isinstance(dice, Iterable):
-        raise error
-    values = []
-    try:
-        for die in islice(dice, 3):
-            if isinstance(die, bool):
-                raise error
-            values.append(operator.index(die))
-    except TypeError:  # a 0-d numpy array does not iterate; a non-int die has no index
-        raise error from None
-    if len(values) != 2 or not all(1 <= value <= 6 for value in values):
-        raise error
-    return values[0], values[1]
+    """Two dice as a tuple of ints 1-6 (the kernel's parser, InvalidDiceError otherwise); an
+    iterator is read no further than a third item, so that an endless one is refused."""
+    return dice_pair(tuple(islice(dice, 3)) if isinstance(dice, Iterator) else dice)
 
 
 def _generator(seed: object) -> np.random.Generator:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise FastNardyError(f"seed must be None or a non-negative integer, not {seed!r}")
-    return np.random.default_rng(seed)
+    return np.random.default_rng(None if seed is None else checks.number(seed, "seed", 0))
 
 
 class Game:

@@ -6,10 +6,10 @@ from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple, cast
 
 from . import _kernel
 from . import backend as _backend
+from . import checks
 from .basics import (BLACK, LONG_GAME, SHORT_GAME, WHITE, WIN_POINTS, Roll, mirror, six_block,
                      start_points, win_kind)
-from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
-                     integer)
+from .errors import IllegalTurnError, InvalidDiceError, InvalidPositionError
 from .rules import LONG, SHORT, Rules
 
 # The satellites (notation, referee, gnubg, svg) are imported inside the methods that use
@@ -86,28 +86,6 @@ class PlayedTurn(NamedTuple):
         return notation.format_steps(self.steps)
 
 
-def _counts(name: str, values: object) -> Tuple[int, ...]:
-    """24 non-negative ints, or InvalidPositionError (never TypeError)."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InvalidPositionError(f"{name} must be 24 checker counts, not {values!r}")
-    try:
-        items = list(values)
-    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
-        raise InvalidPositionError(f"{name} must be 24 checker counts, not {values!r}") from None
-    if len(items) != 24:
-        raise InvalidPositionError(f"{name} must have 24 checker counts, got {len(items)}")
-    return tuple(_count(f"{name}[{i}]", v) for i, v in enumerate(items))
-
-
-def _count(name: str, value: object) -> int:
-    number = integer(value)
-    if number is None:
-        raise InvalidPositionError(f"{name} must be an integer, not {value!r}")
-    if not 0 <= number <= 15:
-        raise InvalidPositionError(f"{name} must be between 0 and 15, not {number}")
-    return number
-
-
 class Position(_kernel.PackedPosition):
     """A position of long or short nardy: both sides' checkers and the side to move.
 
@@ -123,10 +101,9 @@ class Position(_kernel.PackedPosition):
         """Checks the arguments and the position (T7); ``from_points`` is the same with
         keywords and defaults."""
         checked = Rules.of(rules)
-        if not isinstance(turn, str) or turn not in (WHITE, BLACK):
-            raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
-        whites, white_on_bar = _counts("white", white), _count("white_bar", white_bar)
-        blacks, black_on_bar = _counts("black", black), _count("black_bar", black_bar)
+        checks.side(turn)
+        whites, white_on_bar = checks.side_checkers(WHITE, white, white_bar)
+        blacks, black_on_bar = checks.side_checkers(BLACK, black, black_bar)
         _validate(checked, whites, white_on_bar, blacks, black_on_bar)
         if turn == WHITE:
             self._assign(checked, turn, whites, white_on_bar, blacks, black_on_bar)
@@ -177,8 +154,7 @@ class Position(_kernel.PackedPosition):
         rules = Rules.of(rules)
         if rules.game != SHORT:
             raise InvalidPositionError("GNU Backgammon Position IDs are for short nardy only")
-        if not isinstance(turn, str) or turn not in (WHITE, BLACK):
-            raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
+        checks.side(turn)
         from . import gnubg
 
         mover, mover_bar, other, other_bar = gnubg.decode_position_id(pid)
@@ -229,8 +205,7 @@ class Position(_kernel.PackedPosition):
         win count as oin."""
         if not self.is_game_over():
             return None
-        if isinstance(cube, bool) or not isinstance(cube, int) or cube < 1:
-            raise FastNardyError(f"cube must be a positive integer, not {cube!r}")
+        cube = checks.number(cube, "cube", 1)
         winner = WHITE if self.white_off == 15 else BLACK
         loser_points, loser_bar, loser_off = (
             (self.black_points, self.black_bar, self.black_off) if winner == WHITE
@@ -276,15 +251,12 @@ class Position(_kernel.PackedPosition):
 
 def _validate(rules: Rules, white: Tuple[int, ...], white_bar: int, black: Tuple[int, ...],
               black_bar: int) -> None:
-    """T7: 15 checkers a side at most, one colour a point, no bar in long nardy, not both
-    sides off, and no six-block that L6 forbids under the rules (for either side)."""
+    """T7 beyond each side's counts (checks.side_checkers): one colour a point, no bar in
+    long nardy, not both sides off, and no six-block that L6 forbids under the rules (for
+    either side)."""
     long_game = rules.game == LONG
     if long_game and (white_bar or black_bar):
         raise InvalidPositionError("T7: long nardy has no bar")
-    for side, points, bar in ((WHITE, white, white_bar), (BLACK, black, black_bar)):
-        if sum(points) + bar > 15:
-            raise InvalidPositionError(
-                f"T7: {side} has {sum(points) + bar} checkers on the board; at most 15")
     game = LONG_GAME if long_game else SHORT_GAME
     for q in range(1, 25):
         white_point = mirror(game, q)

@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import (Dict, Iterable, List, NamedTuple, Optional, Sequence, SupportsIndex, Tuple,
                     Type, Union)
 
-from ._kernel import LegalTurns, PackedPosition
-from .basics import (ALL_ROLLS, LONG_GAME, MAX_DEPTH, SHORT_GAME, Points, Roll, StepTuple,
-                     TurnTuple, mirror, six_block)
-from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, integer
+from . import checks
+from ._kernel import LegalTurns, PackedPosition, dice_pair
+from .basics import ALL_ROLLS, LONG_GAME, Points, Roll, StepTuple, TurnTuple, mirror, six_block
+from .errors import FastNardyError, InvalidPositionError, integer
 from .rules import BLOCK_RULES
 
 OFF, BAR, HEAD = 0, 25, 24
@@ -81,24 +81,6 @@ def _integer(value: object, what: str, error: Type[FastNardyError]) -> int:
     return number
 
 
-def _check_counts(name: str, points: object, bar: object) -> Tuple[Ints, int]:
-    if isinstance(points, (str, bytes)) or not isinstance(points, Iterable):
-        raise InvalidPositionError(f"{name}: expected 24 point counts, not {points!r}")
-    try:
-        values = tuple(_integer(v, f"{name}: a checker count", InvalidPositionError)
-                       for v in points)
-    except TypeError:
-        raise InvalidPositionError(f"{name}: expected 24 point counts, not {points!r}") from None
-    bar_count = _integer(bar, f"{name}: the bar count", InvalidPositionError)
-    if len(values) != 24:
-        raise InvalidPositionError(f"{name}: expected 24 point counts, got {len(values)}")
-    if any(v < 0 for v in values) or bar_count < 0:
-        raise InvalidPositionError(f"{name}: checker counts may not be negative")
-    if sum(values) + bar_count > 15:
-        raise InvalidPositionError(f"{name}: more than 15 checkers")
-    return values, bar_count
-
-
 def parse_code(code: object) -> Rules:
     """Validate ``Rules.code`` (see :mod:`fastnardy.rules`)."""
     if not isinstance(code, Iterable):
@@ -116,8 +98,8 @@ def parse_code(code: object) -> Rules:
 
 def to_state(rules: Rules, me: object, me_bar: object, opp: object, opp_bar: object) -> State:
     """Build the mover's-frame state from two boards in each side's own numbering."""
-    my_points, my_bar = _check_counts("side to move", me, me_bar)
-    their_points, their_bar = _check_counts("opponent", opp, opp_bar)
+    my_points, my_bar = checks.side_checkers("side to move", me, me_bar)
+    their_points, their_bar = checks.side_checkers("opponent", opp, opp_bar)
     if rules.game == LONG_GAME and (my_bar or their_bar):
         raise InvalidPositionError("long nardy has no bar (L3: nothing is ever hit)")
     mine = (15 - sum(my_points) - my_bar,) + my_points + (my_bar,)
@@ -349,11 +331,8 @@ def distinct_turns(rules: Rules, start: State, dice: Roll) -> List[Tuple[Path, S
 
 
 def check_dice(die1: object, die2: object) -> Roll:
-    """Dice are two integers from 1 to 6."""
-    dice = (_integer(die1, "a die", InvalidDiceError), _integer(die2, "a die", InvalidDiceError))
-    if not all(1 <= d <= 6 for d in dice):
-        raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
-    return dice
+    """Dice are two integers from 1 to 6 (the kernel's parser, the package's one)."""
+    return dice_pair((die1, die2))
 
 
 # --------------------------------------------------------------------------- backend contract
@@ -381,9 +360,7 @@ def perft_count(code: object, me: object, me_bar: object, opp: object, opp_bar: 
                 depth: object, weighted: object = False) -> int:
     """T5 perft: positions reached after ``depth`` turns, over the 21 rolls at every ply."""
     rules = parse_code(code)
-    plies = _integer(depth, "depth", FastNardyError)
-    if not 0 <= plies <= MAX_DEPTH:
-        raise FastNardyError(f"depth must be an integer from 0 to {MAX_DEPTH}, not {depth!r}")
+    plies = checks.depth(depth)
     if type(weighted) not in (bool, int) or weighted not in (0, 1):  # as the kernel
         raise FastNardyError(f"weighted must be True or False, not {weighted!r}")
     start = to_state(rules, me, me_bar, opp, opp_bar)

@@ -26,7 +26,7 @@ from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import _kernel
+from . import _kernel, checks
 from .errors import FastNardyError
 from .rules import Rules
 
@@ -74,25 +74,16 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
     for both sides, or a pair (white's, black's). See the module docstring."""
     rules = Rules.of(rules)
     codes = _policy_codes(policy)
-    for value, name in ((n_games, "n_games"), (seed, "seed"), (max_turns, "max_turns")):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise FastNardyError(f"{name} must be an int >= 0, not {value!r}")
-    if max_turns < 1 or max_turns > 1 << 30 or n_games >= 1 << 31:
-        raise FastNardyError(f"n_games must be below 2**31 and max_turns from 1 to 2**30, "
-                             f"not {n_games} and {max_turns}")
+    n_games = checks.number(n_games, "n_games", 0, (1 << 31) - 1)
+    seed = checks.number(seed, "seed", 0)
+    max_turns = checks.number(max_turns, "max_turns", 1, 1 << 30)
     task = _Task(rules.code, rules.scoring == "oin_mars_koks", bool(rules.backgammon),
                  int(seed), codes, int(max_turns))
     chunks = [(first, min(_CHUNK, int(n_games) - first)) for first in range(0, int(n_games), _CHUNK)]
     if workers is None and executor is None:
         parts = [_play(task, first, count) for first, count in chunks]
     else:
-        if workers is not None and executor is not None:
-            raise FastNardyError("give workers or executor, not both")
-        if executor is not None and not isinstance(executor, Executor):
-            raise FastNardyError(f"executor must be a concurrent.futures.Executor, not {executor!r}")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                    or workers < 1):
-            raise FastNardyError(f"workers must be a positive int, not {workers!r}")
+        workers = checks.workers(workers, executor)
         pool = executor if executor is not None else ThreadPoolExecutor(workers)
         try:
             futures = [pool.submit(_play, task, first, count) for first, count in chunks]

@@ -1,0 +1,105 @@
+"""One check for each kind of argument, in one message style: ``"<name> must be <what it
+may be>, not <the value given>"``, raised as the documented :mod:`fastnardy.errors` class.
+
+Dice are checked by the kernel's parser (:func:`fastnardy._kernel.dice_pair`), which every
+entry point calls; the kernel checks again what reaches it (depth, ``max_children``, the
+table's size) and these checks run first, so a caller meets these messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import Executor
+from typing import Optional, Tuple, Type
+
+from .basics import CHECKERS, MAX_DEPTH, SIDES, Points
+from .errors import FastNardyError, InvalidPositionError, integer
+
+MAX_TABLE_MB = 1 << 20  # a transposition table of at most 1 TB
+
+
+def number(value: object, name: str, low: int, high: Optional[int] = None,
+           error: Type[FastNardyError] = FastNardyError) -> int:
+    """An integer from ``low`` to ``high`` (no upper bound when None)."""
+    checked = integer(value)
+    if checked is None or checked < low or (high is not None and checked > high):
+        span = f"from {low} to {high}" if high is not None else f">= {low}"
+        raise error(f"{name} must be an integer {span}, not {value!r}")
+    return checked
+
+
+def depth(value: object) -> int:
+    """T5: a perft depth, 0 to :data:`fastnardy.basics.MAX_DEPTH`."""
+    return number(value, "depth", 0, MAX_DEPTH)
+
+
+def limit(value: object, name: str = "max_children") -> Optional[int]:
+    """None (no limit) or an integer >= 0."""
+    checked = None if value is None else integer(value)
+    if value is not None and (checked is None or checked < 0):
+        raise FastNardyError(f"{name} must be None or an integer >= 0, not {value!r}")
+    return checked
+
+
+def megabytes(value: object, name: str = "tt_mb") -> Optional[float]:
+    """None (no table) or a table size in megabytes, a number from 1 to 1048576."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 1 <= value <= MAX_TABLE_MB:
+        raise FastNardyError(f"{name} must be a number of megabytes from 1 to {MAX_TABLE_MB}, "
+                             f"not {value!r}")
+    return value
+
+
+def workers(value: object, executor: object) -> Optional[int]:
+    """``workers`` (a number of threads, an integer >= 1) or ``executor`` (a
+    concurrent.futures.Executor), or neither; not both."""
+    if executor is not None:
+        if value is not None:
+            raise FastNardyError("give workers or executor, not both")
+        if not isinstance(executor, Executor):
+            raise FastNardyError(f"executor must be a concurrent.futures.Executor, "
+                                 f"not {executor!r}")
+    return None if value is None else number(value, "workers", 1)
+
+
+def flag(value: object, name: str) -> bool:
+    """True or False (a bool, not another truthy value)."""
+    if not isinstance(value, bool):
+        raise FastNardyError(f"{name} must be True or False, not {value!r}")
+    return value
+
+
+def side(value: object, name: str = "turn") -> str:
+    """A side: ``"white"`` or ``"black"``."""
+    if not isinstance(value, str) or value not in SIDES:
+        raise InvalidPositionError(f"{name} must be 'white' or 'black', not {value!r}")
+    return value
+
+
+def checkers(value: object, name: str) -> int:
+    """A checker count (of a point or a bar): an integer from 0 to 15."""
+    return number(value, name, 0, CHECKERS, InvalidPositionError)
+
+
+def points(value: object, name: str) -> Points:
+    """A side's 24 checker counts, each from 0 to 15 (the total is the caller's, T7)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidPositionError(f"{name} must be 24 checker counts, not {value!r}")
+    try:
+        items = list(value)
+    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
+        raise InvalidPositionError(f"{name} must be 24 checker counts, not {value!r}") from None
+    if len(items) != 24:
+        raise InvalidPositionError(f"{name} must be 24 checker counts, got {len(items)}")
+    return tuple(checkers(v, f"{name}[{i}]") for i, v in enumerate(items))
+
+
+def side_checkers(name: str, value: object, bar: object) -> Tuple[Points, int]:
+    """A side's 24 point counts and its bar count, at most 15 checkers in all (T7)."""
+    counts, on_bar = points(value, name), checkers(bar, f"{name} bar")
+    if sum(counts) + on_bar > CHECKERS:
+        raise InvalidPositionError(
+            f"T7: {name} has {sum(counts) + on_bar} checkers on the board; at most {CHECKERS}")
+    return counts, on_bar
