@@ -27,7 +27,7 @@ def test_depth_one_message_for_both_backends_and_perft_divide():
                 _message(lambda: fastnardy.perft_divide(start, 99)),
                 _message(lambda: reference.perft_count(start.rules.code, me, me_bar, opp,
                                                        opp_bar, 65))}
-    assert messages == {f"depth must be an integer from 0 to 64, not {depth}"
+    assert messages == {f"depth must be an integer between 0 and 64, not {depth}"
                         for depth in (65, -1, 99)}
 
 
@@ -76,5 +76,5 @@ def test_checker_counts_one_message_for_position_and_the_twin():
         Position.from_points("long", points, start.black_points)
     with pytest.raises(InvalidPositionError) as twin:
         reference.enumerate_turns(start.rules.code, points, 0, start.black_points, 0, 1, 2)
-    assert str(position.value) == "white[0] must be an integer from 0 to 15, not 16"
-    assert str(twin.value) == "side to move[0] must be an integer from 0 to 15, not 16"
+    assert str(position.value) == "white[0] must be an integer between 0 and 15, not 16"
+    assert str(twin.value) == "side to move[0] must be an integer between 0 and 15, not 16"

@@ -23,7 +23,7 @@ def number(value: object, name: str, low: int, high: Optional[int] = None,
     """An integer from ``low`` to ``high`` (no upper bound when None)."""
     checked = integer(value)
     if checked is None or checked < low or (high is not None and checked > high):
-        span = f"from {low} to {high}" if high is not None else f">= {low}"
+        span = f"between {low} and {high}" if high is not None else f">= {low}"
         raise error(f"{name} must be an integer {span}, not {value!r}")
     return checked
 
@@ -42,13 +42,13 @@ def limit(value: object, name: str = "max_children") -> Optional[int]:
 
 
 def megabytes(value: object, name: str = "tt_mb") -> Optional[float]:
-    """None (no table) or a table size in megabytes, a number from 1 to 1048576."""
+    """None (no table) or a table size in megabytes, a number between 1 and 1048576."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not 1 <= value <= MAX_TABLE_MB:
-        raise FastNardyError(f"{name} must be a number of megabytes from 1 to {MAX_TABLE_MB}, "
-                             f"not {value!r}")
+        raise FastNardyError(f"{name} must be a number of megabytes between 1 and "
+                             f"{MAX_TABLE_MB}, not {value!r}")
     return value
 
 
