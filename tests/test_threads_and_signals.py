@@ -1,0 +1,164 @@
+"""Threads and signals: the kernel is re-entrant from finalizers, threads give the serial
+results, kernel calls release the GIL, and Ctrl-C stops a long kernel call and the command
+line. (Moved from test_search_path.py.)"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft
+
+
+# ----------------------------------------------------------------- re-entrancy and threads
+
+_SAMPLE = [Position.from_gnubg_id(pid) for pid in (
+    "4HPwATDgc/ABMA", "v3sAAAhmdzMAAQ", "W3OgARjh7k4BAA", "380AADjcNgAAAA", "e2sCARhs254AAA")]
+
+
+def _expected_turns():
+    return {(i, roll): [(t.steps, t.position.key) for t in p.legal_turns(roll)]
+            for i, p in enumerate(_SAMPLE) for roll in ALL_ROLLS}
+
+
+def test_the_kernel_is_reentrant_from_finalizers():
+    expected = _expected_turns()
+    calls = []
+
+    class Noisy:
+        def __init__(self):
+            self.me = self  # a cycle: freed by the collector, at an arbitrary moment
+
+        def __del__(self):
+            p = _SAMPLE[len(calls) % len(_SAMPLE)]
+            calls.append((len(p.legal_turns((6, 6))), _kernel.count_turns(
+                p.rules.code, *p.mover_frame(), 5, 5),
+                len(_kernel.enumerate_turns(p.rules.code, *p.mover_frame(), 2, 1))))
+
+    old = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        for _ in range(3):
+            for (i, roll), want in expected.items():
+                Noisy()
+                position = _SAMPLE[i]
+                got = [(t.steps, t.position.key) for t in position.legal_turns(roll)]
+                raw = _kernel.enumerate_turns(position.rules.code, *position.mover_frame(), *roll)
+                assert got == want and [r[0] for r in raw] == [s for s, _ in want]
+    finally:
+        gc.set_threshold(*old)
+        gc.collect()
+    assert len(calls) > 100
+
+
+def test_threads_give_the_serial_results():
+    rows = batch.encode(_SAMPLE * 40)
+    dice = np.array([ALL_ROLLS[i % 21] for i in range(len(rows))])
+    serial = (batch.count_turns("short", rows, dice), batch.expand("short", rows, dice),
+              batch.chance_expand("short", rows, keys=True), perft(_SAMPLE[0], 2))
+    expected = _expected_turns()
+
+    def work(k):
+        if k % 4 == 0:
+            return batch.count_turns("short", rows, dice)
+        if k % 4 == 1:
+            return batch.expand("short", rows, dice)
+        if k % 4 == 2:
+            return batch.chance_expand("short", rows, keys=True)
+        for (i, roll), want in expected.items():
+            assert [(t.steps, t.position.key) for t in _SAMPLE[i].legal_turns(roll)] == want
+        return perft(_SAMPLE[0], 2)
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(16)))
+    for k, got in enumerate(results):
+        want = serial[k % 4]
+        if k % 4 == 0:
+            assert np.array_equal(got, want)
+        elif k % 4 == 3:
+            assert got == want
+        else:
+            assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_kernel_calls_release_the_gil():
+    """While one thread runs a long perft, another keeps running Python code."""
+    done = threading.Event()
+    ticks = []
+
+    def count():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    ticker = threading.Thread(target=count)
+    ticker.start()
+    try:
+        start = time.perf_counter()
+        perft(Position.start("long"), 4)
+        elapsed = time.perf_counter() - start
+    finally:
+        done.set()
+        ticker.join()
+    gaps = np.diff([t for t in ticks if t >= start]) if len(ticks) > 2 else np.array([elapsed])
+    assert gaps.max() < max(0.5, elapsed / 2), "the ticker thread was starved: GIL held"
+
+
+# ----------------------------------------------------------------- Ctrl-C
+
+def _default_sigint() -> None:
+    """Ctrl-C as Python handles it by default. A process started in the background of a
+    non-interactive shell (as a CI job may be) inherits SIGINT ignored, and Python then
+    leaves it ignored; this puts it back, here or in a child before it starts Python."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("call", ["perft", "count_turns", "chance_expand"])
+def test_a_long_kernel_call_stops_on_keyboard_interrupt(call):
+    long_start = Position.start("long")
+    rows = np.tile(batch.encode(_SAMPLE), (600_000, 1))  # about a second of work
+    work = {
+        "perft": lambda: perft(long_start, 5),  # about ten seconds of work
+        "count_turns": lambda: batch.count_turns("short", rows, (6, 6)),
+        "chance_expand": lambda: batch.chance_expand("short", rows[:300_000], keys=True),
+    }[call]
+    main = threading.main_thread().ident  # a real SIGINT, as Ctrl-C sends (it wakes sleep)
+    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            work()
+            time.sleep(5)  # finished before the interrupt: let it arrive (then the test fails)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert time.perf_counter() - start < 0.3 + 0.5
+    assert perft(long_start, 2) == 484  # the kernel still works afterwards
+
+
+def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130():
+    import os
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+                               preexec_fn=_default_sigint)
+    try:
+        time.sleep(2.0)  # started, inside perft(6), which takes minutes
+        sent = time.perf_counter()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert time.perf_counter() - sent < 1.5
+    assert process.returncode == 130 and err == "interrupted\n" and "Traceback" not in out

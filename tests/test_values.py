@@ -1,0 +1,98 @@
+"""The compiled values (Position, Turn, LegalTurns): turn for turn the reference's, their
+properties decode the packed key, they pickle, copy and stay immutable, and play trusts only
+its own turns. (Moved from test_search_path.py.)"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPositionError,
+                       LegalTurns, Position, Rules, Turn, _kernel)
+from strategies import positions
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(positions(), st.sampled_from(ALL_ROLLS))
+def test_T1_T2_compiled_turns_equal_the_reference_turn_for_turn(position, roll):
+    kernel = position.legal_turns(roll, backend="kernel")
+    reference = position.legal_turns(roll, backend="reference")
+    assert len(kernel) == len(reference)
+    for mine, theirs in zip(kernel, reference):
+        assert mine.steps == theirs.steps and mine.position == theirs.position
+        assert mine.position.to_string() == theirs.position.to_string()
+        assert hash(mine.position) == hash(theirs.position)
+        assert position.play(mine) == mine.position == position.play(str(mine), roll)
+
+
+@SETTINGS
+@given(positions())
+def test_position_properties_decode_the_key(position):
+    again = Position.from_string(position.to_string())
+    assert again == position and hash(again) == hash(position) and again.key == position.key
+    me, me_bar, opp, opp_bar = position.mover_frame()
+    assert _kernel.pack(me, me_bar, opp, opp_bar, position.rules.game) == position.key
+    assert position.white_off == 15 - sum(position.white_points) - position.white_bar
+    assert position.black_off == 15 - sum(position.black_points) - position.black_bar
+    other = "black" if position.turn == "white" else "white"  # T7 does not depend on it
+    swapped = Position.from_points(position.rules, position.white_points, position.black_points,
+                                   other, position.white_bar, position.black_bar)
+    assert swapped != position and hash(swapped) != hash(position)
+    assert _kernel.swap_key(*position.key, position.rules.game) == swapped.key
+
+
+@SETTINGS
+@given(positions(), st.sampled_from(ALL_ROLLS))
+def test_values_pickle_copy_and_deepcopy(position, roll):
+    turns = position.legal_turns(roll)
+    for value in (position, turns, position.rules) + tuple(turns[:3]):
+        assert pickle.loads(pickle.dumps(value)) == value
+        assert copy.copy(value) == value and copy.deepcopy(value) == value
+    again = pickle.loads(pickle.dumps(turns))
+    assert isinstance(again, LegalTurns) and list(again) == list(turns)
+    if len(turns):
+        turn = pickle.loads(pickle.dumps(turns[0]))
+        assert isinstance(turn, Turn) and turn.steps == turns[0].steps
+
+
+def test_values_are_immutable():
+    position = Position.start("long")
+    turn = position.legal_turns((6, 5))[0]
+    for obj, name in ((position, "_turn"), (position, "turn"), (turn, "steps"),
+                      (turn, "position"), (position, "white_points")):
+        with pytest.raises(AttributeError):
+            setattr(obj, name, None)
+    with pytest.raises(AttributeError):
+        position._assign(position.rules, "black", *position.mover_frame())
+    assert position == Position.start("long") and position.turn == "white"
+
+
+def test_turn_built_by_hand_and_bad_steps():
+    start = Position.start("long")
+    turn = start.legal_turns((6, 5))[0]
+    assert Turn(turn.steps, turn.position) == turn
+    assert Turn([(24, 18), (18, 13)], turn.position).steps == turn.steps
+    assert start.play(Turn(turn.steps, turn.position)) == turn.position  # checked, not trusted
+    for steps in ([(24, 18)] * 5, [(24,)], [("24", 18)], [(30, 1)], [(24.0, 18)], "24/18"):
+        with pytest.raises(FastNardyError):
+            Turn(steps, turn.position)
+    with pytest.raises(InvalidPositionError):
+        Turn(turn.steps, "long w 24:15 24:15")
+
+
+def test_play_trusts_only_its_own_turns_and_dice():
+    start = Position.start("long")
+    turn = start.legal_turns((6, 5))[0]
+    assert start.play(turn) == start.play(turn, (5, 6)) == turn.position
+    other = Position.start(Rules.long(head_rule="tournament"))
+    with pytest.raises(IllegalTurnError, match="T1"):  # a Turn of another position
+        other.play(turn)
+    assert other.play(str(turn)).white_points == turn.position.white_points
+    with pytest.raises(FastNardyError):
+        start.play(turn, (6, 6))  # a 6-5 turn is not legal for 6-6
