@@ -33,17 +33,15 @@ import time
 import numpy as np
 
 from fastnardy import _kernel as K
+from fastnardy.basics import ALL_ROLLS as ROLLS, start_points
+from fastnardy.rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE as HIDE
+from fastnardy.samples import placements, playouts
 
 try:
     from fastnardy import reference as R
 except ImportError:  # pragma: no cover - the reference is written in parallel
     R = None
 
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
-HEAD_RULES = ("classic", "tournament", "blocked")
-BLOCK_RULES = ("opponent_ahead", "opponent_home", "none")
-BLOCK_CHECKS = ("every_step", "turn_end")
-HIDE = ("allowed", "forbidden")
 
 
 def variants(game: str):
@@ -69,224 +67,6 @@ def position_string(code, me, me_bar, opp, opp_bar) -> str:
         return Position.from_points(rules, me, opp, "white", me_bar, opp_bar).to_string()
     except FastNardyError as exc:
         return f"(not a valid Position: {exc})"
-
-
-def mirror(game: int, q: int) -> int:
-    if game == 0:
-        return q + 12 if q <= 12 else q - 12
-    return 25 - q
-
-
-def start_position(game: int):
-    if game == 0:
-        me = [0] * 24
-        me[23] = 15
-        return tuple(me), 0, tuple(me), 0
-    me = [0] * 24
-    me[23], me[12], me[7], me[5] = 2, 5, 3, 5
-    return tuple(me), 0, tuple(me), 0
-
-
-# --------------------------------------------------------------------------- validity (T7)
-
-def forbidden_block(code, me, opp) -> bool:
-    """L6 for the side `me` (own numbering) against `opp` (own numbering)."""
-    game, _, block_rule, _, _ = code
-    if game != 0 or block_rule == 2:
-        return False
-    opp_off = 15 - sum(opp)
-    held = [False] * 25  # opponent numbering
-    for p in range(1, 25):
-        if me[p - 1]:
-            held[mirror(0, p)] = True
-    q = 1
-    while q <= 24:
-        if not held[q]:
-            q += 1
-            continue
-        low = q
-        while q <= 24 and held[q]:
-            q += 1
-        if q - low < 6:
-            continue
-        if opp_off:
-            continue
-        if block_rule == 0:
-            if not any(opp[r - 1] for r in range(1, low)):
-                return True
-        elif not any(opp[r - 1] for r in range(1, 7)):
-            return True
-    return False
-
-
-def valid(code, me, me_bar, opp, opp_bar) -> bool:
-    game = code[0]
-    if len(me) != 24 or len(opp) != 24:
-        return False
-    if any(v < 0 for v in me) or any(v < 0 for v in opp) or me_bar < 0 or opp_bar < 0:
-        return False
-    if sum(me) + me_bar > 15 or sum(opp) + opp_bar > 15:
-        return False
-    if game == 0 and (me_bar or opp_bar):
-        return False
-    if sum(me) + me_bar == 0 and sum(opp) + opp_bar == 0:
-        return False
-    for q in range(1, 25):
-        if opp[q - 1] and me[mirror(game, q) - 1]:
-            return False
-    # the side to move may hold a block only if it is allowed; the same for the opponent
-    if forbidden_block(code, me, opp) or forbidden_block(code, opp, me):
-        return False
-    return True
-
-
-# --------------------------------------------------------------------------- positions
-
-def spread(rng: random.Random, n: int, points: list, k: int) -> list:
-    """n checkers on k distinct points from `points` (each chosen point >= 1)."""
-    counts = [0] * 24
-    if n <= 0 or not points:
-        return counts
-    k = max(1, min(k, n, len(points)))
-    chosen = rng.sample(points, k)
-    for p in chosen:
-        counts[p - 1] += 1
-    for _ in range(n - k):
-        counts[rng.choice(chosen) - 1] += 1
-    return counts
-
-
-def place(rng: random.Random, code, kind: str):
-    """One random placement of the given kind, or None if it came out invalid."""
-    game = code[0]
-    me_bar = opp_bar = 0
-    me_off = opp_off = 0
-    if kind == "bearoff":
-        me_off = rng.randint(0, 14)
-        me_home = 15 - me_off
-        me = spread(rng, me_home, list(range(1, 7)), rng.randint(1, 6))
-        if game == 1 and rng.random() < 0.3:  # S7: a checker hit during bear-off
-            k = min(rng.randint(1, 2), me_home)
-            me_bar = k
-            for _ in range(k):
-                occ = [i for i in range(24) if me[i]]
-                me[rng.choice(occ)] -= 1
-        free_for_opp = [q for q in range(1, 25) if not me[mirror(game, q) - 1]]
-        opp_off = rng.choice([0, 0, rng.randint(0, 14)])
-        n_opp = 15 - opp_off
-        if game == 1:
-            opp_bar = rng.choice([0, 0, 0, 1, 2]) if n_opp >= 2 else 0
-            n_opp -= opp_bar
-            # blots in my home (their points 19..24) make hits during the bear-off
-            home_q = [q for q in free_for_opp if q >= 19]
-            opp = [0] * 24
-            for q in rng.sample(home_q, min(len(home_q), rng.randint(0, 2))):
-                if n_opp > 0:
-                    opp[q - 1] += 1
-                    n_opp -= 1
-            rest = [q for q in free_for_opp if q < 19 or opp[q - 1]]
-            extra = spread(rng, n_opp, rest, rng.randint(1, 8))
-            opp = [a + b for a, b in zip(opp, extra)]
-        else:
-            opp = spread(rng, n_opp, free_for_opp, rng.randint(1, 8))
-    elif kind == "head" and game == 0:  # L5: first turn of the mover
-        me = [0] * 24
-        me[23] = 15
-        free_for_opp = [q for q in range(1, 25) if mirror(0, q) != 24]
-        if rng.random() < 0.5:  # the opponent still on (or just off) its head
-            opp = [0] * 24
-            opp[23] = rng.randint(13, 15)
-            left = 15 - opp[23]
-            extra = spread(rng, left, [q for q in free_for_opp if q != 24], rng.randint(1, 2))
-            opp = [a + b for a, b in zip(opp, extra)]
-        else:
-            opp = spread(rng, 15, free_for_opp, rng.randint(1, 10))
-    elif kind == "block" and game == 0:  # L6: runs of 5..7 held points
-        me = [0] * 24
-        n = 15 - rng.choice([0, 0, 0, rng.randint(0, 6)])
-        length = rng.randint(5, 7)
-        low = rng.randint(1, 24 - length + 1)  # opponent numbering
-        run = [mirror(0, q) for q in range(low, low + length)]
-        if rng.random() < 0.5:  # leave a gap for a step to fill
-            run.remove(rng.choice(run))
-        for p in run:
-            if n > 0:
-                me[p - 1] += 1
-                n -= 1
-        others = [p for p in range(1, 25)]
-        extra = spread(rng, n, others, rng.randint(1, 5))
-        me = [a + b for a, b in zip(me, extra)]
-        free_for_opp = [q for q in range(1, 25) if not me[mirror(0, q) - 1]]
-        opp_off = rng.choice([0, 0, 0, 1])
-        opp = spread(rng, 15 - opp_off, free_for_opp, rng.randint(1, 8))
-    elif kind == "sparse":  # endgames: few checkers left on both sides, maybe game over
-        me_off = rng.choice([rng.randint(8, 15), rng.randint(11, 14)])
-        opp_off = rng.randint(8, 14) if me_off == 15 else rng.choice([rng.randint(5, 15), 15])
-        if me_off == 15 and opp_off == 15:
-            opp_off = 14
-        n = 15 - me_off
-        if game == 1 and n and rng.random() < 0.3:
-            me_bar = rng.randint(1, n)
-            n -= me_bar
-        me = spread(rng, n, list(range(1, 25)), rng.randint(1, 6))
-        free_for_opp = [q for q in range(1, 25) if not me[mirror(game, q) - 1]]
-        n = 15 - opp_off
-        if game == 1 and n and rng.random() < 0.3:
-            opp_bar = rng.randint(1, n)
-            n -= opp_bar
-        opp = spread(rng, n, free_for_opp, rng.randint(1, 8))
-    else:  # general
-        me_off = rng.choice([0, 0, 0, rng.randint(0, 10)])
-        n = 15 - me_off
-        if game == 1 and rng.random() < 0.35:
-            me_bar = min(n, rng.randint(1, 3))
-            n -= me_bar
-        me = spread(rng, n, list(range(1, 25)), rng.randint(1, 12))
-        free_for_opp = [q for q in range(1, 25) if not me[mirror(game, q) - 1]]
-        opp_off = rng.choice([0, 0, 0, rng.randint(0, 10)])
-        n = 15 - opp_off
-        if game == 1 and rng.random() < 0.3:
-            opp_bar = min(n, rng.randint(1, 3))
-            n -= opp_bar
-        # short: many blots (single checkers) to hit
-        k = rng.randint(1, 12) if game == 0 else rng.randint(4, 13)
-        opp = spread(rng, n, free_for_opp, k)
-    me, opp = tuple(me), tuple(opp)
-    if not valid(code, me, me_bar, opp, opp_bar):
-        return None
-    return me, me_bar, opp, opp_bar
-
-
-def placements(rng: random.Random, code, n: int) -> list:
-    kinds = (["general", "bearoff", "sparse"]
-             + (["head", "block", "block"] if code[0] == 0 else ["general", "bearoff"]))
-    out = []
-    tries = 0
-    while len(out) < n and tries < 1000 * max(n, 1):
-        tries += 1
-        pos = place(rng, code, kinds[len(out) % len(kinds)])
-        if pos is not None:
-            out.append(pos)
-    return out
-
-
-def playouts(rng: random.Random, code, n: int) -> list:
-    """Positions sampled from random games played with the kernel's turns."""
-    out = []
-    while len(out) < n:
-        me, me_bar, opp, opp_bar = start_position(code[0])
-        for _ply in range(400):
-            if rng.random() < 0.25 and valid(code, me, me_bar, opp, opp_bar):
-                out.append((me, me_bar, opp, opp_bar))
-                if len(out) >= n:
-                    break
-            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
-            turns = K.enumerate_turns(code, me, me_bar, opp, opp_bar, d1, d2)
-            if not turns:
-                break  # game over
-            _steps, me2, me_bar2, opp2, opp_bar2 = rng.choice(turns)
-            me, me_bar, opp, opp_bar = opp2, opp_bar2, me2, me_bar2  # opponent to move
-    return out
 
 
 # --------------------------------------------------------------------------- comparison
@@ -401,7 +181,7 @@ def known_examples() -> int:
     if [x[0] for x in t] != [((24, 18, False), (18, 13, False))]:
         print("MISMATCH T2 6-5 opening:", t)
         bad += 1
-    me, mb, opp, ob = start_position(1)
+    me, mb, opp, ob = start_points(1), 0, start_points(1), 0
     got = K.perft_count((1, 0, 0, 0, 0), me, mb, opp, ob, 3, False)
     if got != 116_154_993:
         print(f"MISMATCH short perft(3) from the start = {got}, not 116,154,993")
@@ -432,7 +212,7 @@ def bench(args) -> int:
         print(f"{label:62s} batch {best / n * 1e6:6.3f} us/position-roll ({n} position-rolls);"
               f" count_turns {t_cnt / m * 1e6:6.3f} us; enumerate_turns {t_enum / m * 1e6:6.2f} us")
     for code, depth in (((1, 0, 0, 0, 0), 3), ((0, 0, 0, 0, 0), 4)):
-        me, mb, opp, ob = start_position(code[0])
+        me, mb, opp, ob = start_points(code[0]), 0, start_points(code[0]), 0
         for d in range(1, depth + 1):
             t0 = time.perf_counter()
             got = K.perft_count(code, me, mb, opp, ob, d, False)

@@ -19,14 +19,11 @@ import argparse
 import importlib.util
 import random
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+from corpus import short_positions
+from searchpath import Workload, fastnardy_workloads, measure, short_perft_seconds
 
-from corpus import short_positions  # noqa: E402
-from searchpath import Workload, fastnardy_workloads, measure, short_perft_seconds  # noqa: E402
-
-from fastnardy import ALL_ROLLS, Position  # noqa: E402
+from fastnardy import ALL_ROLLS, Position
 
 QUOTED = [  # issue 6: native loops, not measured in this run
     ("wildbg all_positions_after_moving (quoted)", "native Rust loop", 0.33),

@@ -24,15 +24,12 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import NamedTuple, Sequence
 
-sys.path.insert(0, str(Path(__file__).parent))
+from corpus import PHASES, corpus
+from searchpath import fastnardy_workloads, measure, thread_scaling
 
-from corpus import PHASES, corpus  # noqa: E402
-from searchpath import fastnardy_workloads, measure, thread_scaling  # noqa: E402
-
-from fastnardy import ALL_ROLLS, Position, _kernel, perft, reference  # noqa: E402
+from fastnardy import ALL_ROLLS, Position, _kernel, perft, reference
 
 DOUBLES = [r for r in ALL_ROLLS if r[0] == r[1]]
 NON_DOUBLES = [r for r in ALL_ROLLS if r[0] != r[1]]

@@ -12,18 +12,14 @@ figures as one table with the ratios.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from corpus import PHASES, corpus  # noqa: E402
-from report import (DOUBLES, NON_DOUBLES, api_all_turns, api_turns, items_of,  # noqa: E402
+from corpus import PHASES, corpus
+from report import (DOUBLES, NON_DOUBLES, api_all_turns, api_turns, items_of,
                     kernel_counts, reference_turns)
 
-from fastnardy import Position, perft  # noqa: E402
+from fastnardy import Position, perft
 
 GROUPS = corpus(40)
 CASES = [(game, phase, label) for game in ("long", "short") for phase in PHASES

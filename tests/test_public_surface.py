@@ -56,6 +56,8 @@ NOT_WALKED = {
     "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
     "fastnardy.referee": "the helpers of Position.check_turn, check_played and play, walked",
     "fastnardy.backend": "backend selection, walked through every backend= argument",
+    "fastnardy.samples": "random positions for the tests and benchmarks (a random.Random and a "
+                         "rules code in; bench/differential.py and tests/strategies.py use it)",
     "fastnardy.checks": "the argument checks, walked through every entry point that calls "
                         "them (their own parameters, a name and bounds, are the package's)",
     "fastnardy.basics": "the shared facts (sides, rolls, mirror, start, scoring, six-block): "

@@ -10,16 +10,15 @@ source tree.
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Callable, Dict, List, NamedTuple, Tuple, TypeVar
 
 from . import batch
 from .basics import ALL_ROLLS
-from .game import Game
 from .counting import perft
 from .position import Position
 from .rules import LONG, SHORT
+from .samples import sample_positions
 
 SAMPLE_SIZE = 200  # positions per game
 PERFT_DEPTH = {LONG: 4, SHORT: 3}
@@ -48,21 +47,6 @@ class Timing(NamedTuple):
     def as_dict(self) -> Dict[str, object]:
         return {**self._asdict(), "per_second": round(self.per_second),
                 "microseconds_each": round(self.microseconds_each, 4)}
-
-
-def sample_positions(game: str, count: int, seed: int = 1) -> List[Position]:
-    """``count`` positions met in random playouts of ``game`` (seeded), game over excluded."""
-    choices = random.Random(seed)
-    positions: List[Position] = []
-    playout = Game(game, seed)
-    while len(positions) < count:
-        if playout.is_over():
-            playout = Game(game, choices.randrange(2**32))
-            continue
-        positions.append(playout.position)
-        turns = playout.legal_turns()
-        playout.play(turns[choices.randrange(len(turns))])
-    return positions
 
 
 def best_time(work: Callable[[], T], seconds: float) -> Tuple[T, float]:
