@@ -167,9 +167,9 @@ def test_no_public_name_of_the_package_shadows_one_of_its_modules():
     assert not modules & set(fastnardy.__all__)
 
 
-def test_the_old_module_paths_of_perft_and_features_still_import_with_a_warning():
+def test_the_old_module_paths_and_renamed_names_still_work_with_a_warning():
     import fastnardy
-    from fastnardy import counting, inputs
+    from fastnardy import batch, counting, inputs
 
     with pytest.warns(DeprecationWarning, match="fastnardy.perft is renamed fastnardy.counting"):
         from fastnardy.perft import read_perft_file
@@ -179,6 +179,8 @@ def test_the_old_module_paths_of_perft_and_features_still_import_with_a_warning(
     assert WIDTHS is inputs.WIDTHS
     with pytest.warns(DeprecationWarning, match="renamed ENCODINGS"):
         assert inputs.KINDS is inputs.ENCODINGS  # type: ignore[attr-defined]
+    with pytest.warns(DeprecationWarning, match="renamed ROW_WIDTH"):
+        assert batch.BOARD_WIDTH == batch.ROW_WIDTH == 50  # type: ignore[attr-defined]
     # the functions stay the functions, whatever was imported
     assert fastnardy.perft is counting.perft and fastnardy.features is inputs.features
 

@@ -40,11 +40,12 @@ from .basics import ALL_ROLLS, BLACK, MIRROR_COLUMNS as _MIRROR, ROLL_PROBABILIT
 from .position import Position
 from .rules import Rules
 
-__all__ = ["BOARD_WIDTH", "KEY_DTYPE", "PROBABILITY", "ROLLS", "ChanceNodes", "chance_expand",
+__all__ = ["KEY_DTYPE", "PROBABILITY", "ROLLS", "ROW_WIDTH", "ChanceNodes", "chance_expand",
            "count_turns", "decode", "encode", "expand", "rows_from_keys"]
 
-BOARD_WIDTH = 50
-BOARD_DTYPE = np.int8
+# a row: one position as 50 int8, the mover's 24 points and bar, then the opponent's
+ROW_WIDTH = 50
+ROW_DTYPE = np.int8
 KEY_DTYPE = _kernel.KEY_DTYPE
 
 # T5: the 21 distinct rolls (d1 <= d2), and the probability of each (1/36 a double, else 2/36)
@@ -75,7 +76,7 @@ def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[
     for position in checked:
         me, me_bar, opp, opp_bar = position.mover_frame()
         rows.append(me + (me_bar,) + opp + (opp_bar,))
-    return np.array(rows, dtype=BOARD_DTYPE).reshape(len(rows), BOARD_WIDTH)
+    return np.array(rows, dtype=ROW_DTYPE).reshape(len(rows), ROW_WIDTH)
 
 
 def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Position]:
@@ -159,9 +160,9 @@ def _index(name: str, value: object, size: int) -> int:
 
 def _rows(boards: object) -> np.ndarray:
     rows = np.asarray(boards)
-    if rows.ndim != 2 or rows.shape[1] != BOARD_WIDTH or rows.dtype.kind not in "iu":
+    if rows.ndim != 2 or rows.shape[1] != ROW_WIDTH or rows.dtype.kind not in "iu":
         raise InvalidPositionError(
-            f"boards must be an integer array of shape (N, {BOARD_WIDTH}), not "
+            f"boards must be an integer array of shape (N, {ROW_WIDTH}), not "
             f"{rows.dtype} {rows.shape}")
     return rows
 
@@ -200,9 +201,22 @@ def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:
         raise InvalidPositionError("a key holds more than 15 checkers of a side (T7)")
     if game == "long" and (np.any(mover_bar) or np.any(opponent_bar)):
         raise InvalidPositionError("long nardy has no bar (L3), but a key has bar checkers")
-    rows = np.empty((len(packed), BOARD_WIDTH), dtype=BOARD_DTYPE)
+    rows = np.empty((len(packed), ROW_WIDTH), dtype=ROW_DTYPE)
     rows[:, :24] = mover
     rows[:, 24] = mover_bar
     rows[:, 25:49] = opponent
     rows[:, 49] = opponent_bar
     return rows
+
+
+def __getattr__(name: str) -> object:
+    """The old names of ROW_WIDTH and ROW_DTYPE (a 50-int8 row is a row, not a board), with a
+    DeprecationWarning."""
+    renamed = {"BOARD_WIDTH": "ROW_WIDTH", "BOARD_DTYPE": "ROW_DTYPE"}
+    if name in renamed:
+        import warnings
+
+        warnings.warn(f"fastnardy.batch.{name} is renamed {renamed[name]}", DeprecationWarning,
+                      stacklevel=2)
+        return globals()[renamed[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

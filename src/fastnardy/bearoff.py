@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .basics import ALL_ROLLS
-from .batch import BOARD_DTYPE, BOARD_WIDTH, expand
+from .batch import ROW_DTYPE, ROW_WIDTH, expand
 from .errors import InvalidPositionError
 from .rules import Rules
 
@@ -71,7 +71,7 @@ _ROLL_OUTCOMES = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 1.0, 2.0)
 # a non-final roll lowers the pip count by at least 2 (two dice, >= 1 pip each), so from
 # 90 pips at most 45 rolls are ever needed: the distributions are built on 46 columns
 _ROLLS_BOUND = MAX_PIPS // 2 + 1
-_OPPONENT_POINT_1 = BOARD_WIDTH // 2  # column of the opponent's own point 1 in a board row
+_OPPONENT_POINT_1 = ROW_WIDTH // 2  # column of the opponent's own point 1 in a board row
 
 
 class BearoffTable(NamedTuple):
@@ -201,7 +201,7 @@ def _build() -> BearoffTable:
     for level in range(1, MAX_PIPS + 1):
         ranks = np.flatnonzero(pips == level)
         n = len(ranks)
-        boards = np.zeros((n_rolls * n, BOARD_WIDTH), dtype=BOARD_DTYPE)
+        boards = np.zeros((n_rolls * n, ROW_WIDTH), dtype=ROW_DTYPE)
         boards[:, :HOME_POINTS] = np.tile(positions[ranks], (n_rolls, 1))
         boards[:, _OPPONENT_POINT_1] = MAX_CHECKERS
         children, parent = expand(rules, boards, np.repeat(_ROLLS, n, axis=0))

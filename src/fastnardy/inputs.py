@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .batch import BOARD_WIDTH, MIRROR_COLUMNS, rows_from_keys
+from .batch import ROW_WIDTH, MIRROR_COLUMNS, rows_from_keys
 from .errors import InvalidPositionError, InvalidRulesError
 from .rules import Rules
 
@@ -96,9 +96,9 @@ def features(rules: object, boards: object, kind: str = "raw") -> npt.NDArray[np
               _CHECKERS - rows[:, _HALF:].sum(axis=1, dtype=np.int16))]
     out = np.empty((n, WIDTHS[kind]), dtype=np.float32)
     if kind == "raw":
-        out[:, :BOARD_WIDTH] = rows
-        out[:, BOARD_WIDTH] = sides[0][2]
-        out[:, BOARD_WIDTH + 1] = sides[1][2]
+        out[:, :ROW_WIDTH] = rows
+        out[:, ROW_WIDTH] = sides[0][2]
+        out[:, ROW_WIDTH + 1] = sides[1][2]
         out /= _CHECKERS
     elif kind == "tdgammon":
         for base, (points, bar, off) in zip((0, 98), sides):
@@ -119,9 +119,9 @@ def _checked_rows(game: str, boards: object) -> npt.NDArray[np.int8]:
     array = np.asarray(boards)
     if array.dtype.names is not None:
         return rows_from_keys(game, array)
-    if array.ndim != 2 or array.shape[1] != BOARD_WIDTH or array.dtype.kind not in "iu":
+    if array.ndim != 2 or array.shape[1] != ROW_WIDTH or array.dtype.kind not in "iu":
         raise InvalidPositionError(
-            f"boards must be an integer array of shape (N, {BOARD_WIDTH}) or a 1-D array of "
+            f"boards must be an integer array of shape (N, {ROW_WIDTH}) or a 1-D array of "
             f"packed keys, not {array.dtype} {array.shape}")
     if array.size and (array.min() < 0 or array.max() > _CHECKERS):
         raise InvalidPositionError(f"board counts must be from 0 to {_CHECKERS}")
