@@ -2,7 +2,7 @@
 
 * long nardy: seeded random playouts from the start (random legal turns, every position on
   the way kept, deduplicated), classified by phase;
-* short nardy: the GNU Backgammon contact and race IDs of ``../shared/data`` (the wildbg
+* short nardy: the GNU Backgammon contact and race IDs of ``bench/data`` (the wildbg
   benchmark positions), race split into race and bear-off.
 
 Phases: ``bear-off`` when the side to move has every checker in its home or off; ``race``
@@ -17,7 +17,7 @@ from pathlib import Path
 from fastnardy import ALL_ROLLS, Position
 from fastnardy.reference import mirror
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 PHASES = ("contact", "race", "bear-off")
 
 

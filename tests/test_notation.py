@@ -10,7 +10,7 @@ import fastnardy
 from fastnardy import Position, Rules, Step, Turn
 from conftest import short_pos
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[1] / "bench" / "data"  # the GNU Backgammon benchmark IDs
 
 
 @pytest.mark.parametrize("text", [
@@ -70,7 +70,6 @@ def test_gnubg_start_and_side_to_move():
     assert black.turn == "black" and black.gnubg_id() == "4HPwATDgc/ABMA"
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="shared/data is not beside the repository")
 def test_gnubg_ids_of_the_benchmark_positions_round_trip_through_position():
     for name in ("bg_contact_ids.txt", "bg_race_ids.txt"):
         for pid in (DATA / name).read_text().split():
