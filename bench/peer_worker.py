@@ -21,70 +21,15 @@ import sys
 import time
 from typing import Callable, Dict, List, Tuple
 
-import numpy as np
-
-from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft, simulate
+from fastnardy import ALL_ROLLS, Position, perft, simulate
+from fastnardy.benchmark import LEVELS
 
 Setup = Callable[[List[Position]], Tuple[int, Callable[[], int]]]
 
 
-def _pairs(positions: List[Position]) -> List[Tuple[Position, Tuple[int, int]]]:
-    return [(p, roll) for p in positions for roll in ALL_ROLLS]
-
-
-def _every_roll(positions: List[Position]) -> Tuple[np.ndarray, np.ndarray]:
-    rows = np.repeat(batch.encode(positions), len(ALL_ROLLS), axis=0)
-    dice = np.tile(batch.ROLLS, (len(positions), 1))
-    return rows, dice
-
-
-def expand(keys: bool) -> Setup:
-    """batch.expand of every (position, roll): the children, as keys or rows."""
-    def setup(positions: List[Position]) -> Tuple[int, Callable[[], int]]:
-        rows, dice = _every_roll(positions)
-        return len(rows), lambda: len(batch.expand("short", rows, dice, keys=keys)[1])
-    return setup
-
-
-def chance(keys: bool) -> Setup:
-    """batch.chance_expand: the children of every position over its 21 rolls in one call."""
-    def setup(positions: List[Position]) -> Tuple[int, Callable[[], int]]:
-        boards = batch.encode(positions, keys=keys)
-        return (len(positions) * len(ALL_ROLLS),
-                lambda: len(batch.chance_expand("short", boards, keys=keys).parent))
-    return setup
-
-
-def batch_count(positions: List[Position]) -> Tuple[int, Callable[[], int]]:
-    """batch.count_turns of every (position, roll): a count, no children kept."""
-    rows, dice = _every_roll(positions)
-    return len(rows), lambda: int(batch.count_turns("short", rows, dice).sum())
-
-
-def kernel_calls(positions: List[Position]) -> Tuple[int, Callable[[], int]]:
-    """One _kernel.count_turns call per (position, roll)."""
-    code = positions[0].rules.code
-    items = [(p.mover_frame(), roll) for p, roll in _pairs(positions)]
-    count = _kernel.count_turns
-
-    def run() -> int:
-        total = 0
-        for (me, me_bar, opp, opp_bar), (d1, d2) in items:
-            total += count(code, me, me_bar, opp, opp_bar, d1, d2)
-        return total
-    return len(items), run
-
-
-def lazy_turns(positions: List[Position]) -> Tuple[int, Callable[[], int]]:
-    """len(position.legal_turns(roll)): the Python API, no Turn built."""
-    pairs = _pairs(positions)
-    return len(pairs), lambda: sum(len(p.legal_turns(roll)) for p, roll in pairs)
-
-
-def built_turns(positions: List[Position]) -> Tuple[int, Callable[[], int]]:
-    """list(position.legal_turns(roll)): the Python API, every Turn built."""
-    pairs = _pairs(positions)
-    return len(pairs), lambda: sum(len(list(p.legal_turns(roll))) for p, roll in pairs)
+def fastnardy_level(name: str) -> Setup:
+    """One level of fastnardy.benchmark.LEVELS (the levels ``fastnardy bench`` times)."""
+    return lambda positions: LEVELS[name].setup("short", positions)
 
 
 def bgsage_moves(positions: List[Position]) -> Tuple[int, Callable[[], int]]:
@@ -127,14 +72,7 @@ def openspiel_actions(positions: List[Position]) -> Tuple[int, Callable[[], int]
 
 
 MOVEGEN: Dict[str, Setup] = {
-    "fastnardy.expand_keys": expand(True),
-    "fastnardy.expand_rows": expand(False),
-    "fastnardy.chance_keys": chance(True),
-    "fastnardy.chance_rows": chance(False),
-    "fastnardy.list_turns": built_turns,
-    "fastnardy.count_batch": batch_count,
-    "fastnardy.count_calls": kernel_calls,
-    "fastnardy.len_turns": lazy_turns,
+    **{f"fastnardy:{name}": fastnardy_level(name) for name in LEVELS},
     "bgsage.possible_moves": bgsage_moves,
     "openspiel.legal_actions": openspiel_actions,
 }

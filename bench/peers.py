@@ -5,7 +5,8 @@
 Every program runs in a process of its own, once per round, the programs interleaved
 (A B C … A B C …), so that load on a shared machine falls on all of them alike; every figure
 is thread CPU time, measured inside the program around its own loop. Rows compare like with
-like, on the 2,000 GNU Backgammon positions of bench/data (1,000 contact, 1,000 race) x the
+like, on the 2,000 GNU Backgammon benchmark positions shipped in fastnardy/data (1,000 contact,
+1,000 race) x the
 21 rolls:
 
 * children: wildbg's ``all_positions_after_moving`` and bkgm's ``legal_positions`` (native
@@ -33,12 +34,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from importlib import resources
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional
 
+from fastnardy.benchmark import GNUBG_ID_FILES, LEVELS
+
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data"
-IDS = [str(DATA / "bg_contact_ids.txt"), str(DATA / "bg_race_ids.txt")]
+DATA = resources.files("fastnardy").joinpath("data")
+IDS = [str(DATA.joinpath(name)) for name in GNUBG_ID_FILES]
 KIT = HERE.parents[1] / "shared" / "peers"
 WORKER = [sys.executable, str(HERE / "peer_worker.py")]
 
@@ -87,26 +91,18 @@ def programs(drivers: Optional[Path], passes: int, depth: int, games: int) -> "t
                 [bkgm, "movegen"])
     else:
         wildbg = bkgm = ""
-    fast = [("fastnardy batch.expand(keys=True)", "numpy batch", "fastnardy.expand_keys"),
-            ("fastnardy batch.expand (rows)", "numpy batch", "fastnardy.expand_rows"),
-            ("fastnardy batch.chance_expand(keys=True)", "numpy batch, 21 rolls a call",
-             "fastnardy.chance_keys"),
-            ("fastnardy batch.chance_expand (rows)", "numpy batch, 21 rolls a call",
-             "fastnardy.chance_rows"),
-            ("fastnardy list(pos.legal_turns(roll))", "Python API, every Turn built",
-             "fastnardy.list_turns")]
-    for name, how, program in fast:
-        movegen(name, how, [*WORKER, "movegen", program])
+    for name, level in LEVELS.items():
+        if level.group == "children":
+            movegen(f"fastnardy {name}", level.how, [*WORKER, "movegen", f"fastnardy:{name}"])
     if importlib.util.find_spec("bgsage"):
         movegen("bgsage possible_moves", "Python -> C++",
                 [*WORKER, "movegen", "bgsage.possible_moves"])
     else:
         notes.append("bgsage left out: not installed (pip install bgsage)")
-    counts = [("fastnardy batch.count_turns", "numpy batch", "fastnardy.count_batch"),
-              ("fastnardy _kernel.count_turns", "one Python call each", "fastnardy.count_calls"),
-              ("fastnardy len(pos.legal_turns(roll))", "Python API, lazy", "fastnardy.len_turns")]
-    for name, how, program in counts:
-        movegen(name, how, [*WORKER, "movegen", program], group="counts")
+    for name, level in LEVELS.items():
+        if level.group == "counts":
+            movegen(f"fastnardy {name}", level.how, [*WORKER, "movegen", f"fastnardy:{name}"],
+                    group="counts")
     if importlib.util.find_spec("pyspiel"):
         movegen("OpenSpiel legal_actions()", "Python -> C++, half-turn actions at nodes of "
                 "random games", [*WORKER, "movegen", "openspiel.legal_actions"], group="counts")
