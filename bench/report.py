@@ -12,7 +12,7 @@ non-doubles, the median over rounds of the mean thread CPU time of:
 and the ratios ref/kernel, ref/API and ref/API-all (how many times faster), then perft nodes
 per second. ``--plot FILE`` also draws the speed table as a bar chart (needs matplotlib).
 
-    PYTHONPATH=src python bench/report.py [--sample 120] [--rounds 5] [--long-games 60]
+    python bench/report.py [--sample 120] [--rounds 5] [--long-games 60]
                                           [--plot speed.png]
 """
 

@@ -29,6 +29,7 @@ Select the backend with the environment variable ``FASTNARDY_BACKEND`` (``kernel
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Dict, List, Protocol, Sequence, SupportsIndex, Tuple
 
@@ -71,6 +72,12 @@ def _load(name: str) -> Backend:
 
         return reference
     if name == "kernel":
+        if importlib.util.find_spec(f"{__package__}._kernel") is None:
+            raise ImportError(
+                f"fastnardy's compiled kernel is not built in {os.path.dirname(__file__)}: "
+                "this is a source tree, not an installed copy (does PYTHONPATH=src hide the "
+                "installed one?). Install with `pip install .`, or build in place with "
+                "`python setup.py build_ext --inplace` (both need a C compiler).")
         try:
             from . import _kernel
         except ImportError as exc:  # never fall back silently to the slow path
