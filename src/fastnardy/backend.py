@@ -29,7 +29,6 @@ Select the backend with the environment variable ``FASTNARDY_BACKEND`` (``kernel
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from typing import Dict, List, Protocol, Sequence, SupportsIndex, Tuple
 
@@ -72,19 +71,20 @@ def _load(name: str) -> Backend:
 
         return reference
     if name == "kernel":
-        if importlib.util.find_spec(f"{__package__}._kernel") is None:
-            raise ImportError(
-                f"fastnardy's compiled kernel is not built in {os.path.dirname(__file__)}: "
-                "this is a source tree, not an installed copy (does PYTHONPATH=src hide the "
-                "installed one?). Install with `pip install .`, or build in place with "
-                "`python setup.py build_ext --inplace` (both need a C compiler).")
         try:
             from . import _kernel
         except ImportError as exc:  # never fall back silently to the slow path
+            where = os.path.dirname(__file__)
+            built = any(name.startswith("_kernel.") and not name.endswith((".pyx", ".pxd", ".pyi"))
+                        for name in os.listdir(where))
             raise ImportError(
                 "fastnardy's compiled kernel (fastnardy._kernel) failed to import: "
-                f"{exc}. Reinstall with `pip install .` (it needs a C compiler): the "
-                "values (Position, Turn) are compiled too, whichever backend generates turns."
+                f"{exc}. " + ("" if built else
+                              f"It is not built in {where}: that is a source tree, not an "
+                              "installed copy (does PYTHONPATH=src hide the installed one? "
+                              "`python setup.py build_ext --inplace` builds it there). ") +
+                "Reinstall with `pip install .` (it needs a C compiler): the values "
+                "(Position, Turn) are compiled too, whichever backend generates turns."
             ) from exc
         return _kernel
     raise _unknown("backend", name)
