@@ -19,13 +19,15 @@ SDIST_NEEDS = (
     "LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in",
     "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyx", "src/fastnardy/_kernel.pxd",
     "src/fastnardy/_kernel.pyi", "src/fastnardy/py.typed", "src/fastnardy/docs/rules.md",
+    "src/fastnardy/data/bg_contact_ids.txt", "src/fastnardy/data/bg_race_ids.txt",
     "tests/conftest.py", "tests/strategies.py", "tests/data/long.perft",
     "tests/data/short.perft", "bench/differential.py",
 )
 SDIST_FORBIDS = (".c", ".so", ".pyc", ".html")
 WHEEL_NEEDS = (
     "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/_kernel.pxd",
-    "fastnardy/py.typed", "fastnardy/docs/rules.md",
+    "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
+    "fastnardy/data/bg_race_ids.txt",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
 

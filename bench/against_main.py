@@ -17,7 +17,7 @@ import numpy as np
 
 from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def main() -> None:

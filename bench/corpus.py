@@ -2,7 +2,7 @@
 
 * long nardy: seeded random playouts from the start (random legal turns, every position on
   the way kept, deduplicated), classified by phase;
-* short nardy: the GNU Backgammon contact and race IDs of ``../shared/data`` (the wildbg
+* short nardy: the GNU Backgammon contact and race IDs shipped in ``fastnardy/data`` (the wildbg
   benchmark positions), race split into race and bear-off.
 
 Phases: ``bear-off`` when the side to move has every checker in its home or off; ``race``
@@ -12,12 +12,11 @@ when no checker of one side still has to pass a checker of the other; ``contact`
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 from fastnardy import ALL_ROLLS, Position
 from fastnardy.basics import mirror
+from fastnardy.benchmark import gnubg_positions
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 PHASES = ("contact", "race", "bear-off")
 
 
@@ -56,11 +55,7 @@ def long_playouts(n_games: int = 60, seed: int = 2024) -> list:
 
 def short_positions() -> list:
     out = []
-    for name in ("bg_contact_ids.txt", "bg_race_ids.txt"):
-        path = DATA / name
-        if path.exists():
-            out += [Position.from_gnubg_id(pid) for pid in path.read_text().split()]
-    return out
+    return gnubg_positions()
 
 
 def corpus(long_games: int = 60) -> dict:

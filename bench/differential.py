@@ -19,7 +19,7 @@ against its general search (``_set_fast_paths(False)``).
 Every mismatch is printed with the inputs that reproduce it and both outputs; the exit status
 is 1 on any mismatch. One summary line per variant.
 
-    PYTHONPATH=src python bench/differential.py --positions 40 --seed 1 [--game long|short|both]
+    python bench/differential.py --positions 40 --seed 1 [--game long|short|both]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Next to each ``NAME.mat`` it writes ``NAME.ids``: gnubg's Position ID after each
 file, one a line (``-`` when the turn ended the game); the tests replay both.
 
     apt-get install gnubg
-    PYTHONPATH=src python bench/gnubg_selfplay.py --matches 20 --length 5 --out /tmp/gnubg
+    python bench/gnubg_selfplay.py --matches 20 --length 5 --out /tmp/gnubg
 
 Exit status: that of check-game (0 all legal, 1 an illegal turn, 2 an unreadable file), or 1
 when a position or a score disagrees.

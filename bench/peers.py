@@ -1,123 +1,192 @@
-"""fastnardy beside the installable peers, in one run on the same positions: bgsage's
-``possible_moves`` (Python -> C++) and OpenSpiel's backgammon ``legal_actions`` (Python ->
-C++), with every fastnardy row of bench/searchpath.py. Peers that are not installed are
-left out (``pip install ".[peers]"`` installs both).
+"""fastnardy beside the other move generators, measured live in one run.
 
-    PYTHONPATH=src python bench/peers.py [--rounds 5] [--positions 2000]
+    python bench/peers.py [--rounds 7] [--passes 3] [--peers DIR] [--json FILE]
 
-Positions: the GNU Backgammon benchmark IDs of ``../shared/data`` (contact and race), each
-with the 21 rolls; OpenSpiel cannot be set to a given position from Python, so it is timed
-on the player nodes of seeded random OpenSpiel games (as many as there are position-rolls,
-at most 20,000). Times are thread CPU µs per (position, roll), the median of interleaved
-rounds. wildbg and bkgm (native Rust) cannot be built here: their figures are the ones
-quoted in issue 6, measured on this machine class with the same corpus, shown for reference.
+Every program runs in a process of its own, once per round, the programs interleaved
+(A B C … A B C …), so that load on a shared machine falls on all of them alike; every figure
+is thread CPU time, measured inside the program around its own loop. Rows compare like with
+like, on the 2,000 GNU Backgammon benchmark positions shipped in fastnardy/data (1,000 contact,
+1,000 race) x the
+21 rolls:
+
+* children: wildbg's ``all_positions_after_moving`` and bkgm's ``legal_positions`` (native
+  Rust drivers) against ``batch.expand`` (keys and rows), ``batch.chance_expand`` and
+  ``list(legal_turns)``, and bgsage's ``possible_moves`` (Python -> C++);
+* counts: ``batch.count_turns``, one ``_kernel.count_turns`` call each, ``len(legal_turns)``;
+  and OpenSpiel's ``legal_actions`` (half-turn actions, at nodes of random OpenSpiel games);
+* perft: short nardy from the start, one thread, no table, in every program;
+* self-play: random games (a uniform roll, a uniform legal child), games per CPU second.
+
+The Rust drivers come from ``--peers DIR`` (a folder that ``shared/peers/build.sh DIR``
+built), else from ``$FASTNARDY_PEERS``, else ``shared/peers/build.sh`` beside the repository
+builds them (about a minute, once) into ``$TMPDIR/fastnardy-peers``. Programs that are
+missing (no peers kit, bgsage or open_spiel not installed: ``pip install ".[peers]"``) are
+left out with a note. It runs against the installed fastnardy.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import random
+import json
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional
 
-from corpus import short_positions
-from searchpath import Workload, fastnardy_workloads, measure, short_perft_seconds
+from fastnardy.benchmark import GNUBG_ID_FILES, LEVELS
 
-from fastnardy import ALL_ROLLS, Position
-
-QUOTED = [  # issue 6: native loops, not measured in this run
-    ("wildbg all_positions_after_moving (quoted)", "native Rust loop", 0.33),
-    ("bkgm legal_positions (quoted)", "native Rust loop", 0.36),
-]
-
-
-def bgsage_board(position: Position) -> list:
-    """bgsage's 26-int board: index p = the mover's point p (its checkers positive, the
-    opponent's negative), 25 = the mover's bar, 0 = the opponent's bar (negative)."""
-    me, me_bar, opp, opp_bar = position.mover_frame()
-    board = [-opp_bar, *me, me_bar]
-    for q in range(1, 25):
-        if opp[q - 1]:
-            board[25 - q] = -opp[q - 1]
-    return board
+HERE = Path(__file__).resolve().parent
+DATA = resources.files("fastnardy").joinpath("data")
+IDS = [str(DATA.joinpath(name)) for name in GNUBG_ID_FILES]
+KIT = HERE.parents[1] / "shared" / "peers"
+WORKER = [sys.executable, str(HERE / "peer_worker.py")]
 
 
-def bgsage_workload(positions: list) -> "tuple[Workload, int]":
-    """bgsage's possible_moves over the corpus, and how many position-rolls disagree with
-    fastnardy's count (a pass is one turn here, none there)."""
-    import bgsage
-
-    pairs = [(bgsage_board(p), roll) for p in positions for roll in ALL_ROLLS]
-    moves = bgsage.possible_moves
-
-    def run() -> None:
-        for board, (d1, d2) in pairs:
-            moves(board, d1, d2)
-
-    disagree = sum(max(1, len(moves(bgsage_board(p), *roll))) != len(p.legal_turns(roll))
-                   for p in positions for roll in ALL_ROLLS)
-    return Workload("bgsage possible_moves", "Python -> C++", run, len(pairs)), disagree
+class Program(NamedTuple):
+    group: str  # children, counts, perft, self-play
+    name: str
+    how: str
+    command: List[str]
+    reference: bool = False  # the row the others in its group are divided by
 
 
-def openspiel_workload(count: int, seed: int = 7) -> Workload:
-    """OpenSpiel's legal_actions at ``count`` player nodes of seeded random games."""
-    import pyspiel
-
-    game = pyspiel.load_game("backgammon")
-    rng = random.Random(seed)
-    states = []
-    while len(states) < count:
-        state = game.new_initial_state()
-        while not state.is_terminal() and len(states) < count:
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(outcomes, probs)[0])
-            else:
-                states.append(state.clone())
-                state.apply_action(rng.choice(state.legal_actions()))
-
-    def run() -> None:
-        for state in states:
-            state.legal_actions()
-
-    return Workload("OpenSpiel state.legal_actions() (half-turn actions)", "Python -> C++",
-                    run, len(states))
+def find_drivers(peers: Optional[str]) -> "tuple[Optional[Path], str]":
+    """The folder holding bin/wildbg-driver and bin/bkgm-driver, built if need be."""
+    folder = peers or os.environ.get("FASTNARDY_PEERS")
+    if folder:
+        path = Path(folder)
+        if not (path / "bin" / "wildbg-driver").exists():
+            raise SystemExit(f"no bin/wildbg-driver in {path}: build it with "
+                             f"shared/peers/build.sh {path}")
+        return path, f"the native peers from {path}"
+    path = Path(tempfile.gettempdir()) / "fastnardy-peers"
+    if (path / "bin" / "wildbg-driver").exists() and (path / "bin" / "bkgm-driver").exists():
+        return path, f"the native peers from {path}"
+    if not (KIT / "build.sh").exists():
+        return None, ("wildbg and bkgm left out: no shared/peers beside the repository "
+                      "(give --peers DIR)")
+    print(f"building wildbg and bkgm into {path} (about a minute) ...", file=sys.stderr)
+    subprocess.run(["bash", str(KIT / "build.sh"), str(path)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return path, f"the native peers built from {KIT} into {path}"
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--positions", type=int, default=2000)
-    args = parser.parse_args(argv)
-    positions = short_positions()[:args.positions]
-    workloads = fastnardy_workloads(positions)
-    notes = []
+def programs(drivers: Optional[Path], passes: int, depth: int, games: int) -> "tuple[List[Program], List[str]]":
+    notes: List[str] = []
+    out: List[Program] = []
+
+    def movegen(name: str, how: str, command: List[str], group: str = "children",
+                reference: bool = False) -> None:
+        out.append(Program(group, name, how, [*command, *IDS, str(passes)], reference))
+
+    if drivers:
+        wildbg, bkgm = str(drivers / "bin" / "wildbg-driver"), str(drivers / "bin" / "bkgm-driver")
+        movegen("wildbg all_positions_after_moving", "Rust", [wildbg, "movegen"], reference=True)
+        movegen("bkgm legal_positions", "Rust (a few duplicate children on races)",
+                [bkgm, "movegen"])
+    else:
+        wildbg = bkgm = ""
+    for name, level in LEVELS.items():
+        if level.group == "children":
+            movegen(f"fastnardy {name}", level.how, [*WORKER, "movegen", f"fastnardy:{name}"])
     if importlib.util.find_spec("bgsage"):
-        workload, disagree = bgsage_workload(positions)
-        workloads.append(workload)
-        notes.append(f"bgsage and fastnardy agree on the number of turns of "
-                     f"{workload.items - disagree:,} of {workload.items:,} position-rolls")
+        movegen("bgsage possible_moves", "Python -> C++",
+                [*WORKER, "movegen", "bgsage.possible_moves"])
     else:
-        notes.append("bgsage is not installed: left out")
+        notes.append("bgsage left out: not installed (pip install bgsage)")
+    for name, level in LEVELS.items():
+        if level.group == "counts":
+            movegen(f"fastnardy {name}", level.how, [*WORKER, "movegen", f"fastnardy:{name}"],
+                    group="counts")
     if importlib.util.find_spec("pyspiel"):
-        workloads.append(openspiel_workload(min(20_000, len(positions) * 21)))
+        movegen("OpenSpiel legal_actions()", "Python -> C++, half-turn actions at nodes of "
+                "random games", [*WORKER, "movegen", "openspiel.legal_actions"], group="counts")
     else:
-        notes.append("open_spiel is not installed: left out")
-    results = measure(workloads, args.rounds)
-    table = [(w.name, w.level, results[w.name]) for w in workloads] + QUOTED
-    base = results.get("bgsage possible_moves")
-    print(f"{len(positions)} positions x 21 rolls, thread CPU µs per position-roll, "
-          f"median of {args.rounds} interleaved rounds\n")
-    print("| program | level | µs per position-roll | bgsage / this |")
-    print("|---|---|---|---|")
-    for name, level, micros in sorted(table, key=lambda row: row[2]):
-        ratio = f"{base / micros:.1f}×" if base else "-"
-        print(f"| {name} | {level} | {micros:.2f} | {ratio} |")
-    print()
-    print(f"short perft(3) from the start: {short_perft_seconds():.2f} s "
-          f"(issue 6 quotes wildbg 1.64 s, bkgm 1.75 s)")
+        notes.append("OpenSpiel left out: not installed (pip install open_spiel)")
+    if drivers:
+        out.append(Program("perft", f"wildbg perft({depth})", "Rust", [wildbg, "perft", str(depth)],
+                           True))
+        out.append(Program("perft", f"bkgm perft({depth})", "Rust", [bkgm, "perft", str(depth)]))
+    out.append(Program("perft", f"fastnardy perft({depth})", "serial, no table",
+                       [*WORKER, "perft", "fastnardy", str(depth)]))
+    seed = "11"
+    if drivers:
+        out.append(Program("self-play", "wildbg driver playout", "Rust",
+                           [wildbg, "playout", str(games), seed], True))
+        out.append(Program("self-play", "bkgm driver playout", "Rust",
+                           [bkgm, "playout", str(games), seed]))
+    out.append(Program("self-play", "fastnardy simulate('short')", "kernel, one thread",
+                       [*WORKER, "playout", "fastnardy", str(games), seed]))
+    return out, notes
+
+
+def figure(program: Program, result: Dict[str, Dict[str, float]]) -> "tuple[float, str]":
+    """One round's figure of a program: µs per position-roll, CPU s, or games per CPU s."""
+    if "perft" in result:
+        return result["perft"]["cpu"], str(result["perft"]["nodes"])
+    if "playout" in result:
+        run = result["playout"]
+        return run["games"] / run["cpu"], f"{run['games']} games"
+    calls = sum(result[part]["calls"] for part in ("contact", "race"))
+    cpu = sum(result[part]["cpu"] for part in ("contact", "race"))
+    count = sum(result[part]["count"] for part in ("contact", "race"))
+    return cpu / calls * 1e6, str(count)
+
+
+UNITS = {"children": "µs per position-roll", "counts": "µs per position-roll",
+         "perft": "CPU s", "self-play": "games per CPU s"}
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--passes", type=int, default=3, help="timed passes per round")
+    parser.add_argument("--depth", type=int, default=3, help="short perft depth")
+    parser.add_argument("--games", type=int, default=20000, help="self-play games per round")
+    parser.add_argument("--peers", help="a folder that shared/peers/build.sh built")
+    parser.add_argument("--json", help="write every round's figures to this file")
+    args = parser.parse_args(argv)
+    drivers, found = find_drivers(args.peers)
+    table, notes = programs(drivers, args.passes, args.depth, args.games)
+    load_before = os.getloadavg()
+    rounds: Dict[str, List[float]] = {p.name: [] for p in table}
+    checks: Dict[str, set] = {p.name: set() for p in table}
+    for _ in range(args.rounds):
+        for program in table:
+            done = subprocess.run(program.command, check=True, capture_output=True, text=True)
+            value, check = figure(program, json.loads(done.stdout.strip().splitlines()[-1]))
+            rounds[program.name].append(value)
+            checks[program.name].add(check)
+    load_after = os.getloadavg()
+    print(f"{args.rounds} interleaved rounds, each program in its own process, thread CPU "
+          f"time; {found}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} "
+          f"after, on {os.cpu_count()} cores\n")
+    for group in ("children", "counts", "perft", "self-play"):
+        rows = [p for p in table if p.group == group]
+        # counts are divided by wildbg's children too: the goals of issue 12 are set so
+        reference = next((p for p in table if p.reference and p.group == (
+            "children" if group == "counts" else group)), None)
+        best = max if group == "self-play" else min
+        print(f"| {group} | how | {UNITS[group]}: best | median | ÷ {reference.name.split()[0] if reference else '-'} (best) | work per round |")
+        print("|---|---|---|---|---|---|")
+        base = best(rounds[reference.name]) if reference else None
+        for p in rows:
+            values = rounds[p.name]
+            ratio = "-" if base is None else f"{best(values) / base:.2f}"
+            work = "; ".join(sorted(checks[p.name]))
+            print(f"| {p.name} | {p.how} | {best(values):.3f} | {statistics.median(values):.3f} "
+                  f"| {ratio} | {work} |")
+        print()
     for note in notes:
         print(note)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"rounds": rounds, "load": [load_before, load_after]}, out, indent=1)
     return 0
 
 

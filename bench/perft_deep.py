@@ -1,7 +1,7 @@
 """Run every entry of tests/data/*.perft (the deep, slow ones included) on the kernel and
 print count, time and nodes per second; exit 1 on any mismatch.
 
-    PYTHONPATH=src python bench/perft_deep.py [--max-depth N] [--workers N] [--tt-mb MB]
+    python bench/perft_deep.py [--max-depth N] [--workers N] [--tt-mb MB]
 
 The records (long perft(6), short perft(4)) need --workers and --tt-mb to finish in minutes:
 ``--workers 2 --tt-mb 8192`` on the project's 2-core machine.

@@ -1,7 +1,7 @@
 """One table of speed figures, measured side by side in one run.
 
 Per (position, roll), grouped by game, phase (contact, race, bear-off) and doubles vs
-non-doubles, the median over rounds of the mean time of:
+non-doubles, the median over rounds of the mean thread CPU time of:
 
   (a) kernel   ``_kernel.count_turns``: the kernel's enumeration alone (distinct turns);
   (b) API      ``Position.legal_turns()`` on the kernel: the LegalTurns view (Turn objects are
@@ -12,7 +12,7 @@ non-doubles, the median over rounds of the mean time of:
 and the ratios ref/kernel, ref/API and ref/API-all (how many times faster), then perft nodes
 per second. ``--plot FILE`` also draws the speed table as a bar chart (needs matplotlib).
 
-    PYTHONPATH=src python bench/report.py [--sample 120] [--rounds 5] [--long-games 60]
+    python bench/report.py [--sample 120] [--rounds 5] [--long-games 60]
                                           [--plot speed.png]
 """
 
@@ -39,9 +39,9 @@ def median_per_item(work, items: list, rounds: int) -> float:
     """Median over rounds of (round time / number of items), in microseconds."""
     times = []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = time.thread_time()
         work(items)
-        times.append((time.perf_counter() - start) / len(items) * 1e6)
+        times.append((time.thread_time() - start) / len(items) * 1e6)
     return statistics.median(times)
 
 
@@ -178,15 +178,15 @@ def main(argv=None) -> int:
     print()
     print_search_path(groups, args.rounds)
     print()
-    print("| perft | nodes | seconds (median) | nodes/s |")
+    print("| perft | nodes | CPU seconds (median) | nodes per CPU s |")
     print("|---|---|---|---|")
     for game, depth in (("long", 4), ("short", 3)):
         start_pos = Position.start(game)
         times = []
         for _ in range(3):
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             nodes = perft(start_pos, depth)
-            times.append(time.perf_counter() - t0)
+            times.append(time.thread_time() - t0)
         sec = statistics.median(times)
         print(f"| {game} perft({depth}) from the start | {nodes:,} | {sec:.3f} | "
               f"{nodes / sec:,.0f} |")

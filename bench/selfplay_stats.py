@@ -1,7 +1,7 @@
 """Self-play figures for the README: games per second on one core (thread CPU time, median
 of 3) and the statistics of random and greedy play, greedy against random included.
 
-    PYTHONPATH=src python bench/selfplay_stats.py [--games 20000] [--seed 1]
+    python bench/selfplay_stats.py [--games 20000] [--seed 1]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """pytest-benchmark suite: kernel enumeration, the Python API and the reference over the
 benchmark corpus (bench/corpus.py), and perft from the start.
 
-    PYTHONPATH=src python -m pytest bench/test_bench.py --benchmark-enable \
+    python -m pytest bench/test_bench.py --benchmark-enable \
         --benchmark-columns=median,iqr,rounds [--benchmark-compare]
 
 Each benchmark runs over a group of (position, roll) items; divide the median by the item

@@ -4,8 +4,10 @@ fallback."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +32,17 @@ def test_a_missing_kernel_fails_loudly_at_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "FASTNARDY_BACKEND": "kernel"}, timeout=120)
     assert "LOUD fastnardy's compiled kernel (fastnardy._kernel) failed to import" in out.stdout
+
+
+def test_a_source_tree_without_its_kernel_says_so(tmp_path):
+    """PYTHONPATH=src in front of an installed copy imports the unbuilt sources."""
+    source = Path(fastnardy.__file__).parent
+    shutil.copytree(source, tmp_path / "fastnardy",
+                    ignore=lambda _, names: [n for n in names if n.endswith((".so", ".pyd"))])
+    out = subprocess.run([sys.executable, "-c", "import fastnardy"], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=120)
+    assert out.returncode == 1
+    assert f"It is not built in {tmp_path / 'fastnardy'}: that is a source tree" in out.stderr
 
 
 def test_reference_module_api(backend):

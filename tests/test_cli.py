@@ -397,24 +397,30 @@ def test_a_person_plays_through_stdin():
 def quick_bench(monkeypatch):
     monkeypatch.setattr(benchmark, "PERFT_DEPTH", {"long": 2, "short": 1})
     monkeypatch.setattr(benchmark, "SAMPLE_SIZE", 10)
+    monkeypatch.setattr(benchmark, "SELFPLAY_GAMES", 5)
+    short = benchmark.gnubg_positions()[::200]  # 10 of the 2,000
+    monkeypatch.setattr(benchmark, "gnubg_positions", lambda: short)
 
 
 def test_bench_json(capsys, quick_bench):
     status, out, _ = run(capsys, "bench", "--seconds", "0", "--json")
     document = json.loads(out)
     assert status == 0 and document["version"] == __version__
+    levels = len(benchmark.LEVELS)
     assert [(t["game"], t["work"]) for t in document["timings"]] == [
-        ("long", 210), ("long", 210), ("long", 484), ("short", 210), ("short", 210),
-        ("short", 447)]
+        *[("long", 210)] * levels, ("long", 484), ("long", 5),
+        *[("short", 210)] * levels, ("short", 447), ("short", 5)]
     assert all(t["per_second"] > 0 for t in document["timings"])
 
 
 def test_bench_text(capsys, quick_bench):
     status, out, _ = run(capsys, "bench", "--seconds", "0")
     lines = out.splitlines()
-    assert status == 0 and len(lines) == 7
-    assert lines[2].startswith("long   perft(2) from the start    484 nodes in ")
-    assert "bench/report.py" in lines[-1]
+    levels = len(benchmark.LEVELS)
+    assert status == 0 and len(lines) == 2 * (levels + 2) + 1
+    assert lines[levels].startswith("long   perft(2) from the start          484 nodes in ")
+    assert lines[levels + 1].startswith("long   simulate, random                 5 games in ")
+    assert "bench/peers.py" in lines[-1]
 
 
 @pytest.mark.parametrize("seconds", ["-1", "x", "7200"])

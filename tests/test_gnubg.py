@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import base64
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fastnardy.benchmark import GNUBG_ID_FILES, gnubg_ids
 from fastnardy.errors import InvalidPositionError
 from fastnardy.gnubg import decode_position_id, encode_position_id
 
@@ -17,8 +17,6 @@ START_ID = "4HPwATDgc/ABMA"
 # Each side: 2 on point 24, 5 on 13, 3 on 8, 5 on 6 (index = point - 1).
 START_POINTS = tuple({5: 5, 7: 3, 12: 5, 23: 2}.get(i, 0) for i in range(24))
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
-DATA_FILES = ("bg_contact_ids.txt", "bg_race_ids.txt")
 
 
 # --- independent helpers (use only the base64 module, not the codec) --------------------
@@ -119,16 +117,9 @@ def test_hand_checked_data_id():
 # --- benchmark data sets -----------------------------------------------------------------
 
 
-def _load_ids(name: str) -> list[str]:
-    path = DATA_DIR / name
-    if not path.is_file():
-        pytest.skip(f"benchmark data {path} not found (expects the 'shared' folder beside the repo)")
-    return [line.strip() for line in path.read_text().splitlines() if line.strip()]
-
-
-@pytest.mark.parametrize("name", DATA_FILES)
+@pytest.mark.parametrize("name", GNUBG_ID_FILES)
 def test_data_ids_round_trip(name):
-    ids = _load_ids(name)
+    ids = gnubg_ids(name)
     assert len(ids) == 1000
     for pid in ids:
         decoded = decode_position_id(pid)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 import fastnardy
 from fastnardy import Position, Rules, Step, Turn
+from fastnardy.benchmark import GNUBG_ID_FILES, gnubg_ids
 from conftest import short_pos
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @pytest.mark.parametrize("text", [
@@ -70,10 +69,9 @@ def test_gnubg_start_and_side_to_move():
     assert black.turn == "black" and black.gnubg_id() == "4HPwATDgc/ABMA"
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="shared/data is not beside the repository")
 def test_gnubg_ids_of_the_benchmark_positions_round_trip_through_position():
-    for name in ("bg_contact_ids.txt", "bg_race_ids.txt"):
-        for pid in (DATA / name).read_text().split():
+    for name in GNUBG_ID_FILES:
+        for pid in gnubg_ids(name):
             pos = Position.from_gnubg_id(pid)
             assert pos.gnubg_id() == pid
             assert Position.from_string(pos.to_string()) == pos

@@ -215,10 +215,15 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_play.set_defaults(run=_run_play)
 
     p_bench = sub.add_parser(
-        "bench", help="time the kernel: turns per position-roll and perft nodes per second",
-        description="A quick timing of the installed kernel: batch.count_turns and "
-                    "legal_turns on sampled positions, perft from the starts. The full table "
-                    "of the README is bench/report.py in the source tree.")
+        "bench", help="time every level of the installed copy: children, counts, perft, "
+                      "self-play",
+        description="Time every level of the installed copy in thread CPU time: batch.expand "
+                    "(keys, rows), batch.chance_expand, list(legal_turns), batch.count_turns, "
+                    "one _kernel.count_turns call each, len(legal_turns), perft from the "
+                    "start and random self-play; short nardy on the 2,000 GNU Backgammon "
+                    "benchmark positions, long nardy on seeded random playouts. "
+                    "bench/peers.py in the source tree times wildbg, bkgm, bgsage and "
+                    "OpenSpiel beside the same levels.")
     p_bench.add_argument("--seconds", type=_seconds, default=0.5, metavar="S",
                          help="repeat each measurement for at least S seconds and report the "
                               "best round (default 0.5; 0 measures once)")

@@ -73,10 +73,17 @@ def _load(name: str) -> Backend:
         try:
             from . import _kernel
         except ImportError as exc:  # never fall back silently to the slow path
+            where = os.path.dirname(__file__)
+            built = any(name.startswith("_kernel.") and not name.endswith((".pyx", ".pxd", ".pyi"))
+                        for name in os.listdir(where))
             raise ImportError(
                 "fastnardy's compiled kernel (fastnardy._kernel) failed to import: "
-                f"{exc}. Reinstall with `pip install .` (it needs a C compiler): the "
-                "values (Position, Turn) are compiled too, whichever backend generates turns."
+                f"{exc}. " + ("" if built else
+                              f"It is not built in {where}: that is a source tree, not an "
+                              "installed copy (does PYTHONPATH=src hide the installed one? "
+                              "`python setup.py build_ext --inplace` builds it there). ") +
+                "Reinstall with `pip install .` (it needs a C compiler): the values "
+                "(Position, Turn) are compiled too, whichever backend generates turns."
             ) from exc
         return _kernel
     raise _unknown("backend", name)
