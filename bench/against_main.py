@@ -1,10 +1,11 @@
-"""The search-path rows that the previous main also has, for a side-by-side run: build both
-versions, then run this once with each on PYTHONPATH, alternately:
+"""The search-path rows that the previous main also has, for a side-by-side run: install each
+version in its own venv (a non-editable ``pip install`` of the previous main), then run this
+script with each venv's Python, alternately, several times; it measures the installed package:
 
-    PYTHONPATH=OLD/src python bench/against_main.py; PYTHONPATH=src python bench/against_main.py
+    for i in 1 2 3; do OLD/bin/python bench/against_main.py; NEW/bin/python bench/against_main.py; done
 
 Prints thread CPU µs per position-roll (median of 5) over the 2,000 GNU Backgammon positions
-x 21 rolls, and short perft(3) in seconds.
+of bench/data x 21 rolls, and short perft(3) in seconds.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def main() -> None:

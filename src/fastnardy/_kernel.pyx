@@ -41,3 +41,12 @@ import numpy as np
 
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      ResourceLimitError)
+
+# Cython's machinery that the single-file kernel had at module level (the stub lists it):
+# PerftTable's refusal to pickle, the unpickler of a LegalTurns iterator, and the C API of
+# the declarations that _kernel.pxd gathers.
+from fastnardy import _movegen, _perftcount
+from fastnardy._perftcount import __reduce_cython__, __setstate_cython__
+from fastnardy._values import __pyx_unpickle__TurnIterator
+
+__pyx_capi__ = {**_movegen.__pyx_capi__, **_perftcount.__pyx_capi__}
