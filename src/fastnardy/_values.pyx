@@ -186,7 +186,7 @@ def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
 #
 # The compiled cores of the public values. fastnardy.position subclasses PackedPosition
 # (Position) and PackedTurn (Turn) to add constructors, text and the referee, and hands the
-# kernel its classes through bind(): the kernel imports no other module of the package.
+# kernel its classes through bind(): the kernel imports no module of the package but errors.
 
 cdef type _turn_type = None      # fastnardy.position.Turn
 cdef tuple _STEP_VALUES = ()     # fastnardy.position.Step values, indexed as _STEPS
