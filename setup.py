@@ -34,15 +34,19 @@ compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
 if NATIVE:
     compile_args.append("-march=native")
 
+# The kernel, one extension module per concern (they cimport each other's .pxd); the
+# public import path is fastnardy._kernel, which gathers their names.
+KERNEL_MODULES = ("_packed", "_movegen", "_args", "_perftcount", "_batches", "_values", "_kernel")
+
 extensions = [
     Extension(
-        "fastnardy._kernel",
-        sources=["src/fastnardy/_kernel.pyx"],
+        f"fastnardy.{name}",
+        sources=[f"src/fastnardy/{name}.pyx"],
         extra_compile_args=compile_args,
         extra_link_args=[] if DEBUG else ["-s"],
     )
+    for name in KERNEL_MODULES
 ]
-
 
 
 class BuildExt(build_ext):
@@ -56,7 +60,7 @@ class BuildExt(build_ext):
 
 setup(
     cmdclass={"build_ext": BuildExt},
-    ext_modules=cythonize(extensions, compiler_directives=directives,
+    ext_modules=cythonize(extensions, compiler_directives=directives, include_path=["src"],
                           build_dir=os.path.join(BUILD_BASE, "cython")),
     options={"build": {"build_base": BUILD_BASE}},
 )

@@ -2,14 +2,17 @@
 
     python .ci/check_dists.py dist/fastnardy-VERSION.tar.gz dist/fastnardy-VERSION-*.whl
 
-The sdist: the sources to build from (.pyx, .pxd, .pyi, py.typed, the rule book), the tests
-and their data, the benchmarks, README and LICENSE; no generated C, no compiled or build
-files. The wheel: the package with its kernel, the .pyi, .pxd, py.typed and the rule book;
-no C and no .pyx. Prints one line per archive, exits 1 on the first problem.
+The sdist: the sources to build from (each kernel module's .pyx and .pxd, the .pyi,
+py.typed, the rule book), the tests and their data, the benchmarks, README and LICENSE; no
+generated C, no compiled or build files. The wheel: the package with one compiled module per
+kernel module, their .pxd files (for code that cimports them), the .pyi, py.typed and the
+rule book; no C and no .pyx. The kernel modules are read from the sdist's setup.py
+(KERNEL_MODULES). Prints one line per archive, exits 1 on the first problem.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 import tarfile
 import zipfile
@@ -17,16 +20,16 @@ from typing import Iterable, List, Tuple
 
 SDIST_NEEDS = (
     "LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in",
-    "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyx", "src/fastnardy/_kernel.pxd",
-    "src/fastnardy/_kernel.pyi", "src/fastnardy/py.typed", "src/fastnardy/docs/rules.md",
-    "src/fastnardy/data/bg_contact_ids.txt", "src/fastnardy/data/bg_race_ids.txt",
+    "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/py.typed",
+    "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
+    "src/fastnardy/data/bg_race_ids.txt",
     "tests/conftest.py", "tests/strategies.py", "tests/data/long.perft",
     "tests/data/short.perft", "bench/differential.py",
 )
 SDIST_FORBIDS = (".c", ".so", ".pyc", ".html")
 WHEEL_NEEDS = (
-    "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/_kernel.pxd",
-    "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
+    "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/py.typed",
+    "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
     "fastnardy/data/bg_race_ids.txt",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
@@ -40,21 +43,41 @@ def problems(kind: str, names: List[str], needs: Iterable[str],
     return found
 
 
+def kernel_modules(setup_py: str) -> Tuple[str, ...]:
+    """The names in setup.py's ``KERNEL_MODULES = (...)``."""
+    for node in ast.parse(setup_py).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "KERNEL_MODULES"):
+            return tuple(ast.literal_eval(node.value))
+    raise SystemExit("check_dists: the sdist's setup.py has no KERNEL_MODULES")
+
+
 def main(sdist_path: str, wheel_path: str) -> int:
     with tarfile.open(sdist_path) as sdist:
         # every member sits under "fastnardy-VERSION/"
-        sdist_names = [m.name.split("/", 1)[1] for m in sdist.getmembers()
-                       if m.isfile() and "/" in m.name]
+        members = {m.name.split("/", 1)[1]: m for m in sdist.getmembers()
+                   if m.isfile() and "/" in m.name}
+        setup_py = sdist.extractfile(members["setup.py"]).read().decode() \
+            if "setup.py" in members else ""
+    sdist_names = list(members)
+    modules = kernel_modules(setup_py) if setup_py else ()
     with zipfile.ZipFile(wheel_path) as wheel:
         wheel_names = wheel.namelist()
-    found = problems("sdist", sdist_names, SDIST_NEEDS, SDIST_FORBIDS)
+    sdist_needs = SDIST_NEEDS + tuple(f"src/fastnardy/{name}.{ext}" for name in modules
+                                      for ext in ("pyx", "pxd"))
+    wheel_needs = WHEEL_NEEDS + tuple(f"fastnardy/{name}.pxd" for name in modules)
+    found = problems("sdist", sdist_names, sdist_needs, SDIST_FORBIDS)
     found += [f"sdist holds build output {name}" for name in sdist_names
               if name.startswith("build/")]
-    found += problems("wheel", wheel_names, WHEEL_NEEDS, WHEEL_FORBIDS)
-    kernels = [name for name in wheel_names if name.startswith("fastnardy/_kernel.")
-               and name.endswith((".so", ".pyd"))]
-    if len(kernels) != 1:
-        found.append(f"wheel must hold one compiled kernel, holds {kernels}")
+    found += problems("wheel", wheel_names, wheel_needs, WHEEL_FORBIDS)
+    if "_kernel" not in modules:
+        found.append(f"setup.py's KERNEL_MODULES lacks _kernel: {modules}")
+    for name in modules:
+        compiled = [n for n in wheel_names if n.startswith(f"fastnardy/{name}.")
+                    and n.endswith((".so", ".pyd"))]
+        if len(compiled) != 1:
+            found.append(f"wheel must hold one compiled {name}, holds {compiled}")
     for problem in found:
         print(f"check_dists: {problem}", file=sys.stderr)
     if found:

@@ -1,10 +1,12 @@
-"""The search-path rows that the previous main also has, for a side-by-side run: build both
-versions, then run this once with each on PYTHONPATH, alternately:
+"""The search-path rows that the previous main also has, for a side-by-side run: install each
+version in its own venv (a non-editable ``pip install`` of the previous main), then run this
+script with each venv's Python, alternately, several times; it measures the installed package:
 
-    PYTHONPATH=OLD/src python bench/against_main.py; PYTHONPATH=src python bench/against_main.py
+    for i in 1 2 3; do OLD/bin/python bench/against_main.py; NEW/bin/python bench/against_main.py; done
 
 Prints thread CPU µs per position-roll (median of 5) over the 2,000 GNU Backgammon positions
-x 21 rolls, and short perft(3) in seconds.
+shipped in fastnardy/data x 21 rolls, and short perft(3) in thread CPU seconds (median of 3; perft without
+workers runs in the calling thread).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 
 from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft
 
-DATA = Path(__file__).resolve().parent / "data"
+# read from this tree (the previous main, installed in the other venv, may not ship them)
+DATA = Path(__file__).resolve().parents[1] / "src" / "fastnardy" / "data"
 
 
 def main() -> None:
@@ -52,10 +55,13 @@ def main() -> None:
             start = time.thread_time()
             run()
             times.append((time.thread_time() - start) / len(pairs) * 1e6)
-        print(f"{name:<24} {statistics.median(times):8.2f} µs")
-    start = time.perf_counter()
-    perft(Position.start("short"), 3)
-    print(f"{'short perft(3)':<24} {time.perf_counter() - start:8.2f} s")
+        print(f"{name:<24} {statistics.median(times):8.3f} µs")
+    times = []
+    for _ in range(3):
+        start = time.thread_time()
+        perft(Position.start("short"), 3)
+        times.append(time.thread_time() - start)
+    print(f"{'short perft(3)':<24} {statistics.median(times):8.3f} s")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,682 @@
+"""fastnardy._movegen -- the legal turns of one position and roll (T1, T2), without the
+GIL, and the contexts they are generated in. Rule ids (L3, S8, T2, ...) refer to RULES.md;
+the board, the key and the occupancy masks are described in :mod:`fastnardy._packed`.
+
+Generation
+----------
+Turns are enumerated by depth-first search over steps in T2 order (source descending, then
+destination ascending); every node is an L6/L7 candidate; distinct resulting positions are
+kept in an open-addressing table over the key, reset in O(1) by a generation counter, with
+the T2-minimal representative sequence kept explicitly per position. For doubles, when the
+order of steps cannot matter (short with hit-and-hide allowed or no reachable blot; long when
+no forbidden six-block can arise on the way or L6 is checked at the turn end only) the search
+visits each multiset of sources once, in non-increasing order; that sequence is then the
+T2-minimal legal order of its multiset, the multisets map one-to-one to positions, and no
+table is needed. Otherwise the general search is used, with a lossy transposition table of
+inner nodes (key, depth, hitters). For non-doubles, when the legality of two steps cannot
+depend on their order (empty bar, no S8 hitters, no L6 block possible on the way, no bearing
+off, not the same checker twice), only the order with the higher source first is searched
+(it is legal whenever the other is, gives the same position and is T2-smaller). The last step
+of a turn never builds a board: its key is updated arithmetically.
+
+Bound on the number of distinct turns (sizes NB_MAX_TURNS = 23751)
+-----------------------------------------------------------------
+A step with die d from source s (bar = 25, or a point) always produces the same change of
+the counts (s -> s-d, or s -> off, and a hit of the blot on s-d if one is there, which is
+independent of order), so a turn's position depends only on the multiset of its step
+sources. All legal turns of one roll use the same number of dice m (or end the game), so
+they are distinct multisets of size <= 4 (non-double: one source per die, <= 26 * 26 = 676)
+over 25 sources: at most C(25 + 4, 4) = 23751. The result buffer has NB_MAX_TURNS + 1 entries,
+the result table 65536 slots (load <= 0.37; non-doubles use 1024 slots, load <= 0.67), so
+the linear probing always finds a free slot and terminates. The transposition table is lossy:
+when 8 probes find no slot the node is just searched again.
+
+Contexts, threads and signals
+-----------------------------
+All scratch memory of a generation (DFS stack, result buffer, result table, transposition
+table: about 2.8 MB) lives in an ``nb_ctx``. A call takes a context from a small pool (with the
+GIL held) and gives it back when it returns, so every entry point is re-entrant: a kernel call
+made meanwhile (a finalizer, another thread) works in another context. Batch calls and perft
+run without the GIL; in the main thread they look for signals every few thousand
+generations, so Ctrl-C stops them within milliseconds (KeyboardInterrupt).
+"""
+
+from libc.stdint cimport uint64_t, uint32_t
+from libc.string cimport memset, memcpy
+from libc.stdlib cimport calloc, malloc, free
+from cpython.exc cimport PyErr_Occurred
+from cpython.pythread cimport PyThread_get_thread_ident
+
+from fastnardy._packed cimport (BAR, HOME, NB_MAX_TURNS, PTS, hkey, key_add, mir, nb_board,
+                                nb_entry, nb_rules, seq_add)
+
+import threading
+
+from .errors import ResourceLimitError
+
+cdef extern from *:
+    """
+    static inline int nb_hibit(unsigned int x) { return 31 - __builtin_clz(x); }
+    """
+    int nb_hibit(unsigned int x) noexcept nogil
+    int nb_popcount "__builtin_popcount"(unsigned int x) noexcept nogil
+    int nb_check_signals "PyErr_CheckSignals"()   # -1 with the exception set: no except clause,
+                                                  # the caller records it in ctx.stop
+
+cdef enum:
+    # Open-addressing table of result positions: power of two > NB_MAX_TURNS.
+    NB_HT_BITS = 16
+    NB_HT_SLOTS = 65536
+    # Non-doubles give at most 26 * 26 = 676 turns: they use only the first 1024 slots.
+    NB_HT_SMALL_BITS = 10
+    # Lossy transposition table of inner nodes (general path for doubles only).
+    NB_TT_SLOTS = 16384
+    NB_TT_PROBES = 8
+
+# The two pieces of module state besides the pool below: whether the shortcuts are on (see
+# _set_fast_paths), and the thread that runs Python's signal handlers.
+cdef int _fast_paths = 1
+cdef unsigned long _main_thread = threading.main_thread().ident
+
+
+def _set_fast_paths(flag):
+    """Testing hook: False turns the shortcuts off (the non-increasing search of doubles and
+    the canonical pruning of non-doubles), so that the differential harness can check them
+    against the general, order-aware search."""
+    global _fast_paths
+    _fast_paths = 1 if flag else 0
+
+
+# --------------------------------------------------------------------------- board helpers
+
+cdef inline uint32_t run6_forbidden(uint32_t mine, uint32_t F) noexcept nogil:
+    """L6: nonzero iff the mover holds a six-block whose lowest point (opponent numbering)
+    is in F."""
+    cdef uint32_t q = ((mine & 0x1FFE) << 12) | ((mine >> 12) & 0x1FFE)
+    cdef uint32_t a = q & (q >> 1)
+    cdef uint32_t b2 = a & (a >> 2)
+    return b2 & (a >> 4) & F
+
+
+cdef inline void new_gen(nb_ctx* c) noexcept nogil:
+    c.gen += 1
+    if c.gen == 0:  # wrapped: really clear once every 2**32 turns
+        memset(c.ht, 0, NB_HT_SLOTS * sizeof(nb_slot))
+        c.gen = 1
+
+
+cdef inline void new_tgen(nb_ctx* c) noexcept nogil:
+    c.tgen += 1
+    if c.tgen == 0:
+        memset(c.tt, 0, NB_TT_SLOTS * sizeof(nb_tslot))
+        c.tgen = 1
+
+
+# --------------------------------------------------------------------------- steps
+
+cdef inline uint32_t sources(nb_ctx* c, const nb_board* b, int d) noexcept nogil:
+    """Bitmask of the source points from which a step with die d is legal (before L6 and the
+    S8 hitter restriction)."""
+    cdef uint32_t S
+    cdef int h
+    if b.m[25]:  # S5: enter first
+        if (b.closed >> (25 - d)) & 1:
+            return 0
+        return BAR
+    S = b.mine & PTS & ~(b.closed << d) & ~((2u << d) - 1)
+    if c.head0 - b.m[24] >= c.head_limit:  # L5
+        S &= ~(1u << 24)
+    if b.mine and (b.mine & ~HOME) == 0:  # L8/S7
+        if b.m[d]:
+            S |= 1u << d
+        else:
+            h = nb_hibit(b.mine)
+            if h < d:
+                S |= 1u << h
+    return S
+
+
+cdef inline int child(nb_ctx* c, const nb_board* b, nb_board* nb, int p, int d, int hv,
+                      int* pdst, int* phit) noexcept nogil:
+    """Play die d from source p into nb. hv = 1 moves the hitter standing on p (S8 forbidden),
+    hv = 0 an ordinary checker. Returns 0 when that step is illegal."""
+    cdef int dst, hit = 0
+    cdef int hb = (b.hitters >> p) & 1
+    if hv:
+        if not hb:
+            return 0
+    elif b.m[p] - hb <= 0:
+        return 0
+    if p == 25:
+        dst = 25 - d
+    elif p > d:
+        dst = p - d
+    else:
+        dst = 0
+    if hv and dst != 0 and b.m[dst] != 0:  # S8: a hitter may not hide among its own
+        return 0
+    nb[0] = b[0]
+    nb.m[p] -= 1
+    if nb.m[p] == 0:
+        nb.mine &= ~(1u << p)
+    key_add(nb, p, -1)  # the key's field of a mover point is its count (the bar too)
+    if dst == 0:
+        nb.m[0] += 1
+    else:
+        if c.is_short and nb.o[dst] == 1:  # S3 hit: field 16 (one opponent) becomes 1
+            hit = 1
+            nb.o[dst] = 0
+            nb.o[25] += 1
+            nb.blots &= ~(1u << dst)
+            nb.hi += <uint64_t>1 << 60
+            key_add(nb, dst, -15)
+        else:
+            key_add(nb, dst, 1)
+        nb.m[dst] += 1
+        nb.mine |= 1u << dst
+    if c.hh_forbid:
+        if hv:
+            nb.hitters &= ~(1u << p)
+            if dst:
+                nb.hitters |= 1u << dst
+        elif hit:
+            nb.hitters |= 1u << dst
+    if c.step_block and run6_forbidden(nb.mine, c.F):  # L6 every_step
+        return 0
+    pdst[0] = dst
+    phit[0] = hit
+    return 1
+
+
+# --------------------------------------------------------------------------- candidates
+
+cdef inline int dice_of(nb_ctx* c, const nb_board* b, int depth) noexcept nogil:
+    if depth and b.m[0] == 15:  # L7: bearing off the 15th counts as full
+        return c.full
+    return depth
+
+
+cdef inline void g_insert(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_t used_big,
+                          uint64_t seq) noexcept nogil:
+    """Record a candidate position (key) reached with `dice` dice by sequence `seq`."""
+    cdef uint64_t h
+    cdef nb_slot* s
+    cdef nb_entry* e
+    if dice < c.best:
+        return
+    if dice > c.best:
+        c.best = dice
+        c.n = 0
+        new_gen(c)
+    h = hkey(lo, hi) & c.ht_mask
+    while True:
+        s = &c.ht[h]
+        if s.gen != c.gen:
+            s.gen = c.gen
+            s.lo = lo
+            s.hi = hi
+            s.idx = <uint32_t>c.n
+            e = &c.out[c.n]
+            e.lo = lo
+            e.hi = hi
+            e.seq = seq
+            e.flags = used_big
+            c.n += 1
+            return
+        if s.lo == lo and s.hi == hi:
+            e = &c.out[s.idx]
+            if seq < e.seq:
+                e.seq = seq
+            e.flags |= used_big
+            return
+        h = (h + 1) & c.ht_mask
+
+
+cdef inline void g_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used_big,
+                          uint64_t seq) noexcept nogil:
+    if c.turn_end and run6_forbidden(b.mine, c.F):
+        return
+    g_insert(c, b.lo, b.hi, dice_of(c, b, depth), used_big, seq)
+
+
+cdef inline void s_append(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint64_t seq) noexcept nogil:
+    """Record a candidate of the non-increasing search (positions are distinct: no table)."""
+    cdef nb_entry* e
+    if dice >= c.best:
+        if dice > c.best:
+            c.best = dice
+            c.n = 0
+        e = &c.out[c.n]
+        e.lo = lo
+        e.hi = hi
+        e.seq = seq
+        e.flags = 0
+        c.n += 1
+
+
+cdef inline int leaf(nb_ctx* c, const nb_board* b, int p, int d, uint64_t* plo, uint64_t* phi,
+                     int* pdst, int* phit) noexcept nogil:
+    """The last step of a turn (die d from source p) without building the board: the key of
+    the resulting position, or 0 when no checker on p may make the step. Same rules as
+    child(): when both a hitter and another checker could step, the result is the same."""
+    cdef int dst, hit = 0, hb = (b.hitters >> p) & 1
+    cdef uint64_t lo = b.lo, hi = b.hi
+    cdef uint32_t mine
+    if p == 25:
+        dst = 25 - d
+        lo -= <uint64_t>1 << 60
+    else:
+        dst = p - d if p > d else 0
+        if p <= 12:
+            lo -= <uint64_t>1 << (5 * (p - 1))
+        else:
+            hi -= <uint64_t>1 << (5 * (p - 13))
+    if b.m[p] - hb <= 0:  # only the hitter is there (S8)
+        if dst != 0 and b.m[dst] != 0:
+            return 0
+    if dst:
+        if c.is_short and b.o[dst] == 1:
+            hit = 1
+            hi += <uint64_t>1 << 60
+            if dst <= 12:
+                lo -= <uint64_t>15 << (5 * (dst - 1))
+            else:
+                hi -= <uint64_t>15 << (5 * (dst - 13))
+        elif dst <= 12:
+            lo += <uint64_t>1 << (5 * (dst - 1))
+        else:
+            hi += <uint64_t>1 << (5 * (dst - 13))
+    if c.step_block or c.turn_end:
+        mine = b.mine
+        if b.m[p] == 1:
+            mine &= ~(1u << p)
+        if dst:
+            mine |= 1u << dst
+        if run6_forbidden(mine, c.F):  # L6 (every_step: illegal step; turn_end: no candidate)
+            return 0
+    plo[0] = lo
+    phi[0] = hi
+    pdst[0] = dst
+    phit[0] = hit
+    return 1
+
+
+cdef inline int tt_skip(nb_ctx* c, const nb_board* b, uint32_t extra, uint64_t seq) noexcept nogil:
+    """Transposition test for an inner node of the general search of a double: the subtree of
+    a state (position, depth, hitters) is the same however it was reached, and the T2-smaller
+    prefix yields the smaller sequences; so skip it when it was searched with a prefix <= seq."""
+    cdef uint64_t h = hkey(b.lo ^ (<uint64_t>extra * <uint64_t>0xD6E8FEB86659FD93), b.hi)
+    cdef int i
+    cdef nb_tslot* s
+    for i in range(NB_TT_PROBES):
+        s = &c.tt[(h + i) & c.tt_mask]
+        if s.gen != c.tgen:
+            s.gen = c.tgen
+            s.lo = b.lo
+            s.hi = b.hi
+            s.extra = extra
+            s.seq = seq
+            return 0
+        if s.lo == b.lo and s.hi == b.hi and s.extra == extra:
+            if s.seq <= seq:
+                return 1
+            s.seq = seq
+            return 0
+    return 0
+
+
+# --------------------------------------------------------------------------- searches
+
+cdef void g_dfs(nb_ctx* c, int depth, int rem, uint64_t seq) noexcept nogil:
+    """General search of a double (rem = dice left), order-aware (S8 hitters, L6 every step)."""
+    cdef nb_board* b = &c.st[depth]
+    cdef nb_board* nb = &c.st[depth + 1]
+    cdef uint32_t S
+    cdef int p, hv, dst = 0, hit = 0, nhv
+    cdef uint64_t lo, hi
+    if depth >= 2:
+        if tt_skip(c, b, <uint32_t>depth | (b.hitters << 3), seq):
+            return
+    g_record(c, b, depth, 0, seq)
+    if b.m[0] == 15:
+        return
+    S = sources(c, b, c.d0)
+    if rem == 1:  # the last die: leaves, no boards (a full turn: dice = 4)
+        while S:
+            p = nb_hibit(S)
+            S ^= 1u << p
+            if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
+                g_insert(c, lo, hi, 4, 0, seq_add(seq, depth, p, dst, hit))
+        return
+    nhv = 2 if c.hh_forbid else 1
+    while S:
+        p = nb_hibit(S)
+        S ^= 1u << p
+        for hv in range(nhv):
+            if child(c, b, nb, p, c.d0, hv, &dst, &hit):
+                g_dfs(c, depth + 1, rem - 1, seq_add(seq, depth, p, dst, hit))
+
+
+cdef void nd_search(nb_ctx* c) noexcept nogil:
+    """Search of a non-double: first steps in T2 order (source descending, the larger die
+    first), then the other die as leaves.
+
+    Canonical pruning: when nothing makes the legality of two steps depend on their order
+    (no checker on the bar (S5), no S8 hitters, no possible L6 block on the way, neither step
+    bearing off (L8/S7), the second not moving the checker the first one moved), the two
+    orders are both legal and give the same position, and the one with the higher source
+    first (on a tie, the larger die first) is the T2-smaller; so the other is not searched."""
+    cdef nb_board* b = &c.st[0]
+    cdef nb_board* nb = &c.st[1]
+    cdef uint32_t S, S0, S1, T, bit, keep, U
+    cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon
+    cdef uint32_t used_big
+    cdef uint64_t seq1, lo, hi
+    g_record(c, b, 0, 0, 0)
+    canon = _fast_paths and (not c.hh_forbid) and b.m[25] == 0
+    if canon and c.step_block:
+        U = (b.mine | (b.mine >> c.d0) | (b.mine >> c.d1) | (b.mine >> (c.d0 + c.d1))) & PTS
+        canon = run6_forbidden(U, c.F) == 0
+    nhv = 2 if c.hh_forbid else 1
+    S0 = sources(c, b, c.d0)
+    S1 = sources(c, b, c.d1)
+    S = S0 | S1
+    while S:
+        p = nb_hibit(S)
+        bit = 1u << p
+        S ^= bit
+        for k in range(2):
+            if k == 0:
+                if not (S0 & bit):
+                    continue
+                x = c.d0
+                y = c.d1
+                used_big = 1
+            else:
+                if not (S1 & bit):
+                    continue
+                x = c.d1
+                y = c.d0
+                used_big = 0
+            for hv in range(nhv):
+                if not child(c, b, nb, p, x, hv, &dst, &hit):
+                    continue
+                seq1 = seq_add(0, 0, p, dst, hit)
+                g_record(c, nb, 1, used_big, seq1)
+                if nb.m[0] == 15:
+                    continue
+                T = sources(c, nb, y)
+                if canon and dst != 0:
+                    keep = ((1u << p) - 1) | ((2u << y) - 1)
+                    if y < x:
+                        keep |= bit
+                    T &= keep
+                while T:
+                    t = nb_hibit(T)
+                    T ^= 1u << t
+                    if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
+                        g_insert(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
+
+
+cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
+    """Search of a double over non-increasing sources (each multiset once, in T2 order)."""
+    cdef nb_board* b = &c.st[depth]
+    cdef nb_board* nb = &c.st[depth + 1]
+    cdef uint32_t S
+    cdef int p, dst = 0, hit = 0
+    cdef uint64_t lo, hi
+    if not (c.turn_end and run6_forbidden(b.mine, c.F)):
+        s_append(c, b.lo, b.hi, dice_of(c, b, depth), seq)
+    if b.m[0] == 15:
+        return
+    S = sources(c, b, c.d0) & ((2u << last) - 1)
+    if depth == 3:  # the fourth step: leaves, no boards
+        while S:
+            p = nb_hibit(S)
+            S ^= 1u << p
+            if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
+                s_append(c, lo, hi, 4, seq_add(seq, 3, p, dst, hit))
+        return
+    while S:
+        p = nb_hibit(S)
+        S ^= 1u << p
+        if child(c, b, nb, p, c.d0, 0, &dst, &hit):
+            s_dfs(c, depth + 1, p, seq_add(seq, depth, p, dst, hit))
+
+
+cdef void sort_entries(nb_entry* e, int n) noexcept nogil:
+    """Sort by representative sequence (T2). Insertion sort: the searches visit sequences in
+    T2 order, so the entries come nearly sorted and this is close to one pass."""
+    cdef int i, j
+    cdef nb_entry x
+    for i in range(1, n):
+        if e[i].seq < e[i - 1].seq:
+            x = e[i]
+            j = i - 1
+            while j >= 0 and e[j].seq > x.seq:
+                e[j + 1] = e[j]
+                j -= 1
+            e[j + 1] = x
+
+
+cdef inline uint32_t reach(uint32_t mine, int d) noexcept nogil:
+    """Points (and bar) a checker of `mine` can stand on after 1..4 steps of d."""
+    return ((mine >> d) | (mine >> (2 * d)) | (mine >> (3 * d)) | (mine >> (4 * d))) & PTS
+
+
+cdef void run_search(nb_ctx* c, const nb_board* root, int limit) noexcept nogil:
+    cdef int fast = 0, k, bound, bits
+    cdef uint32_t U
+    c.head_limit = limit
+    c.best = -1
+    c.n = 0
+    c.st[0] = root[0]
+    c.st[0].hitters = 0
+    if c.dbl:
+        if _fast_paths:
+            if c.is_short:
+                fast = (not c.hh_forbid) or (root.blots & reach(root.mine, c.d0)) == 0
+            elif c.F == 0 or c.turn_end:
+                fast = 1
+            else:
+                U = (root.mine | reach(root.mine, c.d0)) & PTS
+                fast = run6_forbidden(U, c.F) == 0
+        if fast:
+            s_dfs(c, 0, 25, 0)
+            return
+        # Table size: the turns are multisets of <= 4 sources among the points a checker can
+        # stand on this turn (k of them), so at most C(k + 4, 4) of them; keep the load <= 1/2
+        # and the table small enough for the cache.
+        k = nb_popcount((root.mine | reach(root.mine, c.d0)) & (PTS | BAR))
+        bound = (k + 4) * (k + 3) * (k + 2) * (k + 1) // 24
+        bits = 10
+        while (1 << bits) < 2 * bound and bits < NB_HT_BITS:
+            bits += 1
+        c.ht_mask = (1 << bits) - 1
+        c.tt_mask = (NB_TT_SLOTS if bits >= 14 else (1 << bits)) - 1
+        new_gen(c)
+        new_tgen(c)
+        g_dfs(c, 0, 4, 0)
+    else:
+        c.ht_mask = (1 << NB_HT_SMALL_BITS) - 1
+        new_gen(c)
+        nd_search(c)
+
+
+cdef uint32_t forbidden_blocks(const nb_rules* r, const nb_board* b) noexcept nogil:
+    """L6 (long nardy): the lowest points, in the opponent's numbering, at which the mover
+    may not hold a six-run: below the opponent's lowest checker (opponent_ahead), or
+    anywhere while no opponent checker is home (opponent_home); none once it has borne off."""
+    cdef int k
+    if r.block_rule == 2 or b.o[0] > 0:
+        return 0
+    if r.block_rule == 0:
+        for k in range(1, 25):
+            if b.o[mir(k, 0)] > 0:
+                return ((1u << k) - 2) & PTS
+        return PTS
+    for k in range(1, 7):
+        if b.o[mir(k, 0)] > 0:
+            return 0
+    return PTS
+
+
+cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
+                     int die1, int die2, int want_order) noexcept nogil:
+    """The legal turns of `root` for the roll: c.out[0 .. return value) (keys, and with
+    want_order the entries sorted by their T2 representative). 0 means game over (T4), or
+    no candidate at all (turn_end with an L6-invalid root)."""
+    cdef int i, k, p, first, limit, d, ok
+    if root.m[0] >= 15 or root.o[0] >= 15:  # T4
+        c.n = 0
+        return 0
+    c.d0 = die1 if die1 >= die2 else die2
+    c.d1 = die2 if die1 >= die2 else die1
+    c.dbl = die1 == die2
+    c.full = 4 if c.dbl else 2
+    c.is_short = r.game
+    c.hh_forbid = r.game == 1 and r.hit_and_hide == 1
+    c.F = 0
+    c.turn_end = 0
+    c.step_block = 0
+    c.head0 = 0
+    limit = 99
+    if r.game == 0:
+        c.F = forbidden_blocks(r, root)
+        if r.block_check == 1:
+            c.turn_end = c.F != 0
+        else:
+            c.step_block = c.F != 0
+        # L5
+        c.head0 = root.m[24]
+        limit = 1
+        first = root.m[24] == 15
+        if first and c.dbl and (c.d0 == 6 or c.d0 == 4 or c.d0 == 3):
+            if r.head_rule == 0:
+                limit = 2
+            elif r.head_rule == 1:
+                ok = root.o[12] >= 1
+                p = 24 - c.d0
+                while p > 12:
+                    if root.o[p] > 0:
+                        ok = 0
+                    p -= c.d0
+                if ok:
+                    limit = 2
+    run_search(c, root, limit)
+    if r.game == 0 and r.head_rule == 2 and root.m[24] == 15 and c.best < c.full:
+        run_search(c, root, 2)
+    if c.best < 0:  # no candidate at all: only turn_end with an L6-invalid root (T7)
+        c.n = 0
+        return 0
+    if c.best == 0:  # T3 pass
+        c.n = 1
+        c.out[0].lo = root.lo
+        c.out[0].hi = root.hi
+        c.out[0].seq = 0
+        c.out[0].flags = 0
+        return 1
+    if c.best == 1 and not c.dbl:  # L7: a single die must be the larger when it can be
+        k = 0
+        for i in range(c.n):
+            if c.out[i].flags & 1:
+                k = 1
+                break
+        if k:
+            k = 0
+            for i in range(c.n):
+                if c.out[i].flags & 1:
+                    c.out[k] = c.out[i]
+                    k += 1
+            c.n = k
+    if want_order and c.n > 1:
+        sort_entries(c.out, c.n)
+    return c.n
+
+
+cdef void nb_poll_signals(nb_ctx* c) noexcept nogil:
+    with gil:
+        if nb_check_signals() != 0:
+            c.stop = 1
+
+
+# --------------------------------------------------------------------------- contexts
+
+# A stack of free contexts, touched only with the GIL held (no Python call between the test
+# and the update), so that threads and re-entrant calls each get their own.
+cdef enum:
+    NB_POOL = 16
+cdef nb_ctx* _pool[NB_POOL]
+cdef int _pool_n = 0
+
+
+cdef nb_ctx* ctx_acquire() except NULL:
+    """A context for one call (GIL held): from the pool, or newly allocated."""
+    global _pool_n
+    cdef nb_ctx* c
+    if _pool_n:
+        _pool_n -= 1
+        return _pool[_pool_n]
+    c = <nb_ctx*>calloc(1, sizeof(nb_ctx))
+    if c != NULL:
+        c.out = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
+        c.ht = <nb_slot*>calloc(NB_HT_SLOTS, sizeof(nb_slot))
+        c.tt = <nb_tslot*>calloc(NB_TT_SLOTS, sizeof(nb_tslot))
+        if c.out != NULL and c.ht != NULL and c.tt != NULL:
+            return c
+        ctx_free(c)
+    raise ResourceLimitError("cannot allocate the kernel's working memory (2.8 MB)")
+
+
+cdef void ctx_free(nb_ctx* c) noexcept:
+    free(c.out)
+    free(c.ht)
+    free(c.tt)
+    free(c)
+
+
+cdef void ctx_release(nb_ctx* c) noexcept:
+    """Give a context back (GIL held)."""
+    global _pool_n
+    c.poll = 0
+    c.stop = 0
+    c.ticks = 0
+    c.tt_probes = c.tt_hits = c.tt_stores = 0
+    if _pool_n < NB_POOL:
+        _pool[_pool_n] = c
+        _pool_n += 1
+    else:
+        ctx_free(c)
+
+
+cdef void ctx_watch(nb_ctx* c) noexcept:
+    """Before a long call without the GIL: poll for signals if this is the main thread
+    (only the main thread runs Python's signal handlers)."""
+    c.poll = PyThread_get_thread_ident() == _main_thread
+
+
+cdef int ctx_raise_if_stopped(nb_ctx* c) except -1:
+    """After a long call: re-raise what a signal handler raised while it ran (GIL held)."""
+    if c.stop:
+        if PyErr_Occurred() == NULL:
+            raise KeyboardInterrupt()
+        return -1
+    return 0
+
+
+cdef int _generate(const nb_rules* r, const nb_board* b, int d1, int d2, int want_order,
+                   nb_entry** out) except -1:
+    """One generation in a pooled context; the n entries are copied to a new malloc'd array
+    (*out, NULL when n == 0) that the caller owns. Returns n."""
+    cdef nb_ctx* c = ctx_acquire()
+    cdef int n
+    n = nb_generate(c, r, b, d1, d2, want_order)
+    out[0] = NULL
+    if n:
+        out[0] = <nb_entry*>malloc(n * sizeof(nb_entry))
+        if out[0] != NULL:
+            memcpy(out[0], c.out, n * sizeof(nb_entry))
+    ctx_release(c)
+    if n and out[0] == NULL:
+        raise ResourceLimitError("cannot allocate the result of a generation")
+    return n

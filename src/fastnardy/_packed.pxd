@@ -1,0 +1,256 @@
+# fastnardy._packed: the bit-packed board and its 128-bit key, which every kernel module
+# shares (cimported; nothing here needs the module at run time). The key layout and the
+# occupancy masks are described in the docstring of _packed.pyx. Everything that runs per
+# step or per child is `cdef inline` here, so that the generator, perft, the batches and the
+# values each compile it into their own loops (a cdef call into another extension goes
+# through a function pointer and cannot be inlined).
+
+from libc.stdint cimport uint64_t, uint32_t, int8_t, int64_t
+from libc.string cimport memset
+
+cdef enum:
+    # Worst-case number of distinct legal turns (T1) of one position and roll:
+    # C(29, 4) = 23751 multisets of at most 4 step sources out of 25 (the bound is argued
+    # in the docstring of _movegen.pyx).
+    NB_MAX_TURNS = 23751
+    # perft depth limit (the child buffers are allocated per ply).
+    NB_MAX_DEPTH = 64
+
+cdef enum:
+    # occupancy bits (bit p = mover's point p)
+    PTS = 0x1FFFFFE     # points 1..24
+    HOME = 0x7E         # points 1..6
+    BAR = 0x2000000     # bit 25, the mover's bar
+
+
+ctypedef struct nb_board:
+    # the packed 128-bit key of the position, mover's frame (layout in _packed.pyx)
+    uint64_t lo
+    uint64_t hi
+    # occupancy bitmasks, bit p = mover's point p (1..24), bit 25 = mover's bar
+    uint32_t mine       # mover has >= 1 checker there
+    uint32_t closed     # mover may not land there (long: >= 1 opponent checker; short: >= 2)
+    uint32_t blots      # short: exactly one opponent checker (landing hits it)
+    uint32_t hitters    # S8 forbidden: a mover checker standing there has hit this turn
+    # counts: m = mover, o = opponent on the MOVER's point numbers;
+    # index 0 = borne off, 1..24 = points, 25 = bar
+    int8_t m[26]
+    int8_t o[26]
+
+
+ctypedef struct nb_rules:
+    int game            # 0 long, 1 short
+    int head_rule       # 0 classic, 1 tournament, 2 blocked
+    int block_rule      # 0 opponent_ahead, 1 opponent_home, 2 none
+    int block_check     # 0 every_step, 1 turn_end
+    int hit_and_hide    # 0 allowed, 1 forbidden
+
+
+ctypedef struct nb_entry:
+    # one legal turn
+    uint64_t lo         # key of the resulting position (mover's frame, before the swap)
+    uint64_t hi
+    uint64_t seq        # representative step sequence, encoded so that < is the T2 order
+    uint32_t flags      # bit 0: reached by a one-step sequence that used the larger die
+
+
+cdef inline int mir(int q, int is_short) noexcept nogil:
+    """The mirror of RULES.md §0 (an involution)."""
+    if is_short:
+        return 25 - q
+    return q + 12 if q <= 12 else q - 12
+
+
+cdef inline void key_add(nb_board* b, int p, int delta) noexcept nogil:
+    """Add delta to the key field of point p (1..24), or to the mover's bar count (p = 25);
+    the field must stay within 0..30."""
+    if p == 25:
+        b.lo += <uint64_t>(<int64_t>delta) << 60
+    elif p <= 12:
+        b.lo += <uint64_t>(<int64_t>delta) << (5 * (p - 1))
+    else:
+        b.hi += <uint64_t>(<int64_t>delta) << (5 * (p - 13))
+
+
+cdef inline void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil:
+    """The board of a key: counts, masks and off counts in one pass over the fields."""
+    cdef int p, sm, so
+    cdef uint32_t mine = 0, closed = 0, blots = 0
+    cdef uint64_t v, x
+    sm = b.m[25] = <int8_t>(lo >> 60)
+    so = b.o[25] = <int8_t>(hi >> 60)
+    for p in range(1, 25):
+        x = lo if p <= 12 else hi
+        v = (x >> (5 * ((p - 1) % 12))) & 31
+        if v >= 16:
+            b.m[p] = 0
+            b.o[p] = <int8_t>(v - 15)
+            so += <int>v - 15
+            if is_short:
+                closed |= <uint32_t>(v >= 17) << p
+                blots |= <uint32_t>(v == 16) << p
+            else:
+                closed |= 1u << p
+        else:
+            b.m[p] = <int8_t>v
+            b.o[p] = 0
+            sm += <int>v
+            mine |= <uint32_t>(v > 0) << p
+    if b.m[25]:
+        mine |= BAR
+    b.mine = mine
+    b.closed = closed
+    b.blots = blots
+    b.hitters = 0
+    b.m[0] = <int8_t>(15 - sm)
+    b.o[0] = <int8_t>(15 - so)
+    b.lo = lo
+    b.hi = hi
+
+
+cdef inline uint64_t field(uint64_t lo, uint64_t hi, int p) noexcept nogil:
+    """The 5-bit key field of point p (1..24)."""
+    if p <= 12:
+        return (lo >> (5 * (p - 1))) & 31
+    return (hi >> (5 * (p - 13))) & 31
+
+
+cdef inline uint64_t flip12(uint64_t x) noexcept nogil:
+    """Exchange the owners in twelve 5-bit fields at once (f -> f + 15 for the mover's
+    1..15, f -> f - 15 for the opponent's 16..30, 0 stays 0): bit 4 of a field tells an
+    opponent field; the mover's get 15 added, the opponent's 15 taken away."""
+    cdef uint64_t ones = <uint64_t>0x084210842108421   # bit 0 of each of the 12 fields
+    cdef uint64_t opp = (x >> 4) & ones                # 1 in the fields holding the opponent
+    cdef uint64_t low4 = x & (ones * 15)
+    cdef uint64_t mine = ((low4 + ones * 15) >> 4) & ones & ~opp   # mover's: 1..15, not 0
+    return x + mine * 15 - opp * 15
+
+
+cdef inline uint64_t rev12(uint64_t x) noexcept nogil:
+    """The twelve 5-bit fields of x (bits 0..59) in reverse order: swap neighbouring fields,
+    then neighbouring pairs (each block of four is reversed), then the outer two blocks."""
+    x = ((x & <uint64_t>0x7c1f07c1f07c1f) << 5) | ((x >> 5) & <uint64_t>0x7c1f07c1f07c1f)
+    x = ((x & <uint64_t>0x3ff003ff003ff) << 10) | ((x >> 10) & <uint64_t>0x3ff003ff003ff)
+    return ((x & <uint64_t>0xfffff) << 40) | (x & (<uint64_t>0xfffff << 20)) | ((x >> 40) & <uint64_t>0xfffff)
+
+
+cdef inline void nb_swap_key(uint64_t lo, uint64_t hi, int is_short, uint64_t* olo,
+                             uint64_t* ohi) noexcept nogil:
+    """The key of the same position with the opponent to move (its own frame): the field of
+    point q comes from the mirror point, owners exchanged; the bars change places. Long
+    nardy's mirror (q +- 12) exchanges the two halves whole."""
+    cdef uint64_t M60 = (<uint64_t>1 << 60) - 1
+    if not is_short:
+        olo[0] = flip12(hi & M60)
+        ohi[0] = flip12(lo & M60)
+        return
+    # short: q <- 25 - q, i.e. the other half with its fields in reverse order
+    olo[0] = flip12(rev12(hi & M60)) | ((hi >> 60) << 60)
+    ohi[0] = flip12(rev12(lo & M60)) | ((lo >> 60) << 60)
+
+
+cdef inline int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar,
+                         int is_short, nb_board* b) noexcept nogil:
+    """The board of a position given as counts in each side's own numbering, with the
+    structural checks (the Position layer adds L6 of T7): counts, masks and key in one pass
+    over the points, highest first, so that each half of the key shifts in from the top.
+    Returns 0, or the number of the broken check (see _args._build_error)."""
+    cdef int p, m, o, sm = me_bar, so = opp_bar, negative = 0, both = 0
+    cdef uint32_t mine = 0, closed = 0, blots = 0
+    cdef uint64_t lo = 0, hi = 0, v
+    if me_bar < 0 or me_bar > 15 or opp_bar < 0 or opp_bar > 15:
+        return 1
+    if not is_short and (me_bar or opp_bar):
+        return 2
+    for p in range(24, 0, -1):
+        m = me[p - 1]
+        o = opp[mir(p, is_short) - 1]
+        negative |= (m < 0) | (o < 0)
+        both |= (m != 0) & (o != 0)
+        sm += m
+        so += o
+        b.m[p] = <int8_t>m
+        b.o[p] = <int8_t>o
+        v = <uint64_t>(m + (15 + o if o else 0))
+        if p > 12:
+            hi = (hi << 5) | v
+        else:
+            lo = (lo << 5) | v
+        mine |= <uint32_t>(m > 0) << p
+        if is_short:
+            closed |= <uint32_t>(o >= 2) << p
+            blots |= <uint32_t>(o == 1) << p
+        else:
+            closed |= <uint32_t>(o > 0) << p
+    if negative:
+        return 3
+    if sm > 15:
+        return 4
+    if so > 15:
+        return 5
+    if both:
+        return 6
+    b.m[25] = <int8_t>me_bar
+    b.o[25] = <int8_t>opp_bar
+    b.m[0] = <int8_t>(15 - sm)
+    b.o[0] = <int8_t>(15 - so)
+    b.mine = mine | (BAR if me_bar else 0)
+    b.closed = closed
+    b.blots = blots
+    b.hitters = 0
+    b.lo = lo | (<uint64_t>me_bar << 60)
+    b.hi = hi | (<uint64_t>opp_bar << 60)
+    return 0
+
+
+cdef inline int nb_check_key(uint64_t lo, uint64_t hi, int is_short) noexcept nogil:
+    """0 for a well-formed key, else the number of the broken check (see _args._build_error)."""
+    cdef int p, sm = <int>(lo >> 60), so = <int>(hi >> 60)
+    cdef uint64_t v
+    for p in range(1, 25):
+        v = field(lo, hi, p)
+        if v == 31:
+            return 7
+        if v <= 15:
+            sm += <int>v
+        else:
+            so += <int>v - 15
+    if sm > 15:
+        return 4
+    if so > 15:
+        return 5
+    if not is_short and ((lo >> 60) or (hi >> 60)):
+        return 2
+    return 0
+
+
+cdef inline uint64_t hkey(uint64_t lo, uint64_t hi) noexcept nogil:
+    """A 64-bit hash of a key (the tables of the generator and of perft, and
+    Position's hash)."""
+    cdef uint64_t h = (lo ^ (hi * <uint64_t>0x9E3779B97F4A7C15)) * <uint64_t>0xBF58476D1CE4E5B9
+    return h ^ (h >> 29)
+
+
+cdef inline uint64_t seq_add(uint64_t seq, int depth, int src, int dst, int hit) noexcept nogil:
+    """Append step number `depth` (0..3) to an encoded sequence. Slot i holds
+    (25 - src) * 32 + dst + 1 (1..825, 0 = no step) at bits 4 + 10 * (3 - i); the hit flag of
+    step i is bit 3 - i. Unsigned < on the code is the T2 order (prefix first); the hit bits
+    never decide it, since equal (src, dst) prefixes from one root hit the same blots."""
+    cdef uint64_t code = <uint64_t>((25 - src) * 32 + dst + 1)
+    return seq | (code << (4 + 10 * (3 - depth))) | (<uint64_t>hit << (3 - depth))
+
+
+cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row) noexcept nogil:
+    """The 50-byte board row of a key, from the view of the OTHER side (the one to move after
+    the turn): its 24 points (own numbering) and bar, then the key's mover's."""
+    cdef int p
+    cdef uint64_t v
+    memset(row, 0, 50)
+    for p in range(1, 25):
+        v = field(lo, hi, p)
+        if v >= 16:
+            row[mir(p, is_short) - 1] = <int8_t>(v - 15)
+        elif v:
+            row[24 + p] = <int8_t>v
+    row[24] = <int8_t>(hi >> 60)
+    row[49] = <int8_t>(lo >> 60)
