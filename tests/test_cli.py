@@ -312,9 +312,14 @@ def test_check_applies_the_rule_options_L5(capsys):
     assert status == 1 and out.startswith("L5: ")
 
 
-def test_check_unreadable_notation_is_an_illegal_turn_T1(capsys):
-    status, out, _ = run(capsys, "check", "long", "6-5", "24/x")
-    assert status == 1 and out.startswith("T1: cannot read point 'x'")
+def test_check_unreadable_notation_is_bad_input_not_an_illegal_turn_T1(capsys):
+    status, out, err = run(capsys, "check", "long", "6-5", "24/x")
+    assert status == 2 and out == "" and err.startswith("error: T1: cannot read point 'x'")
+
+
+def test_check_reads_one_checker_over_both_dice_S4(capsys):
+    status, out, _ = run(capsys, "check", "short", "6-5", "24/13")
+    assert status == 0 and out == "24/18 18/13\n"
 
 
 def test_check_a_pass_T3(capsys):
@@ -385,7 +390,7 @@ def test_a_person_plays_through_stdin():
     lines = result.stdout.splitlines()
     assert result.returncode == 0 and result.stderr == ""
     assert any(line.strip().startswith("1) ") for line in lines)
-    assert "\nillegal: T1: cannot read point 'nonsense'" in result.stdout
+    assert "\ncannot read: T1: cannot read point 'nonsense'" in result.stdout
     assert any(line.startswith("1. white ") for line in lines)
     assert any(line.startswith("2. black ") for line in lines)  # the policy's reply
     assert lines[-1] == "quit"

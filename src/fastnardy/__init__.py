@@ -15,7 +15,7 @@ from . import backend as _backend
 _backend.get("kernel")
 
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
-                     InvalidRecordError, InvalidRulesError, ResourceLimitError)
+                     InvalidRecordError, InvalidRulesError, NotationError, ResourceLimitError)
 from .features import features
 from .game import Game
 from .perft import perft, perft_divide
@@ -28,7 +28,7 @@ _backend.get()  # import the default backend (FASTNARDY_BACKEND) now
 
 __all__ = [
     "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
-    "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Outcome",
-    "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
+    "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns",
+    "NotationError", "Outcome", "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
     "perft_divide", "simulate",
 ]

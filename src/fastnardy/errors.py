@@ -5,7 +5,7 @@ import operator
 from typing import Optional
 
 __all__ = ["FastNardyError", "IllegalTurnError", "InvalidDiceError", "InvalidPositionError",
-           "InvalidRecordError", "InvalidRulesError", "ResourceLimitError"]
+           "InvalidRecordError", "InvalidRulesError", "NotationError", "ResourceLimitError"]
 
 
 def integer(value: object) -> Optional[int]:
@@ -45,6 +45,18 @@ class IllegalTurnError(FastNardyError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.step = step
+
+
+class NotationError(FastNardyError):
+    """Turn notation that does not read as a turn of the position (T1): an unknown point or
+    token, a move no die or combination of dice spans, a hit on the way that is not written
+    (``24/13`` over a blot on 18 is ``24/18*/13``). Not an illegal turn: ``rule`` is ``"T1"`` and the message starts
+    with it."""
+
+    rule = "T1"
+
+    def __init__(self, message: str):
+        super().__init__(f"T1: {message}")
 
 
 class ResourceLimitError(FastNardyError, MemoryError):

@@ -18,7 +18,7 @@ import random
 import sys
 from typing import Callable, Optional, Sequence
 
-from .errors import FastNardyError, IllegalTurnError
+from .errors import FastNardyError, IllegalTurnError, NotationError
 from .game import Game, Roll
 from .position import WHITE, Position, Turn
 
@@ -126,3 +126,5 @@ def _ask(position: Position, roll: Roll, turns: Sequence[Turn]) -> Optional[Turn
                 return position.check_turn(roll, answer)
             except IllegalTurnError as exc:
                 print(f"illegal: {exc}")
+            except NotationError as exc:
+                print(f"cannot read: {exc}")

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import notation
-from .errors import FastNardyError, IllegalTurnError, InvalidRecordError
+from .errors import FastNardyError, IllegalTurnError, InvalidRecordError, NotationError
 from .position import Position
 from .rules import Rules
 
@@ -114,7 +114,7 @@ class RecordedTurn:
                                      f"not {self.turn!r}")
         try:
             notation.parse_turn(self.turn)
-        except IllegalTurnError as exc:
+        except (IllegalTurnError, NotationError) as exc:
             raise InvalidRecordError(f"{_at(self.line)}cannot read the turn: {exc}") from None
 
 
