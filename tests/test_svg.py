@@ -372,8 +372,10 @@ def test_cli_board_writes_svg_and_png(tmp_path, capsys):
 def test_cli_png_without_a_renderer_is_a_one_line_error(tmp_path, capsys, monkeypatch):
     no_renderer(monkeypatch)
     assert main(["board", "short", "--png", str(tmp_path / "board.png")]) == 2
-    error = capsys.readouterr().err
+    captured = capsys.readouterr()
+    error = captured.err
     assert error.startswith("error: ") and error.count("\n") == 1
+    assert captured.out == ""  # it fails before the board is printed
     assert not (tmp_path / "board.png").exists()
 
 

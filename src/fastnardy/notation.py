@@ -138,6 +138,13 @@ def parse_position(text: object) -> Tuple[Rules, str, Board, int, Board, int]:
     return rules, "white" if side == "w" else "black", white, white_bar, black, black_bar
 
 
+# --------------------------------------------------------------------------- rolls
+
+def format_roll(dice: Sequence[int]) -> str:
+    """A roll as printed everywhere: the higher die first, ``6-5``, ``3-3``."""
+    return f"{max(dice)}-{min(dice)}"
+
+
 # --------------------------------------------------------------------------- turns
 
 def format_point(point: int) -> str:
