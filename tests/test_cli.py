@@ -197,7 +197,7 @@ def test_a_gnubg_position_id_is_a_position_everywhere(capsys):
 
 
 def test_help_does_not_cite_a_file_the_user_lacks(capsys):
-    for command in ("perft", "turns", "check", "board", "play", "rules"):
+    for command in ("perft", "turns", "check", "board", "play", "rules", "crosscheck"):
         with pytest.raises(SystemExit):
             build_parser().parse_args([command, "--help"])
         out = capsys.readouterr().out

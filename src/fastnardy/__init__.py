@@ -14,8 +14,9 @@ from . import backend as _backend
 # broken kernel fails here, first and loudly, before any module imports it.
 _backend.get("kernel")
 
-from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
-                     InvalidRecordError, InvalidRulesError, NotationError, ResourceLimitError)
+from .errors import (EngineError, FastNardyError, IllegalTurnError, InvalidDiceError,
+                     InvalidPositionError, InvalidRecordError, InvalidRulesError, NotationError,
+                     ResourceLimitError)
 from .features import features
 from .game import Game
 from .perft import perft, perft_divide
@@ -27,8 +28,8 @@ from .selfplay import simulate
 _backend.get()  # import the default backend (FASTNARDY_BACKEND) now
 
 __all__ = [
-    "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
-    "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns",
-    "NotationError", "Outcome", "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
-    "perft_divide", "simulate",
+    "ALL_ROLLS", "EngineError", "FastNardyError", "Game", "IllegalTurnError",
+    "InvalidDiceError", "InvalidPositionError", "InvalidRecordError", "InvalidRulesError",
+    "LegalTurns", "NotationError", "Outcome", "PlayedTurn", "Position", "ResourceLimitError",
+    "Rules", "Step", "Turn", "features", "perft", "perft_divide", "simulate",
 ]

@@ -17,7 +17,8 @@ options (``--head-rule`` …) apply to either: a position string keeps the varia
 an option adds one it does not name, and an option that contradicts it, or that belongs to
 the other game, is an error.
 
-Exit status: 0 done; 1 an illegal turn (check, check-game); 2 bad input, with one line
+Exit status: 0 done; 1 an illegal turn (check, check-game) or a difference (crosscheck); 2
+bad input or an engine failure, with one line
 ``error: ...`` on stderr; 130 Ctrl-C (one line ``interrupted``); 141 stdout closed early
 (``| head``), as for a process that SIGPIPE ends.
 """
@@ -134,9 +135,11 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     """The command line's parser; each subcommand sets ``run``, the function that runs it."""
     parser = _Parser(
         prog=prog, description="Legal turns, perft and games of long and short nardy.",
-        epilog="POSITION is 'long' or 'short' (the start) or a position string; a rule option "
+        epilog="POSITION is 'long' or 'short' (the start), a position string or a GNU "
+               "Backgammon Position ID (short nardy); a rule option "
                "adds a variant the string does not name, and contradicting it is an error. "
-               "Exit status: 0 done, 1 an illegal turn (check, check-game), 2 bad input, 130 "
+               "Exit status: 0 done, 1 an illegal turn (check, check-game) or a difference "
+               "(crosscheck), 2 bad input or an engine failure, 130 "
                "Ctrl-C, 141 stdout closed early (| head).")
     parser.add_argument("--version", action="version", version=f"fastnardy {__version__}",
                         help="print fastnardy's version and exit")
@@ -244,6 +247,7 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_bench.set_defaults(run=_run_bench)
 
     _add_check_game(sub)
+    _add_crosscheck(sub)
     p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule",
                              description="The rule book fastnardy implements: without RULE_ID "
                                          "every rule id with its title, with one the rule's "
@@ -271,6 +275,31 @@ def _add_check_game(sub: "argparse._SubParsersAction[_Parser]") -> None:
     p_check.add_argument("files", nargs="+", metavar="FILE",
                          help="a fastnardy record or a GNU Backgammon .mat export")
     p_check.set_defaults(run=lambda args: _check_game(args.files))
+
+
+def _add_crosscheck(sub: "argparse._SubParsersAction[_Parser]") -> None:
+    p_cross = sub.add_parser(
+        "crosscheck", help="compare another engine's divide with fastnardy's (a perftree)",
+        description="Run ENGINE through fastnardy.crosscheck's line protocol ('divide DEPTH "
+                    "ROLL POSITION' on its stdin, 'COUNT CHILD' lines and 'end' back), compare "
+                    "its children with fastnardy's by position (T1) and walk down to the first "
+                    "position and roll where they differ: the missing turns, the extra turns "
+                    "with the rule each breaks, and the path from the root. Exit 0 when they "
+                    "agree, 1 on a difference, 2 on bad input or an engine failure.")
+    p_cross.add_argument("engine", metavar="ENGINE",
+                         help="the engine's command, one argument ('./engine --flag')")
+    _add_position(p_cross)
+    p_cross.add_argument("depth", type=_positive, metavar="DEPTH", help="plies to compare")
+    p_cross.add_argument("--one-shot", action="store_true",
+                         help="run 'ENGINE DEPTH ROLL POSITION' once per request instead of "
+                              "one long-running process")
+    p_cross.add_argument("--format", choices=("string", "gnubg"), default=None,
+                         help="how positions are sent: position strings (default for long "
+                              "nardy) or GNU Backgammon Position IDs (default for short)")
+    p_cross.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
+                         help="seconds an answer may take (default 60)")
+    _add_json(p_cross)
+    p_cross.set_defaults(run=_run_crosscheck)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -563,6 +592,29 @@ def _run_bench(args: argparse.Namespace) -> int:
     else:
         print(benchmark.report(timings))
     return 0
+
+
+def _run_crosscheck(args: argparse.Namespace) -> int:
+    from . import crosscheck
+
+    position = _position(args)
+    fmt = args.format or ("gnubg" if position.rules.game == SHORT else "string")
+    kind = crosscheck.OneShotEngine if args.one_shot else crosscheck.ProcessEngine
+    if args.timeout <= 0:
+        raise FastNardyError("--timeout must be more than 0 seconds")
+    with kind(args.engine, fmt, args.timeout) as engine:
+        difference = crosscheck.crosscheck(engine, position, args.depth)
+    if args.json:
+        _print_json({"engine": args.engine, "position": position.to_string(),
+                     "depth": args.depth, "format": fmt, "requests": engine.requests,
+                     "agree": difference is None,
+                     "difference": None if difference is None else difference.as_dict()})
+    elif difference is None:
+        print(f"agree: {engine.requests} requests, every roll to depth {args.depth} from "
+              f"{position.to_string()}")
+    else:
+        print(difference.report())
+    return 0 if difference is None else EXIT_ILLEGAL
 
 
 def _check_game(files: List[str]) -> int:

@@ -4,8 +4,9 @@ that every entry point makes of an integer argument."""
 import operator
 from typing import Optional
 
-__all__ = ["FastNardyError", "IllegalTurnError", "InvalidDiceError", "InvalidPositionError",
-           "InvalidRecordError", "InvalidRulesError", "NotationError", "ResourceLimitError"]
+__all__ = ["EngineError", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
+           "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "NotationError",
+           "ResourceLimitError"]
 
 
 def integer(value: object) -> Optional[int]:
@@ -57,6 +58,12 @@ class NotationError(FastNardyError):
 
     def __init__(self, message: str):
         super().__init__(f"T1: {message}")
+
+
+class EngineError(FastNardyError):
+    """Another engine driven by :mod:`fastnardy.crosscheck` failed: it could not start, it
+    exited or timed out while answering, or a line of its answer does not read (the message
+    quotes the request and the line)."""
 
 
 class ResourceLimitError(FastNardyError, MemoryError):
