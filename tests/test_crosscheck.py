@@ -233,3 +233,20 @@ def test_cli_exit_codes_0_1_2(capsys, tmp_path):
     assert status == 2 and err.count("\n") == 1
     status, _, err = cli(capsys, "crosscheck", engine, "long", "1", "--format", "gnubg")
     assert status == 2 and "short nardy only" in err
+
+
+# --------------------------------------------------------------------------- OpenSpiel
+
+OSSHIM = Path("/work/peers/osshim/libosshim.so")
+
+
+@pytest.mark.skipif(not OSSHIM.exists(), reason="the peers kit's OpenSpiel shim "
+                    "(osshim/libosshim.so, built by ../shared/peers/build.sh) is not here")
+def test_openspiel_backgammon_agrees_at_depth_1_S1_T5():
+    pytest.importorskip("pyspiel")
+    adapter = ADAPTER.parent / "openspiel_engine.py"
+    with xc.ProcessEngine([sys.executable, str(adapter), "--shim", str(OSSHIM)],
+                          "gnubg") as engine:
+        assert xc.crosscheck(engine, Position.start("short"), 1) is None
+        middle = Position.from_string("short b bar:1,13:4,8:3,7:2,6:4 24:2,13:5,10:1,8:2,6:5")
+        assert xc.crosscheck(engine, middle, 1) is None
