@@ -120,7 +120,7 @@ def test_a_hit_on_the_way_must_be_written_S3_T1(backend):
 
 
 def test_a_move_no_die_nor_dice_span_is_illegal_S4(backend):
-    with pytest.raises(fastnardy.IllegalTurnError, match="^S4: no die, nor dice") as caught:
+    with pytest.raises(fastnardy.IllegalTurnError, match="^S4: no die left in the roll 6-5, alone or with others,") as caught:
         Position.start("short").check_turn((6, 5), "24/14")
     assert caught.value.rule == "S4" and caught.value.step == 1
 

@@ -37,7 +37,7 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, Tupl
 
 from . import ALL_ROLLS, Game, Position, Rules, Turn, __version__, perft, perft_divide, rulebook
 from . import backend as _backend
-from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
+from .errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError
 from .gnubg import ID_LENGTH
 from .notation import format_roll
 from .perft import PerftProgress
@@ -196,8 +196,9 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_check = sub.add_parser(
         "check", help="referee one turn: is it legal for this position and roll?",
         description="Exit 0 and print the turn in T2 notation when it is legal; exit 1 and "
-                    "print the rule it breaks ('L5: ...', 'T1: ...' for notation that does not "
-                    "read) when it is not; exit 2 when the position or the dice do not read.")
+                    "print the rule it breaks ('L5: ...') when it is not; exit 2 when the "
+                    "position, the dice or the notation do not read ('T1: ...'). A checker "
+                    "moving several dice may be written as one move, '24/13' for 6-5.")
     _add_position(p_check)
     p_check.add_argument("dice", metavar="DICE", help="the roll: '6-5' or '6 5'")
     p_check.add_argument("turn", nargs="+", metavar="TURN",
@@ -629,14 +630,19 @@ def _check_game(files: List[str]) -> int:
             print(f"{path}: error: {exc}", file=sys.stderr)
             status = 2
             continue
-        illegal = 0
+        illegal = unreadable = 0
         for number, record in enumerate(records, 1):
             try:
                 Game.from_record(record)
             except IllegalTurnError as exc:
                 print(f"{path}: game {number}: illegal turn: {exc}")
                 illegal += 1
-        if illegal:
+            except InvalidRecordError as exc:  # a turn whose notation does not read (T1)
+                print(f"{path}: game {number}: error: {exc}", file=sys.stderr)
+                unreadable += 1
+        if unreadable:
+            status = 2
+        elif illegal:
             status = max(status, 1)
         else:
             turns = sum(len(record.turns) for record in records)
