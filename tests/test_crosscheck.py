@@ -78,7 +78,8 @@ def test_a_reference_broken_in_one_rule_is_caught_and_named(rule, position):
 
 
 def test_a_difference_below_the_root_is_found_by_counts_and_walked_to_S5():
-    # black's blot on its 5 can be hit by white's 6-6; then black's 6-6 cannot enter (S5)
+    # black's blot on its 24 (white's 1) can be hit by white's 6-6 (7/1*); then black's 6-6
+    # cannot enter (S5) and must pass
     root = Position.from_string("short w 24:2,13:5,8:3,6:5 24:1,13:5,8:3,6:5,5:1")
     with xc.ProcessEngine(REFERENCE + ["--break", "S5"]) as engine:
         found = xc.crosscheck(engine, root, 2)
@@ -87,6 +88,7 @@ def test_a_difference_below_the_root_is_found_by_counts_and_walked_to_S5():
     assert roll == (6, 6) and turn.position == found.position and found.position.black_bar
     assert [str(t) for t in found.missing] == ["pass"]
     assert {extra.rule for extra in found.extra} == {"S5"}
+    assert all(Position.from_string(extra.position) for extra in found.extra)
     report = found.report()
     assert f"path: 6-6 {turn}" in report and "missing: pass" in report and "S5: " in report
     document = found.as_dict()

@@ -354,13 +354,15 @@ def _read_child(parent: Position, text: str, name: str) -> Key:
 @dataclass(frozen=True)
 class ExtraTurn:
     """A child the engine lists that is not a legal turn: as the engine wrote it, the rule
-    the turn breaks (the referee's id), the referee's reason and the steps that reach it
-    (the engine's, or the first sequence in T2 order that reaches it; '' when none does)."""
+    the turn breaks (the referee's id), the referee's reason, the steps that reach it (the
+    engine's, or the first sequence in T2 order that reaches it; '' when none does) and its
+    position string ('' when T7 refuses the position, say two colours on one point)."""
 
     text: str
     rule: str
     reason: str
     steps: str
+    position: str = ""
 
 
 def _relaxed_paths(parent: Position, roll: Roll, target: Key) -> List[List[Tuple[int, int]]]:
@@ -423,6 +425,10 @@ def explain(parent: Position, roll: Roll, text: str, steps: Optional[str] = None
     legal = {_key_of(t.position) for t in parent.legal_turns(roll)}
     if key in legal:
         raise FastNardyError(f"{text!r} is a legal turn of this position and roll")
+    try:
+        position = parent._from_mover_frame(*key).to_string()
+    except FastNardyError:
+        position = ""
     tried: List[Tuple[str, Optional[FastNardyError]]] = []
     if steps is not None:
         tried.append((steps, _referee(parent, roll, steps)))
@@ -431,16 +437,17 @@ def explain(parent: Position, roll: Roll, text: str, steps: Optional[str] = None
               for path in _relaxed_paths(parent, roll, key)]
     for written, error in tried:
         if isinstance(error, IllegalTurnError):
-            return ExtraTurn(text, error.rule, str(error)[len(error.rule) + 2:], written)
+            return ExtraTurn(text, error.rule, str(error)[len(error.rule) + 2:], written,
+                             position)
     for written, error in tried:
         if isinstance(error, NotationError):
-            return ExtraTurn(text, "T1", str(error)[4:], written)
+            return ExtraTurn(text, "T1", str(error)[4:], written, position)
     rule = "L4" if parent.rules.game == "long" else "S4"
     if tried and tried[0][1] is None:  # the engine's steps are legal: another position
         return ExtraTurn(text, "T1", f"the steps given, {tried[0][0]}, are a legal turn that "
-                                     f"leads to another position", tried[0][0])
+                                     f"leads to another position", tried[0][0], position)
     return ExtraTurn(text, rule, f"no sequence of steps of the dice {format_roll(roll)} "
-                                 f"leads to it", "")
+                                 f"leads to it", "", position)
 
 
 def _referee(parent: Position, roll: Roll, steps: object) -> Optional[FastNardyError]:
@@ -483,7 +490,8 @@ class Difference:
             lines.append(f"missing: {turn}  -> {turn.position.to_string()}")
         for extra in self.extra:
             steps = f" ({extra.steps})" if extra.steps else ""
-            lines.append(f"extra: {extra.text}{steps}  {extra.rule}: {extra.reason}")
+            shown = f"  = {extra.position}" if extra.position not in ("", extra.text) else ""
+            lines.append(f"extra: {extra.text}{steps}  {extra.rule}: {extra.reason}{shown}")
         for text, times in self.duplicates:
             lines.append(f"listed {times} times: {text}")
         for turn, ours, theirs in self.counts:
@@ -500,8 +508,8 @@ class Difference:
             "depth": self.depth,
             "missing": [{"turn": str(t), "position": t.position.to_string()}
                         for t in self.missing],
-            "extra": [{"child": e.text, "rule": e.rule, "reason": e.reason, "steps": e.steps}
-                      for e in self.extra],
+            "extra": [{"child": e.text, "rule": e.rule, "reason": e.reason, "steps": e.steps,
+                       "position": e.position} for e in self.extra],
             "duplicates": [{"child": text, "times": times} for text, times in self.duplicates],
             "counts": [{"turn": str(t), "fastnardy": ours, "engine": theirs}
                        for t, ours, theirs in self.counts],
