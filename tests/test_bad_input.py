@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fastnardy import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
+                       NotationError,
                        InvalidRulesError, Position, Rules, Turn, batch, perft, perft_divide)
 from fastnardy import reference
 
@@ -105,16 +106,22 @@ def test_bad_dice(backend, dice):
 
 
 @pytest.mark.parametrize("turn", [
-    "24/x", "24", "24/18/", "/18", "24/18(9)", "24-18", "24/18 18/13 13/7 7/1 1/off",
+    "24/x", "24", "24/18/", "/18", "24/18(9)", "24-18",
     None, 5, b"24/18", [(24,)], [("24", "18")], [(24, 18, 1, 2)], [(99, 1)], [(24, -1)],
     "24/18*x", "((", "24/18 18/13)", [[None, None]], "bar/off/",
 ])
-def test_bad_turns_raise_illegal_turn_error(backend, turn):
+def test_unreadable_turns_raise_a_notation_error_not_an_illegal_turn_T1(backend, turn):
     pos = Position.start("long")
-    with pytest.raises(IllegalTurnError):
+    with pytest.raises(NotationError, match="^T1: ") as caught:
         pos.check_turn((6, 5), turn)
-    with pytest.raises(IllegalTurnError):
+    assert caught.value.rule == "T1" and not isinstance(caught.value, IllegalTurnError)
+    with pytest.raises(NotationError):
         pos.play(turn)
+
+
+def test_five_steps_are_an_illegal_turn_L4(backend):
+    with pytest.raises(IllegalTurnError, match="^L4: "):
+        Position.start("long").check_turn((6, 5), "24/18 18/13 13/7 7/1 1/off")
 
 
 def test_illegal_turn_names_rule_and_step(backend):
@@ -244,7 +251,7 @@ ONE = np.array([1])  # numpy 2: __index__ exists and raises TypeError
                                   Position.start("short").black_points, white_bar=ONE * 0),
      InvalidPositionError),
     (lambda: Position.start("long").check_turn((6, 5), [(np.array([24]), 18), (18, 13)]),
-     IllegalTurnError),
+     NotationError),
     (lambda: Turn([(np.array([24]), 18)], Position.start("long")), IllegalTurnError),
     (lambda: perft(Position.start("long"), ONE), FastNardyError),
     (lambda: perft_divide(Position.start("long"), ONE), FastNardyError),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fastnardy import Game
+from fastnardy import Game, Position
 from fastnardy.__main__ import main
 
 GNUBG_DATA = Path(__file__).parent / "data" / "gnubg"
@@ -111,3 +111,16 @@ def test_worst_status_of_several_files(tmp_path, capsys):
     assert main(["check-game", str(tmp_path / "none.txt"), illegal, legal]) == 2
     out = capsys.readouterr().out
     assert out.count("all legal") == 2 and out.count("illegal turn") == 2
+
+
+def test_a_turn_whose_notation_does_not_read_is_exit_2_not_illegal_T1(tmp_path, capsys):
+    game = Game.from_position(Position.start("short"), seed=1)
+    game.dice = (6, 5)
+    game.play("24/13")
+    record = tmp_path / "game.txt"
+    record.write_text(game.record().replace("24/18 18/13", "24/1x"))
+    assert main(["check-game", str(record)]) == 2
+    captured = capsys.readouterr()
+    assert "T1: cannot read point '1x'" in captured.err and "all legal" not in captured.out
+    record.write_text(game.record().replace("24/18 18/13", "24/13"))
+    assert main(["check-game", str(record)]) == 0

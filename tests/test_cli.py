@@ -14,6 +14,7 @@ import time
 import pytest
 
 import fastnardy.__main__ as cli
+import fastnardy
 from fastnardy import Game, Position, __version__, benchmark, perft
 from fastnardy.__main__ import UNFORCED_DEPTH, build_parser, main
 
@@ -136,8 +137,72 @@ def test_perft_divide_text_and_json_agree_T5(capsys):
     status, out, _ = run(capsys, "perft", "long", "2", "--divide", "--json")
     document = json.loads(out)
     assert document["total"] == 484 and document["depth"] == 2
-    assert [f"{r['roll'][0]}-{r['roll'][1]}  {r['turn']:<32} {r['count']}"
+    assert [f"{r['roll'][0]}-{r['roll'][1]}  {r['turn']:<32} {r['count']:>12}  {r['position']}"
             for r in document["divide"]] == lines
+
+
+def test_perft_divide_shows_each_child_position_with_rolls_high_die_first_T1_T5(capsys):
+    status, out, _ = run(capsys, "perft", "short", "2", "--divide", "--json")
+    document = json.loads(out)
+    start = Position.start("short")
+    rolls = list(dict.fromkeys(tuple(r["roll"]) for r in document["divide"]))
+    assert rolls[:3] == [(1, 1), (2, 1), (2, 2)] and len(rolls) == 21
+    for entry in document["divide"]:
+        high, low = entry["roll"]
+        assert high >= low
+        child = Position.from_string(entry["position"])
+        assert child == start.check_turn((high, low), entry["turn"]).position
+        assert entry["count"] == perft(child, 1)
+
+
+def test_perft_for_one_roll_T5(capsys):
+    status, out, _ = run(capsys, "perft", "short", "2", "--roll", "5-6", "--divide", "--json")
+    document = json.loads(out)
+    assert status == 0 and document["roll"] == [6, 5]
+    start = Position.start("short")
+    expected = sum(perft(t.position, 1) for t in start.legal_turns((6, 5)))
+    assert document["total"] == expected == 3300
+    assert {r["turn"] for r in document["divide"]} == {str(t) for t in start.legal_turns((6, 5))}
+    status, out, _ = run(capsys, "perft", "short", "2", "--roll", "65", "--only", "--json")
+    assert status == 0 and json.loads(out)["perft"][0]["count"] == 3300
+    status, _, err = run(capsys, "perft", "short", "0", "--roll", "6-5")
+    assert status == 2 and one_line_error(err)
+    status, _, err = run(capsys, "perft", "short", "2", "--roll", "7-5")
+    assert status == 2 and one_line_error(err)
+
+
+def test_turns_all_lists_the_21_rolls_high_die_first_T5(capsys):
+    status, out, _ = run(capsys, "turns", "short", "all")
+    start = Position.start("short")
+    assert status == 0
+    rolls = [line.split()[0] for line in out.splitlines()]
+    assert list(dict.fromkeys(rolls))[:3] == ["6-6", "6-5", "6-4"] and len(set(rolls)) == 21
+    assert len(rolls) == sum(len(start.legal_turns(r)) for r in fastnardy.ALL_ROLLS)
+    status, out, _ = run(capsys, "turns", "short", "all", "--json")
+    document = json.loads(out)
+    assert [r["dice"] for r in document["rolls"]][:2] == [[6, 6], [6, 5]]
+    assert len(document["rolls"]) == 21
+
+
+def test_a_gnubg_position_id_is_a_position_everywhere(capsys):
+    pid = "4HPwATDgc/ABMA"  # the short-nardy start
+    assert run(capsys, "turns", pid, "6-5") == run(capsys, "turns", "short", "6-5")
+    assert run(capsys, "perft", pid, "2", "--divide") == run(capsys, "perft", "short", "2",
+                                                             "--divide")
+    assert run(capsys, "check", pid, "6-5", "24/13")[:2] == (0, "24/18 18/13\n")
+    status, out, _ = run(capsys, "board", pid, "--hit-and-hide", "forbidden", "--json")
+    assert json.loads(out)["position"].startswith("short(hit_and_hide=forbidden) w ")
+    status, _, err = run(capsys, "turns", "4HPwATDgc/ABM!", "6-5")
+    assert status == 2 and one_line_error(err)
+
+
+def test_help_does_not_cite_a_file_the_user_lacks(capsys):
+    for command in ("perft", "turns", "check", "board", "play", "rules", "crosscheck"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        out = capsys.readouterr().out
+        assert "RULES.md" not in out
+        assert "\n\n" in out.split("positional arguments")[0]  # a description under usage
 
 
 # --------------------------------------------------------------------------- --version, prog, help
@@ -312,9 +377,14 @@ def test_check_applies_the_rule_options_L5(capsys):
     assert status == 1 and out.startswith("L5: ")
 
 
-def test_check_unreadable_notation_is_an_illegal_turn_T1(capsys):
-    status, out, _ = run(capsys, "check", "long", "6-5", "24/x")
-    assert status == 1 and out.startswith("T1: cannot read point 'x'")
+def test_check_unreadable_notation_is_bad_input_not_an_illegal_turn_T1(capsys):
+    status, out, err = run(capsys, "check", "long", "6-5", "24/x")
+    assert status == 2 and out == "" and err.startswith("error: T1: cannot read point 'x'")
+
+
+def test_check_reads_one_checker_over_both_dice_S4(capsys):
+    status, out, _ = run(capsys, "check", "short", "6-5", "24/13")
+    assert status == 0 and out == "24/18 18/13\n"
 
 
 def test_check_a_pass_T3(capsys):
@@ -385,7 +455,7 @@ def test_a_person_plays_through_stdin():
     lines = result.stdout.splitlines()
     assert result.returncode == 0 and result.stderr == ""
     assert any(line.strip().startswith("1) ") for line in lines)
-    assert "\nillegal: T1: cannot read point 'nonsense'" in result.stdout
+    assert "\ncannot read: T1: cannot read point 'nonsense'" in result.stdout
     assert any(line.startswith("1. white ") for line in lines)
     assert any(line.startswith("2. black ") for line in lines)  # the policy's reply
     assert lines[-1] == "quit"

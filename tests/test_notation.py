@@ -75,3 +75,67 @@ def test_gnubg_ids_of_the_benchmark_positions_round_trip_through_position():
             pos = Position.from_gnubg_id(pid)
             assert pos.gnubg_id() == pid
             assert Position.from_string(pos.to_string()) == pos
+
+
+# --------------------------------------------------------------------------- T1 abbreviations
+
+def test_one_checker_over_both_dice_reads_as_its_steps_S4(backend):
+    start = Position.start("short")
+    played = start.check_played((6, 5), "24/13")
+    assert str(played.turn) == "24/18 18/13" and [str(s) for s in played.steps] == [
+        "24/18", "18/13"]
+    assert start.check_turn((6, 5), "24/13") == start.check_turn((6, 5), "24/18/13")
+    assert str(start.check_turn((4, 4), "24/16 13/9(2)")) == "24/20 20/16 13/9 13/9"
+    assert str(start.check_turn((4, 4), "13/5(2)")) == "13/9 13/9 9/5 9/5"
+    assert str(start.check_turn((6, 4), "8/4 13/7")) == str(start.check_turn((6, 4), "13/7 8/4"))
+
+
+def test_one_checker_over_four_dice_of_a_double_L4(backend):
+    long_start = Position.start("long")
+    assert str(long_start.check_turn((6, 5), "24/13")) == "24/18 18/13"
+    opened = Position.from_string("long b 24:14,20:1 24:15")
+    assert str(opened.check_turn((2, 2), "24/16")) == "24/22 22/20 20/18 18/16"
+
+
+def test_the_order_of_the_dice_is_the_first_legal_one_S3(backend):
+    # black holds point 18 (its 7): 24/13 goes 24/19/13 with the 5 first
+    position = Position.from_string("short w 24:2,13:5,8:3,6:5 13:5,8:3,7:2,5:3,2:2")
+    played = position.check_played((6, 5), "24/13")
+    assert [str(s) for s in played.steps] == ["24/19", "19/13"]
+
+
+def test_a_hit_on_the_way_must_be_written_S3_T1(backend):
+    # a black blot on 18 (its 7), point 19 (its 6) closed: 24/13 can only go over the blot
+    position = Position.from_string("short w 24:2,13:5,8:3,6:5 13:5,8:3,7:1,6:5,2:1")
+    with pytest.raises(fastnardy.NotationError, match=r"^T1: 24/13 would hit a blot on the way"
+                                                      r", on point 18.*24/18\*/13") as caught:
+        position.check_turn((6, 5), "24/13")
+    assert not isinstance(caught.value, fastnardy.IllegalTurnError)
+    assert str(position.check_turn((6, 5), "24/18*/13")) == "24/18* 18/13"
+    with pytest.raises(fastnardy.IllegalTurnError) as illegal:
+        position.check_turn((6, 5), "24/19/13")
+    assert illegal.value.rule == "S3"
+
+
+def test_a_move_no_die_nor_dice_span_is_illegal_S4(backend):
+    with pytest.raises(fastnardy.IllegalTurnError, match="^S4: no die left in the roll 6-5, alone or with others,") as caught:
+        Position.start("short").check_turn((6, 5), "24/14")
+    assert caught.value.rule == "S4" and caught.value.step == 1
+
+
+def test_an_abbreviated_bear_off_reads_as_its_steps_S7(backend):
+    alone = Position.from_string("short w 6:1 6:15")
+    assert str(alone.check_turn((4, 3), "6/off")) == "6/2 2/off"
+
+
+def test_abbreviations_read_in_play_game_and_records_T1(backend):
+    start = Position.start("short")
+    assert start.play("24/13") == start.legal_turns((6, 5))[0].position
+    game = fastnardy.Game.from_position(start, seed=1)
+    game.dice = (6, 5)
+    assert str(game.play("24/13")) == "24/18 18/13"
+    record = game.record()
+    assert fastnardy.Game.from_record(record.replace("24/18 18/13", "24/13")).position \
+        == game.position
+    with pytest.raises(fastnardy.InvalidRecordError, match="T1"):
+        fastnardy.Game.from_record(record.replace("24/18 18/13", "24/1x"))

@@ -1,5 +1,6 @@
-"""The perft data files (tests/data/*.perft): every fast entry on both backends; the entries
-marked slow run with ``pytest -m slow`` or bench/perft_deep.py (kernel only)."""
+"""perft_divide for chosen rolls, and the perft data files (tests/data/*.perft): every fast
+entry on both backends; the entries marked slow run with ``pytest -m slow`` or
+bench/perft_deep.py (kernel only)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fastnardy import Position, perft
+from fastnardy import InvalidDiceError, Position, perft, perft_divide
 from fastnardy.counting import read_perft_file
 
 DATA = Path(__file__).parent / "data"
@@ -33,3 +34,13 @@ def test_perft_file_deep(entry):
 def test_perft_files_cover_both_games_and_every_head_rule():
     positions = {e.position.split()[0] for e in ENTRIES}
     assert {"long", "short", "long(head_rule=tournament)", "long(head_rule=blocked)"} <= positions
+
+
+def test_perft_divide_for_chosen_rolls_T5():
+    start = Position.start("short")
+    whole = perft_divide(start, 2)
+    part = perft_divide(start, 2, rolls=[(6, 5), (3, 3), (5, 6)])
+    assert list(part) == [(5, 6), (3, 3)] and part[(5, 6)] == whole[(5, 6)]
+    for bad in ([(7, 1)], "65", [(6,)], 5):
+        with pytest.raises(InvalidDiceError):
+            perft_divide(start, 2, rolls=bad)

@@ -26,6 +26,7 @@ import importlib
 import inspect
 import operator
 import pkgutil
+import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, NamedTuple, Tuple, Type
 
@@ -40,7 +41,7 @@ from fastnardy.record import read_mat
 
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
-           "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay")
+           "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -115,15 +116,22 @@ VALID: Dict[str, List[Any]] = {
     "rule_id": ["L5", "t2"], "highlight": [None, "24/18 18/13"], "size": [None, 300],
     "flipped": [False], "numbering": ["white", "mover"], "value": [(6, 5)],
     "n_games": [0, 3], "policy": ["random", ("greedy", "random")], "max_turns": [40],
+    "roll": [(6, 5), (1, 1)], "format": ["string", "gnubg"], "timeout": [5, 0.5],
+    "steps": [None, "24/18 18/13"],
 }
 
 
 def _samples() -> Dict[type, Callable[[], List[Any]]]:
     """A few instances of every public class with instance methods (built fresh per example:
     a Game is mutable)."""
+    from fastnardy import crosscheck
     from fastnardy.batch import ChanceNodes
     from fastnardy.record import MatGame
     from fastnardy.selfplay import Simulation
+
+    engine = [sys.executable, str(Path(__file__).resolve().parents[1] / "bench" / "crosscheck"
+                                  / "reference_engine.py")]
+    difference = crosscheck.Difference(START, (), START, (6, 6), 1, (TURN,), (), (("x", 2),))
 
     def game() -> List[Any]:
         return [Game("long", seed=1), Game.from_position(MIDDLE, seed=2),
@@ -138,6 +146,10 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         MatGame: lambda: MAT_GAMES[:1],
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
         Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],
+        crosscheck.ProcessEngine: lambda: [crosscheck.ProcessEngine(engine, timeout=20)],
+        crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],
+                                                                    timeout=20)],
+        crosscheck.Difference: lambda: [difference],
     }
 
 

@@ -35,11 +35,12 @@ def test_L2_a_backward_step_is_refused(backend):
 
 
 def test_L4_a_step_must_match_a_die(backend):
-    with pytest.raises(IllegalTurnError, match=r"^L4: no die left in the roll 6-5 moves a "
-                                               r"checker 4 pips \(step 1, 24/20\)"):
+    with pytest.raises(IllegalTurnError, match=r"^L4: no die left in the roll 6-5, alone or "
+                                               r"with others, moves a checker 4 pips "
+                                               r"\(step 1, 24/20\)"):
         Position.start("long").check_turn((6, 5), "24/20 20/15")
-    with pytest.raises(IllegalTurnError, match=r"^L4: no die left in the roll 2-1 bears a "
-                                               r"checker off from point 5"):
+    with pytest.raises(IllegalTurnError, match=r"^L4: no die left in the roll 2-1, alone or "
+                                               r"with others, bears a checker off from point 5"):
         long_pos({5: 15}, {24: 15}).check_turn((2, 1), "5/off")
 
 

@@ -48,8 +48,10 @@ def test_S4_no_head_rule_and_no_block_rule(backend):
     # behind it (no L6): white holds 12..6, black waits on its 24 (white's 1)
     pos = short_pos({12: 1, 11: 2, 10: 2, 9: 2, 8: 2, 7: 2, 6: 4}, {24: 15})
     assert "6/4 6/5" in texts(pos.legal_turns((1, 2)))  # now 12..4: nine points
-    with pytest.raises(IllegalTurnError) as err:  # one die is one step (as L4)
-        pos.check_turn((1, 2), "12/9")
+    # one die is one step (as L4): 12/9 is read as the two steps it abbreviates (T1) ...
+    assert str(pos.check_turn((1, 2), "12/9")) == str(pos.check_turn((1, 2), "12/10 10/9"))
+    with pytest.raises(IllegalTurnError) as err:  # ... and 12/5 spans no die nor both
+        pos.check_turn((1, 2), "12/5")
     assert err.value.rule == "S4"
 
 

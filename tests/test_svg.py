@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fastnardy import (FastNardyError, IllegalTurnError, InvalidPositionError, Position, Rules,
-                       svg)
+from fastnardy import (FastNardyError, IllegalTurnError, InvalidPositionError, NotationError,
+                       Position, Rules, svg)
 from fastnardy.__main__ import main
 from fastnardy.basics import mirror
 
@@ -306,7 +306,7 @@ def test_a_highlight_must_be_a_legal_turn_of_the_position():
     with pytest.raises(IllegalTurnError) as caught:
         svg.board(start, highlight="24/20 24/22")  # L5: two checkers off the head
     assert caught.value.rule == "L5"
-    with pytest.raises(IllegalTurnError):
+    with pytest.raises(NotationError):
         svg.board(start, highlight="24/seven")
     other = Position.start("short").legal_turns((6, 5))[0]
     with pytest.raises(IllegalTurnError) as caught:
@@ -372,8 +372,10 @@ def test_cli_board_writes_svg_and_png(tmp_path, capsys):
 def test_cli_png_without_a_renderer_is_a_one_line_error(tmp_path, capsys, monkeypatch):
     no_renderer(monkeypatch)
     assert main(["board", "short", "--png", str(tmp_path / "board.png")]) == 2
-    error = capsys.readouterr().err
+    captured = capsys.readouterr()
+    error = captured.err
     assert error.startswith("error: ") and error.count("\n") == 1
+    assert captured.out == ""  # it fails before the board is printed
     assert not (tmp_path / "board.png").exists()
 
 

@@ -20,8 +20,9 @@ from . import backend as _backend
 _backend.get("kernel")
 
 from .basics import ALL_ROLLS
-from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
-                     InvalidRecordError, InvalidRulesError, ResourceLimitError)
+from .errors import (EngineError, FastNardyError, IllegalTurnError, InvalidDiceError,
+                     InvalidPositionError, InvalidRecordError, InvalidRulesError, NotationError,
+                     ResourceLimitError)
 from .counting import perft, perft_divide
 from .game import Game
 from .inputs import features
@@ -56,8 +57,8 @@ for _old, _new in (("perft", "counting"), ("features", "inputs")):
                                                         f"{__name__}.{_new}")
 
 __all__ = [
-    "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
-    "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Outcome",
-    "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
-    "perft_divide", "simulate",
+    "ALL_ROLLS", "EngineError", "FastNardyError", "Game", "IllegalTurnError",
+    "InvalidDiceError", "InvalidPositionError", "InvalidRecordError", "InvalidRulesError",
+    "LegalTurns", "NotationError", "Outcome", "PlayedTurn", "Position", "ResourceLimitError",
+    "Rules", "Step", "Turn", "features", "perft", "perft_divide", "simulate",
 ]

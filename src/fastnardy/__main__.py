@@ -1,20 +1,24 @@
 """Command line: ``fastnardy perft long 4`` (or ``python -m fastnardy perft long 4``) and friends.
 
-    fastnardy perft {long,short,POSITION} DEPTH [--weighted] [--divide] [--only] [--json]
-    fastnardy turns POSITION DICE [--json]
+    fastnardy perft {long,short,POSITION} DEPTH [--weighted] [--divide] [--roll R] [--only]
+    fastnardy turns POSITION {DICE,all} [--json]
     fastnardy check POSITION DICE TURN [--json]
     fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN] [--json]
     fastnardy play POSITION [--seed S] [--turns N] [--quiet] [--human SIDE] [--record FILE]
     fastnardy bench [--seconds S] [--json]
     fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
     fastnardy rules [RULE_ID]
+    fastnardy crosscheck ENGINE POSITION DEPTH [--one-shot] [--timeout S] [--json]
 
-POSITION is ``long`` or ``short`` (the start, white to move) or a position string. The rule
+POSITION is ``long`` or ``short`` (the start, white to move), a position string or a GNU
+Backgammon Position ID (short nardy, white to move). Rolls are printed high die first
+(``6-5``). The rule
 options (``--head-rule`` …) apply to either: a position string keeps the variants it names,
 an option adds one it does not name, and an option that contradicts it, or that belongs to
 the other game, is an error.
 
-Exit status: 0 done; 1 an illegal turn (check, check-game); 2 bad input, with one line
+Exit status: 0 done; 1 an illegal turn (check, check-game) or a difference (crosscheck); 2
+bad input or an engine failure, with one line
 ``error: ...`` on stderr; 130 Ctrl-C (one line ``interrupted``); 141 stdout closed early
 (``| head``), as for a process that SIGPIPE ends.
 """
@@ -29,13 +33,15 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, Tuple
 
-from . import Game, Position, Rules, Turn, __version__, perft, perft_divide, rulebook
+from . import ALL_ROLLS, Game, Position, Rules, Turn, __version__, perft, perft_divide, rulebook
 from . import backend as _backend
 from .basics import Roll
-from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
 from .counting import PerftProgress
+from .errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError
+from .gnubg import ID_LENGTH
+from .notation import format_roll
 from .record import read_games
 from .rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS
 
@@ -49,6 +55,8 @@ UNFORCED_DEPTH = {LONG: 7, SHORT: 5}  # a soft limit per game; the hard one is b
 
 EXIT_ILLEGAL, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
 
+
+_GNUBG_ID = re.compile(f"[A-Za-z0-9+/]{{{ID_LENGTH}}}")  # a GNU Backgammon Position ID
 
 
 class _Parser(argparse.ArgumentParser):
@@ -97,10 +105,11 @@ def _seconds(text: str) -> float:
 
 def _add_position(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("position", metavar="POSITION",
-                        help="'long' or 'short' (the start, white to move) or a position string "
-                             "such as 'long w 24:15 24:15'")
-    rules = parser.add_argument_group("rule variants (RULES.md; default: the string's own, "
-                                      "else the game's default)")
+                        help="'long' or 'short' (the start, white to move), a position string "
+                             "such as 'long w 24:15 24:15', or a GNU Backgammon Position ID "
+                             "such as 4HPwATDgc/ABMA (short nardy, white to move)")
+    rules = parser.add_argument_group("rule variants ('fastnardy rules ID' explains each; "
+                                      "default: the string's own, else the game's default)")
     for dest, (game, values, default, rule, what) in _RULE_OPTIONS.items():
         rules.add_argument(f"--{dest.replace('_', '-')}", choices=values, default=None,
                            help=f"{game} nardy, {rule}: {what} (default {default})")
@@ -121,9 +130,11 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     """The command line's parser; each subcommand sets ``run``, the function that runs it."""
     parser = _Parser(
         prog=prog, description="Legal turns, perft and games of long and short nardy.",
-        epilog="POSITION is 'long' or 'short' (the start) or a position string; a rule option "
+        epilog="POSITION is 'long' or 'short' (the start), a position string or a GNU "
+               "Backgammon Position ID (short nardy); a rule option "
                "adds a variant the string does not name, and contradicting it is an error. "
-               "Exit status: 0 done, 1 an illegal turn (check, check-game), 2 bad input, 130 "
+               "Exit status: 0 done, 1 an illegal turn (check, check-game) or a difference "
+               "(crosscheck), 2 bad input or an engine failure, 130 "
                "Ctrl-C, 141 stdout closed early (| head).")
     parser.add_argument("--version", action="version", version=f"fastnardy {__version__}",
                         help="print fastnardy's version and exit")
@@ -141,7 +152,10 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_perft.add_argument("--weighted", action="store_true",
                          help="count each non-double twice (36 outcomes, not 21 rolls)")
     p_perft.add_argument("--divide", action="store_true",
-                         help="split the DEPTH count by roll and first turn")
+                         help="split the DEPTH count by roll and first turn, with each "
+                              "turn's position (the child other engines can match)")
+    p_perft.add_argument("--roll", type=_roll_argument, metavar="ROLL", default=None,
+                         help="count only this first roll, '6-5' (DEPTH 1 or more)")
     p_perft.add_argument("--only", action="store_true", help="only DEPTH, not 1..DEPTH")
     p_perft.add_argument("--force", action="store_true",
                          help="count past the depth limit (the deepest counts that finish "
@@ -165,9 +179,11 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
 
     p_turns = sub.add_parser("turns", help="list the legal turns for a roll, in T2 order",
                              description="The legal turns (T1) for a roll, one a line in T2 "
-                                         "order; a pass is written 'pass'.")
+                                         "order; a pass is written 'pass'. With 'all', the "
+                                         "turns of the 21 rolls, each line led by its roll.")
     _add_position(p_turns)
-    p_turns.add_argument("dice", nargs="+", metavar="DICE", help="the roll: '6 5' or '6-5'")
+    p_turns.add_argument("dice", nargs="+", metavar="DICE",
+                         help="the roll: '6 5' or '6-5', or 'all' for the 21 rolls")
     _add_backend(p_turns)
     _add_json(p_turns)
     p_turns.set_defaults(run=_run_turns)
@@ -175,8 +191,9 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_check = sub.add_parser(
         "check", help="referee one turn: is it legal for this position and roll?",
         description="Exit 0 and print the turn in T2 notation when it is legal; exit 1 and "
-                    "print the rule it breaks ('L5: ...', 'T1: ...' for notation that does not "
-                    "read) when it is not; exit 2 when the position or the dice do not read.")
+                    "print the rule it breaks ('L5: ...') when it is not; exit 2 when the "
+                    "position, the dice or the notation do not read ('T1: ...'). A checker "
+                    "moving several dice may be written as one move, '24/13' for 6-5.")
     _add_position(p_check)
     p_check.add_argument("dice", metavar="DICE", help="the roll: '6-5' or '6 5'")
     p_check.add_argument("turn", nargs="+", metavar="TURN",
@@ -231,7 +248,11 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_bench.set_defaults(run=_run_bench)
 
     _add_check_game(sub)
-    p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule")
+    _add_crosscheck(sub)
+    p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule",
+                             description="The rule book fastnardy implements: without RULE_ID "
+                                         "every rule id with its title, with one the rule's "
+                                         "full text.")
     p_rules.add_argument("rule_id", nargs="?", help="a rule id such as L5, S8 or T2")
     p_rules.set_defaults(run=_run_rules)
     return parser
@@ -257,12 +278,40 @@ def _add_check_game(sub: "argparse._SubParsersAction[_Parser]") -> None:
     p_check.set_defaults(run=lambda args: _check_game(args.files))
 
 
+def _add_crosscheck(sub: "argparse._SubParsersAction[_Parser]") -> None:
+    p_cross = sub.add_parser(
+        "crosscheck", help="compare another engine's divide with fastnardy's (a perftree)",
+        description="Run ENGINE through fastnardy.crosscheck's line protocol ('divide DEPTH "
+                    "ROLL POSITION' on its stdin, 'COUNT CHILD' lines and 'end' back), compare "
+                    "its children with fastnardy's by position (T1) and walk down to the first "
+                    "position and roll where they differ: the missing turns, the extra turns "
+                    "with the rule each breaks, and the path from the root. Exit 0 when they "
+                    "agree, 1 on a difference, 2 on bad input or an engine failure.")
+    p_cross.add_argument("engine", metavar="ENGINE",
+                         help="the engine's command, one argument ('./engine --flag')")
+    _add_position(p_cross)
+    p_cross.add_argument("depth", type=_positive, metavar="DEPTH", help="plies to compare")
+    p_cross.add_argument("--one-shot", action="store_true",
+                         help="run 'ENGINE DEPTH ROLL POSITION' once per request instead of "
+                              "one long-running process")
+    p_cross.add_argument("--format", choices=("string", "gnubg"), default=None,
+                         help="how positions are sent: position strings (default for long "
+                              "nardy) or GNU Backgammon Position IDs (default for short)")
+    p_cross.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
+                         help="seconds an answer may take (default 60)")
+    _add_json(p_cross)
+    p_cross.set_defaults(run=_run_crosscheck)
+
+
 # --------------------------------------------------------------------------- inputs
 
 def _position(args: argparse.Namespace) -> Position:
     """POSITION with the rule options applied (see the module's docstring)."""
+    named: Set[str] = set()  # the variants a position string names
     if args.position in (LONG, SHORT):
-        base, named = Position.start(args.position), set()
+        base = Position.start(args.position)
+    elif _GNUBG_ID.fullmatch(args.position):
+        base = Position.from_gnubg_id(args.position)
     else:
         base = Position.from_string(args.position)
         named = set(re.findall(r"(\w+)\s*=", args.position.split()[0]))  # variants it names
@@ -292,6 +341,14 @@ def _roll(words: Sequence[str]) -> Roll:
     return int(match.group(1)), int(match.group(2))
 
 
+def _roll_argument(text: str) -> Roll:
+    """An argparse type: a roll, '6-5' or '65'."""
+    try:
+        return _roll([text])
+    except InvalidDiceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _print_json(document: object) -> None:
     print(json.dumps(document, ensure_ascii=False))
 
@@ -316,12 +373,20 @@ def _run_perft(args: argparse.Namespace) -> int:
                              f"counts finish within days up to depth {UNFORCED_DEPTH[game]}; add "
                              f"--force to count it anyway")
     backend = args.backend or _backend.DEFAULT_BACKEND
-    header = {"position": position.to_string(), "weighted": args.weighted, "backend": backend}
+    header: Dict[str, object] = {"position": position.to_string(), "weighted": args.weighted,
+                                 "backend": backend}
+    if args.roll is not None:
+        if depth < 1:
+            raise FastNardyError("--roll needs DEPTH 1 or more (the roll is the first ply)")
+        if args.dask is not None:
+            raise FastNardyError("--roll runs here (serial or --workers), not on --dask")
+        header["roll"] = sorted(args.roll, reverse=True)
     if args.divide:
         return _perft_divide(args, position, header)
     depths = [depth] if args.only or depth == 0 else list(range(1, depth + 1))
     if not args.json:
-        print(position.to_string(), flush=True)
+        roll = "" if args.roll is None else f"   roll {format_roll(args.roll)}"
+        print(position.to_string() + roll, flush=True)
     results = []
     if args.workers is not None and args.dask is not None:
         raise FastNardyError("give --workers or --dask, not both")
@@ -354,7 +419,11 @@ def _count(args: argparse.Namespace, position: Position, depth: int) -> Tuple[in
                   f"{rate / 1e6:,.1f} M nodes/s, ETA {eta:,.0f} s   ", end="", file=sys.stderr,
                   flush=True)
 
-    if args.dask is not None:
+    if args.roll is not None:
+        divide = perft_divide(position, depth, weighted=args.weighted, backend=args.backend,
+                              workers=args.workers, tt_mb=args.tt_mb, rolls=[args.roll])
+        count = sum(each for turns in divide.values() for _, each in turns)
+    elif args.dask is not None:
         count = _count_on_dask(args, position, depth, progress)
     else:
         count = perft(position, depth, weighted=args.weighted, backend=args.backend,
@@ -385,31 +454,51 @@ def _count_on_dask(args: argparse.Namespace, position: Position, depth: int,
 
 def _perft_divide(args: argparse.Namespace, position: Position,
                   header: Dict[str, object]) -> int:
-    divide = [(roll, str(turn), count)
-              for roll, turns in perft_divide(position, args.depth, weighted=args.weighted,
-                                              backend=args.backend).items()
+    """perft --divide: per roll (high die first) and first turn, the count below it and the
+    turn's position, which another engine's divide can be matched on (T1)."""
+    rolls = None if args.roll is None else [args.roll]
+    divide = [(roll, turn, count)
+              for roll, turns in sorted(perft_divide(
+                  position, args.depth, weighted=args.weighted, backend=args.backend,
+                  workers=args.workers, tt_mb=args.tt_mb, rolls=rolls).items(),
+                  key=lambda item: sorted(item[0], reverse=True))
               for turn, count in turns]
     total = sum(count for _, _, count in divide)
     if args.json:
         _print_json({**header, "depth": args.depth, "total": total,
-                     "divide": [{"roll": list(roll), "turn": turn, "count": count}
+                     "divide": [{"roll": sorted(roll, reverse=True), "turn": str(turn),
+                                 "count": count, "position": turn.position.to_string()}
                                 for roll, turn, count in divide]})
         return 0
-    for (first, second), turn, count in divide:
-        print(f"{first}-{second}  {turn:<32} {count}")
+    for roll, turn, count in divide:
+        print(f"{format_roll(roll)}  {str(turn):<32} {count:>12}  {turn.position.to_string()}")
     print(f"total {total}")
     return 0
 
 
 def _run_turns(args: argparse.Namespace) -> int:
-    position, roll = _position(args), _roll(args.dice)
-    turns = position.legal_turns(roll, backend=args.backend)
+    """The legal turns of one roll, or with 'all' of the 21 (each line led by its roll)."""
+    position = _position(args)
+    if args.dice != ["all"]:
+        roll = _roll(args.dice)
+        turns = position.legal_turns(roll, backend=args.backend)
+        if args.json:
+            _print_json({"position": position.to_string(), "dice": list(roll),
+                         "turns": [_turn_json(turn) for turn in turns]})
+        else:
+            for turn in turns:
+                print(turn)
+        return 0
+    rolls = sorted(((max(roll), min(roll)) for roll in ALL_ROLLS), reverse=True)
+    listed = [(roll, position.legal_turns(roll, backend=args.backend)) for roll in rolls]
     if args.json:
-        _print_json({"position": position.to_string(), "dice": list(roll),
-                     "turns": [_turn_json(turn) for turn in turns]})
+        _print_json({"position": position.to_string(),
+                     "rolls": [{"dice": list(roll), "turns": [_turn_json(turn) for turn in turns]}
+                               for roll, turns in listed]})
     else:
-        for turn in turns:
-            print(turn)
+        for roll, turns in listed:
+            for turn in turns:
+                print(f"{format_roll(roll)}  {turn}")
     return 0
 
 
@@ -439,6 +528,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
 def _run_board(args: argparse.Namespace) -> int:
     position = _position(args)
+    pictures = _pictures(args, position)  # a missing PNG renderer fails before any output
     if args.json:
         document: Dict[str, object] = {
             "position": position.to_string(), "turn": position.turn,
@@ -450,21 +540,24 @@ def _run_board(args: argparse.Namespace) -> int:
         _print_json(document)
     else:
         print(position)
-    _write_pictures(args, position)
+    for path, content in pictures:
+        _write_file(path, content)
     return 0
 
 
-def _write_pictures(args: argparse.Namespace, position: Position) -> None:
-    """The board command's --svg and --png files (fastnardy.svg)."""
+def _pictures(args: argparse.Namespace, position: Position) -> List[Tuple[str, bytes]]:
+    """The board command's --svg and --png files (fastnardy.svg), as (path, content)."""
     if args.svg is None and args.png is None:
-        return
+        return []
     from . import svg
 
     document = svg.board(position, flipped=args.flipped, highlight=args.highlight)
+    pictures = []
     if args.svg is not None:
-        _write_file(args.svg, document.encode("utf-8"))
+        pictures.append((args.svg, document.encode("utf-8")))
     if args.png is not None:
-        _write_file(args.png, svg.to_png(document))
+        pictures.append((args.png, svg.to_png(document)))
+    return pictures
 
 
 def _write_file(path: str, content: bytes) -> None:
@@ -502,6 +595,29 @@ def _run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_crosscheck(args: argparse.Namespace) -> int:
+    from . import crosscheck
+
+    position = _position(args)
+    fmt = args.format or ("gnubg" if position.rules.game == SHORT else "string")
+    kind = crosscheck.OneShotEngine if args.one_shot else crosscheck.ProcessEngine
+    if args.timeout <= 0:
+        raise FastNardyError("--timeout must be more than 0 seconds")
+    with kind(args.engine, fmt, args.timeout) as engine:
+        difference = crosscheck.crosscheck(engine, position, args.depth)
+    if args.json:
+        _print_json({"engine": args.engine, "position": position.to_string(),
+                     "depth": args.depth, "format": fmt, "requests": engine.requests,
+                     "agree": difference is None,
+                     "difference": None if difference is None else difference.as_dict()})
+    elif difference is None:
+        print(f"agree: {engine.requests} requests, every roll to depth {args.depth} from "
+              f"{position.to_string()}")
+    else:
+        print(difference.report())
+    return 0 if difference is None else EXIT_ILLEGAL
+
+
 def _check_game(files: List[str]) -> int:
     """check-game: 0 all legal, 1 an illegal turn (named with its game, move, roll, rule and
     line), 2 a file that cannot be read or parsed."""
@@ -514,14 +630,19 @@ def _check_game(files: List[str]) -> int:
             print(f"{path}: error: {exc}", file=sys.stderr)
             status = 2
             continue
-        illegal = 0
+        illegal = unreadable = 0
         for number, record in enumerate(records, 1):
             try:
                 Game.from_record(record)
             except IllegalTurnError as exc:
                 print(f"{path}: game {number}: illegal turn: {exc}")
                 illegal += 1
-        if illegal:
+            except InvalidRecordError as exc:  # a turn whose notation does not read (T1)
+                print(f"{path}: game {number}: error: {exc}", file=sys.stderr)
+                unreadable += 1
+        if unreadable:
+            status = 2
+        elif illegal:
             status = max(status, 1)
         else:
             turns = sum(len(record.turns) for record in records)

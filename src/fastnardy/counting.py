@@ -30,12 +30,13 @@ import time
 from collections import Counter
 from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _kernel, checks
 from . import backend as _backend
+from ._kernel import dice_pair
 from .basics import ALL_ROLLS, Roll
-from .errors import FastNardyError, InvalidPositionError
+from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
 from .position import Position, Turn
 
 Node = Tuple[Position, int]  # a position and the depth left below it
@@ -87,16 +88,19 @@ def perft(position: Position, depth: int, *, weighted: bool = False,
 def perft_divide(position: Position, depth: int, *, weighted: bool = False,
                  backend: Optional[str] = None, workers: Optional[int] = None,
                  executor: Optional[Executor] = None,
-                 tt_mb: Optional[float] = None) -> Dict[Roll, List[Tuple[Turn, int]]]:
+                 tt_mb: Optional[float] = None,
+                 rolls: Optional[Sequence[Roll]] = None) -> Dict[Roll, List[Tuple[Turn, int]]]:
     """T5 split by roll and turn: ``{(d1, d2): [(turn, count), ...]}`` with the turns in T2
     order; the counts add up to ``perft(position, depth)``. Depth must be at least 1. The
-    subtrees run on ``workers`` / ``executor`` as in :func:`perft`."""
+    subtrees run on ``workers`` / ``executor`` as in :func:`perft`. ``rolls`` (default the
+    21 of T5, low die first) splits only those rolls."""
     root, plies = _position(position), checks.depth(depth)
     if plies < 1:
         raise FastNardyError("perft_divide needs depth >= 1")
     options = _Options(weighted, backend, tt_mb)
     _check_options(options)
-    turns = {roll: list(root.legal_turns(roll, backend=backend)) for roll in ALL_ROLLS}
+    turns = {roll: list(root.legal_turns(roll, backend=backend))
+             for roll in (ALL_ROLLS if rolls is None else _rolls(rolls))}
     children = Counter(t.position for ts in turns.values() for t in ts)
     if workers is None and executor is None:
         table = _new_table(options)
@@ -108,6 +112,17 @@ def perft_divide(position: Position, depth: int, *, weighted: bool = False,
     return {roll: [(t, counts[t.position] * (2 if weighted and roll[0] != roll[1] else 1))
                    for t in ts]
             for roll, ts in turns.items()}
+
+
+def _rolls(rolls: object) -> List[Roll]:
+    """perft_divide's ``rolls``: a sequence of rolls, each as two dice 1-6, low die first."""
+    if isinstance(rolls, (str, bytes)) or not isinstance(rolls, Sequence):
+        raise InvalidDiceError(f"rolls must be a sequence of (d1, d2) rolls, not {rolls!r}")
+    checked = []
+    for roll in rolls:
+        d1, d2 = dice_pair(roll)
+        checked.append((min(d1, d2), max(d1, d2)))
+    return list(dict.fromkeys(checked))
 
 
 class _Options(NamedTuple):

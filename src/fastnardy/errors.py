@@ -4,8 +4,9 @@ that every entry point makes of an integer argument."""
 import operator
 from typing import Optional
 
-__all__ = ["FastNardyError", "IllegalTurnError", "InvalidDiceError", "InvalidPositionError",
-           "InvalidRecordError", "InvalidRulesError", "ResourceLimitError"]
+__all__ = ["EngineError", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
+           "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "NotationError",
+           "ResourceLimitError"]
 
 
 def integer(value: object) -> Optional[int]:
@@ -45,6 +46,24 @@ class IllegalTurnError(FastNardyError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.step = step
+
+
+class NotationError(FastNardyError):
+    """Turn notation that does not read as a turn of the position (T1): an unknown point or
+    token, a move no die or combination of dice spans, a hit on the way that is not written
+    (``24/13`` over a blot on 18 is ``24/18*/13``). Not an illegal turn: ``rule`` is ``"T1"`` and the message starts
+    with it."""
+
+    rule = "T1"
+
+    def __init__(self, message: str):
+        super().__init__(f"T1: {message}")
+
+
+class EngineError(FastNardyError):
+    """Another engine driven by :mod:`fastnardy.crosscheck` failed: it could not start, it
+    exited or timed out while answering, or a line of its answer does not read (the message
+    quotes the request and the line)."""
 
 
 class ResourceLimitError(FastNardyError, MemoryError):

@@ -24,7 +24,8 @@ import numpy as np
 from . import checks
 from ._kernel import dice_pair
 from .basics import Roll
-from .errors import FastNardyError, IllegalTurnError, InvalidDiceError
+from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError,
+                     NotationError)
 from .position import Outcome, Position, Turn
 from .record import GameRecord, RecordedTurn, check_name, read_record, write_record
 from .rules import Rules
@@ -156,7 +157,7 @@ class Game:
     def play(self, turn: Union[Turn, str]) -> Turn:
         """Play a turn (a Turn or notation, ``pass`` for a pass) with the current dice and
         return the legal Turn it is. IllegalTurnError names the rule it breaks (T4 once the
-        game is over)."""
+        game is over); NotationError (T1) says the text does not read."""
         dice = self.dice
         if dice is None:
             raise IllegalTurnError("T4", "the game is over: there is no legal turn")
@@ -193,7 +194,8 @@ class Game:
     def from_record(cls, record: Union[str, GameRecord], seed: Optional[int] = None) -> "Game":
         """Replay a record (text or a GameRecord). A turn the rules forbid raises
         IllegalTurnError naming the rule, the move and the record line; a record that does not
-        read raises InvalidRecordError. ``seed`` seeds the dice thrown after the record ends."""
+        read, or a turn whose notation does not (T1), raises InvalidRecordError. ``seed``
+        seeds the dice thrown after the record ends."""
         if not isinstance(record, GameRecord):
             record = read_record(record)
         if record.start is not None:
@@ -209,6 +211,8 @@ class Game:
             game.dice = entry.roll
             try:
                 game.play(entry.turn)
+            except NotationError as exc:
+                raise InvalidRecordError(f"cannot read the turn: {exc} ({where})") from None
             except IllegalTurnError as exc:
                 reason = str(exc)[len(exc.rule) + 2:]
                 raise IllegalTurnError(exc.rule, f"{reason} ({where})", exc.step) from None

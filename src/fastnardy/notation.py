@@ -16,7 +16,9 @@ Position string (``Position.to_string``), four fields separated by spaces::
 Turn notation: steps in the mover's numbering separated by spaces, ``24/18 18/13``;
 ``*`` marks a hit (``13/10*``), ``bar/21`` enters, ``6/off`` bears off; ``pass`` is the empty
 turn. When reading, chains (``24/18/13``), repeats (``24/18(2)``), commas and a missing ``*``
-are accepted.
+are accepted, and a move of one checker over several dice (``24/13`` for 6-5, ``13/5(2)``
+for 4-4, ``6/off``) is read by the referee as the steps it abbreviates (T1, see
+:mod:`fastnardy.referee`). Text that does not read raises :class:`NotationError` (T1).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import re
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Sequence, Tuple
 
 from .basics import Points, mirror
-from .errors import IllegalTurnError, InvalidPositionError
+from .errors import IllegalTurnError, InvalidPositionError, NotationError
 from .rules import VARIANTS, Rules
 
 if TYPE_CHECKING:
@@ -133,6 +135,13 @@ def parse_position(text: object) -> Tuple[Rules, str, Points, int, Points, int]:
     return rules, "white" if side == "w" else "black", white, white_bar, black, black_bar
 
 
+# --------------------------------------------------------------------------- rolls
+
+def format_roll(dice: Sequence[int]) -> str:
+    """A roll as printed everywhere: the higher die first, ``6-5``, ``3-3``."""
+    return f"{max(dice)}-{min(dice)}"
+
+
 # --------------------------------------------------------------------------- turns
 
 def format_point(point: int) -> str:
@@ -154,12 +163,13 @@ def _read_point(text: str, notation: str) -> int:
         return 0
     if re.fullmatch(r"[0-9]{1,2}", text) and 1 <= int(text) <= 24:
         return int(text)
-    raise IllegalTurnError("T1", f"cannot read point {text!r} in turn {notation!r}; points are "
-                                 f"1-24, 'bar' and 'off'")
+    raise NotationError(f"cannot read point {text!r} in turn {notation!r}; points are 1-24, "
+                        f"'bar' and 'off'")
 
 
 def parse_turn(notation: str) -> List[Tuple[int, int]]:
-    """Turn notation → list of (src, dst) in the mover's numbering."""
+    """Turn notation → the moves written, as (src, dst) in the mover's numbering; a move may
+    span several dice (the referee splits it)."""
     text = notation.strip().lower()
     if text in (PASS, "-", "", "(no play)"):
         return []
@@ -167,13 +177,13 @@ def parse_turn(notation: str) -> List[Tuple[int, int]]:
     for token in re.split(r"[\s,]+", text):
         match = re.fullmatch(r"([^()]+?)(?:\((\d)\))?", token)
         if not match:
-            raise IllegalTurnError("T1", f"cannot read {token!r} in turn {notation!r}")
+            raise NotationError(f"cannot read {token!r} in turn {notation!r}")
         chain = [_read_point(p.rstrip("*"), notation) for p in match.group(1).split("/")]
         if len(chain) < 2:
-            raise IllegalTurnError("T1", f"a step needs from/to, got {token!r} in {notation!r}")
+            raise NotationError(f"a move needs from/to, got {token!r} in {notation!r}")
         repeat = int(match.group(2) or 1)
         if not 1 <= repeat <= 4:
-            raise IllegalTurnError("T1", f"a step may repeat 1-4 times, not {repeat}")
+            raise NotationError(f"a move may repeat 1-4 times, not {repeat}")
         steps += list(zip(chain, chain[1:])) * repeat
     if len(steps) > 4:
         raise IllegalTurnError("L4", f"a turn has at most four steps, {notation!r} has {len(steps)}")

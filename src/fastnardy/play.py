@@ -21,8 +21,9 @@ import sys
 from typing import Callable, Optional, Sequence
 
 from .basics import WHITE, Roll
-from .errors import FastNardyError, IllegalTurnError
+from .errors import FastNardyError, IllegalTurnError, NotationError
 from .game import Game
+from .notation import format_roll
 from .position import Position, Turn
 
 Policy = Callable[[Position, Sequence[Turn]], Turn]
@@ -94,7 +95,7 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
         else:
             turn = choose(game.position, turns)
         played = game.play(turn)
-        print(f"{len(game.history)}. {side} {roll[0]}-{roll[1]}: {played}")
+        print(f"{len(game.history)}. {side} {format_roll(roll)}: {played}")
         if boards:
             print(game.position, end="\n\n")
     outcome = game.outcome()
@@ -108,7 +109,7 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
 
 def _ask(position: Position, roll: Roll, turns: Sequence[Turn]) -> Optional[Turn]:
     """The person's turn, asked until it is legal; None when they quit."""
-    prompt = f"{position.turn} {roll[0]}-{roll[1]} (? lists the legal turns, q quits): "
+    prompt = f"{position.turn} {format_roll(roll)} (? lists the legal turns, q quits): "
     while True:
         try:
             answer = input(prompt).strip()
@@ -128,3 +129,5 @@ def _ask(position: Position, roll: Roll, turns: Sequence[Turn]) -> Optional[Turn
                 return position.check_turn(roll, answer)
             except IllegalTurnError as exc:
                 print(f"illegal: {exc}")
+            except NotationError as exc:
+                print(f"cannot read: {exc}")

@@ -173,7 +173,8 @@ class Position(_kernel.PackedPosition):
     def check_turn(self, dice: Dice, turn: object) -> Turn:
         """Referee a turn someone else played: a notation string, a sequence of (src, dst)
         steps or a Turn. Returns the matching legal Turn, or raises IllegalTurnError naming the
-        rule and the offending step. The steps may come in any order; the Turn carries the
+        rule and the offending step (NotationError, T1, for text that does not read; a move
+        of one checker over several dice, ``24/13``, reads as its steps). The steps may come in any order; the Turn carries the
         T2 representative (:meth:`check_played` also keeps the steps as played)."""
         return self.check_played(dice, turn).turn
 

@@ -42,7 +42,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Ty
 
 from . import notation
 from .basics import BLACK, SIDES, WHITE, Roll
-from .errors import FastNardyError, IllegalTurnError, InvalidRecordError
+from .errors import FastNardyError, IllegalTurnError, InvalidRecordError, NotationError
 from .position import Position
 from .rules import Rules
 
@@ -112,7 +112,7 @@ class RecordedTurn:
                                      f"not {self.turn!r}")
         try:
             notation.parse_turn(self.turn)
-        except IllegalTurnError as exc:
+        except (IllegalTurnError, NotationError) as exc:
             raise InvalidRecordError(f"{_at(self.line)}cannot read the turn: {exc}") from None
 
 

@@ -5,21 +5,30 @@ step rules (:func:`fastnardy.reference.try_step`), so a rejected turn names the 
 the first step that breaks a rule, or L6/L7 when every step is fine but the turn as a whole
 is not (a six-block at the end of the turn, or a play using more dice, or the larger die,
 exists).
+
+Notation is read as players write it (T1): a move of one checker over several dice, ``24/13``
+for 6-5, ``24/16`` or ``13/5(2)`` for 4-4, ``6/off``, is the steps it abbreviates, in any
+order of the dice that is legal; an intermediate landing may not hit (a hit on the way is
+written, ``13/7*/5``). Every reading reaches the same position (the checkers go from the
+written points to the written points, and the blots hit are those on written landings), so
+the order of the dice never changes the turn. Text that does not read is a
+:class:`~fastnardy.errors.NotationError`, not an illegal turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import islice, permutations
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import notation
 from . import reference as ref
 from ._kernel import PackedPosition, PackedTurn
 from .basics import ALL_ROLLS, LONG_GAME, Roll, StepTuple
-from .errors import IllegalTurnError, integer
+from .errors import IllegalTurnError, NotationError, integer
 
-Pair = Tuple[int, int]  # (src, dst) of a step as given, mover's numbering
+Pair = Tuple[int, int]  # (src, dst) of a move as written, mover's numbering
+Path = Tuple[StepTuple, ...]  # steps as played, hits marked
 
 _DICE_WORDS = {1: "one die", 2: "both dice", 3: "three dice", 4: "all four dice"}
 
@@ -31,15 +40,15 @@ def _as_steps(turn: object) -> List[Pair]:
     if isinstance(turn, str):
         return notation.parse_turn(turn)
     if isinstance(turn, bytes):
-        raise IllegalTurnError("T1", "a turn must be notation text, steps or a Turn, not bytes")
+        raise NotationError("a turn must be notation text, steps or a Turn, not bytes")
     if not isinstance(turn, Iterable):
-        raise IllegalTurnError("T1", f"a turn must be notation text, a sequence of (src, dst) "
-                                     f"steps or a Turn, not {turn!r}")
+        raise NotationError(f"a turn must be notation text, a sequence of (src, dst) steps or "
+                            f"a Turn, not {turn!r}")
     try:
         items = list(turn)
     except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
-        raise IllegalTurnError("T1", f"a turn must be notation text, a sequence of (src, dst) "
-                                     f"steps or a Turn, not {turn!r}") from None
+        raise NotationError(f"a turn must be notation text, a sequence of (src, dst) steps or "
+                            f"a Turn, not {turn!r}") from None
     if len(items) > 4:
         raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
     return [_pair(item, number) for number, item in enumerate(items, 1)]
@@ -54,8 +63,7 @@ def _pair(step: object, number: int) -> Pair:
         except TypeError:  # e.g. a 0-d numpy array
             pass
     if len(fields) not in (2, 3):
-        raise IllegalTurnError("T1", f"step {number} must be a (src, dst) pair, "
-                                     f"not {step!r}", number)
+        raise NotationError(f"step {number} must be a (src, dst) pair, not {step!r}")
     return _point(fields[0], number), _point(fields[1], number)
 
 
@@ -63,14 +71,47 @@ def _point(value: object, number: int) -> int:
     """A point of a given step: an integer 0-25."""
     point = integer(value)
     if point is None or not 0 <= point <= 25:
-        raise IllegalTurnError("T1", f"step {number}: points are integers 0-25 "
-                                     f"(25 = bar, 0 = off), not {value!r}", number)
+        raise NotationError(f"step {number}: points are integers 0-25 (25 = bar, 0 = off), "
+                            f"not {value!r}")
     return point
 
 
 def _fits(src: int, dst: int, die: int) -> bool:
     """The die could carry a checker from src to dst (exactly, or past point 0 when off)."""
     return src - die == dst or (dst == 0 and src - die < 0)
+
+
+def _ways(src: int, dst: int, dice_left: Sequence[int]) -> List[Tuple[int, ...]]:
+    """T1: the orders of dice that carry one checker from ``src`` to ``dst``: one die, or
+    several dice (``24/13`` for 6-5) whose landings before the last stay on the board above
+    ``dst``. One die first; then the combinations, fewest dice first."""
+    ways: List[Tuple[int, ...]] = [(d,) for d in sorted(set(dice_left), reverse=True)
+                                   if _fits(src, dst, d)]
+    for count in range(2, len(dice_left) + 1):
+        for order in dict.fromkeys(permutations(sorted(dice_left, reverse=True), count)):
+            landings = [src - sum(order[:i]) for i in range(1, count)]
+            if all(landing > max(dst, 0) for landing in landings) \
+                    and _fits(landings[-1], dst, order[-1]):
+                ways.append(order)
+    return ways
+
+
+def _walk(rules: ref.Rules, limit: int, state: ref.State, src: int, way: Tuple[int, ...],
+          as_hitter: bool) -> Union[ref.Problem, int, Tuple[ref.State, Path]]:
+    """One checker from ``src`` over the dice of ``way`` in that order: the end state and the
+    steps, or the Problem of the first step a rule forbids, or the point of an intermediate
+    landing that would hit a blot (a hit on the way must be written, T1)."""
+    played: Path = ()
+    for number, die in enumerate(way, 1):
+        result = ref.try_step(rules, limit, state, src, die, as_hitter)
+        if isinstance(result, ref.Problem):
+            return result
+        state, step = result
+        if step[2] and number < len(way):
+            return step[1]
+        played += (step,)
+        src = step[1]
+    return state, played
 
 
 def _step_text(src: int, dst: int) -> str:
@@ -88,31 +129,34 @@ def _initial_dice(dice: Roll) -> Tuple[int, ...]:
 
 
 def _realize(rules: ref.Rules, limit: int, state: ref.State, dice_left: Tuple[int, ...],
-             steps: List[Pair]) -> Iterator[Tuple[ref.State, Tuple[StepTuple, ...]]]:
-    """End states of playing all of ``steps`` in this order, over every die assignment and
-    (S8) every choice of which checker moves, each with the steps as played (hits marked)."""
+             steps: List[Pair]) -> Iterator[Tuple[ref.State, Path]]:
+    """End states of playing all of the written moves ``steps`` in this order, over every
+    way to split each into dice (one die, or one checker over several), every die assignment
+    and (S8) every choice of which checker moves, each with the steps as played (hits
+    marked)."""
     if not steps:
         yield state, ()
         return
     src, dst = steps[0]
-    for die in set(dice_left):
-        if not _fits(src, dst, die):
-            continue
+    for way in _ways(src, dst, dice_left):
         rest = list(dice_left)
-        rest.remove(die)
+        for die in way:
+            rest.remove(die)
         for as_hitter in ref.mover_choices(rules, state, src) if state.mine[src] else ():
-            result = ref.try_step(rules, limit, state, src, die, as_hitter)
-            if not isinstance(result, ref.Problem) and result[1][1] == dst:
+            result = _walk(rules, limit, state, src, way, as_hitter)
+            if not isinstance(result, (ref.Problem, int)) and result[1][-1][1] == dst:
                 for end, played in _realize(rules, limit, result[0], tuple(rest), steps[1:]):
-                    yield end, (result[1],) + played
+                    yield end, result[1] + played
 
 
 def _first_problem(rules: ref.Rules, limit: int, start: ref.State, dice: Roll,
                    steps: List[Pair]) -> Tuple[ref.State, int]:
-    """Play ``steps`` in the given order; the first step no die can legally play raises
-    IllegalTurnError. Returns the end state and the number of steps otherwise."""
+    """Play the written moves ``steps`` in the given order; the first that no die, nor one
+    checker over several dice, can legally play raises IllegalTurnError (or NotationError
+    when the only way would hit a blot on the way unwritten). Returns the end state and the
+    number of steps played otherwise."""
     long_game = rules.game == LONG_GAME
-    state, left = start, list(_initial_dice(dice))
+    state, left, played = start, list(_initial_dice(dice)), 0
     for number, (src, dst) in enumerate(steps, 1):
         where = f"step {number}, {_step_text(src, dst)}"
         if not left:
@@ -121,31 +165,42 @@ def _first_problem(rules: ref.Rules, limit: int, start: ref.State, dice: Roll,
         if dst >= src:
             raise IllegalTurnError("L2" if long_game else "S2", f"checkers move from higher to "
                                    f"lower points ({where})", number)
-        dies = [d for d in sorted(set(left), reverse=True) if _fits(src, dst, d)]
-        if not dies:
+        ways = _ways(src, dst, left)
+        if not ways:
             move = f"bears a checker off from point {src}" if dst == 0 \
                 else f"moves a checker {src - dst} pips"
             raise IllegalTurnError("L4" if long_game else "S4",
-                                   f"no die left in the roll {dice[0]}-{dice[1]} {move} ({where})",
-                                   number)
+                                   f"no die left in the roll {dice[0]}-{dice[1]}, alone or "
+                                   f"with others, {move} ({where})", number)
         problem: Optional[ref.Problem] = None
-        for die in dies:
+        hit_on_the_way: Optional[int] = None
+        done = False
+        for way in ways:
             choices = ref.mover_choices(rules, state, src) if state.mine[src] else (False,)
             for as_hitter in choices:
-                result = ref.try_step(rules, limit, state, src, die, as_hitter)
+                result = _walk(rules, limit, state, src, way, as_hitter)
                 if isinstance(result, ref.Problem):
                     problem = problem or result
-                elif result[1][1] == dst:
+                elif isinstance(result, int):
+                    hit_on_the_way = hit_on_the_way or result
+                elif result[1][-1][1] == dst:
                     state = result[0]
-                    left.remove(die)
+                    played += len(way)
+                    for die in way:
+                        left.remove(die)
+                    done = True
                     break
-            else:
-                continue
-            break
-        else:
+            if done:
+                break
+        if done:
+            continue
+        if hit_on_the_way is None:
             assert problem is not None
             raise IllegalTurnError(problem.rule, f"{problem.message} ({where})", number)
-    return state, len(steps)
+        raise NotationError(f"{_step_text(src, dst)} would hit a blot on the way, on point "
+                            f"{hit_on_the_way}: a hit on the way is written "
+                            f"({_step_text(src, hit_on_the_way)}*/{notation.format_point(dst)})")
+    return state, played
 
 
 def _whole_turn_problem(rules: ref.Rules, start: ref.State, dice: Roll, end: ref.State,
@@ -179,8 +234,9 @@ def check_played(position: PackedPosition, dice: Roll,
 
 def _match(position: PackedPosition, dice: Roll,
            steps: List[Pair]) -> Tuple[PackedTurn, Tuple[StepTuple, ...]]:
-    """The legal turn that ``steps`` play, in the order given or else in the first other
-    order that plays it, with the steps as played; or the reason there is none."""
+    """The legal turn that the written moves play, with the steps as played: in the order
+    given, or else in the first other order (of the moves, and of the dice within a move of
+    one checker over several) that plays it; or the reason there is none."""
     legal: Dict[PackedPosition, PackedTurn] = {t.position: t
                                                for t in position.legal_turns(dice)}
     if not legal:

@@ -1,0 +1,254 @@
+"""fastnardy.crosscheck: the protocol, the walk, the reports, the exit codes and engine
+failures, against the reference adapter of bench/crosscheck (whole and broken in each rule)
+and small fake engines."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fastnardy import EngineError, FastNardyError, Position, crosscheck as xc
+from fastnardy.__main__ import main
+
+ADAPTER = Path(__file__).resolve().parents[1] / "bench" / "crosscheck" / "reference_engine.py"
+REFERENCE = [sys.executable, str(ADAPTER)]
+SHORT_START = "short w 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5"
+
+
+def engine_script(tmp_path: Path, body: str) -> list:
+    """A fake engine: a Python script reading requests on stdin."""
+    script = tmp_path / "engine.py"
+    script.write_text(textwrap.dedent(body))
+    return [sys.executable, str(script)]
+
+
+def cli(capsys, *argv: str) -> tuple:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# --------------------------------------------------------------------------- agreement
+
+def test_the_reference_agrees_at_depth_2_long_T5():
+    with xc.ProcessEngine(REFERENCE) as engine:
+        assert xc.crosscheck(engine, Position.start("long"), 2) is None
+        assert engine.requests == 21  # one divide per roll at the root: every count agreed
+
+
+def test_the_reference_agrees_over_gnubg_ids_and_one_shot_T1():
+    with xc.ProcessEngine(REFERENCE, "gnubg") as engine:
+        assert xc.crosscheck(engine, Position.start("short"), 1) is None
+    one_shot = xc.OneShotEngine(REFERENCE + ["--one-shot"], "string")
+    assert xc.crosscheck(one_shot, Position.from_string("short w 6:3 1:2"), 2) is None
+    assert one_shot.requests == 21
+
+
+# --------------------------------------------------------------------------- broken engines
+
+BROKEN = [
+    ("L3", "long w 24:15 24:15"),
+    ("L4", "long w 24:15 24:15"),
+    ("L5", "long w 24:15 24:15"),
+    ("L6", "long w 24:10,18:1,17:1,16:1,15:1,14:1 24:15"),
+    ("L7", "long w 24:15 24:15"),
+    ("L8", "long w 10:1,3:14 24:15"),
+    ("S3", SHORT_START),
+    ("S4", SHORT_START),
+    ("S5", "short w bar:1,13:5,8:3,6:6 24:2,13:5,8:3,6:5"),
+    ("S6", SHORT_START),
+    ("S7", "short w 10:1,3:14 24:2,13:5,8:3,6:5"),
+    ("S8", "short(hit_and_hide=forbidden) w 13:2,8:2,7:2,6:9 24:14,15:1"),
+]
+
+
+@pytest.mark.parametrize("rule, position", BROKEN, ids=[rule for rule, _ in BROKEN])
+def test_a_reference_broken_in_one_rule_is_caught_and_named(rule, position):
+    with xc.ProcessEngine(REFERENCE + ["--break", rule]) as engine:
+        found = xc.crosscheck(engine, Position.from_string(position), 1)
+    assert found is not None and found.extra
+    assert {extra.rule for extra in found.extra} == {rule}
+    assert found.path == () and found.depth == 1
+    for extra in found.extra:  # steps that reach the child, except where no steps do (L4)
+        assert extra.reason and bool(extra.steps) == (rule not in ("L4", "S4"))
+
+
+def test_a_difference_below_the_root_is_found_by_counts_and_walked_to_S5():
+    # black's blot on its 24 (white's 1) can be hit by white's 6-6 (7/1*); then black's 6-6
+    # cannot enter (S5) and must pass
+    root = Position.from_string("short w 24:2,13:5,8:3,6:5 24:1,13:5,8:3,6:5,5:1")
+    with xc.ProcessEngine(REFERENCE + ["--break", "S5"]) as engine:
+        found = xc.crosscheck(engine, root, 2)
+    assert found is not None and found.depth == 1 and found.roll == (6, 6)
+    (roll, turn), = found.path
+    assert roll == (6, 6) and turn.position == found.position and found.position.black_bar
+    assert [str(t) for t in found.missing] == ["pass"]
+    assert {extra.rule for extra in found.extra} == {"S5"}
+    assert all(Position.from_string(extra.position) for extra in found.extra)
+    report = found.report()
+    assert f"path: 6-6 {turn}" in report and "missing: pass" in report and "S5: " in report
+    document = found.as_dict()
+    assert document["path"][0]["position"] == found.position.to_string()
+    assert json.loads(json.dumps(document)) == document
+
+
+def test_the_engines_steps_name_the_rule_without_a_search_L5():
+    with xc.ProcessEngine(REFERENCE + ["--break", "L5", "--steps"]) as engine:
+        found = xc.crosscheck(engine, Position.start("long"), 1)
+    assert found is not None
+    assert [(e.rule, e.steps) for e in found.extra] == [("L5", "24/18 24/18 24/18 24/18")]
+
+
+def test_explain_names_the_rule_of_an_illegal_child_L6_L4():
+    start = Position.start("long")
+    extra = xc.explain(start, (6, 5), "long b 24:13,18:1,19:1 24:15")
+    assert extra.rule == "L5" and extra.steps == "24/18 24/19"
+    nowhere = xc.explain(start, (6, 5), "long b 24:14,10:1 24:15")
+    assert nowhere.rule == "L4" and nowhere.steps == ""
+    with pytest.raises(FastNardyError, match="legal turn"):
+        xc.explain(start, (6, 5), start.legal_turns((6, 5))[0].position.to_string())
+
+
+# --------------------------------------------------------------------------- fake engines
+
+def test_duplicate_children_are_reported_not_counted_twice(tmp_path):
+    # an engine listing every child twice, as bkgm does on some races
+    command = engine_script(tmp_path, """
+        import subprocess, sys
+        ref = subprocess.Popen([sys.executable, %r], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, bufsize=1)
+        for request in sys.stdin:
+            ref.stdin.write(request); ref.stdin.flush()
+            if request.strip() == "quit":
+                break
+            lines = []
+            for line in iter(ref.stdout.readline, "end\\n"):
+                lines.append(line)
+            print("".join(lines + lines[:1]) + "end", flush=True)
+    """ % str(ADAPTER))
+    with xc.ProcessEngine(command) as engine:
+        found = xc.crosscheck(engine, Position.start("long"), 1)
+    assert found is not None and not found.missing and not found.extra
+    assert found.duplicates == (("long b 24:13,18:2 24:15", 2),)
+    assert "listed 2 times: long b 24:13,18:2 24:15" in found.report()
+
+
+def test_a_wrong_count_with_agreeing_children_is_reported(tmp_path):
+    command = engine_script(tmp_path, """
+        import subprocess, sys
+        ref = subprocess.Popen([sys.executable, %r], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, bufsize=1)
+        for request in sys.stdin:
+            ref.stdin.write(request); ref.stdin.flush()
+            if request.strip() == "quit":
+                break
+            for line in iter(ref.stdout.readline, "end\\n"):
+                count, child = line.split(" ", 1)
+                print(int(count) + (request.split()[1] == "2"), child, end="")
+            print("end", flush=True)
+    """ % str(ADAPTER))
+    with xc.ProcessEngine(command) as engine:
+        found = xc.crosscheck(engine, Position.start("long"), 2)
+    assert found is not None and found.counts and found.roll == (6, 6)
+    (turn, ours, theirs), = found.counts
+    assert theirs == ours + 1 and str(turn) == "24/18 24/18"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("import sys\nsys.stdin.readline()\nsys.exit(3)\n", "exited while answering .*status 3"),
+    ("import sys\nsys.stdin.readline()\nprint('garbage here', flush=True)\nprint('end')\n",
+     "does not read: 'garbage here'"),
+    ("import sys\nsys.stdin.readline()\nprint('1 long b 24:14,99:1 24:15\\nend', flush=True)\n",
+     "child that does not read"),
+    ("import sys\nsys.stdin.readline()\nprint('1 long w 24:14,18:1 24:15\\nend', flush=True)\n",
+     "white to move after white's turn"),
+    ("import sys\nsys.stdin.readline()\nprint('error no such position', flush=True)\n",
+     "with 'error no such position'"),
+    ("import sys\nsys.stdin.readline()\nsys.stderr.write('boom\\n')\nraise SystemExit(1)\n",
+     "last stderr line: 'boom'"),
+    ("import sys, time\nsys.stdin.readline()\ntime.sleep(30)\n", "did not answer .* within"),
+    ("import sys\nsys.stdin.readline()\nprint('1 ' + 'x' * 5000, flush=True)\n",
+     "longer than 4096"),
+])
+def test_engine_failures_are_engine_errors_naming_the_line(tmp_path, body, message):
+    command = engine_script(tmp_path, body)
+    with pytest.raises(EngineError, match=message):
+        with xc.ProcessEngine(command, timeout=1.5) as engine:
+            xc.crosscheck(engine, Position.start("long"), 1)
+
+
+def test_one_shot_engine_failures(tmp_path):
+    failing = engine_script(tmp_path, "import sys\nprint('nonsense')\nsys.exit(4)\n")
+    with pytest.raises(EngineError, match="exited with status 4"):
+        xc.crosscheck(xc.OneShotEngine(failing), Position.start("long"), 1)
+    slow = engine_script(tmp_path, "import time\ntime.sleep(30)\n")
+    with pytest.raises(EngineError, match="within"):
+        xc.crosscheck(xc.OneShotEngine(slow, timeout=1), Position.start("long"), 1)
+    with pytest.raises(EngineError, match="cannot start"):
+        xc.OneShotEngine(["/nonexistent/engine"]).divide(Position.start("long"), (6, 5), 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: xc.ProcessEngine(""),
+    lambda: xc.ProcessEngine("'unclosed"),
+    lambda: xc.ProcessEngine(5),
+    lambda: xc.ProcessEngine(REFERENCE, format="fen"),
+    lambda: xc.ProcessEngine(REFERENCE, timeout=0),
+    lambda: xc.ProcessEngine(REFERENCE, timeout=True),
+    lambda: xc.OneShotEngine(REFERENCE, timeout=-1),
+    lambda: xc.crosscheck(None, Position.start("long"), 1),
+    lambda: xc.crosscheck(xc.OneShotEngine(REFERENCE), "long", 1),
+    lambda: xc.crosscheck(xc.OneShotEngine(REFERENCE), Position.start("long"), 0),
+    lambda: xc.crosscheck(xc.OneShotEngine(REFERENCE, "gnubg"), Position.start("long"), 1),
+])
+def test_bad_arguments_are_documented_errors(call):
+    with pytest.raises(FastNardyError):
+        call()
+
+
+# --------------------------------------------------------------------------- command line
+
+def test_cli_exit_codes_0_1_2(capsys, tmp_path):
+    engine = " ".join(f"'{word}'" for word in REFERENCE)
+    status, out, err = cli(capsys, "crosscheck", engine, "short w 6:3 1:2", "2")
+    assert status == 0 and out.startswith("agree: 21 requests") and err == ""
+    status, out, _ = cli(capsys, "crosscheck", engine + " --break L7", "long", "1")
+    assert status == 1 and out.startswith("difference at long w 24:15 24:15, roll 6-6")
+    assert "L7: a play using both dice exists" in out
+    status, out, _ = cli(capsys, "crosscheck", engine + " --break S3", "4HPwATDgc/ABMA", "1",
+                         "--json")
+    document = json.loads(out)
+    assert status == 1 and document["format"] == "gnubg" and not document["agree"]
+    assert {e["rule"] for e in document["difference"]["extra"]} == {"S3"}
+    status, out, _ = cli(capsys, "crosscheck", engine + " --one-shot", "long", "1",
+                         "--one-shot", "--format", "string")
+    assert status == 0
+    crash = " ".join(engine_script(tmp_path, "import sys\nsys.stdin.readline()\nsys.exit(3)\n"))
+    status, out, err = cli(capsys, "crosscheck", crash, "long", "1")
+    assert status == 2 and out == "" and err.startswith("error: the engine ")
+    assert err.count("\n") == 1
+    status, _, err = cli(capsys, "crosscheck", engine, "long", "0")
+    assert status == 2 and err.count("\n") == 1
+    status, _, err = cli(capsys, "crosscheck", engine, "long", "1", "--format", "gnubg")
+    assert status == 2 and "short nardy only" in err
+
+
+# --------------------------------------------------------------------------- OpenSpiel
+
+OSSHIM = Path("/work/peers/osshim/libosshim.so")
+
+
+@pytest.mark.skipif(not OSSHIM.exists(), reason="the peers kit's OpenSpiel shim "
+                    "(osshim/libosshim.so, built by ../shared/peers/build.sh) is not here")
+def test_openspiel_backgammon_agrees_at_depth_1_S1_T5():
+    pytest.importorskip("pyspiel")
+    adapter = ADAPTER.parent / "openspiel_engine.py"
+    with xc.ProcessEngine([sys.executable, str(adapter), "--shim", str(OSSHIM)],
+                          "gnubg") as engine:
+        assert xc.crosscheck(engine, Position.start("short"), 1) is None
+        middle = Position.from_string("short b bar:1,13:4,8:3,7:2,6:4 24:2,13:5,10:1,8:2,6:5")
+        assert xc.crosscheck(engine, middle, 1) is None
