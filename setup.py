@@ -1,4 +1,5 @@
-"""Builds the Cython kernel. Compiler directives are set here, once.
+"""Builds the Cython modules (the kernel and the features). Compiler directives are set here,
+once, for both.
 
 Set FASTNARDY_DEBUG=1 to build with bounds checks, wraparound checks and -O0 -g, unstripped
 (the debug build that a CI job or a test run can use); the normal build is -O3 and stripped.
@@ -34,13 +35,16 @@ compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
 if NATIVE:
     compile_args.append("-march=native")
 
+# The compiled modules: the kernel, and the features of board rows (which cimports the
+# kernel's key decoder from _kernel.pxd). All are built with the same directives and flags.
 extensions = [
     Extension(
-        "fastnardy._kernel",
-        sources=["src/fastnardy/_kernel.pyx"],
+        name,
+        sources=[f"src/{name.replace('.', '/')}.pyx"],
         extra_compile_args=compile_args,
         extra_link_args=[] if DEBUG else ["-s"],
     )
+    for name in ("fastnardy._kernel", "fastnardy._features")
 ]
 
 

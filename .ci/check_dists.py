@@ -4,8 +4,8 @@
 
 The sdist: the sources to build from (.pyx, .pxd, .pyi, py.typed, the rule book), the tests
 and their data, the benchmarks, README and LICENSE; no generated C, no compiled or build
-files. The wheel: the package with its kernel, the .pyi, .pxd, py.typed and the rule book;
-no C and no .pyx. Prints one line per archive, exits 1 on the first problem.
+files. The wheel: the package with its compiled modules (_kernel, _features), the .pyi, .pxd,
+py.typed and the rule book; no C and no .pyx. Prints one line per archive, exits 1 on the first problem.
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ from typing import Iterable, List, Tuple
 SDIST_NEEDS = (
     "LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in",
     "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyx", "src/fastnardy/_kernel.pxd",
-    "src/fastnardy/_kernel.pyi", "src/fastnardy/py.typed", "src/fastnardy/docs/rules.md",
+    "src/fastnardy/_kernel.pyi", "src/fastnardy/_features.pyx", "src/fastnardy/_features.pyi",
+    "src/fastnardy/py.typed", "src/fastnardy/docs/rules.md",
     "tests/conftest.py", "tests/strategies.py", "tests/data/long.perft",
     "tests/data/short.perft", "bench/differential.py",
 )
 SDIST_FORBIDS = (".c", ".so", ".pyc", ".html")
 WHEEL_NEEDS = (
     "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/_kernel.pxd",
+    "fastnardy/_features.pyi",
     "fastnardy/py.typed", "fastnardy/docs/rules.md",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
@@ -49,10 +51,11 @@ def main(sdist_path: str, wheel_path: str) -> int:
     found += [f"sdist holds build output {name}" for name in sdist_names
               if name.startswith("build/")]
     found += problems("wheel", wheel_names, WHEEL_NEEDS, WHEEL_FORBIDS)
-    kernels = [name for name in wheel_names if name.startswith("fastnardy/_kernel.")
-               and name.endswith((".so", ".pyd"))]
-    if len(kernels) != 1:
-        found.append(f"wheel must hold one compiled kernel, holds {kernels}")
+    for module in ("_kernel", "_features"):
+        compiled = [name for name in wheel_names if name.startswith(f"fastnardy/{module}.")
+                    and name.endswith((".so", ".pyd"))]
+        if len(compiled) != 1:
+            found.append(f"wheel must hold one compiled {module}, holds {compiled}")
     for problem in found:
         print(f"check_dists: {problem}", file=sys.stderr)
     if found:

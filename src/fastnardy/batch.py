@@ -34,7 +34,7 @@ from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _kernel
+from . import _features, _kernel
 from .errors import FastNardyError, InvalidPositionError, integer
 from .position import BLACK, WHITE, Position
 from .reference import ALL_ROLLS
@@ -183,8 +183,6 @@ def _rows(boards: object) -> np.ndarray:
     return rows
 
 
-_FIELD_SHIFTS = np.uint64(5) * np.arange(12, dtype=np.uint64)
-_BAR_SHIFT = np.uint64(60)
 # MIRROR_COLUMNS[game][q - 1] = mirror(q) - 1: the opponent's own point q is the mover's point
 # mirror(q) (RULES.md section 0; the map is its own inverse)
 MIRROR_COLUMNS = {"long": np.r_[12:24, 0:12], "short": np.arange(23, -1, -1)}
@@ -194,32 +192,8 @@ def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:
     """Board rows (N, 50) int8 of packed keys, a 1-D array of ``fastnardy._kernel.KEY_DTYPE``
     (the layout of the ``_kernel`` docstring: 5-bit fields per mover point, 1..15 the mover's
     checkers, 16..30 the opponent's, on the mover's point numbers through the mirror of
-    RULES.md section 0; bars in bits 60..63). The vectorized inverse of ``_kernel.pack``.
-    A field of 31, more than 15 checkers of a side or (long nardy) a bar checker raise
-    InvalidPositionError."""
+    RULES.md section 0; bars in bits 60..63). The inverse of ``_kernel.pack``, compiled
+    (:mod:`fastnardy._features`, through the kernel's own key decoder). A field of 31, more
+    than 15 checkers of a side or (long nardy) a bar checker raise InvalidPositionError."""
     game = Rules.of(rules).game
-    packed = np.asarray(keys)
-    if packed.dtype != _kernel.KEY_DTYPE or packed.ndim != 1:
-        raise InvalidPositionError(
-            f"keys must be a 1-D array of dtype {_kernel.KEY_DTYPE}, not {packed.dtype} "
-            f"{packed.shape}")
-    fields = np.concatenate([(packed["lo"][:, None] >> _FIELD_SHIFTS) & np.uint64(31),
-                             (packed["hi"][:, None] >> _FIELD_SHIFTS) & np.uint64(31)],
-                            axis=1).astype(np.int8)
-    mover = np.where(fields <= 15, fields, 0)
-    opponent = np.where(fields >= 16, fields - 15, 0)[:, MIRROR_COLUMNS[game]]
-    mover_bar = (packed["lo"] >> _BAR_SHIFT).astype(np.int8)
-    opponent_bar = (packed["hi"] >> _BAR_SHIFT).astype(np.int8)
-    if np.any(fields == 31):
-        raise InvalidPositionError("a key field is 31, which encodes nothing")
-    if np.any(mover.sum(axis=1) + mover_bar > 15) or np.any(
-            opponent.sum(axis=1) + opponent_bar > 15):
-        raise InvalidPositionError("a key holds more than 15 checkers of a side (T7)")
-    if game == "long" and (np.any(mover_bar) or np.any(opponent_bar)):
-        raise InvalidPositionError("long nardy has no bar (L3), but a key has bar checkers")
-    rows = np.empty((len(packed), BOARD_WIDTH), dtype=BOARD_DTYPE)
-    rows[:, :24] = mover
-    rows[:, 24] = mover_bar
-    rows[:, 25:49] = opponent
-    rows[:, 49] = opponent_bar
-    return rows
+    return _features.rows_of_keys(game == "short", keys, MIRROR_COLUMNS[game])

@@ -1,0 +1,19 @@
+"""Type stubs for fastnardy._features (board rows in compiled code: the inputs of
+fastnardy.features and packed keys to rows). ``python -m mypy.stubtest fastnardy._features``
+checks them against the compiled module."""
+
+import numpy as np
+import numpy.typing as npt
+
+def features(kind: int, is_short: int, boards: object,
+             mirror: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """(N, F) float32 inputs of kind 0 raw, 1 tdgammon, 2 nardy, mover's view."""
+    ...
+
+def rows_of_keys(is_short: int, keys: object,
+                 mirror: npt.ArrayLike) -> npt.NDArray[np.int8]:
+    """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
+    ...
+
+# Cython's doctest dictionary, present in the compiled module
+__test__: dict[str, str]

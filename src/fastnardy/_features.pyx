@@ -1,0 +1,293 @@
+"""fastnardy._features -- board rows in compiled code: the network inputs of
+:mod:`fastnardy.features` and packed keys to board rows (:func:`fastnardy.batch.rows_from_keys`),
+each row or key validated in the same pass that reads it.
+
+Keys are read through the kernel's own checker and decoder (``nb_check_key`` and
+``nb_board_from_key`` of ``_kernel.pxd``), so the key layout has one home,
+:mod:`fastnardy._kernel`. The mirror of RULES.md section 0 comes from the caller
+(``fastnardy.batch.MIRROR_COLUMNS``); the meaning of every feature column is in
+:mod:`fastnardy.features`. Errors are counted as bits during the pass (no Python object is
+built per row) and raised after it, the first kind in the order of the checks below, so
+that a batch with several faults always names the same one.
+"""
+
+from libc.stdint cimport int8_t, uint64_t
+from libc.string cimport memcpy
+
+import numpy as np
+
+from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_check_key
+from fastnardy import _kernel
+from fastnardy.errors import InvalidPositionError
+
+cdef enum:
+    # feature kinds (fastnardy.features.KINDS, in this order)
+    K_RAW = 0
+    K_TDGAMMON = 1
+    K_NARDY = 2
+
+cdef enum:
+    # faults found in a pass, highest priority first
+    E_RANGE = 1     # a row count outside 0..15
+    E_FIELD = 2     # a key field of 31
+    E_COUNT = 4     # more than 15 checkers of a side (T7)
+    E_BAR = 8       # a bar checker in long nardy (L3)
+    E_BOTH = 16     # a point holding both colours (T7)
+
+cdef int WIDTH[3]
+WIDTH[:] = [52, 198, 248]
+
+# Every float the features write, made as fastnardy.features defines it (numpy's float64
+# division then rounding to float32, except "raw", which divides in float32).
+cdef float UNIT_TD[16][4]     # TD-Gammon's point units of a count n: n>=1, n>=2, n>=3, (n-3)/2
+cdef float UNIT_NARDY[16][4]  # the same with (n-3)/12
+cdef float FIFTEENTH[16]      # n / 15
+cdef float HALF[16]           # n / 2
+cdef float SIXTH[7]           # min(run, 6) / 6
+cdef float RAW15[16]          # float32(n) / float32(15)
+
+
+cdef void _tables() noexcept:
+    cdef int n
+    for n in range(16):
+        UNIT_TD[n][0] = UNIT_NARDY[n][0] = 1.0 if n >= 1 else 0.0
+        UNIT_TD[n][1] = UNIT_NARDY[n][1] = 1.0 if n >= 2 else 0.0
+        UNIT_TD[n][2] = UNIT_NARDY[n][2] = 1.0 if n >= 3 else 0.0
+        UNIT_TD[n][3] = <float>((n - 3) / 2.0 if n > 3 else 0.0)
+        UNIT_NARDY[n][3] = <float>((n - 3) / 12.0 if n > 3 else 0.0)
+        FIFTEENTH[n] = <float>(n / 15.0)
+        HALF[n] = <float>(n / 2.0)
+        RAW15[n] = (<float>n) / (<float>15.0)
+    for n in range(7):
+        SIXTH[n] = <float>(n / 6.0)
+
+
+_tables()
+
+
+cdef inline int row_faults(const int8_t* row, const int8_t* mirror, int is_short) noexcept nogil:
+    """The faults of a board row (E_* bits; 0 for a well-formed row)."""
+    cdef int i, v, w, mover = 0, opponent = 0, faults = 0
+    for i in range(25):
+        v = row[i]
+        w = row[25 + i]
+        faults |= (v < 0) | (v > 15) | (w < 0) | (w > 15)
+        mover += v
+        opponent += w
+    if faults:
+        return E_RANGE
+    if mover > 15 or opponent > 15:
+        faults |= E_COUNT
+    if not is_short and (row[24] or row[49]):
+        faults |= E_BAR
+    for i in range(24):
+        if row[i] > 0 and row[25 + mirror[i]] > 0:
+            faults |= E_BOTH
+            break
+    return faults
+
+
+cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const int8_t* mirror,
+                        int8_t* row) noexcept nogil:
+    """The board row of a key (the kernel's decoder, then each side in its own numbering),
+    or the E_* bit of its fault."""
+    cdef nb_board b
+    cdef int p, err = nb_check_key(lo, hi, is_short)
+    if err:
+        return E_FIELD if err == 7 else E_BAR if err == 2 else E_COUNT
+    nb_board_from_key(lo, hi, is_short, &b)
+    for p in range(24):
+        row[p] = b.m[p + 1]
+        row[25 + p] = b.o[mirror[p] + 1]
+    row[24] = b.m[25]
+    row[49] = b.o[25]
+    return 0
+
+
+cdef inline void raw_row(const int8_t* row, float* out) noexcept nogil:
+    cdef int i, mover = 15, opponent = 15
+    for i in range(25):
+        out[i] = RAW15[row[i]]
+        out[25 + i] = RAW15[row[25 + i]]
+        mover -= row[i]
+        opponent -= row[25 + i]
+    out[50] = RAW15[mover]
+    out[51] = RAW15[opponent]
+
+
+cdef inline void tdgammon_row(const int8_t* row, float* out) noexcept nogil:
+    cdef int side, p, off
+    cdef const int8_t* points
+    cdef float* block
+    for side in range(2):
+        points = row + 25 * side
+        block = out + 98 * side
+        off = 15 - points[24]
+        for p in range(24):
+            memcpy(block + 4 * p, UNIT_TD[points[p]], 4 * sizeof(float))
+            off -= points[p]
+        block[96] = HALF[points[24]]
+        block[97] = FIFTEENTH[off]
+    out[196] = 1.0
+    out[197] = 0.0
+
+
+cdef inline void nardy_row(const int8_t* row, const int8_t* mirror, float* out) noexcept nogil:
+    cdef int side, p, r, start, run, longest, off
+    cdef const int8_t* points
+    cdef float* block
+    cdef float value
+    for side in range(2):
+        points = row + 25 * side
+        block = out + 124 * side
+        off = 15
+        for p in range(24):
+            memcpy(block + 4 * p, UNIT_NARDY[points[p]], 4 * sizeof(float))
+            off -= points[p]
+        block[96] = FIFTEENTH[off]
+        block[97] = FIFTEENTH[points[23]]
+        block[98] = 1.0 if points[23] == 15 else 0.0
+        # L6 runs on the other side's points r (its numbering): the side holds r when it has
+        # a checker on its own point mirror(r)
+        longest = 0
+        r = 0
+        while r < 24:
+            if points[mirror[r]] == 0:
+                block[100 + r] = 0.0
+                r += 1
+                continue
+            start = r
+            while r < 24 and points[mirror[r]] != 0:
+                r += 1
+            run = r - start if r - start < 6 else 6
+            if run > longest:
+                longest = run
+            value = SIXTH[run]
+            while start < r:
+                block[100 + start] = value
+                start += 1
+        block[99] = SIXTH[longest]
+
+
+cdef void _mirror(object mirror, int8_t* out) except *:
+    cdef int i
+    table = np.asarray(mirror)
+    if table.shape != (24,):
+        raise ValueError(f"the mirror is 24 columns, not {table.shape}")
+    for i in range(24):
+        out[i] = <int8_t>int(table[i])
+
+
+cdef object _keys(object array):
+    """A 1-D KEY_DTYPE array as a C-contiguous (N, 2) uint64 array."""
+    if array.dtype != _kernel.KEY_DTYPE or array.ndim != 1:
+        raise InvalidPositionError(f"keys must be a 1-D array of dtype {_kernel.KEY_DTYPE}, "
+                                   f"not {array.dtype} {array.shape}")
+    return np.ascontiguousarray(array).view(np.uint64).reshape(array.shape[0], 2)
+
+
+cdef object _rows(object array):
+    """(N, 50) integer rows as a C-contiguous int8 array. Counts are checked in the compiled
+    pass for int8 and uint8 (a uint8 above 127 reads as negative); wider integers are
+    range-checked here first, so that the narrowing cannot wrap."""
+    if array.ndim != 2 or array.shape[1] != 50 or array.dtype.kind not in "iu":
+        raise InvalidPositionError(
+            f"boards must be an integer array of shape (N, 50) or a 1-D array of "
+            f"packed keys, not {array.dtype} {array.shape}")
+    if array.dtype.itemsize == 1:
+        return np.ascontiguousarray(array).view(np.int8)
+    if array.size and (array.min() < 0 or array.max() > 15):
+        _raise(E_RANGE, 0)
+    return np.ascontiguousarray(array, dtype=np.int8)
+
+
+cdef int _raise(int faults, int keys) except -1:
+    """Raise the InvalidPositionError of the highest-priority fault."""
+    what = "key" if keys else "row"
+    if faults & E_RANGE:
+        raise InvalidPositionError("board counts must be from 0 to 15")
+    if faults & E_FIELD:
+        raise InvalidPositionError("a key field is 31, which encodes nothing")
+    if faults & E_COUNT:
+        raise InvalidPositionError(f"a {what} holds more than 15 checkers of a side (T7)")
+    if faults & E_BAR:
+        raise InvalidPositionError(f"long nardy has no bar (L3), but a {what} has bar checkers")
+    raise InvalidPositionError("a row has a point holding checkers of both sides (T7)")
+
+
+def features(int kind, int is_short, object boards, object mirror):
+    """The (N, F) float32 inputs of ``kind`` (0 raw, 1 tdgammon, 2 nardy) for board rows or
+    packed keys, mover's view; ``mirror`` is the game's MIRROR_COLUMNS. The kind and game are
+    the caller's to check."""
+    cdef int8_t mir[24]
+    cdef int8_t scratch[50]
+    cdef const int8_t* row
+    cdef const int8_t* rows = NULL
+    cdef const uint64_t* keys = NULL
+    cdef float* out
+    cdef Py_ssize_t i, n
+    cdef int width, faults = 0, fault
+    if kind < K_RAW or kind > K_NARDY:
+        raise ValueError(f"kind must be 0, 1 or 2, not {kind}")
+    width = WIDTH[kind]
+    _mirror(mirror, mir)
+    array = np.asarray(boards)
+    if array.dtype.names is not None:
+        array = _keys(array)
+        n = array.shape[0]
+        if n:
+            keys = <const uint64_t*><size_t>array.ctypes.data
+    else:
+        array = _rows(array)
+        n = array.shape[0]
+        if n:
+            rows = <const int8_t*><size_t>array.ctypes.data
+    result = np.empty((n, width), dtype=np.float32)
+    if n == 0:
+        return result
+    out = <float*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            if keys != NULL:
+                fault = key_row(keys[2 * i], keys[2 * i + 1], is_short, mir, scratch)
+                row = scratch
+            else:
+                row = rows + 50 * i
+                fault = row_faults(row, mir, is_short)
+            if fault:
+                faults |= fault
+                continue
+            if faults:
+                continue  # the call raises: only the remaining faults matter
+            if kind == K_TDGAMMON:
+                tdgammon_row(row, out + width * i)
+            elif kind == K_NARDY:
+                nardy_row(row, mir, out + width * i)
+            else:
+                raw_row(row, out + width * i)
+    if faults:
+        _raise(faults, keys != NULL)
+    return result
+
+
+def rows_of_keys(int is_short, object keys, object mirror):
+    """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
+    cdef int8_t mir[24]
+    cdef const uint64_t* data
+    cdef int8_t* out
+    cdef Py_ssize_t i, n
+    cdef int faults = 0
+    _mirror(mirror, mir)
+    array = _keys(np.asarray(keys))
+    n = array.shape[0]
+    result = np.empty((n, 50), dtype=np.int8)
+    if n == 0:
+        return result
+    data = <const uint64_t*><size_t>array.ctypes.data
+    out = <int8_t*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            faults |= key_row(data[2 * i], data[2 * i + 1], is_short, mir, out + 50 * i)
+    if faults:
+        _raise(faults, 1)
+    return result
