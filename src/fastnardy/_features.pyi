@@ -1,5 +1,5 @@
 """Type stubs for fastnardy._features (board rows in compiled code: the inputs of
-fastnardy.features and packed keys to rows). ``python -m mypy.stubtest fastnardy._features``
+fastnardy.features, packed keys to rows and rows to keys). ``python -m mypy.stubtest fastnardy._features``
 checks them against the compiled module."""
 
 import numpy as np
@@ -13,6 +13,11 @@ def features(kind: int, is_short: int, boards: object,
 def rows_of_keys(is_short: int, keys: object,
                  mirror: npt.ArrayLike) -> npt.NDArray[np.int8]:
     """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
+    ...
+
+def keys_of_rows(is_short: int, rows: object,
+                 mirror: npt.ArrayLike) -> npt.NDArray[np.void]:
+    """The packed keys (1-D KEY_DTYPE) of (N, 50) board rows, every row checked."""
     ...
 
 # Cython's doctest dictionary, present in the compiled module

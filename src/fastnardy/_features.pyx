@@ -1,9 +1,10 @@
 """fastnardy._features -- board rows in compiled code: the network inputs of
-:mod:`fastnardy.features` and packed keys to board rows (:func:`fastnardy.batch.rows_from_keys`),
-each row or key validated in the same pass that reads it.
+:mod:`fastnardy.features`, packed keys to board rows (:func:`fastnardy.batch.rows_from_keys`)
+and board rows to keys, each row or key validated in the same pass that reads it.
 
-Keys are read through the kernel's own checker and decoder (``nb_check_key`` and
-``nb_board_from_key`` of ``_kernel.pxd``), so the key layout has one home,
+Keys are read and written through the kernel's own checker, decoder and builder
+(``nb_check_key``, ``nb_board_from_key`` and ``nb_build`` of ``_kernel.pxd``), so the key
+layout has one home,
 :mod:`fastnardy._kernel`. The mirror of RULES.md section 0 comes from the caller
 (``fastnardy.batch.MIRROR_COLUMNS``); the meaning of every feature column is in
 :mod:`fastnardy.features`. Errors are counted as bits during the pass (no Python object is
@@ -16,7 +17,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_check_key
+from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_build, nb_check_key
 from fastnardy import _kernel
 from fastnardy.errors import InvalidPositionError
 
@@ -290,4 +291,37 @@ def rows_of_keys(int is_short, object keys, object mirror):
             faults |= key_row(data[2 * i], data[2 * i + 1], is_short, mir, out + 50 * i)
     if faults:
         _raise(faults, 1)
+    return result
+
+
+def keys_of_rows(int is_short, object rows, object mirror):
+    """The packed keys (1-D KEY_DTYPE) of (N, 50) board rows, every row checked as
+    :func:`features` checks it (the kernel's builder packs them)."""
+    cdef int8_t mir[24]
+    cdef const int8_t* data
+    cdef const int8_t* row
+    cdef uint64_t* out
+    cdef nb_board b
+    cdef Py_ssize_t i, n
+    cdef int faults = 0, fault
+    _mirror(mirror, mir)
+    array = _rows(np.asarray(rows))
+    n = array.shape[0]
+    result = np.empty(n, dtype=_kernel.KEY_DTYPE)
+    if n == 0:
+        return result
+    data = <const int8_t*><size_t>array.ctypes.data
+    out = <uint64_t*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            row = data + 50 * i
+            fault = row_faults(row, mir, is_short)
+            if fault:
+                faults |= fault
+                continue
+            nb_build(row, row[24], row + 25, row[49], is_short, &b)
+            out[2 * i] = b.lo
+            out[2 * i + 1] = b.hi
+    if faults:
+        _raise(faults, 0)
     return result

@@ -41,7 +41,7 @@ from .reference import ALL_ROLLS
 from .rules import Rules
 
 __all__ = ["BOARD_WIDTH", "KEY_DTYPE", "PROBABILITY", "ROLLS", "ChanceNodes", "chance_expand",
-           "count_turns", "decode", "encode", "expand", "rows_from_keys"]
+           "count_turns", "decode", "encode", "expand", "keys_from_rows", "rows_from_keys"]
 
 BOARD_WIDTH = 50
 BOARD_DTYPE = np.int8
@@ -197,3 +197,11 @@ def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:
     than 15 checkers of a side or (long nardy) a bar checker raise InvalidPositionError."""
     game = Rules.of(rules).game
     return _features.rows_of_keys(game == "short", keys, MIRROR_COLUMNS[game])
+
+
+def keys_from_rows(rules: object, rows: object) -> npt.NDArray[Any]:
+    """Packed keys (1-D ``KEY_DTYPE``) of board rows (N, 50), compiled (the kernel's own key
+    builder): the inverse of :func:`rows_from_keys`. Rows are checked as
+    :func:`fastnardy.features.features` checks them (InvalidPositionError)."""
+    game = Rules.of(rules).game
+    return _features.keys_of_rows(game == "short", rows, MIRROR_COLUMNS[game])
