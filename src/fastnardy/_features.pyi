@@ -20,5 +20,9 @@ def keys_of_rows(is_short: int, rows: object,
     """The packed keys (1-D KEY_DTYPE) of (N, 50) board rows, every row checked."""
     ...
 
+def entries_of_rows(is_short: int, rows: object, mirror: npt.ArrayLike) -> bytes:
+    """The keys of (N, 50) board rows, checked, as the bytes of the kernel's turn entries."""
+    ...
+
 # Cython's doctest dictionary, present in the compiled module
 __test__: dict[str, str]

@@ -17,7 +17,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_build, nb_check_key
+from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_build, nb_check_key, nb_entry
 from fastnardy import _kernel
 from fastnardy.errors import InvalidPositionError
 
@@ -294,24 +294,27 @@ def rows_of_keys(int is_short, object keys, object mirror):
     return result
 
 
-def keys_of_rows(int is_short, object rows, object mirror):
-    """The packed keys (1-D KEY_DTYPE) of (N, 50) board rows, every row checked as
-    :func:`features` checks it (the kernel's builder packs them)."""
+cdef object _pack(int is_short, object rows, object mirror, int entries):
+    """The keys of board rows, every row checked as :func:`features` checks it, packed by
+    the kernel's builder: as a KEY_DTYPE array, or (entries) as the bytes of an nb_entry
+    array (_kernel.pxd's turn result: the key, no steps)."""
     cdef int8_t mir[24]
     cdef const int8_t* data
     cdef const int8_t* row
-    cdef uint64_t* out
+    cdef uint64_t* key
+    cdef char* out
     cdef nb_board b
-    cdef Py_ssize_t i, n
+    cdef Py_ssize_t i, n, width = sizeof(nb_entry) if entries else 16
     cdef int faults = 0, fault
     _mirror(mirror, mir)
     array = _rows(np.asarray(rows))
     n = array.shape[0]
-    result = np.empty(n, dtype=_kernel.KEY_DTYPE)
+    result = (np.zeros(n * width, dtype=np.uint8) if entries
+              else np.empty(n, dtype=_kernel.KEY_DTYPE))
     if n == 0:
-        return result
+        return result.tobytes() if entries else result
     data = <const int8_t*><size_t>array.ctypes.data
-    out = <uint64_t*><size_t>result.ctypes.data
+    out = <char*><size_t>result.ctypes.data
     with nogil:
         for i in range(n):
             row = data + 50 * i
@@ -320,8 +323,21 @@ def keys_of_rows(int is_short, object rows, object mirror):
                 faults |= fault
                 continue
             nb_build(row, row[24], row + 25, row[49], is_short, &b)
-            out[2 * i] = b.lo
-            out[2 * i + 1] = b.hi
+            key = <uint64_t*>(out + width * i)  # lo and hi lead an nb_entry too
+            key[0] = b.lo
+            key[1] = b.hi
     if faults:
         _raise(faults, 0)
-    return result
+    return result.tobytes() if entries else result
+
+
+def keys_of_rows(int is_short, object rows, object mirror):
+    """The packed keys (1-D KEY_DTYPE) of (N, 50) board rows, every row checked as
+    :func:`features` checks it (the kernel's builder packs them)."""
+    return _pack(is_short, rows, mirror, 0)
+
+
+def entries_of_rows(int is_short, object rows, object mirror):
+    """The keys of (N, 50) board rows, checked, as the bytes of the kernel's turn entries
+    (``nb_entry`` of _kernel.pxd, no steps): what ``_kernel._restore_legal_turns`` reads."""
+    return _pack(is_short, rows, mirror, 1)

@@ -62,44 +62,88 @@ def _flag(name: str, value: object) -> bool:
 
 def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[Any]:
     """The positions from each side to move's view: board rows (N, 50) int8, or with
-    ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys."""
-    wrong = InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
+    ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys (each position's own key; the
+    rows are decoded from them in compiled code)."""
     if isinstance(positions, (str, bytes)):
-        raise wrong
+        raise InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
     try:
         items = list(positions)
     except TypeError:  # not iterable (nor is a 0-d numpy array)
-        raise wrong from None
-    checked = []
-    for position in items:
-        if not isinstance(position, Position):
-            raise InvalidPositionError(f"expected Position values, not {position!r}")
-        checked.append(position)
+        raise InvalidPositionError(
+            f"expected an iterable of Position values, not {positions!r}") from None
+    if not all(isinstance(position, Position) for position in items):
+        wrong = next(item for item in items if not isinstance(item, Position))
+        raise InvalidPositionError(f"expected Position values, not {wrong!r}")
+    packed = np.fromiter((half for position in items for half in position.key),
+                         dtype=np.uint64, count=2 * len(items)).view(KEY_DTYPE)
     if _flag("keys", keys):
-        return np.array([position.key for position in checked], dtype=KEY_DTYPE)
-    rows = []
-    for position in checked:
-        me, me_bar, opp, opp_bar = position.mover_frame()
-        rows.append(me + (me_bar,) + opp + (opp_bar,))
-    return np.array(rows, dtype=BOARD_DTYPE).reshape(len(rows), BOARD_WIDTH)
+        return packed
+    short = np.fromiter((position.rules.game == "short" for position in items), dtype=bool,
+                        count=len(items))
+    rows = np.empty((len(items), BOARD_WIDTH), dtype=BOARD_DTYPE)
+    for game, chosen in (("short", short), ("long", ~short)):
+        if chosen.any():
+            rows[chosen] = rows_from_keys(game, packed[chosen])
+    return rows
 
 
 def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Position]:
     """Positions from board rows or keys, ``turn`` being the side to move of every row
-    (T7-checked)."""
+    (T7-checked: the rows in compiled code; a row with a six-block that L6 may forbid by
+    the Position constructor)."""
     rules = Rules.of(rules)
     if not isinstance(turn, str) or turn not in (WHITE, BLACK):
         raise InvalidPositionError(f"turn must be 'white' or 'black', not {turn!r}")
     array = np.asarray(boards)
-    rows = rows_from_keys(rules, array) if array.dtype == KEY_DTYPE else _rows(array)
-    out = []
-    for row in rows.tolist():
-        me, me_bar, opp, opp_bar = row[:24], row[24], row[25:49], row[49]
+    if array.dtype == KEY_DTYPE:
+        rows = rows_from_keys(rules, array)
+    else:
+        keys_from_rows(rules, _rows(array))  # checks the rows (InvalidPositionError)
+        rows = np.ascontiguousarray(array, dtype=BOARD_DTYPE)
+    if not rows.any(axis=1).all():
+        raise InvalidPositionError("T7: both sides have borne off 15 checkers")
+    for i in np.flatnonzero(_forbidden_blocks(rules, rows)):
+        me, me_bar, opp, opp_bar = (tuple(part) for part in np.split(rows[i], [24, 25, 49]))
         if turn == WHITE:
-            out.append(Position.from_points(rules, me, opp, WHITE, me_bar, opp_bar))
+            Position.from_points(rules, me, opp, WHITE, me_bar[0], opp_bar[0])
         else:
-            out.append(Position.from_points(rules, opp, me, BLACK, opp_bar, me_bar))
-    return out
+            Position.from_points(rules, opp, me, BLACK, opp_bar[0], me_bar[0])
+    # Each position is made by the kernel from its key, as the position after a turn of a
+    # position of the other side to move (whose keys are the rows with the halves swapped).
+    other = Position.start(rules)
+    if turn == WHITE:
+        other = Position(rules, BLACK, other.white_points, 0, other.black_points, 0)
+    swapped = np.concatenate([rows[:, BOARD_WIDTH // 2:], rows[:, :BOARD_WIDTH // 2]], axis=1)
+    entries = _features.entries_of_rows(rules.game == "short", swapped,
+                                        MIRROR_COLUMNS[rules.game])
+    made = _kernel._restore_legal_turns(other, entries, 1, 2)  # type: ignore[attr-defined]
+    return [turn.position for turn in made]
+
+
+def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
+    """Rows where a side holds six or more consecutive points of the other side's path (in
+    the other side's numbering, RULES.md section 0) that L6's block rule may forbid: no
+    checker of the other side borne off, and none ahead of the run (opponent_ahead) or in its
+    home (opponent_home). The Position constructor judges these rows (T7)."""
+    found = np.zeros(len(rows), dtype=bool)
+    if rules.game != "long" or rules.block_rule == "none":
+        return found
+    half = BOARD_WIDTH // 2
+    for holder, other in ((rows[:, :half], rows[:, half:]), (rows[:, half:], rows[:, :half])):
+        held = holder[:, :24][:, MIRROR_COLUMNS["long"]] > 0
+        run = held[:, :19].copy()
+        for shift in range(1, 6):
+            run &= held[:, shift:19 + shift]
+        if not run.any():
+            continue
+        nothing_off = other.sum(axis=1, dtype=np.int16) == 15
+        if rules.block_rule == "opponent_home":
+            found |= run.any(axis=1) & nothing_off & ~other[:, :6].any(axis=1)
+        else:  # a run starting at the other side's point c + 1 needs a checker below it
+            ahead = np.logical_or.accumulate(other[:, :19] > 0, axis=1)
+            ahead = np.concatenate([np.zeros((len(rows), 1), bool), ahead[:, :18]], axis=1)
+            found |= (run & ~ahead).any(axis=1) & nothing_off
+    return found
 
 
 def count_turns(rules: object, boards: npt.ArrayLike,
