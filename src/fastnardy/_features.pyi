@@ -24,5 +24,9 @@ def entries_of_rows(is_short: int, rows: object, mirror: npt.ArrayLike) -> bytes
     """The keys of (N, 50) board rows, checked, as the bytes of the kernel's turn entries."""
     ...
 
+def winners(rows: object) -> npt.NDArray[np.int8]:
+    """L9/S9 on checked (N, 50) int8 rows: 1 the side to move has won, -1 the opponent, 0."""
+    ...
+
 # Cython's doctest dictionary, present in the compiled module
 __test__: dict[str, str]

@@ -341,3 +341,31 @@ def entries_of_rows(int is_short, object rows, object mirror):
     """The keys of (N, 50) board rows, checked, as the bytes of the kernel's turn entries
     (``nb_entry`` of _kernel.pxd, no steps): what ``_kernel._restore_legal_turns`` reads."""
     return _pack(is_short, rows, mirror, 1)
+
+
+def winners(object rows):
+    """L9/S9 on (N, 50) int8 C-contiguous board rows (already checked): int8 array of N,
+    1 where the side to move has no checker left (it has won), -1 where the opponent has
+    none, 0 while the game goes on."""
+    cdef const int8_t* data
+    cdef int8_t* out
+    cdef Py_ssize_t i, n
+    cdef int j, mover, opponent
+    if not (isinstance(rows, np.ndarray) and rows.dtype == np.int8 and rows.ndim == 2
+            and rows.shape[1] == 50 and rows.flags.c_contiguous):
+        raise ValueError("winners takes C-contiguous (N, 50) int8 rows")
+    n = rows.shape[0]
+    result = np.zeros(n, dtype=np.int8)
+    if n == 0:
+        return result
+    data = <const int8_t*><size_t>rows.ctypes.data
+    out = <int8_t*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            mover = 0
+            opponent = 0
+            for j in range(25):
+                mover |= data[50 * i + j]
+                opponent |= data[50 * i + 25 + j]
+            out[i] = 1 if mover == 0 else -1 if opponent == 0 else 0
+    return result

@@ -130,20 +130,24 @@ def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[n
         return found
     half = BOARD_WIDTH // 2
     for holder, other in ((rows[:, :half], rows[:, half:]), (rows[:, half:], rows[:, :half])):
-        held = holder[:, :24][:, MIRROR_COLUMNS["long"]] > 0
-        run = held[:, :19].copy()
+        held = _bits(holder[:, :24][:, MIRROR_COLUMNS["long"]] > 0)  # bit q-1: other's q
+        runs = held.copy()
         for shift in range(1, 6):
-            run &= held[:, shift:19 + shift]
-        if not run.any():
-            continue
-        nothing_off = other.sum(axis=1, dtype=np.int16) == 15
+            runs &= held >> shift  # bit c: the other's points c+1 .. c+6 all held
+        theirs = _bits(other[:, :24] > 0)
         if rules.block_rule == "opponent_home":
-            found |= run.any(axis=1) & nothing_off & ~other[:, :6].any(axis=1)
-        else:  # a run starting at the other side's point c + 1 needs a checker below it
-            ahead = np.logical_or.accumulate(other[:, :19] > 0, axis=1)
-            ahead = np.concatenate([np.zeros((len(rows), 1), bool), ahead[:, :18]], axis=1)
-            found |= (run & ~ahead).any(axis=1) & nothing_off
+            open_ = theirs & 0x3F == 0
+        else:  # nothing of the other side below the lowest run
+            open_ = theirs & ((runs & -runs) - 1) == 0
+        found |= (runs != 0) & open_ & (other.sum(axis=1, dtype=np.int16) == 15)
     return found
+
+
+def _bits(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """Each row of 24 flags as an int, bit i = flag i."""
+    packed = np.packbits(flags, axis=1, bitorder="little")
+    return (packed[:, 0].astype(np.int64) | packed[:, 1].astype(np.int64) << 8
+            | packed[:, 2].astype(np.int64) << 16)
 
 
 def count_turns(rules: object, boards: npt.ArrayLike,

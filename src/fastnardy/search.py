@@ -43,8 +43,8 @@ from typing import Any, Callable, NamedTuple, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import _kernel
-from .batch import (BOARD_WIDTH, PROBABILITY, chance_expand, decode, encode, expand,
+from . import _features, _kernel
+from .batch import (PROBABILITY, chance_expand, decode, encode, expand,
                     keys_from_rows, rows_from_keys)
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
 from .features import KINDS, features
@@ -152,20 +152,23 @@ class _Search:
 
     def values(self, rows: npt.NDArray[np.int8], plies: int) -> npt.NDArray[np.float64]:
         """V_plies of every row, for its side to move."""
-        left = rows.reshape(len(rows), 2, BOARD_WIDTH // 2).sum(axis=2, dtype=np.int16)
-        finished = (left == 0).any(axis=1)
+        finished = _features.winners(rows) != 0
+        if not finished.any():
+            return self.live(rows, plies)
         out = np.empty(len(rows))
-        if finished.any():
-            out[finished] = self.scores(rows[finished])
-        live = ~finished
-        if plies == 0:
-            out[live] = self.leaves(rows[live])
-        elif live.any():
-            node = chance_expand(self.rules, rows[live])
-            starts = node.offsets[:-1]
-            best = np.maximum.reduceat(self.choose(node.children, starts, plies - 1), starts)
-            out[live] = best.reshape(-1, len(PROBABILITY)) @ PROBABILITY
+        out[finished] = self.scores(rows[finished])
+        out[~finished] = self.live(rows[~finished], plies)
         return out
+
+    def live(self, rows: npt.NDArray[np.int8], plies: int) -> npt.NDArray[np.float64]:
+        """V_plies of rows of unfinished games."""
+        if plies == 0 or not len(rows):
+            return self.leaves(rows)
+        node = chance_expand(self.rules, rows)
+        starts = node.offsets[:-1]
+        best = np.maximum.reduceat(self.choose(node.children, starts, plies - 1), starts)
+        values: npt.NDArray[np.float64] = best.reshape(-1, len(PROBABILITY)) @ PROBABILITY
+        return values
 
     def choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
                plies: int) -> npt.NDArray[np.float64]:
