@@ -12,8 +12,8 @@ built per row) and raised after it, the first kind in the order of the checks be
 that a batch with several faults always names the same one.
 """
 
-from libc.stdint cimport int8_t, uint64_t
-from libc.string cimport memcpy
+from libc.stdint cimport int8_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy, memset
 
 import numpy as np
 
@@ -34,6 +34,66 @@ cdef enum:
     E_COUNT = 4     # more than 15 checkers of a side (T7)
     E_BAR = 8       # a bar checker in long nardy (L3)
     E_BOTH = 16     # a point holding both colours (T7)
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    #error "fastnardy._features reads eight counts at a time, little-endian"
+    #endif
+    static inline uint64_t fn_load8(const int8_t* p) { uint64_t x; memcpy(&x, p, 8); return x; }
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int fn_ctz(uint32_t x) { return __builtin_ctz(x); }
+    #else
+    static inline int fn_ctz(uint32_t x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
+    #endif
+    #define FN_HIGH_NIBBLES 0xF0F0F0F0F0F0F0F0ULL  /* any count outside 0..15 */
+    #define FN_LOW7 0x7F7F7F7F7F7F7F7FULL
+    #define FN_HIGH_BITS 0x8080808080808080ULL
+    #define FN_ONES 0x0101010101010101ULL
+    #define FN_GATHER 0x0102040810204080ULL      /* each byte's low bit into the top byte */
+    """
+    uint64_t fn_load8(const int8_t* p) noexcept nogil
+    int fn_ctz(uint32_t x) noexcept nogil
+    # eight counts of a row at a time (SWAR; the counts are 0..15 where it matters)
+    uint64_t FN_HIGH_NIBBLES, FN_LOW7, FN_HIGH_BITS, FN_ONES, FN_GATHER
+
+
+cdef inline uint32_t held8(uint64_t x) noexcept nogil:
+    """Bit k: count k of the eight is not zero."""
+    return <uint32_t>(((((x + FN_LOW7) & FN_HIGH_BITS) >> 7) * FN_GATHER) >> 56)
+
+
+cdef inline int sum8(uint64_t x) noexcept nogil:
+    return <int>((x * FN_ONES) >> 56)
+
+
+ctypedef struct mirror_map:
+    # the mirror (RULES.md section 0, given by the caller) as a column table and, for each
+    # byte k of a 24-bit held mask and its value, the mirrored bits
+    int8_t column[24]
+    uint32_t bits[3][256]
+
+
+cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
+cdef int _maps_n = 0
+
+
+cdef inline uint32_t mirrored(const mirror_map* m, uint32_t held) noexcept nogil:
+    """The 24-bit mask with bit mirror(q) set for each bit q of ``held``."""
+    return m.bits[0][held & 0xFF] | m.bits[1][(held >> 8) & 0xFF] | m.bits[2][held >> 16]
+
+
+cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexcept nogil:
+    """A side's 24 points and bar: its held mask and its checker count, or E_RANGE."""
+    cdef uint64_t a = fn_load8(side), b = fn_load8(side + 8), c = fn_load8(side + 16)
+    if ((a | b | c) & FN_HIGH_NIBBLES) or (side[24] & 0xF0):
+        return E_RANGE
+    held[0] = held8(a) | (held8(b) << 8) | (held8(c) << 16)
+    count[0] = sum8(a) + sum8(b) + sum8(c) + side[24]
+    return 0
+
 
 cdef int WIDTH[3]
 WIDTH[:] = [52, 198, 248]
@@ -66,29 +126,22 @@ cdef void _tables() noexcept:
 _tables()
 
 
-cdef inline int row_faults(const int8_t* row, const int8_t* mirror, int is_short) noexcept nogil:
+cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short) noexcept nogil:
     """The faults of a board row (E_* bits; 0 for a well-formed row)."""
-    cdef int i, v, w, mover = 0, opponent = 0, faults = 0
-    for i in range(25):
-        v = row[i]
-        w = row[25 + i]
-        faults |= (v < 0) | (v > 15) | (w < 0) | (w > 15)
-        mover += v
-        opponent += w
-    if faults:
+    cdef uint32_t mover_held, opponent_held
+    cdef int mover, opponent, faults = 0
+    if side_masks(row, &mover_held, &mover) or side_masks(row + 25, &opponent_held, &opponent):
         return E_RANGE
     if mover > 15 or opponent > 15:
         faults |= E_COUNT
     if not is_short and (row[24] or row[49]):
         faults |= E_BAR
-    for i in range(24):
-        if row[i] > 0 and row[25 + mirror[i]] > 0:
-            faults |= E_BOTH
-            break
+    if mover_held & mirrored(m, opponent_held):
+        faults |= E_BOTH
     return faults
 
 
-cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const int8_t* mirror,
+cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m,
                         int8_t* row) noexcept nogil:
     """The board row of a key (the kernel's decoder, then each side in its own numbering),
     or the E_* bit of its fault."""
@@ -99,7 +152,7 @@ cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const int8_t* mi
     nb_board_from_key(lo, hi, is_short, &b)
     for p in range(24):
         row[p] = b.m[p + 1]
-        row[25 + p] = b.o[mirror[p] + 1]
+        row[25 + p] = b.o[m.column[p] + 1]
     row[24] = b.m[25]
     row[49] = b.o[25]
     return 0
@@ -107,9 +160,9 @@ cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const int8_t* mi
 
 cdef inline void raw_row(const int8_t* row, float* out) noexcept nogil:
     cdef int i, mover = 15, opponent = 15
+    for i in range(50):
+        out[i] = (<float>row[i]) / (<float>15.0)   # as RAW15: float32 division
     for i in range(25):
-        out[i] = RAW15[row[i]]
-        out[25 + i] = RAW15[row[25 + i]]
         mover -= row[i]
         opponent -= row[25 + i]
     out[50] = RAW15[mover]
@@ -133,8 +186,9 @@ cdef inline void tdgammon_row(const int8_t* row, float* out) noexcept nogil:
     out[197] = 0.0
 
 
-cdef inline void nardy_row(const int8_t* row, const int8_t* mirror, float* out) noexcept nogil:
-    cdef int side, p, r, start, run, longest, off
+cdef inline void nardy_row(const int8_t* row, const mirror_map* m, float* out) noexcept nogil:
+    cdef int side, p, start, run, longest, off
+    cdef uint32_t held
     cdef const int8_t* points
     cdef float* block
     cdef float value
@@ -142,41 +196,64 @@ cdef inline void nardy_row(const int8_t* row, const int8_t* mirror, float* out) 
         points = row + 25 * side
         block = out + 124 * side
         off = 15
+        held = 0
         for p in range(24):
             memcpy(block + 4 * p, UNIT_NARDY[points[p]], 4 * sizeof(float))
             off -= points[p]
+            held |= <uint32_t>(points[p] != 0) << p
         block[96] = FIFTEENTH[off]
         block[97] = FIFTEENTH[points[23]]
         block[98] = 1.0 if points[23] == 15 else 0.0
         # L6 runs on the other side's points r (its numbering): the side holds r when it has
         # a checker on its own point mirror(r)
+        held = mirrored(m, held)
+        memset(block + 100, 0, 24 * sizeof(float))
         longest = 0
-        r = 0
-        while r < 24:
-            if points[mirror[r]] == 0:
-                block[100 + r] = 0.0
-                r += 1
-                continue
-            start = r
-            while r < 24 and points[mirror[r]] != 0:
-                r += 1
-            run = r - start if r - start < 6 else 6
-            if run > longest:
-                longest = run
-            value = SIXTH[run]
-            while start < r:
-                block[100 + start] = value
-                start += 1
+        while held:
+            start = fn_ctz(held)
+            run = fn_ctz(~(held >> start))  # held has 24 bits: the run ends by bit 24
+            held &= ~((((<uint32_t>1) << run) - 1) << start)
+            if run > 6:
+                value = SIXTH[6]
+                longest = 6
+            else:
+                value = SIXTH[run]
+                if run > longest:
+                    longest = run
+            for p in range(start, start + run):
+                block[100 + p] = value
         block[99] = SIXTH[longest]
 
 
-cdef void _mirror(object mirror, int8_t* out) except *:
-    cdef int i
+cdef const mirror_map* _mirror(object mirror) except NULL:
+    """The map of a mirror given as 24 columns (built at its first use)."""
+    global _maps_n
+    cdef int8_t column[24]
+    cdef int i, k, v, j
+    cdef mirror_map* m
     table = np.asarray(mirror)
-    if table.shape != (24,):
-        raise ValueError(f"the mirror is 24 columns, not {table.shape}")
+    if table.shape != (24,) or table.dtype.kind not in "iu":
+        raise ValueError(f"the mirror is 24 columns, not {table.dtype} {table.shape}")
     for i in range(24):
-        out[i] = <int8_t>int(table[i])
+        v = int(table[i])
+        if not 0 <= v < 24:
+            raise ValueError(f"the mirror is 24 columns 0..23, not {v}")
+        column[i] = <int8_t>v
+    for i in range(_maps_n):
+        if memcmp(_maps[i].column, column, 24) == 0:
+            return &_maps[i]
+    if _maps_n == 2:
+        raise ValueError("fastnardy._features knows two mirrors, the two games'")
+    m = &_maps[_maps_n]
+    memcpy(m.column, column, 24)
+    for k in range(3):
+        for v in range(256):
+            m.bits[k][v] = 0
+            for j in range(8):
+                if v >> j & 1:
+                    m.bits[k][v] |= (<uint32_t>1) << column[8 * k + j]
+    _maps_n += 1
+    return m
 
 
 cdef object _keys(object array):
@@ -220,7 +297,7 @@ def features(int kind, int is_short, object boards, object mirror):
     """The (N, F) float32 inputs of ``kind`` (0 raw, 1 tdgammon, 2 nardy) for board rows or
     packed keys, mover's view; ``mirror`` is the game's MIRROR_COLUMNS. The kind and game are
     the caller's to check."""
-    cdef int8_t mir[24]
+    cdef const mirror_map* mir
     cdef int8_t scratch[50]
     cdef const int8_t* row
     cdef const int8_t* rows = NULL
@@ -231,7 +308,7 @@ def features(int kind, int is_short, object boards, object mirror):
     if kind < K_RAW or kind > K_NARDY:
         raise ValueError(f"kind must be 0, 1 or 2, not {kind}")
     width = WIDTH[kind]
-    _mirror(mirror, mir)
+    mir = _mirror(mirror)
     array = np.asarray(boards)
     if array.dtype.names is not None:
         array = _keys(array)
@@ -273,12 +350,12 @@ def features(int kind, int is_short, object boards, object mirror):
 
 def rows_of_keys(int is_short, object keys, object mirror):
     """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
-    cdef int8_t mir[24]
+    cdef const mirror_map* mir
     cdef const uint64_t* data
     cdef int8_t* out
     cdef Py_ssize_t i, n
     cdef int faults = 0
-    _mirror(mirror, mir)
+    mir = _mirror(mirror)
     array = _keys(np.asarray(keys))
     n = array.shape[0]
     result = np.empty((n, 50), dtype=np.int8)
@@ -298,7 +375,7 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     """The keys of board rows, every row checked as :func:`features` checks it, packed by
     the kernel's builder: as a KEY_DTYPE array, or (entries) as the bytes of an nb_entry
     array (_kernel.pxd's turn result: the key, no steps)."""
-    cdef int8_t mir[24]
+    cdef const mirror_map* mir
     cdef const int8_t* data
     cdef const int8_t* row
     cdef uint64_t* key
@@ -306,7 +383,7 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     cdef nb_board b
     cdef Py_ssize_t i, n, width = sizeof(nb_entry) if entries else 16
     cdef int faults = 0, fault
-    _mirror(mirror, mir)
+    mir = _mirror(mirror)
     array = _rows(np.asarray(rows))
     n = array.shape[0]
     result = (np.zeros(n * width, dtype=np.uint8) if entries
