@@ -126,17 +126,25 @@ cdef void _tables() noexcept:
 _tables()
 
 
-cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short) noexcept nogil:
-    """The faults of a board row (E_* bits; 0 for a well-formed row)."""
-    cdef uint32_t mover_held, opponent_held
-    cdef int mover, opponent, faults = 0
-    if side_masks(row, &mover_held, &mover) or side_masks(row + 25, &opponent_held, &opponent):
+ctypedef struct row_facts:
+    # what the check of a row learns on the way: each side's held mask (own numbering) and
+    # checker count (board and bar), which the features reuse
+    uint32_t held[2]
+    int count[2]
+
+
+cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short,
+                           row_facts* facts) noexcept nogil:
+    """The faults of a board row (E_* bits; 0 for a well-formed row, ``facts`` filled)."""
+    cdef int faults = 0
+    if (side_masks(row, &facts.held[0], &facts.count[0])
+            or side_masks(row + 25, &facts.held[1], &facts.count[1])):
         return E_RANGE
-    if mover > 15 or opponent > 15:
+    if facts.count[0] > 15 or facts.count[1] > 15:
         faults |= E_COUNT
     if not is_short and (row[24] or row[49]):
         faults |= E_BAR
-    if mover_held & mirrored(m, opponent_held):
+    if facts.held[0] & mirrored(m, facts.held[1]):
         faults |= E_BOTH
     return faults
 
@@ -158,36 +166,33 @@ cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map
     return 0
 
 
-cdef inline void raw_row(const int8_t* row, float* out) noexcept nogil:
-    cdef int i, mover = 15, opponent = 15
+cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) noexcept nogil:
+    cdef int i
     for i in range(50):
         out[i] = (<float>row[i]) / (<float>15.0)   # as RAW15: float32 division
-    for i in range(25):
-        mover -= row[i]
-        opponent -= row[25 + i]
-    out[50] = RAW15[mover]
-    out[51] = RAW15[opponent]
+    out[50] = RAW15[15 - facts.count[0]]
+    out[51] = RAW15[15 - facts.count[1]]
 
 
-cdef inline void tdgammon_row(const int8_t* row, float* out) noexcept nogil:
-    cdef int side, p, off
+cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
+                              float* out) noexcept nogil:
+    cdef int side, p
     cdef const int8_t* points
     cdef float* block
     for side in range(2):
         points = row + 25 * side
         block = out + 98 * side
-        off = 15 - points[24]
         for p in range(24):
             memcpy(block + 4 * p, UNIT_TD[points[p]], 4 * sizeof(float))
-            off -= points[p]
         block[96] = HALF[points[24]]
-        block[97] = FIFTEENTH[off]
+        block[97] = FIFTEENTH[15 - facts.count[side]]
     out[196] = 1.0
     out[197] = 0.0
 
 
-cdef inline void nardy_row(const int8_t* row, const mirror_map* m, float* out) noexcept nogil:
-    cdef int side, p, start, run, longest, off
+cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
+                           float* out) noexcept nogil:
+    cdef int side, p, start, run, longest
     cdef uint32_t held
     cdef const int8_t* points
     cdef float* block
@@ -195,18 +200,14 @@ cdef inline void nardy_row(const int8_t* row, const mirror_map* m, float* out) n
     for side in range(2):
         points = row + 25 * side
         block = out + 124 * side
-        off = 15
-        held = 0
         for p in range(24):
             memcpy(block + 4 * p, UNIT_NARDY[points[p]], 4 * sizeof(float))
-            off -= points[p]
-            held |= <uint32_t>(points[p] != 0) << p
-        block[96] = FIFTEENTH[off]
+        block[96] = FIFTEENTH[15 - facts.count[side]]  # no bar in long nardy
         block[97] = FIFTEENTH[points[23]]
         block[98] = 1.0 if points[23] == 15 else 0.0
         # L6 runs on the other side's points r (its numbering): the side holds r when it has
         # a checker on its own point mirror(r)
-        held = mirrored(m, held)
+        held = mirrored(m, facts.held[side])
         memset(block + 100, 0, 24 * sizeof(float))
         longest = 0
         while held:
@@ -298,6 +299,7 @@ def features(int kind, int is_short, object boards, object mirror):
     packed keys, mover's view; ``mirror`` is the game's MIRROR_COLUMNS. The kind and game are
     the caller's to check."""
     cdef const mirror_map* mir
+    cdef row_facts facts
     cdef int8_t scratch[50]
     cdef const int8_t* row
     cdef const int8_t* rows = NULL
@@ -329,20 +331,22 @@ def features(int kind, int is_short, object boards, object mirror):
             if keys != NULL:
                 fault = key_row(keys[2 * i], keys[2 * i + 1], is_short, mir, scratch)
                 row = scratch
+                if not fault:
+                    row_faults(row, mir, is_short, &facts)  # a key's row is well formed
             else:
                 row = rows + 50 * i
-                fault = row_faults(row, mir, is_short)
+                fault = row_faults(row, mir, is_short, &facts)
             if fault:
                 faults |= fault
                 continue
             if faults:
                 continue  # the call raises: only the remaining faults matter
             if kind == K_TDGAMMON:
-                tdgammon_row(row, out + width * i)
+                tdgammon_row(row, &facts, out + width * i)
             elif kind == K_NARDY:
-                nardy_row(row, mir, out + width * i)
+                nardy_row(row, &facts, mir, out + width * i)
             else:
-                raw_row(row, out + width * i)
+                raw_row(row, &facts, out + width * i)
     if faults:
         _raise(faults, keys != NULL)
     return result
@@ -376,6 +380,7 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     the kernel's builder: as a KEY_DTYPE array, or (entries) as the bytes of an nb_entry
     array (_kernel.pxd's turn result: the key, no steps)."""
     cdef const mirror_map* mir
+    cdef row_facts facts
     cdef const int8_t* data
     cdef const int8_t* row
     cdef uint64_t* key
@@ -395,7 +400,7 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     with nogil:
         for i in range(n):
             row = data + 50 * i
-            fault = row_faults(row, mir, is_short)
+            fault = row_faults(row, mir, is_short, &facts)
             if fault:
                 faults |= fault
                 continue
