@@ -28,5 +28,9 @@ def winners(rows: object) -> npt.NDArray[np.int8]:
     """L9/S9 on checked (N, 50) int8 rows: 1 the side to move has won, -1 the opponent, 0."""
     ...
 
+def held_masks(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """(N, 6): each side's held points as bits, own numbering then the other's; counts."""
+    ...
+
 # Cython's doctest dictionary, present in the compiled module
 __test__: dict[str, str]

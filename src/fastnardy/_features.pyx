@@ -12,7 +12,7 @@ built per row) and raised after it, the first kind in the order of the checks be
 that a batch with several faults always names the same one.
 """
 
-from libc.stdint cimport int8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy, memset
 
 import numpy as np
@@ -450,4 +450,33 @@ def winners(object rows):
                 mover |= data[50 * i + j]
                 opponent |= data[50 * i + 25 + j]
             out[i] = 1 if mover == 0 else -1 if opponent == 0 else 0
+    return result
+
+
+def held_masks(object rows, object mirror):
+    """For (N, 50) board rows already checked: an (N, 6) int64 array, per row the mover's and
+    the opponent's held points as bits of their own numbering (bit p - 1: point p), then as
+    bits of the other side's numbering (the path L6 counts runs on), then their checker
+    counts (board and bar)."""
+    cdef const mirror_map* mir = _mirror(mirror)
+    cdef row_facts facts
+    cdef const int8_t* data
+    cdef int64_t* out
+    cdef Py_ssize_t i, n
+    cdef int side
+    array = _rows(np.asarray(rows))
+    n = array.shape[0]
+    result = np.zeros((n, 6), dtype=np.int64)
+    if n == 0:
+        return result
+    data = <const int8_t*><size_t>array.ctypes.data
+    out = <int64_t*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            if row_faults(data + 50 * i, mir, 0, &facts) & E_RANGE:
+                continue  # not a row (the caller checked them): zeros
+            for side in range(2):
+                out[6 * i + side] = facts.held[side]
+                out[6 * i + 2 + side] = mirrored(mir, facts.held[side])
+                out[6 * i + 4 + side] = facts.count[side]
     return result

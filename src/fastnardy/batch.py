@@ -98,8 +98,11 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     if array.dtype == KEY_DTYPE:
         rows = rows_from_keys(rules, array)
     else:
-        keys_from_rows(rules, _rows(array))  # checks the rows (InvalidPositionError)
-        rows = np.ascontiguousarray(array, dtype=BOARD_DTYPE)
+        rows = np.ascontiguousarray(_rows(array))
+    swapped = np.concatenate([rows[:, BOARD_WIDTH // 2:], rows[:, :BOARD_WIDTH // 2]], axis=1)
+    entries = _features.entries_of_rows(rules.game == "short", swapped,
+                                        MIRROR_COLUMNS[rules.game])  # checks the rows
+    rows = rows.astype(BOARD_DTYPE, copy=False)
     if not rows.any(axis=1).all():
         raise InvalidPositionError("T7: both sides have borne off 15 checkers")
     for i in np.flatnonzero(_forbidden_blocks(rules, rows)):
@@ -113,9 +116,6 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     other = Position.start(rules)
     if turn == WHITE:
         other = Position(rules, BLACK, other.white_points, 0, other.black_points, 0)
-    swapped = np.concatenate([rows[:, BOARD_WIDTH // 2:], rows[:, :BOARD_WIDTH // 2]], axis=1)
-    entries = _features.entries_of_rows(rules.game == "short", swapped,
-                                        MIRROR_COLUMNS[rules.game])
     made = _kernel._restore_legal_turns(other, entries, 1, 2)  # type: ignore[attr-defined]
     return [turn.position for turn in made]
 
@@ -128,26 +128,18 @@ def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[n
     found = np.zeros(len(rows), dtype=bool)
     if rules.game != "long" or rules.block_rule == "none":
         return found
-    half = BOARD_WIDTH // 2
-    for holder, other in ((rows[:, :half], rows[:, half:]), (rows[:, half:], rows[:, :half])):
-        held = _bits(holder[:, :24][:, MIRROR_COLUMNS["long"]] > 0)  # bit q-1: other's q
-        runs = held.copy()
+    masks = _features.held_masks(rows, MIRROR_COLUMNS["long"])
+    for side in (0, 1):
+        path, theirs = masks[:, 2 + side], masks[:, 1 - side]
+        runs = path.copy()
         for shift in range(1, 6):
-            runs &= held >> shift  # bit c: the other's points c+1 .. c+6 all held
-        theirs = _bits(other[:, :24] > 0)
+            runs &= path >> shift  # bit c: the other's points c+1 .. c+6 all held
         if rules.block_rule == "opponent_home":
             open_ = theirs & 0x3F == 0
         else:  # nothing of the other side below the lowest run
             open_ = theirs & ((runs & -runs) - 1) == 0
-        found |= (runs != 0) & open_ & (other.sum(axis=1, dtype=np.int16) == 15)
+        found |= (runs != 0) & open_ & (masks[:, 5 - side] == 15)
     return found
-
-
-def _bits(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
-    """Each row of 24 flags as an int, bit i = flag i."""
-    packed = np.packbits(flags, axis=1, bitorder="little")
-    return (packed[:, 0].astype(np.int64) | packed[:, 1].astype(np.int64) << 8
-            | packed[:, 2].astype(np.int64) << 16)
 
 
 def count_turns(rules: object, boards: npt.ArrayLike,
