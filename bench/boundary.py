@@ -8,7 +8,8 @@ Positions: the 2,000 GNU Backgammon positions of bench/data (short nardy) and th
 of random long-nardy games (the kernel's self-play is not needed: random children of
 ``batch.expand``). Thread CPU time (``time.thread_time``), the contenders interleaved round
 by round, the median per contender. Prints µs a row and the ratio features / ``np.full``
-(the goal is at most 3) per kind and game.
+(the goal is at most 3) per kind and game; then ``Game.play`` + ``undo`` of a Turn taken from
+the game's ``legal_turns`` (no referee call) against an equal Turn built by hand (refereed).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Callable, Dict, List
 
 import numpy as np
 
-from fastnardy import Position, batch, features
+from fastnardy import Game, Position, Turn, batch, features
 
 DATA = Path(__file__).resolve().parent / "data"
 GAME_KINDS = {"short": ("tdgammon", "raw"), "long": ("nardy", "raw")}
@@ -94,6 +95,21 @@ def main() -> None:
         }, args.rounds)
         print(f"{game:6} " + "  ".join(f"{name} {1e6 * spent / len(rows):.3f}"
                                        for name, spent in timed.items()))
+    print(f"\nGame.play + undo: µs a turn (median of {args.rounds} interleaved rounds)")
+    for game_name in ("long", "short"):
+        game = Game(game_name, seed=1)
+        own = game.legal_turns()[0]
+        hand_built = Turn(own.steps, own.position)
+
+        def play_undo(turn: Turn, times: int) -> None:
+            for _ in range(times):
+                game.play(turn)
+                game.undo()
+
+        timed = race({"own": lambda: play_undo(own, 2000),
+                      "hand-built": lambda: play_undo(hand_built, 20)}, args.rounds)
+        print(f"{game_name:6} own Turn {1e6 * timed['own'] / 2000:.3f}  hand-built Turn "
+              f"(refereed) {1e6 * timed['hand-built'] / 20:.1f}")
 
 
 if __name__ == "__main__":
