@@ -4,8 +4,9 @@
 
 The sdist: the sources to build from (.pyx, .pxd, .pyi, py.typed, the rule book), the tests
 and their data, the benchmarks, README and LICENSE; no generated C, no compiled or build
-files. The wheel: the package with its compiled modules (_kernel, _features), the .pyi, .pxd,
-py.typed and the rule book; no C and no .pyx. Prints one line per archive, exits 1 on the first problem.
+files. The wheel: the package with its compiled modules (_kernel, _features), the .pyi,
+.pxd, py.typed and the rule book; no C and no .pyx. Prints one line per archive, exits 1 on
+the first problem.
 """
 
 from __future__ import annotations

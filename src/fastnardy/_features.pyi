@@ -1,6 +1,6 @@
 """Type stubs for fastnardy._features (board rows in compiled code: the inputs of
-fastnardy.features, packed keys to rows and rows to keys). ``python -m mypy.stubtest fastnardy._features``
-checks them against the compiled module."""
+fastnardy.features, packed keys to rows and rows to keys).
+``python -m mypy.stubtest fastnardy._features`` checks them against the compiled module."""
 
 import numpy as np
 import numpy.typing as npt

@@ -46,7 +46,11 @@ cdef extern from *:
     #if defined(__GNUC__) || defined(__clang__)
     static inline int fn_ctz(uint32_t x) { return __builtin_ctz(x); }
     #else
-    static inline int fn_ctz(uint32_t x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
+    static inline int fn_ctz(uint32_t x) {
+        int n = 0;
+        while (!(x & 1u)) { x >>= 1; n++; }
+        return n;
+    }
     #endif
     #define FN_HIGH_NIBBLES 0xF0F0F0F0F0F0F0F0ULL  /* any count outside 0..15 */
     #define FN_LOW7 0x7F7F7F7F7F7F7F7FULL

@@ -156,8 +156,9 @@ def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: b
     """Every legal turn of every (row, roll), in one kernel call: ``(children, parent)`` where
     ``children`` are the resulting positions **from the next mover's view** (sides swapped),
     in T2 order per row, as (M, 50) rows or, with ``keys``, an (M,) ``KEY_DTYPE`` array, and
-    ``parent[i]`` is the row that ``children[i]`` came from. A pass is one child; a finished
-    game has none. ``dice`` is (N, 2)."""
+    ``parent[i]`` is the row that ``children[i]`` came from. The i-th child of a row is the
+    position of ``Position.legal_turns(roll)[i]`` (the same T2 order). A pass is one child; a
+    finished game has none. ``dice`` is (N, 2)."""
     return _kernel.expand_batch(Rules.of(rules).code, boards, dice, _flag("keys", keys),
                                 _limit(max_children))
 
