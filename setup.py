@@ -1,4 +1,5 @@
-"""Builds the Cython kernel. Compiler directives are set here, once.
+"""Builds the Cython modules (the kernel and the features). Compiler directives are set here,
+once, for both.
 
 Set FASTNARDY_DEBUG=1 to build with bounds checks, wraparound checks and -O0 -g, unstripped
 (the debug build that a CI job or a test run can use); the normal build is -O3 and stripped.
@@ -35,8 +36,11 @@ if NATIVE:
     compile_args.append("-march=native")
 
 # The kernel, one extension module per concern (they cimport each other's .pxd); the
-# public import path is fastnardy._kernel, which gathers their names.
+# public import path is fastnardy._kernel, which gathers their names. Beside it, the
+# features of board rows (_features, which cimports the kernel's key decoder). All are built
+# with the same directives and flags.
 KERNEL_MODULES = ("_packed", "_movegen", "_args", "_perftcount", "_batches", "_values", "_kernel")
+COMPILED_MODULES = KERNEL_MODULES + ("_features",)
 
 extensions = [
     Extension(
@@ -45,7 +49,7 @@ extensions = [
         extra_compile_args=compile_args,
         extra_link_args=[] if DEBUG else ["-s"],
     )
-    for name in KERNEL_MODULES
+    for name in COMPILED_MODULES
 ]
 
 

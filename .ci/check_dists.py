@@ -2,12 +2,13 @@
 
     python .ci/check_dists.py dist/fastnardy-VERSION.tar.gz dist/fastnardy-VERSION-*.whl
 
-The sdist: the sources to build from (each kernel module's .pyx and .pxd, the .pyi,
-py.typed, the rule book), the tests and their data, the benchmarks, README and LICENSE; no
-generated C, no compiled or build files. The wheel: the package with one compiled module per
-kernel module, their .pxd files (for code that cimports them), the .pyi, py.typed and the
-rule book; no C and no .pyx. The kernel modules are read from the sdist's setup.py
-(KERNEL_MODULES). Prints one line per archive, exits 1 on the first problem.
+The sdist: the sources to build from (each kernel module's .pyx and .pxd, _features.pyx,
+the .pyi stubs, py.typed, the rule book), the tests and their data, the benchmarks, README
+and LICENSE; no generated C, no compiled or build files. The wheel: the package with one
+compiled module per kernel module and _features, the kernel's .pxd files (for code that
+cimports them), the .pyi stubs, py.typed and the rule book; no C and no .pyx. The kernel
+modules are read from the sdist's setup.py (KERNEL_MODULES). Prints one line per archive,
+exits 1 on the first problem.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from typing import Iterable, List, Tuple
 
 SDIST_NEEDS = (
     "LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in",
-    "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/py.typed",
+    "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/_features.pyx",
+    "src/fastnardy/_features.pyi", "src/fastnardy/py.typed",
     "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
     "src/fastnardy/data/bg_race_ids.txt",
     "tests/conftest.py", "tests/strategies.py", "tests/data/long.perft",
@@ -28,8 +30,8 @@ SDIST_NEEDS = (
 )
 SDIST_FORBIDS = (".c", ".so", ".pyc", ".html")
 WHEEL_NEEDS = (
-    "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/py.typed",
-    "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
+    "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/_features.pyi",
+    "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
     "fastnardy/data/bg_race_ids.txt",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
@@ -73,7 +75,7 @@ def main(sdist_path: str, wheel_path: str) -> int:
     found += problems("wheel", wheel_names, wheel_needs, WHEEL_FORBIDS)
     if "_kernel" not in modules:
         found.append(f"setup.py's KERNEL_MODULES lacks _kernel: {modules}")
-    for name in modules:
+    for name in (*modules, "_features"):
         compiled = [n for n in wheel_names if n.startswith(f"fastnardy/{name}.")
                     and n.endswith((".so", ".pyd"))]
         if len(compiled) != 1:

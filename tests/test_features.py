@@ -12,6 +12,7 @@ from fastnardy import (InvalidPositionError, InvalidRulesError, Position, Rules,
                        batch)
 from fastnardy.inputs import WIDTHS, features
 from conftest import long_pos, short_pos
+from features_oracle import numpy_features
 from strategies import positions
 
 GAME_KINDS = {"long": ("nardy", "raw"), "short": ("tdgammon", "raw")}
@@ -205,5 +206,72 @@ def start_row(game: str, *moves: tuple) -> np.ndarray:
 ])
 def test_bad_rows(game, bad):
     for kind in GAME_KINDS[game]:
-        with pytest.raises(InvalidPositionError):
+        with pytest.raises(InvalidPositionError) as compiled:
             features(game, bad, kind=kind)
+        with pytest.raises(InvalidPositionError) as oracle:
+            numpy_features(game, bad, kind=kind)
+        assert str(compiled.value) == str(oracle.value)  # the same error as the numpy pass
+
+
+@pytest.mark.parametrize("game, faults", [
+    # several faulty rows in one batch: the error is the first check's, whatever the order
+    ("short", [("short", (25, 48)), ("short", (1, None))]),
+    ("short", [("short", (1, None)), ("short", (25, 48))]),
+    ("long", [("long", (0, 23), (37, 48)), ("long", (24, 23))]),
+    ("long", [("long", (24, 23)), ("long", (1, None), (2, None))]),
+])
+def test_bad_rows_in_a_batch_raise_the_first_checks_error(game, faults):
+    rows = np.concatenate([start_row(game)] + [start_row(*fault) for fault in faults]
+                          + [start_row(game)])
+    for kind in GAME_KINDS[game]:
+        with pytest.raises(InvalidPositionError) as compiled:
+            features(game, rows, kind=kind)
+        with pytest.raises(InvalidPositionError) as oracle:
+            numpy_features(game, rows, kind=kind)
+        assert str(compiled.value) == str(oracle.value)
+
+
+# ----------------------------------------------------------------------- the numpy oracle
+
+def random_play_rows(game: str, games: int, turns: int, seed: int) -> np.ndarray:
+    """The positions of ``games`` random games of ``turns`` turns (restarted when over)."""
+    rng = np.random.default_rng(seed)
+    start = batch.encode([Position.start(game)])
+    rows = np.repeat(start, games, axis=0)
+    seen = [rows]
+    for _ in range(turns):
+        dice = rng.integers(1, 7, size=(games, 2))
+        children, parent = batch.expand(game, rows, dice)
+        counts = np.bincount(parent, minlength=games)
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        pick = first + (rng.random(games) * np.maximum(counts, 1)).astype(np.int64)
+        rows = np.where((counts > 0)[:, None], children[np.minimum(pick, len(children) - 1)],
+                        start)
+        seen.append(rows)
+    return np.concatenate(seen)
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_compiled_features_equal_the_numpy_definition_bit_for_bit(game):
+    rows = random_play_rows(game, 40, 120, seed=15)
+    keys = np.array([_kernel.pack(r[:24], r[24], r[25:49], r[49], game=game)
+                     for r in rows.tolist()[::7]], dtype=_kernel.KEY_DTYPE)
+    for kind in GAME_KINDS[game]:
+        expected = numpy_features(game, rows, kind)
+        for given_rows in (rows, rows.astype(np.uint8), rows.astype(np.int64),
+                           np.asfortranarray(rows)):
+            out = features(game, given_rows, kind)
+            assert out.dtype == np.float32 and out.shape == expected.shape
+            assert np.array_equal(out.view(np.uint32), expected.view(np.uint32))
+        assert np.array_equal(features(game, keys, kind).view(np.uint32),
+                              numpy_features(game, keys, kind).view(np.uint32))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(same_game_groups)
+def test_compiled_features_equal_the_numpy_definition_on_any_position(group):
+    rules = group[0].rules
+    rows = batch.encode(group)
+    for kind in GAME_KINDS[rules.game]:
+        assert np.array_equal(features(rules, rows, kind).view(np.uint32),
+                              numpy_features(rules, rows, kind).view(np.uint32))

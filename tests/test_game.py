@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastnardy import (FastNardyError, Game, IllegalTurnError, InvalidDiceError, NotationError,
-                       InvalidRecordError, InvalidRulesError, Outcome, Position, Rules)
+                       InvalidRecordError, InvalidRulesError, Outcome, Position, Rules, Turn)
 from fastnardy.record import read_record
 from strategies import ALL_RULES, positions
 
@@ -130,6 +130,55 @@ def test_play_accepts_a_turn_object():
     game = Game("short", opening=(4, 2))
     turn = game.legal_turns()[-1]
     assert game.play(turn) == turn
+
+
+def _referee_forbidden(monkeypatch):
+    """Make any referee call fail the test."""
+    from fastnardy import referee
+
+    def called(*args, **kwargs):
+        raise AssertionError("the referee was called")
+    monkeypatch.setattr(referee, "check_played", called)
+
+
+@pytest.mark.parametrize("game_name", ["long", "short"])
+def test_t1_play_of_the_games_own_legal_turn_skips_the_referee(monkeypatch, game_name):
+    game = Game(game_name, seed=3)
+    _referee_forbidden(monkeypatch)
+    for _ in range(12):
+        turn = game.legal_turns()[-1]
+        assert game.play(turn) is turn
+        assert game.position is turn.position
+        game.undo()
+        assert game.play(turn) is turn
+
+
+def test_t1_play_of_a_foreign_or_hand_built_turn_is_refereed():
+    from fastnardy import referee
+
+    calls = []
+    original = referee.check_played
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    game = Game.from_position(Position.start("long"), seed=1)
+    game.dice = (6, 5)
+    own = game.legal_turns()[0]
+    hand_built = Turn(own.steps, own.position)  # equal, but not generated here
+    other_roll = Position.start("long").legal_turns((4, 2))[0]  # same position, other dice
+    tampered = Turn(own.steps, other_roll.position)  # steps of one turn, position of another
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(referee, "check_played", counting)
+        with pytest.raises(IllegalTurnError) as caught:
+            game.play(other_roll)  # its steps are not a 6-5 turn
+        assert caught.value.rule == "L4" and len(calls) == 1
+        with pytest.raises(IllegalTurnError) as caught:
+            game.play(tampered)
+        assert caught.value.rule == "T1" and len(calls) == 2
+        assert game.history == ()
+        assert game.play(hand_built) == own and len(calls) == 3
 
 
 def test_illegal_turn_names_the_rule_and_changes_nothing():

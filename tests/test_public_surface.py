@@ -38,10 +38,12 @@ from hypothesis.extra import numpy as hnp
 import fastnardy
 from fastnardy import FastNardyError, Game, Position, Rules, batch, simulate
 from fastnardy.record import read_mat
+from fastnardy.search import MoveFilter, evaluator
 
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
-           "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck")
+           "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
+           "fastnardy.search")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -68,7 +70,8 @@ NOT_WALKED = {
 # parameters that take the caller's callback: when one is given a callable, what that
 # callable raises comes out of the call (the garbage has callables, e.g. ``object``, which
 # takes no argument)
-CALLBACKS = {"progress": "perft's progress callback"}
+CALLBACKS = {"progress": "perft's progress callback",
+             "evaluate": "the search's evaluator, called with a batch of positions"}
 OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
     "LegalTurns.index": ((ValueError, TypeError), "the Sequence protocol, as list.index: a "
                          "value that is not there is a ValueError, a start or stop that is "
@@ -118,6 +121,10 @@ VALID: Dict[str, List[Any]] = {
     "n_games": [0, 3], "policy": ["random", ("greedy", "random")], "max_turns": [40],
     "roll": [(6, 5), (1, 1)], "format": ["string", "gnubg"], "timeout": [5, 0.5],
     "steps": [None, "24/18 18/13"],
+    "evaluate": [evaluator(lambda inputs: inputs[:, 0] - inputs[:, 25], "rows"),
+                 evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
+    "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
+    "filter": [None, MoveFilter(2, 0.1)],
 }
 
 
@@ -273,8 +280,17 @@ def _many_games(value: Any) -> bool:
         return False
 
 
+def _deep_search(value: Any) -> bool:
+    """A number of plies that is right but deep: a full-width 2-ply search of the walk's
+    boards takes seconds (the walk's right numbers are 0 and 1)."""
+    try:
+        return not isinstance(value, bool) and operator.index(value) >= 2
+    except TypeError:
+        return False
+
+
 def _argument(name: str) -> st.SearchStrategy[Any]:
-    long_work = {"depth": _long_depth, "n_games": _many_games}.get(name)
+    long_work = {"depth": _long_depth, "n_games": _many_games, "plies": _deep_search}.get(name)
     garbage = GARBAGE.filter(lambda v: not long_work(v)) if long_work else GARBAGE
     return st.sampled_from(VALID[name]) | garbage if name in VALID else garbage
 
@@ -320,7 +336,9 @@ def test_the_walk_covers_the_public_surface() -> None:
                      "fastnardy.features", "fastnardy.bearoff.expected_rolls",
                      "fastnardy.record.read_mat", "fastnardy.svg.board", "fastnardy.svg.to_png",
                      "fastnardy.perft", "fastnardy.perft_divide",
-                     "fastnardy.rulebook.describe", "fastnardy.reference.perft"):
+                     "fastnardy.rulebook.describe", "fastnardy.reference.perft",
+                     "fastnardy.search.best_turn", "fastnardy.search.expectimax",
+                     "fastnardy.search.evaluator"):
         assert expected in names, expected
     assert set(OTHER_ERRORS) <= names  # every exception to the rule names a walked callable
     assert all(p.name in CALLBACKS for e in SURFACE for p in e.params

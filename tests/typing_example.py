@@ -5,14 +5,14 @@ infer, so an ``Any`` leaking out of the compiled values fails the check."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
 from fastnardy import (ALL_ROLLS, FastNardyError, Game, IllegalTurnError, LegalTurns, Outcome,
                        PlayedTurn, Position, Rules, Step, Turn, batch, bearoff, features,
-                       perft, perft_divide, record, rulebook, svg)
+                       perft, perft_divide, record, rulebook, search, svg)
 
 if TYPE_CHECKING:
     from typing_extensions import assert_type
@@ -91,6 +91,18 @@ def main() -> None:
     assert_type(inputs, npt.NDArray[np.float32])
     assert inputs.shape == (len(children), 248) and len(node.offsets) == 2 * 21 + 1
     assert batch.decode("long", boards, "white")[0] == start
+
+    def pip_lead(rows: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        pips = np.arange(1, 26)
+        lead: npt.NDArray[np.float64] = (rows[:, 25:] @ pips - rows[:, :25] @ pips) / 100.0
+        return lead
+    found = search.best_turn(start, (6, 5), pip_lead, plies=1)
+    assert_type(found, search.BestTurn)
+    assert_type(found.values, npt.NDArray[np.float64])
+    assert found.turn in start.legal_turns((6, 5))
+    linear = search.evaluator(lambda inputs: inputs.sum(axis=1), ("features", "nardy"))
+    values = search.expectimax("long", boards, linear, 1, search.MoveFilter(4, 0.5))
+    assert_type(values, npt.NDArray[np.float64])
 
     game = Game("short", seed=3)
     while not game.is_over() and len(game.history) < 6:

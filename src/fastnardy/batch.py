@@ -34,14 +34,14 @@ from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _kernel, checks
+from . import _features, _kernel, checks
 from .errors import FastNardyError, InvalidPositionError, integer
 from .basics import ALL_ROLLS, BLACK, MIRROR_COLUMNS as _MIRROR, ROLL_PROBABILITIES, WHITE
 from .position import Position
 from .rules import Rules
 
 __all__ = ["KEY_DTYPE", "PROBABILITY", "ROLLS", "ROW_WIDTH", "ChanceNodes", "chance_expand",
-           "count_turns", "decode", "encode", "expand", "rows_from_keys"]
+           "count_turns", "decode", "encode", "expand", "keys_from_rows", "rows_from_keys"]
 
 # a row: one position as 50 int8, the mover's 24 points and bar, then the opponent's
 ROW_WIDTH = 50
@@ -57,43 +57,83 @@ PROBABILITY.setflags(write=False)
 
 def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[Any]:
     """The positions from each side to move's view: board rows (N, 50) int8, or with
-    ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys."""
-    wrong = InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
+    ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys (each position's own key; the
+    rows are decoded from them in compiled code)."""
     if isinstance(positions, (str, bytes)):
-        raise wrong
+        raise InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
     try:
         items = list(positions)
     except TypeError:  # not iterable (nor is a 0-d numpy array)
-        raise wrong from None
-    checked = []
-    for position in items:
-        if not isinstance(position, Position):
-            raise InvalidPositionError(f"expected Position values, not {position!r}")
-        checked.append(position)
+        raise InvalidPositionError(
+            f"expected an iterable of Position values, not {positions!r}") from None
+    if not all(isinstance(position, Position) for position in items):
+        wrong = next(item for item in items if not isinstance(item, Position))
+        raise InvalidPositionError(f"expected Position values, not {wrong!r}")
+    packed = np.fromiter((half for position in items for half in position.key),
+                         dtype=np.uint64, count=2 * len(items)).view(KEY_DTYPE)
     if checks.flag(keys, "keys"):
-        return np.array([position.key for position in checked], dtype=KEY_DTYPE)
-    rows = []
-    for position in checked:
-        me, me_bar, opp, opp_bar = position.mover_frame()
-        rows.append(me + (me_bar,) + opp + (opp_bar,))
-    return np.array(rows, dtype=ROW_DTYPE).reshape(len(rows), ROW_WIDTH)
+        return packed
+    short = np.fromiter((position.rules.game == "short" for position in items), dtype=bool,
+                        count=len(items))
+    rows = np.empty((len(items), ROW_WIDTH), dtype=ROW_DTYPE)
+    for game, chosen in (("short", short), ("long", ~short)):
+        if chosen.any():
+            rows[chosen] = rows_from_keys(game, packed[chosen])
+    return rows
 
 
 def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Position]:
     """Positions from board rows or keys, ``turn`` being the side to move of every row
-    (T7-checked)."""
+    (T7-checked: the rows in compiled code; a row with a six-block that L6 may forbid by
+    the Position constructor)."""
     rules = Rules.of(rules)
     checks.side(turn)
     array = np.asarray(boards)
-    rows = rows_from_keys(rules, array) if array.dtype == KEY_DTYPE else _rows(array)
-    out = []
-    for row in rows.tolist():
-        me, me_bar, opp, opp_bar = row[:24], row[24], row[25:49], row[49]
+    if array.dtype == KEY_DTYPE:
+        rows = rows_from_keys(rules, array)
+    else:
+        rows = np.ascontiguousarray(_rows(array))
+    swapped = np.concatenate([rows[:, ROW_WIDTH // 2:], rows[:, :ROW_WIDTH // 2]], axis=1)
+    entries = _features.entries_of_rows(rules.game == "short", swapped,
+                                        MIRROR_COLUMNS[rules.game])  # checks the rows
+    rows = rows.astype(ROW_DTYPE, copy=False)
+    if not rows.any(axis=1).all():
+        raise InvalidPositionError("T7: both sides have borne off 15 checkers")
+    for i in np.flatnonzero(_forbidden_blocks(rules, rows)):
+        me, me_bar, opp, opp_bar = (tuple(part) for part in np.split(rows[i], [24, 25, 49]))
         if turn == WHITE:
-            out.append(Position.from_points(rules, me, opp, WHITE, me_bar, opp_bar))
+            Position.from_points(rules, me, opp, WHITE, me_bar[0], opp_bar[0])
         else:
-            out.append(Position.from_points(rules, opp, me, BLACK, opp_bar, me_bar))
-    return out
+            Position.from_points(rules, opp, me, BLACK, opp_bar[0], me_bar[0])
+    # Each position is made by the kernel from its key, as the position after a turn of a
+    # position of the other side to move (whose keys are the rows with the halves swapped).
+    other = Position.start(rules)
+    if turn == WHITE:
+        other = Position(rules, BLACK, other.white_points, 0, other.black_points, 0)
+    made = _kernel._restore_legal_turns(other, entries, 1, 2)  # type: ignore[attr-defined]
+    return [entry.position for entry in made]
+
+
+def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
+    """Rows where a side holds six or more consecutive points of the other side's path (in
+    the other side's numbering, RULES.md section 0) that L6's block rule may forbid: no
+    checker of the other side borne off, and none ahead of the run (opponent_ahead) or in its
+    home (opponent_home). The Position constructor judges these rows (T7)."""
+    found = np.zeros(len(rows), dtype=bool)
+    if rules.game != "long" or rules.block_rule == "none":
+        return found
+    masks = _features.held_masks(rows, MIRROR_COLUMNS["long"])
+    for side in (0, 1):
+        path, theirs = masks[:, 2 + side], masks[:, 1 - side]
+        runs = path.copy()
+        for shift in range(1, 6):
+            runs &= path >> shift  # bit c: the other's points c+1 .. c+6 all held
+        if rules.block_rule == "opponent_home":
+            open_ = theirs & 0x3F == 0
+        else:  # nothing of the other side below the lowest run
+            open_ = theirs & ((runs & -runs) - 1) == 0
+        found |= (runs != 0) & open_ & (masks[:, 5 - side] == 15)
+    return found
 
 
 def count_turns(rules: object, boards: npt.ArrayLike,
@@ -110,8 +150,9 @@ def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: b
     """Every legal turn of every (row, roll), in one kernel call: ``(children, parent)`` where
     ``children`` are the resulting positions **from the next mover's view** (sides swapped),
     in T2 order per row, as (M, 50) rows or, with ``keys``, an (M,) ``KEY_DTYPE`` array, and
-    ``parent[i]`` is the row that ``children[i]`` came from. A pass is one child; a finished
-    game has none. ``dice`` is (N, 2)."""
+    ``parent[i]`` is the row that ``children[i]`` came from. The i-th child of a row is the
+    position of ``Position.legal_turns(roll)[i]`` (the same T2 order). A pass is one child; a
+    finished game has none. ``dice`` is (N, 2)."""
     return _kernel.expand_batch(Rules.of(rules).code, boards, dice, checks.flag(keys, "keys"),
                                 checks.limit(max_children))
 
@@ -167,8 +208,6 @@ def _rows(boards: object) -> np.ndarray:
     return rows
 
 
-_FIELD_SHIFTS = np.uint64(5) * np.arange(12, dtype=np.uint64)
-_BAR_SHIFT = np.uint64(60)
 # fastnardy.basics.MIRROR_COLUMNS as index arrays: the opponent's own point q is the mover's
 # point mirror(q) (RULES.md section 0; the map is its own inverse)
 MIRROR_COLUMNS = {game: np.array(columns) for game, columns in _MIRROR.items()}
@@ -178,35 +217,19 @@ def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:
     """Board rows (N, 50) int8 of packed keys, a 1-D array of ``fastnardy._kernel.KEY_DTYPE``
     (the layout of the ``_kernel`` docstring: 5-bit fields per mover point, 1..15 the mover's
     checkers, 16..30 the opponent's, on the mover's point numbers through the mirror of
-    RULES.md section 0; bars in bits 60..63). The vectorized inverse of ``_kernel.pack``.
-    A field of 31, more than 15 checkers of a side or (long nardy) a bar checker raise
-    InvalidPositionError."""
+    RULES.md section 0; bars in bits 60..63). The inverse of ``_kernel.pack``, compiled
+    (:mod:`fastnardy._features`, through the kernel's own key decoder). A field of 31, more
+    than 15 checkers of a side or (long nardy) a bar checker raise InvalidPositionError."""
     game = Rules.of(rules).game
-    packed = np.asarray(keys)
-    if packed.dtype != _kernel.KEY_DTYPE or packed.ndim != 1:
-        raise InvalidPositionError(
-            f"keys must be a 1-D array of dtype {_kernel.KEY_DTYPE}, not {packed.dtype} "
-            f"{packed.shape}")
-    fields = np.concatenate([(packed["lo"][:, None] >> _FIELD_SHIFTS) & np.uint64(31),
-                             (packed["hi"][:, None] >> _FIELD_SHIFTS) & np.uint64(31)],
-                            axis=1).astype(np.int8)
-    mover = np.where(fields <= 15, fields, 0)
-    opponent = np.where(fields >= 16, fields - 15, 0)[:, MIRROR_COLUMNS[game]]
-    mover_bar = (packed["lo"] >> _BAR_SHIFT).astype(np.int8)
-    opponent_bar = (packed["hi"] >> _BAR_SHIFT).astype(np.int8)
-    if np.any(fields == 31):
-        raise InvalidPositionError("a key field is 31, which encodes nothing")
-    if np.any(mover.sum(axis=1) + mover_bar > 15) or np.any(
-            opponent.sum(axis=1) + opponent_bar > 15):
-        raise InvalidPositionError("a key holds more than 15 checkers of a side (T7)")
-    if game == "long" and (np.any(mover_bar) or np.any(opponent_bar)):
-        raise InvalidPositionError("long nardy has no bar (L3), but a key has bar checkers")
-    rows = np.empty((len(packed), ROW_WIDTH), dtype=ROW_DTYPE)
-    rows[:, :24] = mover
-    rows[:, 24] = mover_bar
-    rows[:, 25:49] = opponent
-    rows[:, 49] = opponent_bar
-    return rows
+    return _features.rows_of_keys(game == "short", keys, MIRROR_COLUMNS[game])
+
+
+def keys_from_rows(rules: object, rows: object) -> npt.NDArray[Any]:
+    """Packed keys (1-D ``KEY_DTYPE``) of board rows (N, 50), compiled (the kernel's own key
+    builder): the inverse of :func:`rows_from_keys`. Rows are checked as
+    :func:`fastnardy.features.features` checks them (InvalidPositionError)."""
+    game = Rules.of(rules).game
+    return _features.keys_of_rows(game == "short", rows, MIRROR_COLUMNS[game])
 
 
 def __getattr__(name: str) -> object:

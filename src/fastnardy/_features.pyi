@@ -1,0 +1,36 @@
+"""Type stubs for fastnardy._features (board rows in compiled code: the inputs of
+fastnardy.features, packed keys to rows and rows to keys).
+``python -m mypy.stubtest fastnardy._features`` checks them against the compiled module."""
+
+import numpy as np
+import numpy.typing as npt
+
+def features(kind: int, is_short: int, boards: object,
+             mirror: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """(N, F) float32 inputs of kind 0 raw, 1 tdgammon, 2 nardy, mover's view."""
+    ...
+
+def rows_of_keys(is_short: int, keys: object,
+                 mirror: npt.ArrayLike) -> npt.NDArray[np.int8]:
+    """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
+    ...
+
+def keys_of_rows(is_short: int, rows: object,
+                 mirror: npt.ArrayLike) -> npt.NDArray[np.void]:
+    """The packed keys (1-D KEY_DTYPE) of (N, 50) board rows, every row checked."""
+    ...
+
+def entries_of_rows(is_short: int, rows: object, mirror: npt.ArrayLike) -> bytes:
+    """The keys of (N, 50) board rows, checked, as the bytes of the kernel's turn entries."""
+    ...
+
+def winners(rows: object) -> npt.NDArray[np.int8]:
+    """L9/S9 on checked (N, 50) int8 rows: 1 the side to move has won, -1 the opponent, 0."""
+    ...
+
+def held_masks(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """(N, 6): each side's held points as bits, own numbering then the other's; counts."""
+    ...
+
+# Cython's doctest dictionary, present in the compiled module
+__test__: dict[str, str]

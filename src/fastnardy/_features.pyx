@@ -1,0 +1,486 @@
+"""fastnardy._features -- board rows in compiled code: the network inputs of
+:mod:`fastnardy.features`, packed keys to board rows (:func:`fastnardy.batch.rows_from_keys`)
+and board rows to keys, each row or key validated in the same pass that reads it.
+
+Keys are read and written through the kernel's own checker, decoder and builder
+(``nb_check_key``, ``nb_board_from_key`` and ``nb_build`` of ``_kernel.pxd``), so the key
+layout has one home,
+:mod:`fastnardy._kernel`. The mirror of RULES.md section 0 comes from the caller
+(``fastnardy.batch.MIRROR_COLUMNS``); the meaning of every feature column is in
+:mod:`fastnardy.features`. Errors are counted as bits during the pass (no Python object is
+built per row) and raised after it, the first kind in the order of the checks below, so
+that a batch with several faults always names the same one.
+"""
+
+from libc.stdint cimport int8_t, int64_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy, memset
+
+import numpy as np
+
+from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_build, nb_check_key, nb_entry
+from fastnardy import _kernel
+from fastnardy.errors import InvalidPositionError
+
+cdef enum:
+    # feature kinds (fastnardy.features.KINDS, in this order)
+    K_RAW = 0
+    K_TDGAMMON = 1
+    K_NARDY = 2
+
+cdef enum:
+    # faults found in a pass, highest priority first
+    E_RANGE = 1     # a row count outside 0..15
+    E_FIELD = 2     # a key field of 31
+    E_COUNT = 4     # more than 15 checkers of a side (T7)
+    E_BAR = 8       # a bar checker in long nardy (L3)
+    E_BOTH = 16     # a point holding both colours (T7)
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    #error "fastnardy._features reads eight counts at a time, little-endian"
+    #endif
+    static inline uint64_t fn_load8(const int8_t* p) { uint64_t x; memcpy(&x, p, 8); return x; }
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int fn_ctz(uint32_t x) { return __builtin_ctz(x); }
+    #else
+    static inline int fn_ctz(uint32_t x) {
+        int n = 0;
+        while (!(x & 1u)) { x >>= 1; n++; }
+        return n;
+    }
+    #endif
+    #define FN_HIGH_NIBBLES 0xF0F0F0F0F0F0F0F0ULL  /* any count outside 0..15 */
+    #define FN_LOW7 0x7F7F7F7F7F7F7F7FULL
+    #define FN_HIGH_BITS 0x8080808080808080ULL
+    #define FN_ONES 0x0101010101010101ULL
+    #define FN_GATHER 0x0102040810204080ULL      /* each byte's low bit into the top byte */
+    """
+    uint64_t fn_load8(const int8_t* p) noexcept nogil
+    int fn_ctz(uint32_t x) noexcept nogil
+    # eight counts of a row at a time (SWAR; the counts are 0..15 where it matters)
+    uint64_t FN_HIGH_NIBBLES, FN_LOW7, FN_HIGH_BITS, FN_ONES, FN_GATHER
+
+
+cdef inline uint32_t held8(uint64_t x) noexcept nogil:
+    """Bit k: count k of the eight is not zero."""
+    return <uint32_t>(((((x + FN_LOW7) & FN_HIGH_BITS) >> 7) * FN_GATHER) >> 56)
+
+
+cdef inline int sum8(uint64_t x) noexcept nogil:
+    return <int>((x * FN_ONES) >> 56)
+
+
+ctypedef struct mirror_map:
+    # the mirror (RULES.md section 0, given by the caller) as a column table and, for each
+    # byte k of a 24-bit held mask and its value, the mirrored bits
+    int8_t column[24]
+    uint32_t bits[3][256]
+
+
+cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
+cdef int _maps_n = 0
+
+
+cdef inline uint32_t mirrored(const mirror_map* m, uint32_t held) noexcept nogil:
+    """The 24-bit mask with bit mirror(q) set for each bit q of ``held``."""
+    return m.bits[0][held & 0xFF] | m.bits[1][(held >> 8) & 0xFF] | m.bits[2][held >> 16]
+
+
+cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexcept nogil:
+    """A side's 24 points and bar: its held mask and its checker count, or E_RANGE."""
+    cdef uint64_t a = fn_load8(side), b = fn_load8(side + 8), c = fn_load8(side + 16)
+    if ((a | b | c) & FN_HIGH_NIBBLES) or (side[24] & 0xF0):
+        return E_RANGE
+    held[0] = held8(a) | (held8(b) << 8) | (held8(c) << 16)
+    count[0] = sum8(a) + sum8(b) + sum8(c) + side[24]
+    return 0
+
+
+cdef int WIDTH[3]
+WIDTH[:] = [52, 198, 248]
+
+# Every float the features write, made as fastnardy.features defines it (numpy's float64
+# division then rounding to float32, except "raw", which divides in float32).
+cdef float UNIT_TD[16][4]     # TD-Gammon's point units of a count n: n>=1, n>=2, n>=3, (n-3)/2
+cdef float UNIT_NARDY[16][4]  # the same with (n-3)/12
+cdef float FIFTEENTH[16]      # n / 15
+cdef float HALF[16]           # n / 2
+cdef float SIXTH[7]           # min(run, 6) / 6
+cdef float RAW15[16]          # float32(n) / float32(15)
+
+
+cdef void _tables() noexcept:
+    cdef int n
+    for n in range(16):
+        UNIT_TD[n][0] = UNIT_NARDY[n][0] = 1.0 if n >= 1 else 0.0
+        UNIT_TD[n][1] = UNIT_NARDY[n][1] = 1.0 if n >= 2 else 0.0
+        UNIT_TD[n][2] = UNIT_NARDY[n][2] = 1.0 if n >= 3 else 0.0
+        UNIT_TD[n][3] = <float>((n - 3) / 2.0 if n > 3 else 0.0)
+        UNIT_NARDY[n][3] = <float>((n - 3) / 12.0 if n > 3 else 0.0)
+        FIFTEENTH[n] = <float>(n / 15.0)
+        HALF[n] = <float>(n / 2.0)
+        RAW15[n] = (<float>n) / (<float>15.0)
+    for n in range(7):
+        SIXTH[n] = <float>(n / 6.0)
+
+
+_tables()
+
+
+ctypedef struct row_facts:
+    # what the check of a row learns on the way: each side's held mask (own numbering) and
+    # checker count (board and bar), which the features reuse
+    uint32_t held[2]
+    int count[2]
+
+
+cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short,
+                           row_facts* facts) noexcept nogil:
+    """The faults of a board row (E_* bits; 0 for a well-formed row, ``facts`` filled)."""
+    cdef int faults = 0
+    if (side_masks(row, &facts.held[0], &facts.count[0])
+            or side_masks(row + 25, &facts.held[1], &facts.count[1])):
+        return E_RANGE
+    if facts.count[0] > 15 or facts.count[1] > 15:
+        faults |= E_COUNT
+    if not is_short and (row[24] or row[49]):
+        faults |= E_BAR
+    if facts.held[0] & mirrored(m, facts.held[1]):
+        faults |= E_BOTH
+    return faults
+
+
+cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m,
+                        int8_t* row) noexcept nogil:
+    """The board row of a key (the kernel's decoder, then each side in its own numbering),
+    or the E_* bit of its fault."""
+    cdef nb_board b
+    cdef int p, err = nb_check_key(lo, hi, is_short)
+    if err:
+        return E_FIELD if err == 7 else E_BAR if err == 2 else E_COUNT
+    nb_board_from_key(lo, hi, is_short, &b)
+    for p in range(24):
+        row[p] = b.m[p + 1]
+        row[25 + p] = b.o[m.column[p] + 1]
+    row[24] = b.m[25]
+    row[49] = b.o[25]
+    return 0
+
+
+cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) noexcept nogil:
+    cdef int i
+    for i in range(50):
+        out[i] = (<float>row[i]) / (<float>15.0)   # as RAW15: float32 division
+    out[50] = RAW15[15 - facts.count[0]]
+    out[51] = RAW15[15 - facts.count[1]]
+
+
+cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
+                              float* out) noexcept nogil:
+    cdef int side, p
+    cdef const int8_t* points
+    cdef float* block
+    for side in range(2):
+        points = row + 25 * side
+        block = out + 98 * side
+        for p in range(24):
+            memcpy(block + 4 * p, UNIT_TD[points[p]], 4 * sizeof(float))
+        block[96] = HALF[points[24]]
+        block[97] = FIFTEENTH[15 - facts.count[side]]
+    out[196] = 1.0
+    out[197] = 0.0
+
+
+cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
+                           float* out) noexcept nogil:
+    cdef int side, p, start, run, longest
+    cdef uint32_t held
+    cdef const int8_t* points
+    cdef float* block
+    cdef float value
+    for side in range(2):
+        points = row + 25 * side
+        block = out + 124 * side
+        for p in range(24):
+            memcpy(block + 4 * p, UNIT_NARDY[points[p]], 4 * sizeof(float))
+        block[96] = FIFTEENTH[15 - facts.count[side]]  # no bar in long nardy
+        block[97] = FIFTEENTH[points[23]]
+        block[98] = 1.0 if points[23] == 15 else 0.0
+        # L6 runs on the other side's points r (its numbering): the side holds r when it has
+        # a checker on its own point mirror(r)
+        held = mirrored(m, facts.held[side])
+        memset(block + 100, 0, 24 * sizeof(float))
+        longest = 0
+        while held:
+            start = fn_ctz(held)
+            run = fn_ctz(~(held >> start))  # held has 24 bits: the run ends by bit 24
+            held &= ~((((<uint32_t>1) << run) - 1) << start)
+            if run > 6:
+                value = SIXTH[6]
+                longest = 6
+            else:
+                value = SIXTH[run]
+                if run > longest:
+                    longest = run
+            for p in range(start, start + run):
+                block[100 + p] = value
+        block[99] = SIXTH[longest]
+
+
+cdef const mirror_map* _mirror(object mirror) except NULL:
+    """The map of a mirror given as 24 columns (built at its first use)."""
+    global _maps_n
+    cdef int8_t column[24]
+    cdef int i, k, v, j
+    cdef mirror_map* m
+    table = np.asarray(mirror)
+    if table.shape != (24,) or table.dtype.kind not in "iu":
+        raise ValueError(f"the mirror is 24 columns, not {table.dtype} {table.shape}")
+    for i in range(24):
+        v = int(table[i])
+        if not 0 <= v < 24:
+            raise ValueError(f"the mirror is 24 columns 0..23, not {v}")
+        column[i] = <int8_t>v
+    for i in range(_maps_n):
+        if memcmp(_maps[i].column, column, 24) == 0:
+            return &_maps[i]
+    if _maps_n == 2:
+        raise ValueError("fastnardy._features knows two mirrors, the two games'")
+    m = &_maps[_maps_n]
+    memcpy(m.column, column, 24)
+    for k in range(3):
+        for v in range(256):
+            m.bits[k][v] = 0
+            for j in range(8):
+                if v >> j & 1:
+                    m.bits[k][v] |= (<uint32_t>1) << column[8 * k + j]
+    _maps_n += 1
+    return m
+
+
+cdef object _keys(object array):
+    """A 1-D KEY_DTYPE array as a C-contiguous (N, 2) uint64 array."""
+    if array.dtype != _kernel.KEY_DTYPE or array.ndim != 1:
+        raise InvalidPositionError(f"keys must be a 1-D array of dtype {_kernel.KEY_DTYPE}, "
+                                   f"not {array.dtype} {array.shape}")
+    return np.ascontiguousarray(array).view(np.uint64).reshape(array.shape[0], 2)
+
+
+cdef object _rows(object array):
+    """(N, 50) integer rows as a C-contiguous int8 array. Counts are checked in the compiled
+    pass for int8 and uint8 (a uint8 above 127 reads as negative); wider integers are
+    range-checked here first, so that the narrowing cannot wrap."""
+    if array.ndim != 2 or array.shape[1] != 50 or array.dtype.kind not in "iu":
+        raise InvalidPositionError(
+            f"boards must be an integer array of shape (N, 50) or a 1-D array of "
+            f"packed keys, not {array.dtype} {array.shape}")
+    if array.dtype.itemsize == 1:
+        return np.ascontiguousarray(array).view(np.int8)
+    if array.size and (array.min() < 0 or array.max() > 15):
+        _raise(E_RANGE, 0)
+    return np.ascontiguousarray(array, dtype=np.int8)
+
+
+cdef int _raise(int faults, int keys) except -1:
+    """Raise the InvalidPositionError of the highest-priority fault."""
+    what = "key" if keys else "row"
+    if faults & E_RANGE:
+        raise InvalidPositionError("board counts must be from 0 to 15")
+    if faults & E_FIELD:
+        raise InvalidPositionError("a key field is 31, which encodes nothing")
+    if faults & E_COUNT:
+        raise InvalidPositionError(f"a {what} holds more than 15 checkers of a side (T7)")
+    if faults & E_BAR:
+        raise InvalidPositionError(f"long nardy has no bar (L3), but a {what} has bar checkers")
+    raise InvalidPositionError("a row has a point holding checkers of both sides (T7)")
+
+
+def features(int kind, int is_short, object boards, object mirror):
+    """The (N, F) float32 inputs of ``kind`` (0 raw, 1 tdgammon, 2 nardy) for board rows or
+    packed keys, mover's view; ``mirror`` is the game's MIRROR_COLUMNS. The kind and game are
+    the caller's to check."""
+    cdef const mirror_map* mir
+    cdef row_facts facts
+    cdef int8_t scratch[50]
+    cdef const int8_t* row
+    cdef const int8_t* rows = NULL
+    cdef const uint64_t* keys = NULL
+    cdef float* out
+    cdef Py_ssize_t i, n
+    cdef int width, faults = 0, fault
+    if kind < K_RAW or kind > K_NARDY:
+        raise ValueError(f"kind must be 0, 1 or 2, not {kind}")
+    width = WIDTH[kind]
+    mir = _mirror(mirror)
+    array = np.asarray(boards)
+    if array.dtype.names is not None:
+        array = _keys(array)
+        n = array.shape[0]
+        if n:
+            keys = <const uint64_t*><size_t>array.ctypes.data
+    else:
+        array = _rows(array)
+        n = array.shape[0]
+        if n:
+            rows = <const int8_t*><size_t>array.ctypes.data
+    result = np.empty((n, width), dtype=np.float32)
+    if n == 0:
+        return result
+    out = <float*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            if keys != NULL:
+                fault = key_row(keys[2 * i], keys[2 * i + 1], is_short, mir, scratch)
+                row = scratch
+                if not fault:
+                    row_faults(row, mir, is_short, &facts)  # a key's row is well formed
+            else:
+                row = rows + 50 * i
+                fault = row_faults(row, mir, is_short, &facts)
+            if fault:
+                faults |= fault
+                continue
+            if faults:
+                continue  # the call raises: only the remaining faults matter
+            if kind == K_TDGAMMON:
+                tdgammon_row(row, &facts, out + width * i)
+            elif kind == K_NARDY:
+                nardy_row(row, &facts, mir, out + width * i)
+            else:
+                raw_row(row, &facts, out + width * i)
+    if faults:
+        _raise(faults, keys != NULL)
+    return result
+
+
+def rows_of_keys(int is_short, object keys, object mirror):
+    """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
+    cdef const mirror_map* mir
+    cdef const uint64_t* data
+    cdef int8_t* out
+    cdef Py_ssize_t i, n
+    cdef int faults = 0
+    mir = _mirror(mirror)
+    array = _keys(np.asarray(keys))
+    n = array.shape[0]
+    result = np.empty((n, 50), dtype=np.int8)
+    if n == 0:
+        return result
+    data = <const uint64_t*><size_t>array.ctypes.data
+    out = <int8_t*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            faults |= key_row(data[2 * i], data[2 * i + 1], is_short, mir, out + 50 * i)
+    if faults:
+        _raise(faults, 1)
+    return result
+
+
+cdef object _pack(int is_short, object rows, object mirror, int entries):
+    """The keys of board rows, every row checked as :func:`features` checks it, packed by
+    the kernel's builder: as a KEY_DTYPE array, or (entries) as the bytes of an nb_entry
+    array (_kernel.pxd's turn result: the key, no steps)."""
+    cdef const mirror_map* mir
+    cdef row_facts facts
+    cdef const int8_t* data
+    cdef const int8_t* row
+    cdef uint64_t* key
+    cdef char* out
+    cdef nb_board b
+    cdef Py_ssize_t i, n, width = sizeof(nb_entry) if entries else 16
+    cdef int faults = 0, fault
+    mir = _mirror(mirror)
+    array = _rows(np.asarray(rows))
+    n = array.shape[0]
+    result = (np.zeros(n * width, dtype=np.uint8) if entries
+              else np.empty(n, dtype=_kernel.KEY_DTYPE))
+    if n == 0:
+        return result.tobytes() if entries else result
+    data = <const int8_t*><size_t>array.ctypes.data
+    out = <char*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            row = data + 50 * i
+            fault = row_faults(row, mir, is_short, &facts)
+            if fault:
+                faults |= fault
+                continue
+            nb_build(row, row[24], row + 25, row[49], is_short, &b)
+            key = <uint64_t*>(out + width * i)  # lo and hi lead an nb_entry too
+            key[0] = b.lo
+            key[1] = b.hi
+    if faults:
+        _raise(faults, 0)
+    return result.tobytes() if entries else result
+
+
+def keys_of_rows(int is_short, object rows, object mirror):
+    """The packed keys (1-D KEY_DTYPE) of (N, 50) board rows, every row checked as
+    :func:`features` checks it (the kernel's builder packs them)."""
+    return _pack(is_short, rows, mirror, 0)
+
+
+def entries_of_rows(int is_short, object rows, object mirror):
+    """The keys of (N, 50) board rows, checked, as the bytes of the kernel's turn entries
+    (``nb_entry`` of _kernel.pxd, no steps): what ``_kernel._restore_legal_turns`` reads."""
+    return _pack(is_short, rows, mirror, 1)
+
+
+def winners(object rows):
+    """L9/S9 on (N, 50) int8 C-contiguous board rows (already checked): int8 array of N,
+    1 where the side to move has no checker left (it has won), -1 where the opponent has
+    none, 0 while the game goes on."""
+    cdef const int8_t* data
+    cdef int8_t* out
+    cdef Py_ssize_t i, n
+    cdef int j, mover, opponent
+    if not (isinstance(rows, np.ndarray) and rows.dtype == np.int8 and rows.ndim == 2
+            and rows.shape[1] == 50 and rows.flags.c_contiguous):
+        raise ValueError("winners takes C-contiguous (N, 50) int8 rows")
+    n = rows.shape[0]
+    result = np.zeros(n, dtype=np.int8)
+    if n == 0:
+        return result
+    data = <const int8_t*><size_t>rows.ctypes.data
+    out = <int8_t*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            mover = 0
+            opponent = 0
+            for j in range(25):
+                mover |= data[50 * i + j]
+                opponent |= data[50 * i + 25 + j]
+            out[i] = 1 if mover == 0 else -1 if opponent == 0 else 0
+    return result
+
+
+def held_masks(object rows, object mirror):
+    """For (N, 50) board rows already checked: an (N, 6) int64 array, per row the mover's and
+    the opponent's held points as bits of their own numbering (bit p - 1: point p), then as
+    bits of the other side's numbering (the path L6 counts runs on), then their checker
+    counts (board and bar)."""
+    cdef const mirror_map* mir = _mirror(mirror)
+    cdef row_facts facts
+    cdef const int8_t* data
+    cdef int64_t* out
+    cdef Py_ssize_t i, n
+    cdef int side
+    array = _rows(np.asarray(rows))
+    n = array.shape[0]
+    result = np.zeros((n, 6), dtype=np.int64)
+    if n == 0:
+        return result
+    data = <const int8_t*><size_t>array.ctypes.data
+    out = <int64_t*><size_t>result.ctypes.data
+    with nogil:
+        for i in range(n):
+            if row_faults(data + 50 * i, mir, 0, &facts) & E_RANGE:
+                continue  # not a row (the caller checked them): zeros
+            for side in range(2):
+                out[6 * i + side] = facts.held[side]
+                out[6 * i + 2 + side] = mirrored(mir, facts.held[side])
+                out[6 * i + 4 + side] = facts.count[side]
+    return result

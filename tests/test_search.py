@@ -1,0 +1,259 @@
+"""fastnardy.search: expectimax and best_turn against a brute-force pure-Python expectimax
+over Position.legal_turns, against the bear-off table where the choice is provable, the
+child -> Turn mapping (T2 order), exact L10/S9 scores of finished games, filters and bad
+input."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPositionError,
+                       Position, Rules, batch, bearoff)
+from fastnardy.search import MoveFilter, best_turn, evaluator, expectimax
+from strategies import positions
+
+PIP_WEIGHTS = np.r_[np.arange(1, 25), 25]
+
+
+def pip_race(rows: np.ndarray) -> np.ndarray:
+    """A deterministic evaluator on rows: the pip lead of the side to move, scaled, plus a
+    little for a blot-free board and for checkers on the bar (so that hits matter)."""
+    rows = rows.astype(np.int64)
+    mover, opponent = rows[:, :25], rows[:, 25:]
+    lead = (opponent @ PIP_WEIGHTS - mover @ PIP_WEIGHTS) / 40.0
+    return lead - 0.03 * (mover[:, :24] == 1).sum(axis=1) + 0.05 * opponent[:, 24]
+
+
+CALLS: List[int] = []
+
+
+def counted(rows: np.ndarray) -> np.ndarray:
+    CALLS.append(len(rows))
+    return pip_race(rows)
+
+
+def brute_value(position: Position, plies: int) -> float:
+    """V_plies of the search module's docstring, one position at a time in Python."""
+    outcome = position.outcome()
+    if outcome is not None:
+        return outcome.points if outcome.winner == position.turn else -outcome.points
+    if plies == 0:
+        return float(pip_race(batch.encode([position]))[0])
+    total = 0.0
+    for roll, probability in zip(ALL_ROLLS, batch.PROBABILITY):
+        total += probability * max(-brute_value(turn.position, plies - 1)
+                                   for turn in position.legal_turns(roll))
+    return total
+
+
+def small(game: str, white: dict, black: dict, turn: str = "white",
+          white_bar: int = 0, black_bar: int = 0) -> Position:
+    """A position from {point: count} per side (own numbering)."""
+    def counts(side: dict) -> List[int]:
+        return [side.get(p, 0) for p in range(1, 25)]
+    return Position.from_points(game, counts(white), counts(black), turn, white_bar, black_bar)
+
+
+SMALL = [  # few checkers, so that a brute-force 2-ply search is quick; contact and bear-off
+    small("short", {5: 1, 8: 1}, {3: 1, 21: 1}),                  # blots in reach: hits (S4)
+    small("short", {2: 1, 3: 1}, {1: 1, 20: 1}, "black"),
+    small("short", {1: 1, 6: 1}, {2: 2}),                          # bearing off (S7)
+    small("short", {4: 1}, {6: 1, 24: 1}, white_bar=1),            # on the bar (S5)
+    small("long", {3: 1, 14: 1}, {1: 1, 13: 1}),
+    small("long", {1: 1, 4: 1}, {5: 1, 6: 1}, "black"),             # both bearing off (L8)
+]
+
+
+@pytest.mark.parametrize("position", SMALL, ids=lambda p: p.to_string())
+@pytest.mark.parametrize("plies", [0, 1, 2])
+def test_expectimax_equals_brute_force(position, plies):
+    rows = batch.encode([position])
+    got = expectimax(position.rules, rows, pip_race, plies)
+    assert got.shape == (1,) and np.isclose(got[0], brute_value(position, plies))
+    keys = batch.encode([position], keys=True)
+    assert np.allclose(expectimax(position.rules, keys, pip_race, plies), got)
+
+
+@pytest.mark.parametrize("position", SMALL, ids=lambda p: p.to_string())
+@pytest.mark.parametrize("plies", [0, 1, 2])
+@pytest.mark.parametrize("dice", [(6, 5), (2, 1), (3, 3)])
+def test_best_turn_equals_brute_force_T1_T2(position, plies, dice):
+    turns = position.legal_turns(dice)
+    expected = [-brute_value(turn.position, plies) for turn in turns]
+    found = best_turn(position, dice, pip_race, plies)
+    assert np.allclose(found.values, expected)
+    assert found.choice == int(np.argmax(found.values))  # the first of equal values (T2)
+    assert found.turn == turns[found.choice] and found.turn.position.turn != position.turn
+    assert position.play(found.turn, dice) == found.turn.position  # a Turn of legal_turns
+
+
+def test_the_evaluator_is_called_once_per_level():
+    position = Position.start("short")
+    for plies in (0, 1):
+        CALLS.clear()
+        best_turn(position, (4, 2), evaluator(counted), plies)
+        assert len(CALLS) == 1 and CALLS[0] > 0
+    CALLS.clear()
+    expectimax("short", batch.encode([small("short", {5: 1}, {6: 1})]), counted, 2)
+    assert len(CALLS) == 1 and CALLS[0] > 0
+    CALLS.clear()  # a filtered level is valued once at 0 ply, then its kept children deeper
+    best_turn(position, (4, 2), counted, 2, MoveFilter(3, 0.5))
+    assert len(CALLS) == 3 and min(CALLS) > 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(positions(), st.sampled_from(ALL_ROLLS))
+def test_child_i_of_expand_is_legal_turns_i_T2(position, roll):
+    turns = position.legal_turns(roll)
+    children, parent = batch.expand(position.rules, batch.encode([position]), np.array([roll]))
+    assert len(children) == len(turns) and not parent.any()
+    if turns:
+        assert np.array_equal(children, batch.encode([turn.position for turn in turns]))
+        found = best_turn(position, roll, pip_race)
+        live = [not turn.position.is_game_over() for turn in turns]
+        assert np.allclose(found.values[live], -pip_race(children[live]))
+
+
+# ----------------------------------------------------------------------- L10/S9 scores
+
+@pytest.mark.parametrize("rules, white, black, points", [
+    (Rules.long(scoring="oin_mars_koks"), {2: 1}, {24: 15}, -3),  # koks (L10), black's view
+    (Rules.long(scoring="oin_mars"), {2: 1}, {24: 15}, -2),    # no koks: mars
+    (Rules.long(), {2: 1}, {1: 15}, -2),                       # mars: black's 15 all home
+    (Rules.long(), {2: 1}, {1: 3}, -1),                        # oin: black has borne off
+    (Rules.short(), {2: 1}, {24: 1, 1: 14}, -3),               # backgammon (S9)
+    (Rules.short(backgammon=False), {2: 1}, {24: 1, 1: 14}, -2),
+    (Rules.short(), {2: 1}, {1: 14}, -1),
+])
+def test_finished_games_are_scored_exactly_L10_S9(rules, white, black, points):
+    position = small(rules, white, black)
+    finished = position.play(position.legal_turns((1, 2))[0])  # white bears off its last
+    assert finished.outcome().points == -points
+    never: Any = evaluator(lambda rows: pytest.fail("a finished game was evaluated"))
+    for plies in (0, 1, 2):
+        assert expectimax(rules, batch.encode([finished]), never, plies)[0] == points
+    found = best_turn(position, (1, 2), never if len(position.legal_turns((1, 2))) == 1
+                      else pip_race)
+    assert found.values[found.choice] == -points and found.turn.position == finished
+
+
+def test_a_finished_game_has_no_best_turn_T4():
+    finished = small("short", {}, {1: 3})
+    with pytest.raises(IllegalTurnError) as caught:
+        best_turn(finished, (6, 5), pip_race)
+    assert caught.value.rule == "T4"
+
+
+# ----------------------------------------------------------------------- bear-off races
+
+def race_value(rows: np.ndarray) -> np.ndarray:
+    """Both sides only on their home points: the opponent's expected rolls to bear off
+    minus the mover's (bearoff's exact table)."""
+    expected = bearoff.table().expected
+    return expected[bearoff.indices(rows[:, 25:31])] - expected[bearoff.indices(rows[:, :6])]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["long", "short"]),
+       st.lists(st.integers(0, 5), min_size=5, max_size=12),
+       st.lists(st.integers(0, 5), min_size=5, max_size=12),
+       st.sampled_from(ALL_ROLLS))
+def test_bearoff_race_best_turn_minimises_expected_rolls_L7_L8_S7(game, mine, theirs, roll):
+    """With 5+ checkers a side nobody finishes within a ply, the opponent's moves do not
+    touch the mover's home, so V_0(child) = E(opp) - E(mover's home after) and
+    V_1(child) = E(opp) - 1 - E(mover's home after) exactly: the 0- and 1-ply best turns
+    both minimise the bear-off table's expected rolls."""
+    white = {p + 1: mine.count(p) for p in set(mine)}
+    black = {p + 1: theirs.count(p) for p in set(theirs)}
+    position = small(game, white, black)
+    turns = position.legal_turns(roll)
+    homes = batch.encode([turn.position for turn in turns])[:, 25:31]
+    after = bearoff.table().expected[bearoff.indices(homes)]
+    theirs_expected = bearoff.expected_rolls([black.get(p, 0) for p in range(1, 7)])
+    for plies, shift in ((0, 0.0), (1, 1.0)):
+        found = best_turn(position, roll, evaluator(race_value), plies)
+        assert np.allclose(found.values, theirs_expected - shift - after)
+        assert after[found.choice] <= after.min() + 1e-9
+        assert after[found.choice] == pytest.approx(
+            bearoff.expected_rolls(homes[found.choice]))
+
+
+# ----------------------------------------------------------------------- filters, inputs
+
+def test_filters():
+    position = Position.start("short")
+    full = best_turn(position, (5, 3), pip_race, 1)
+    wide = best_turn(position, (5, 3), pip_race, 1, MoveFilter(100, float("inf")))
+    assert np.array_equal(full.values, wide.values) and full.choice == wide.choice
+    one = best_turn(position, (5, 3), pip_race, 1, MoveFilter(1, 0.0))
+    zero = best_turn(position, (5, 3), pip_race, 0)
+    assert one.choice == zero.choice and np.isfinite(one.values).sum() == 1
+    few = best_turn(position, (5, 3), pip_race, 2, MoveFilter(3, 1.0))
+    assert 1 <= np.isfinite(few.values).sum() <= 3 and np.isfinite(few.values[few.choice])
+
+
+@pytest.mark.parametrize("game, inputs", [
+    ("long", "keys"), ("long", ("features", "nardy")), ("long", ("features", "raw")),
+    ("short", "keys"), ("short", ("features", "tdgammon")),
+])
+def test_evaluator_inputs(game, inputs):
+    from fastnardy import features
+
+    seen: List[np.ndarray] = []
+
+    def function(given: np.ndarray) -> np.ndarray:
+        seen.append(given)
+        rows = (batch.rows_from_keys(game, given) if inputs == "keys" else None)
+        return pip_race(rows) if rows is not None else given.sum(axis=1)
+
+    position = Position.start(game)
+    found = best_turn(position, (6, 1), evaluator(function, inputs), 1)
+    children, _ = batch.expand(game, batch.encode([position]), np.array([(6, 1)]))
+    if inputs == "keys":
+        assert seen[0].dtype == batch.KEY_DTYPE
+        assert np.allclose(found.values, best_turn(position, (6, 1), pip_race, 1).values)
+    else:
+        assert seen[0].dtype == np.float32
+        node = batch.chance_expand(game, children)
+        assert np.array_equal(seen[0], features(game, node.children, inputs[1]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 3),
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, -1),
+    lambda: best_turn(Position.start("long"), (6, 5), "pip_race"),
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 1, (3, 0.1)),
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 1, MoveFilter(0, 0.1)),
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 1, MoveFilter(2, -1)),
+    lambda: best_turn(Position.start("long"), (6, 5), evaluator(pip_race, ("features", "td"))),
+    lambda: best_turn(Position.start("long"), (6, 5), evaluator(np.sum,
+                                                                ("features", "tdgammon"))),
+    lambda: best_turn(Position.start("long"), (6, 5), lambda rows: np.zeros(3)),
+    lambda: best_turn(Position.start("long"), (6, 5), lambda rows: rows * np.nan),
+    lambda: best_turn(Position.start("long"), (6, 5), lambda rows: np.full(len(rows), np.inf)),
+    lambda: best_turn(Position.start("long"), (6, 5), lambda rows: ["x"] * len(rows)),
+    lambda: best_turn(Position.start("long"), (7, 5), pip_race),
+    lambda: best_turn("long", (6, 5), pip_race),
+    lambda: expectimax("long", np.zeros((1, 50), np.int8), pip_race, 1),  # both off (T7)
+    lambda: expectimax("long", np.full((1, 50), 16), pip_race, 1),
+    lambda: expectimax("chess", batch.encode([Position.start("long")]), pip_race, 1),
+    lambda: evaluator(pip_race, "boards"),
+    lambda: evaluator(None),
+])
+def test_bad_input_raises_fastnardy_errors(call):
+    with pytest.raises(FastNardyError):
+        call()
+
+
+def test_a_batch_of_rows_is_a_batch_of_searches():
+    rows = batch.encode([p for p in SMALL if p.rules.game == "short"])
+    together = expectimax("short", rows, pip_race, 1)
+    alone = [expectimax("short", rows[i:i + 1], pip_race, 1)[0] for i in range(len(rows))]
+    assert np.allclose(together, alone)
+    assert expectimax("short", rows[:0], pip_race, 1).shape == (0,)
+    with pytest.raises(InvalidPositionError):
+        expectimax("short", np.zeros((2, 49), np.int8), pip_race, 1)
