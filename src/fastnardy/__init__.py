@@ -14,7 +14,7 @@ from . import backend as _backend
 # broken kernel fails here, first and loudly, before any module imports it.
 _backend.get("kernel")
 
-from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
+from .errors import (CountOverflowError, FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                      InvalidRecordError, InvalidRulesError, ResourceLimitError)
 from .features import features
 from .game import Game
@@ -27,7 +27,7 @@ from .selfplay import simulate
 _backend.get()  # import the default backend (FASTNARDY_BACKEND) now
 
 __all__ = [
-    "ALL_ROLLS", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
+    "ALL_ROLLS", "CountOverflowError", "FastNardyError", "Game", "IllegalTurnError", "InvalidDiceError",
     "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Outcome",
     "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft",
     "perft_divide", "simulate",

@@ -107,18 +107,28 @@ cdef int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar, 
 cdef int nb_check_key(uint64_t lo, uint64_t hi, int is_short) noexcept nogil
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil
+cdef extern from *:
+    """
+    typedef unsigned __int128 nb_count;
+    """
+    # perft counts: 128 bits in C (gcc, clang), every sum checked (__builtin_add_overflow)
+    ctypedef unsigned long long nb_count
+
+
 ctypedef struct nb_tt_entry:
-    # an exact perft count: position key (mover's frame), and in `meta` the remaining depth
-    # (bits 0..7), weighted (bit 8), the rules code (bits 9..15), L6's forbidden points for
-    # depth-1 entries (bits 25..48), the bucket's lock (bit 62, slot 0) and "used" (bit 63)
+    # an exact perft count: position key (mover's frame), the count (two 64-bit halves), and
+    # in `meta` the remaining depth (bits 0..7), weighted (bit 8), the rules code (bits
+    # 9..15), L6's forbidden points for depth-1 entries (bits 25..48), the bucket's lock
+    # (bit 62, slot 0) and "used" (bit 63)
     uint64_t lo
     uint64_t hi
     uint64_t count
     uint64_t meta
+    uint64_t count_hi
 
 
 ctypedef struct nb_tt:
-    # perft's transposition table: buckets of two entries (64 bytes, one cache line); slot 0
+    # perft's transposition table: buckets of two entries (80 bytes); slot 0
     # keeps the deepest subtree seen, slot 1 the most recent. Threads share it: each bucket
     # is read and written under its own lock bit.
     nb_tt_entry* e
@@ -128,5 +138,6 @@ ctypedef struct nb_tt:
     uint64_t stores
 
 
-cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
-                                 int weighted, nb_entry** bufs, nb_tt* tt) noexcept nogil
+cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
+                       int weighted, nb_entry** bufs, nb_tt* tt,
+                       const int* halt) noexcept nogil

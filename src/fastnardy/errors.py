@@ -4,8 +4,9 @@ that every entry point makes of an integer argument."""
 import operator
 from typing import Optional
 
-__all__ = ["FastNardyError", "IllegalTurnError", "InvalidDiceError", "InvalidPositionError",
-           "InvalidRecordError", "InvalidRulesError", "ResourceLimitError"]
+__all__ = ["CountOverflowError", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
+           "InvalidPositionError", "InvalidRecordError", "InvalidRulesError",
+           "ResourceLimitError"]
 
 
 def integer(value: object) -> Optional[int]:
@@ -55,3 +56,8 @@ class ResourceLimitError(FastNardyError, MemoryError):
 class InvalidRecordError(FastNardyError):
     """A game record (fastnardy's text record or a GNU Backgammon ``.mat`` export) that does not
     read: the message names the line (``"line 12: ..."``) where the text says where."""
+
+
+class CountOverflowError(FastNardyError, OverflowError):
+    """A count past what the kernel represents (perft: 2**128 - 1), raised instead of a
+    wrong number; :func:`fastnardy.perft` splits such a count into subtrees that fit."""
