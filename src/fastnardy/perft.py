@@ -345,10 +345,11 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
                                        time.perf_counter() - start, probes, hits))
     except BaseException:
         stop.set()
-        for future in futures:
-            future.cancel()
         if isinstance(pool, ProcessPoolExecutor):
-            _terminate(pool)
+            _terminate(pool)  # its manager fails every pending future (a cancelled one it trips on)
+        else:
+            for future in futures:
+                future.cancel()
         raise
     finally:
         del _stops[token]
