@@ -40,21 +40,21 @@ from fastnardy.record import read_mat
 
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.features", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.perft",
-           "fastnardy.rulebook", "fastnardy.selfplay")
+           "fastnardy.rulebook", "fastnardy.selfplay", "fastnardy.notation", "fastnardy.referee")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
 NOT_WALKED = {
-    "fastnardy.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel "
-                           "(test_openspiel checks its actions and chance outcomes)",
+    "fastnardy.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel with its own "
+                           "values (test_openspiel checks its actions and chance outcomes); "
+                           "what a caller builds, the games and states, is walked by "
+                           "test_openspiel_constructors_raise_only_documented_errors",
     "fastnardy.__main__": "the command line: its bad input is exit status 2 (test_cli)",
     "fastnardy.play": "the CLI's play command (policies, a terminal loop on stdin)",
     "fastnardy.benchmark": "the CLI's bench command (timings)",
     "fastnardy.reference": "the reference's machinery in the mover's frame (test_differential); "
                            "its two documented functions are in EXTRA",
-    "fastnardy.notation": "helpers of Position's text forms, which are walked",
     "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
-    "fastnardy.referee": "the helpers of Position.check_turn, check_played and play, walked",
     "fastnardy.backend": "backend selection, walked through every backend= argument",
 }
 # parameters that take the caller's callback: when one is given a callable, what that
@@ -108,6 +108,9 @@ VALID: Dict[str, List[Any]] = {
     "rule_id": ["L5", "t2"], "highlight": [None, "24/18 18/13"], "size": [None, 300],
     "flipped": [False], "numbering": ["white", "mover"], "value": [(6, 5)],
     "n_games": [0, 3], "policy": ["random", ("greedy", "random")], "max_turns": [40],
+    "checkpoint": [None], "points": [START.white_points], "bar": [0, 1], "who": ["white"],
+    "point": [0, 7, 25], "step": [(24, 18, False), (13, 7, True)],
+    "steps": [((24, 18, False), (18, 13, False)), ()], "notation": ["24/18 18/13", "pass"],
 }
 
 
@@ -254,8 +257,15 @@ def _many_games(value: Any) -> bool:
         return False
 
 
+def _a_file_name(value: Any) -> bool:
+    """Text that would name a file: perft's checkpoint would write it (the walk's right
+    checkpoint is None; tests/test_long_runs.py checks the files)."""
+    return isinstance(value, str)
+
+
 def _argument(name: str) -> st.SearchStrategy[Any]:
-    long_work = {"depth": _long_depth, "n_games": _many_games}.get(name)
+    long_work = {"depth": _long_depth, "n_games": _many_games,
+                 "checkpoint": _a_file_name}.get(name)
     garbage = GARBAGE.filter(lambda v: not long_work(v)) if long_work else GARBAGE
     return st.sampled_from(VALID[name]) | garbage if name in VALID else garbage
 
@@ -301,7 +311,9 @@ def test_the_walk_covers_the_public_surface() -> None:
                      "fastnardy.features", "fastnardy.bearoff.expected_rolls",
                      "fastnardy.record.read_mat", "fastnardy.svg.board", "fastnardy.svg.to_png",
                      "fastnardy.perft", "fastnardy.perft_divide",
-                     "fastnardy.rulebook.describe", "fastnardy.reference.perft"):
+                     "fastnardy.rulebook.describe", "fastnardy.reference.perft",
+                     "fastnardy.notation.parse_turn", "fastnardy.notation.format_steps",
+                     "fastnardy.referee.play", "fastnardy.referee.check_played"):
         assert expected in names, expected
     assert set(OTHER_ERRORS) <= names  # every exception to the rule names a walked callable
     assert all(p.name in CALLBACKS for e in SURFACE for p in e.params
@@ -320,3 +332,26 @@ def test_every_module_is_walked_or_named() -> None:
                    if (isinstance(value, type) or inspect.isfunction(value))
                    and id(value) not in WALKED]
         assert not missing, (info.name, missing)
+
+
+def test_openspiel_constructors_raise_only_documented_errors() -> None:
+    """The games and states a caller builds refuse garbage with FastNardyError; none kills
+    the interpreter (NardyState(None) did, through pyspiel)."""
+    openspiel = pytest.importorskip("fastnardy.openspiel", exc_type=ImportError)
+    garbage = [None, object(), "long", 3, 2.5, np.array([[6, 5]]), [1, 2], {"max_turns": "x"},
+               {"max_turns": -1}, {"unknown": 1}, {"max_turns": np.array([5])}]
+    for make in (openspiel.LongNardyGame, openspiel.ShortNardyGame, openspiel.NardyState):
+        for value in garbage:
+            try:
+                make(value)
+            except FastNardyError:
+                pass
+    game = openspiel.LongNardyGame()
+    state = openspiel.NardyState(game)
+    assert state.is_chance_node()
+    for value in garbage:
+        for call in (state.apply_action, state.action_to_string, state.legal_actions):
+            try:
+                call(value)
+            except (FastNardyError, TypeError):  # pyspiel's own signature check: TypeError
+                pass

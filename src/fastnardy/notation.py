@@ -22,15 +22,14 @@ are accepted.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
+from ._kernel import PackedPosition
 from .backend import Board
-from .errors import IllegalTurnError, InvalidPositionError
+from .errors import (FastNardyError, IllegalTurnError, InvalidPositionError, InvalidRulesError,
+                     integer)
 from .reference import mirror
 from .rules import (BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE, LONG_SCORINGS, Rules)
-
-if TYPE_CHECKING:
-    from ._kernel import PackedPosition
 
 PASS = "pass"
 
@@ -45,6 +44,8 @@ _RULE_FIELDS: Dict[str, Dict[str, Tuple[object, ...]]] = {
 
 
 def format_rules(rules: Rules) -> str:
+    if not isinstance(rules, Rules):
+        raise InvalidRulesError(f"format_rules needs a Rules, not {rules!r}")
     variants = rules.variants()
     if not variants:
         return rules.game
@@ -54,6 +55,8 @@ def format_rules(rules: Rules) -> str:
 
 
 def parse_rules(text: str) -> Rules:
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"rules text must be a str, not {type(text).__name__}")
     match = re.fullmatch(r"(long|short)(?:\((.*)\))?", text)
     if not match:
         raise InvalidPositionError(f"rules must be 'long' or 'short' with optional "
@@ -84,13 +87,21 @@ def parse_rules(text: str) -> Rules:
 # --------------------------------------------------------------------------- positions
 
 def format_side(points: Sequence[int], bar: int) -> str:
-    parts = [f"bar:{bar}"] if bar else []
-    parts += [f"{p}:{points[p - 1]}" for p in range(24, 0, -1) if points[p - 1]]
+    counts = [integer(c) for c in points] if isinstance(points, (list, tuple)) else []
+    bar_count = integer(bar)
+    if len(counts) != 24 or bar_count is None or not all(c is not None and 0 <= c <= 15
+                                                         for c in [*counts, bar_count]):
+        raise InvalidPositionError(f"a side is 24 counts and a bar count from 0 to 15, not "
+                                   f"{points!r} and {bar!r}")
+    parts = [f"bar:{bar_count}"] if bar_count else []
+    parts += [f"{p}:{counts[p - 1]}" for p in range(24, 0, -1) if counts[p - 1]]
     return ",".join(parts) or "-"
 
 
 def parse_side(text: str, who: str) -> Tuple[Board, int]:
     """``'bar:1,24:2,...'`` → (24 counts in own numbering, bar count)."""
+    if not isinstance(text, str) or not isinstance(who, str):
+        raise InvalidPositionError(f"a side is read from a str, not {text!r}")
     points = [0] * 24
     bar = 0
     if text == "-":
@@ -114,6 +125,7 @@ def parse_side(text: str, who: str) -> Tuple[Board, int]:
 
 
 def format_position(position: PackedPosition) -> str:
+    _check_position(position)
     return " ".join((format_rules(position.rules), position.turn[0],
                      format_side(position.white_points, position.white_bar),
                      format_side(position.black_points, position.black_bar)))
@@ -139,14 +151,22 @@ def parse_position(text: object) -> Tuple[Rules, str, Board, int, Board, int]:
 # --------------------------------------------------------------------------- turns
 
 def format_point(point: int) -> str:
-    return "bar" if point == 25 else "off" if point == 0 else str(point)
+    number = integer(point)
+    if number is None or not 0 <= number <= 25:
+        raise FastNardyError(f"a point is an int from 0 (off) to 25 (bar), not {point!r}")
+    return "bar" if number == 25 else "off" if number == 0 else str(number)
 
 
 def format_step(step: Sequence[int]) -> str:
+    """(src, dst, hit) → ``'13/7*'``."""
+    if not isinstance(step, tuple) or len(step) != 3 or not isinstance(step[2], (bool, int)):
+        raise FastNardyError(f"a step is a tuple (src, dst, hit), not {step!r}")
     return f"{format_point(step[0])}/{format_point(step[1])}{'*' if step[2] else ''}"
 
 
 def format_steps(steps: Sequence[Sequence[int]]) -> str:
+    if not isinstance(steps, (list, tuple)):
+        raise FastNardyError(f"steps are a list or tuple of (src, dst, hit), not {steps!r}")
     return " ".join(format_step(s) for s in steps) if steps else PASS
 
 
@@ -163,6 +183,8 @@ def _read_point(text: str, notation: str) -> int:
 
 def parse_turn(notation: str) -> List[Tuple[int, int]]:
     """Turn notation → list of (src, dst) in the mover's numbering."""
+    if not isinstance(notation, str):
+        raise IllegalTurnError("T1", f"turn notation is a str, not {type(notation).__name__}")
     text = notation.strip().lower()
     if text in (PASS, "-", "", "(no play)"):
         return []
@@ -185,6 +207,11 @@ def parse_turn(notation: str) -> List[Tuple[int, int]]:
 
 # --------------------------------------------------------------------------- the board
 
+def _check_position(position: object) -> None:
+    if not isinstance(position, PackedPosition):
+        raise InvalidPositionError(f"a Position is needed, not {position!r}")
+
+
 def _variants_text(rules: Rules) -> str:
     variants = format_rules(rules)[len(rules.game):]
     return f" {variants}" if variants else ""
@@ -201,6 +228,7 @@ def _cell(white: int, black: int) -> str:
 def draw_board(position: PackedPosition) -> str:
     """An ASCII board in board coordinates (white's numbering), points 13-24 above, 12-1
     below, with the side to move, bars and borne-off checkers."""
+    _check_position(position)
     game = 0 if position.rules.game == "long" else 1
     white = position.white_points
     black_on = [0] * 25

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from . import notation
 from . import reference as ref
-from ._kernel import PackedTurn
+from ._kernel import PackedPosition, PackedTurn
 from .backend import StepTuple
-from .errors import IllegalTurnError, integer
+from .errors import IllegalTurnError, InvalidPositionError, integer
 
 if TYPE_CHECKING:
     from .position import Position, Turn
@@ -26,6 +26,11 @@ Roll = Tuple[int, int]
 Pair = Tuple[int, int]  # (src, dst) of a step as given, mover's numbering
 
 _DICE_WORDS = {1: "one die", 2: "both dice", 3: "three dice", 4: "all four dice"}
+
+
+def _check_position(position: object) -> None:
+    if not isinstance(position, PackedPosition):
+        raise InvalidPositionError(f"a Position is needed, not {position!r}")
 
 
 def _as_steps(turn: object) -> List[Pair]:
@@ -174,6 +179,7 @@ def _whole_turn_problem(rules: ref.Rules, start: ref.State, dice: Roll, end: ref
 def check_played(position: Position, dice: Roll,
                  turn: object) -> Tuple[Turn, Tuple[StepTuple, ...]]:
     """See :meth:`fastnardy.Position.check_played`: the legal Turn and the steps as played."""
+    _check_position(position)
     found, played = _match(position, dice, _as_steps(turn))
     if isinstance(turn, PackedTurn) and turn != found:
         raise IllegalTurnError("T1", f"the Turn {turn} leads to a position that is not this "
@@ -202,6 +208,7 @@ def _match(position: Position, dice: Roll,
 def play(position: Position, turn: object, dice: Optional[Roll]) -> Turn:
     """See :meth:`fastnardy.Position.play`: the legal Turn that ``turn`` is, for ``dice`` or
     else for some roll."""
+    _check_position(position)
     if dice is not None:
         return check_played(position, dice, turn)[0]
     _as_steps(turn)  # unreadable notation is the same error for every roll: raise it once
