@@ -132,7 +132,7 @@ ctypedef struct nb_tt:
     # keeps the deepest subtree seen, slot 1 the most recent. Threads share it: each bucket
     # is read and written under its own lock bit.
     nb_tt_entry* e
-    uint64_t mask       # number of buckets - 1
+    uint64_t buckets    # number of buckets (any number: a key's bucket is by multiply-shift)
     uint64_t probes     # totals over the calls that used the table
     uint64_t hits
     uint64_t stores

@@ -846,7 +846,8 @@ cdef inline uint64_t tt_meta(const nb_rules* r, int depth, int weighted) noexcep
 
 
 cdef inline nb_tt_entry* tt_bucket(nb_tt* tt, uint64_t lo, uint64_t hi, uint64_t meta) noexcept nogil:
-    return &tt.e[2 * (hkey(lo ^ (meta * <uint64_t>0x9E3779B97F4A7C15), hi) & tt.mask)]
+    cdef nb_count h = hkey(lo ^ (meta * <uint64_t>0x9E3779B97F4A7C15), hi)
+    return &tt.e[2 * <uint64_t>((h * tt.buckets) >> 64)]  # the hash's high bits pick it
 
 
 cdef inline void count_key(const nb_rules* r, const nb_board* b, uint64_t* lo, uint64_t* hi,
@@ -1753,7 +1754,7 @@ cdef class PerftTable:
     """An exact transposition table for perft, bounded to ``mb`` megabytes: subtree counts
     keyed by the full 128-bit position key, the remaining depth, ``weighted`` and the rules,
     so a hit is always the exact count (no lossy key). Buckets of two 40-byte entries
-    (128-bit counts): slot 0 keeps the deepest subtree that hashed there (the most work saved),
+    (128-bit counts), as many as fit in ``mb``: slot 0 keeps the deepest subtree that hashed there (the most work saved),
     slot 1 the most recent. A table may serve many perft calls (its counts stay valid), at
     the same time too: threads share it, each bucket read and written under its own lock."""
 
@@ -1761,16 +1762,15 @@ cdef class PerftTable:
     cdef readonly double mb
 
     def __cinit__(self, mb):
-        cdef uint64_t buckets = 1
+        cdef uint64_t buckets
         self.tt.e = NULL
         if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 1 <= mb <= 1 << 20:
             raise FastNardyError(f"a perft table needs 1 to 1048576 MB, not {mb!r}")
-        while buckets * 4 * sizeof(nb_tt_entry) <= <uint64_t>(mb * 1048576):
-            buckets *= 2
+        buckets = <uint64_t>(mb * 1048576) // (2 * sizeof(nb_tt_entry))
         self.tt.e = <nb_tt_entry*>calloc(buckets * 2, sizeof(nb_tt_entry))
         if self.tt.e == NULL:
             raise ResourceLimitError(f"cannot allocate a perft table of {mb} MB")
-        self.tt.mask = buckets - 1
+        self.tt.buckets = buckets
         self.mb = buckets * 2 * sizeof(nb_tt_entry) / 1048576.0
 
     def __dealloc__(self):
