@@ -75,3 +75,14 @@ def test_T5_the_kernel_refuses_a_count_it_cannot_hold():
     with pytest.raises(CountOverflowError, match="2\\*\\*128"):
         _kernel.perft_count(TINY.rules.code, me, me_bar, opp, opp_bar, 35, False, table)
     assert issubclass(CountOverflowError, ValueError)
+
+
+def test_T5_a_dask_cluster_gives_the_exact_count_past_2_64_and_2_128():
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
+                                      "(pip install 'dask[distributed]')")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executor = client.get_executor()
+        assert perft(TINY, 20, tt_mb=16, executor=executor) == exact(TINY, 20, False)
+        assert perft(TINY, 35, tt_mb=16, executor=executor) == exact(TINY, 35, False)
