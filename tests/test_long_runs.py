@@ -175,6 +175,9 @@ def test_the_command_line_resumes_a_checkpoint(tmp_path):
                            env=ENV, timeout=300)
     assert other.returncode == 2 and other.stderr.startswith("error: the checkpoint")
     assert other.stderr.count("\n") == 1
+    divide = subprocess.run(args + ["--divide"], capture_output=True, text=True, env=ENV,
+                            timeout=300)
+    assert divide.returncode == 2 and divide.stderr.count("\n") == 1
 
 
 # --------------------------------------------------------------------------- files

@@ -324,6 +324,8 @@ def _run_perft(args: argparse.Namespace) -> int:
     backend = args.backend or _backend.DEFAULT_BACKEND
     header = {"position": position.to_string(), "weighted": args.weighted, "backend": backend}
     if args.divide:
+        if args.checkpoint is not None:
+            raise FastNardyError("--checkpoint keeps a count's subtasks; --divide has none")
         return _perft_divide(args, position, header)
     depths = [depth] if args.only or depth == 0 else list(range(1, depth + 1))
     if not args.json:
