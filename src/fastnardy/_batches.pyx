@@ -10,7 +10,7 @@ from cpython.buffer cimport PyBuffer_FillInfo
 from fastnardy._packed cimport (field, mir, nb_board, nb_board_from_key, nb_build, nb_check_key,
                                 nb_entry, nb_key_to_row, nb_rules, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
-                                 nb_ctx, nb_generate, nb_tick)
+                                 NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _game_of, _key_of, _parse_code,
                               _parse_side)
 
@@ -206,7 +206,7 @@ def count_turns_batch(code, boards, dice):
                 if err:
                     bad = i
                     break
-                ov[i] = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], 0)
+                ov[i] = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], NB_COUNT)
                 if nb_tick(c):
                     break
         ctx_raise_if_stopped(c)
@@ -267,7 +267,7 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
                     ri = 0
                     for d1 in range(1, 7):
                         for d2 in range(d1, 7):
-                            k = nb_generate(c, &r, &b, d2, d1, 1)
+                            k = nb_generate(c, &r, &b, d2, d1, NB_ORDER)
                             full = out_emit(&o, c, k, i, ri, r.game)
                             if full:
                                 break
@@ -276,7 +276,7 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
                         if full:
                             break
                 else:
-                    k = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], 1)
+                    k = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], NB_ORDER)
                     full = out_emit(&o, c, k, i, 0, r.game)
                 if full or nb_tick(c):
                     break
@@ -406,7 +406,7 @@ cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, u
         d1 = 1 + rng_below(&g, 6)
         d2 = 1 + rng_below(&g, 6)
     while True:
-        n = nb_generate(c, r, &b, d1, d2, 1)
+        n = nb_generate(c, r, &b, d1, d2, NB_ORDER)
         if n == 0:  # only a position outside T7 has no candidate at all
             t = max_turns
         elif policy[side] == 0 or n == 1:

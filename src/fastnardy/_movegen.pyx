@@ -444,7 +444,13 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                         t = nb_hibit(T)
                         T ^= 1u << t
                         if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
-                            s_append(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
+                            if c.count_only:  # a full turn: only the number is wanted
+                                if c.best < 2:
+                                    c.best = 2
+                                    c.n = 0
+                                c.n += 1
+                            else:
+                                s_append(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
                     continue
                 g_record(c, nb, 1, used_big, seq1)
                 while T:
@@ -467,6 +473,16 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
         return
     S = sources(c, b, c.d0) & ((2u << last) - 1)
     if depth == 3:  # the fourth step: leaves, no boards
+        if c.count_only:  # the number of full turns, no entries (all use the four dice)
+            while S:
+                p = nb_hibit(S)
+                S ^= 1u << p
+                if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
+                    if c.best < 4:
+                        c.best = 4
+                        c.n = 0
+                    c.n += 1
+            return
         while S:
             p = nb_hibit(S)
             S ^= 1u << p
@@ -560,8 +576,10 @@ cdef uint32_t forbidden_blocks(const nb_rules* r, const nb_board* b) noexcept no
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil:
     """The legal turns of `root` for the roll: c.out[0 .. return value) (keys, and with
-    want_order the entries sorted by their T2 representative). 0 means game over (T4), or
-    no candidate at all (turn_end with an L6-invalid root)."""
+    want_order NB_ORDER the entries sorted by their T2 representative); with NB_COUNT only
+    their number is wanted, and the entries of the full turns of a double may be left
+    unwritten. 0 means game over (T4), or no candidate at all (turn_end with an L6-invalid
+    root)."""
     cdef int i, k, p, first, limit, d, ok
     if root.m[0] >= 15 or root.o[0] >= 15:  # T4
         c.n = 0
@@ -570,6 +588,7 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
     c.d1 = die2 if die1 >= die2 else die1
     c.dbl = die1 == die2
     c.full = 4 if c.dbl else 2
+    c.count_only = want_order == NB_COUNT
     c.is_short = r.game
     c.hh_forbid = r.game == 1 and r.hit_and_hide == 1
     c.F = 0
@@ -625,7 +644,7 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                     c.out[k] = c.out[i]
                     k += 1
             c.n = k
-    if want_order and c.n > 1:
+    if want_order == NB_ORDER and c.n > 1:
         sort_entries(c.out, c.n)
     return c.n
 
