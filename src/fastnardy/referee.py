@@ -261,11 +261,16 @@ def play(position: PackedPosition, turn: object, dice: Optional[Roll]) -> Packed
         return check_played(position, dice, turn)[0]
     _as_steps(turn)  # unreadable notation is the same error for every roll: raise it once
     errors = []
+    unwritten: List[NotationError] = []
     for roll in ALL_ROLLS:
         try:
             return check_played(position, roll, turn)[0]
         except IllegalTurnError as exc:
             errors.append(exc)
+        except NotationError as exc:  # a hit on the way with this roll's dice: another roll
+            unwritten.append(exc)     # may play the move as written (bar/22* for 3, not 2-1)
+    if unwritten:
+        raise unwritten[0]
     # the most telling refusal: the one that got furthest through the steps (a whole-turn
     # reason, with no step, furthest of all), preferring a rule over a die mismatch
     raise max(errors, key=lambda e: (e.step or 5, e.rule not in ("L4", "S4")))
