@@ -3,7 +3,7 @@ serial, on two threads (with and without a table) and on a two-process pool; the
 the signal to the KeyboardInterrupt and to the last worker thread's end, median and max over
 the rounds (wall-clock: this is what a person waits).
 
-    PYTHONPATH=src python bench/interrupt_latency.py [--rounds N]
+    python bench/interrupt_latency.py [--rounds N]
 
 The tests check only a generous bound (tests/test_long_runs.py); this measures.
 """
