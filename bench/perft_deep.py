@@ -1,10 +1,11 @@
 """Run every entry of tests/data/*.perft (the deep, slow ones included) on the kernel and
 print count, time and nodes per second; exit 1 on any mismatch.
 
-    python bench/perft_deep.py [--max-depth N] [--workers N] [--tt-mb MB]
+    python bench/perft_deep.py [--max-depth N] [--workers N] [--tt-mb MB] [--checkpoints DIR]
 
 The records (long perft(6), short perft(4)) need --workers and --tt-mb to finish in minutes:
-``--workers 2 --tt-mb 8192`` on the project's 2-core machine.
+``--workers 2 --tt-mb 8192`` on the project's 2-core machine. With ``--checkpoints DIR`` each
+count keeps its finished subtasks in DIR, so a run interrupted or killed resumes there.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def main(argv=None) -> int:
     parser.add_argument("--max-depth", type=int, default=99)
     parser.add_argument("--workers", type=int, default=None, help="split each count on N threads")
     parser.add_argument("--tt-mb", type=int, default=None, help="an exact transposition table")
+    parser.add_argument("--checkpoints", type=Path, default=None, metavar="DIR",
+                        help="keep each count's finished subtasks in DIR (resumable)")
     args = parser.parse_args(argv)
     failures = 0
     for path in sorted(DATA.glob("*.perft")):
@@ -32,8 +35,10 @@ def main(argv=None) -> int:
             if entry.depth > args.max_depth:
                 continue
             start = time.perf_counter()
+            checkpoint = (None if args.checkpoints is None else
+                          args.checkpoints / f"{path.stem}-{entry.id}-d{entry.depth}.json")
             count = perft(Position.from_string(entry.position), entry.depth, backend="kernel",
-                          workers=args.workers, tt_mb=args.tt_mb)
+                          workers=args.workers, tt_mb=args.tt_mb, checkpoint=checkpoint)
             seconds = time.perf_counter() - start
             ok = count == entry.count
             failures += not ok

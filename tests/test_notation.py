@@ -117,6 +117,16 @@ def test_a_hit_on_the_way_must_be_written_S3_T1(backend):
     assert illegal.value.rule == "S3"
 
 
+def test_a_turn_without_its_roll_is_found_past_a_roll_that_would_hit_on_the_way_S3_T1(backend):
+    """Position.play with no dice tries the rolls: bar/22* over 2-1 would hit the blot on 23
+    unwritten (NotationError for that roll), but 3-1 plays it as written."""
+    position = Position.from_string("short w bar:1,1:14 bar:1,4:1,3:1,2:1,1:11")
+    turn = next(t for t in position.legal_turns((1, 3)) if str(t) == "bar/22* 22/21*")
+    assert position.play("bar/22* 22/21*") == turn.position
+    with pytest.raises(fastnardy.NotationError, match="^T1: bar/22 would hit a blot"):
+        position.check_turn((1, 2), "bar/22")
+
+
 def test_a_move_no_die_nor_dice_span_is_illegal_S4(backend):
     with pytest.raises(fastnardy.IllegalTurnError, match="^S4: no die left in the roll 6-5, alone or with others,") as caught:
         Position.start("short").check_turn((6, 5), "24/14")

@@ -43,21 +43,21 @@ from fastnardy.search import MoveFilter, evaluator
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
            "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
-           "fastnardy.search")
+           "fastnardy.search", "fastnardy.notation", "fastnardy.referee")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
 NOT_WALKED = {
-    "fastnardy.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel "
-                           "(test_openspiel checks its actions and chance outcomes)",
+    "fastnardy.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel with its own "
+                           "values (test_openspiel checks its actions and chance outcomes); "
+                           "what a caller builds, the games and states, is walked by "
+                           "test_openspiel_constructors_raise_only_documented_errors",
     "fastnardy.__main__": "the command line: its bad input is exit status 2 (test_cli)",
     "fastnardy.play": "the CLI's play command (policies, a terminal loop on stdin)",
     "fastnardy.benchmark": "the CLI's bench command (timings)",
     "fastnardy.reference": "the reference's machinery in the mover's frame (test_differential); "
                            "its two documented functions are in EXTRA",
-    "fastnardy.notation": "helpers of Position's text forms, which are walked",
     "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
-    "fastnardy.referee": "the helpers of Position.check_turn, check_played and play, walked",
     "fastnardy.backend": "backend selection, walked through every backend= argument",
     "fastnardy.samples": "random positions for the tests and benchmarks (a random.Random and a "
                          "rules code in; bench/differential.py and tests/strategies.py use it)",
@@ -120,11 +120,14 @@ VALID: Dict[str, List[Any]] = {
     "flipped": [False], "numbering": ["white", "mover"], "value": [(6, 5)],
     "n_games": [0, 3], "policy": ["random", ("greedy", "random")], "max_turns": [40],
     "roll": [(6, 5), (1, 1)], "format": ["string", "gnubg"], "timeout": [5, 0.5],
-    "steps": [None, "24/18 18/13"],
+    "steps": [None, "24/18 18/13", ((24, 18, False), (18, 13, False)), ()],
     "evaluate": [evaluator(lambda inputs: inputs[:, 0] - inputs[:, 25], "rows"),
                  evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
     "filter": [None, MoveFilter(2, 0.1)],
+    "checkpoint": [None], "points": [START.white_points], "bar": [0, 1], "who": ["white"],
+    "point": [0, 7, 25], "step": [(24, 18, False), (13, 7, True)],
+    "notation": ["24/18 18/13", "pass"],
 }
 
 
@@ -289,8 +292,15 @@ def _deep_search(value: Any) -> bool:
         return False
 
 
+def _a_file_name(value: Any) -> bool:
+    """Text that would name a file: perft's checkpoint would write it (the walk's right
+    checkpoint is None; tests/test_long_runs.py checks the files)."""
+    return isinstance(value, str)
+
+
 def _argument(name: str) -> st.SearchStrategy[Any]:
-    long_work = {"depth": _long_depth, "n_games": _many_games, "plies": _deep_search}.get(name)
+    long_work = {"depth": _long_depth, "n_games": _many_games, "plies": _deep_search,
+                 "checkpoint": _a_file_name}.get(name)
     garbage = GARBAGE.filter(lambda v: not long_work(v)) if long_work else GARBAGE
     return st.sampled_from(VALID[name]) | garbage if name in VALID else garbage
 
@@ -338,7 +348,9 @@ def test_the_walk_covers_the_public_surface() -> None:
                      "fastnardy.perft", "fastnardy.perft_divide",
                      "fastnardy.rulebook.describe", "fastnardy.reference.perft",
                      "fastnardy.search.best_turn", "fastnardy.search.expectimax",
-                     "fastnardy.search.evaluator"):
+                     "fastnardy.search.evaluator",
+                     "fastnardy.notation.parse_turn", "fastnardy.notation.format_steps",
+                     "fastnardy.referee.play", "fastnardy.referee.check_played"):
         assert expected in names, expected
     assert set(OTHER_ERRORS) <= names  # every exception to the rule names a walked callable
     assert all(p.name in CALLBACKS for e in SURFACE for p in e.params
@@ -357,3 +369,26 @@ def test_every_module_is_walked_or_named() -> None:
                    if (isinstance(value, type) or inspect.isfunction(value))
                    and id(value) not in WALKED]
         assert not missing, (info.name, missing)
+
+
+def test_openspiel_constructors_raise_only_documented_errors() -> None:
+    """The games and states a caller builds refuse garbage with FastNardyError; none kills
+    the interpreter (NardyState(None) did, through pyspiel)."""
+    openspiel = pytest.importorskip("fastnardy.openspiel", exc_type=ImportError)
+    garbage = [None, object(), "long", 3, 2.5, np.array([[6, 5]]), [1, 2], {"max_turns": "x"},
+               {"max_turns": -1}, {"unknown": 1}, {"max_turns": np.array([5])}]
+    for make in (openspiel.LongNardyGame, openspiel.ShortNardyGame, openspiel.NardyState):
+        for value in garbage:
+            try:
+                make(value)
+            except FastNardyError:
+                pass
+    game = openspiel.LongNardyGame()
+    state = openspiel.NardyState(game)
+    assert state.is_chance_node()
+    for value in garbage:
+        for call in (state.apply_action, state.action_to_string, state.legal_actions):
+            try:
+                call(value)
+            except (FastNardyError, TypeError):  # pyspiel's own signature check: TypeError
+                pass

@@ -1,6 +1,7 @@
 """Threads and signals: the kernel is re-entrant from finalizers, threads give the serial
-results, kernel calls release the GIL, and Ctrl-C stops a long kernel call and the command
-line. (Moved from test_search_path.py.)"""
+results, kernel calls release the GIL, and Ctrl-C stops a long kernel call (the command line's
+Ctrl-C, on worker threads and processes too, is tests/test_long_runs.py's). (Moved from
+test_search_path.py.)"""
 
 from __future__ import annotations
 
@@ -106,21 +107,19 @@ def test_kernel_calls_release_the_gil():
     finally:
         done.set()
         ticker.join()
-    gaps = np.diff([t for t in ticks if t >= start]) if len(ticks) > 2 else np.array([elapsed])
-    assert gaps.max() < max(0.5, elapsed / 2), "the ticker thread was starved: GIL held"
+    during = [t for t in ticks if start <= t <= start + elapsed]
+    # with the GIL held the ticker would not run at all during the call (no time bound: a
+    # loaded machine slows both alike)
+    assert len(during) >= 10, "the ticker thread was starved: GIL held"
 
 
 # ----------------------------------------------------------------- Ctrl-C
 
-def _default_sigint() -> None:
-    """Ctrl-C as Python handles it by default. A process started in the background of a
-    non-interactive shell (as a CI job may be) inherits SIGINT ignored, and Python then
-    leaves it ignored; this puts it back, here or in a child before it starts Python."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize("call", ["perft", "count_turns", "chance_expand"])
 def test_a_long_kernel_call_stops_on_keyboard_interrupt(call):
+    """A real SIGINT (as Ctrl-C sends) during the call: KeyboardInterrupt from the call
+    itself, not from after it. No wall-clock bound but a generous one (the latency is
+    bench/interrupt_latency.py's)."""
     long_start = Position.start("long")
     rows = np.tile(batch.encode(_SAMPLE), (600_000, 1))  # about a second of work
     work = {
@@ -128,37 +127,20 @@ def test_a_long_kernel_call_stops_on_keyboard_interrupt(call):
         "count_turns": lambda: batch.count_turns("short", rows, (6, 6)),
         "chance_expand": lambda: batch.chance_expand("short", rows[:300_000], keys=True),
     }[call]
-    main = threading.main_thread().ident  # a real SIGINT, as Ctrl-C sends (it wakes sleep)
+    main = threading.main_thread().ident
     timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    start = time.perf_counter()
+    finished = False
+    start = time.monotonic()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             work()
-            time.sleep(5)  # finished before the interrupt: let it arrive (then the test fails)
+            finished = True  # the call ignored the interrupt (or ended before it came)
+            time.sleep(30)
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
-    assert time.perf_counter() - start < 0.3 + 0.5
+    assert not finished and time.monotonic() - start < 10
     assert perft(long_start, 2) == 484  # the kernel still works afterwards
 
-
-def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130():
-    import os
-    import subprocess
-    import sys
-
-    process = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-                               preexec_fn=_default_sigint)
-    try:
-        time.sleep(2.0)  # started, inside perft(6), which takes minutes
-        sent = time.perf_counter()
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert time.perf_counter() - sent < 1.5
-    assert process.returncode == 130 and err == "interrupted\n" and "Traceback" not in out

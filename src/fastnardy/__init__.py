@@ -20,9 +20,9 @@ from . import backend as _backend
 _backend.get("kernel")
 
 from .basics import ALL_ROLLS
-from .errors import (EngineError, FastNardyError, IllegalTurnError, InvalidDiceError,
-                     InvalidPositionError, InvalidRecordError, InvalidRulesError, NotationError,
-                     ResourceLimitError)
+from .errors import (CountOverflowError, EngineError, FastNardyError, IllegalTurnError,
+                     InvalidDiceError, InvalidPositionError, InvalidRecordError,
+                     InvalidRulesError, NotationError, ResourceLimitError)
 from .counting import perft, perft_divide
 from .game import Game
 from .inputs import features
@@ -57,8 +57,9 @@ for _old, _new in (("perft", "counting"), ("features", "inputs")):
                                                         f"{__name__}.{_new}")
 
 __all__ = [
-    "ALL_ROLLS", "EngineError", "FastNardyError", "Game", "IllegalTurnError",
-    "InvalidDiceError", "InvalidPositionError", "InvalidRecordError", "InvalidRulesError",
-    "LegalTurns", "NotationError", "Outcome", "PlayedTurn", "Position", "ResourceLimitError",
-    "Rules", "Step", "Turn", "features", "perft", "perft_divide", "simulate",
+    "ALL_ROLLS", "CountOverflowError", "EngineError", "FastNardyError", "Game",
+    "IllegalTurnError", "InvalidDiceError", "InvalidPositionError", "InvalidRecordError",
+    "InvalidRulesError", "LegalTurns", "NotationError", "Outcome", "PlayedTurn", "Position",
+    "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft", "perft_divide",
+    "simulate",
 ]

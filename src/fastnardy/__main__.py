@@ -1,6 +1,7 @@
 """Command line: ``fastnardy perft long 4`` (or ``python -m fastnardy perft long 4``) and friends.
 
     fastnardy perft {long,short,POSITION} DEPTH [--weighted] [--divide] [--roll R] [--only]
+                    [--json] [--workers N] [--tt-mb MB] [--checkpoint FILE]
     fastnardy turns POSITION {DICE,all} [--json]
     fastnardy check POSITION DICE TURN [--json]
     fastnardy board POSITION [--svg FILE] [--png FILE] [--flipped] [--highlight TURN] [--json]
@@ -18,8 +19,9 @@ an option adds one it does not name, and an option that contradicts it, or that 
 the other game, is an error.
 
 Exit status: 0 done; 1 an illegal turn (check, check-game) or a difference (crosscheck); 2
-bad input or an engine failure, with one line
-``error: ...`` on stderr; 130 Ctrl-C (one line ``interrupted``); 141 stdout closed early
+bad input, an engine failure, a file that cannot be read or written (the old file is left
+whole) or a stdout that cannot be written (full disk), with one line ``error: ...`` on
+stderr; 130 Ctrl-C (one line ``interrupted``), on worker threads too; 141 stdout closed early
 (``| head``), as for a process that SIGPIPE ends.
 """
 
@@ -35,7 +37,8 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, Tuple
 
-from . import ALL_ROLLS, Game, Position, Rules, Turn, __version__, perft, perft_divide, rulebook
+from . import (ALL_ROLLS, Game, Position, Rules, Turn, __version__, _files, perft, perft_divide,
+               rulebook)
 from . import backend as _backend
 from .basics import Roll
 from .counting import PerftProgress
@@ -172,6 +175,10 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     counting.add_argument("--tt-mb", type=_positive, metavar="MB", dest="tt_mb",
                           help="an exact transposition table of MB megabytes per thread or "
                                "process (the hit rate is reported)")
+    counting.add_argument("--checkpoint", metavar="FILE",
+                          help="keep the finished subtasks of the DEPTH count in FILE, so that "
+                               "a run interrupted (Ctrl-C) or killed resumes where it stopped "
+                               "when started again with the same FILE")
     counting.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                           help="a progress line over the subtasks on stderr (default: when "
                                "stderr is a terminal)")
@@ -381,6 +388,9 @@ def _run_perft(args: argparse.Namespace) -> int:
         if args.dask is not None:
             raise FastNardyError("--roll runs here (serial or --workers), not on --dask")
         header["roll"] = sorted(args.roll, reverse=True)
+    if args.checkpoint is not None and (args.divide or args.roll is not None):
+        raise FastNardyError("--checkpoint keeps a count's subtasks; --divide and --roll "
+                             "have none")
     if args.divide:
         return _perft_divide(args, position, header)
     depths = [depth] if args.only or depth == 0 else list(range(1, depth + 1))
@@ -392,7 +402,7 @@ def _run_perft(args: argparse.Namespace) -> int:
         raise FastNardyError("give --workers or --dask, not both")
     for each in depths:
         start = time.perf_counter()
-        count, note = _count(args, position, each)
+        count, note = _count(args, position, each, args.checkpoint if each == depth else None)
         seconds = time.perf_counter() - start
         rate = count / seconds if seconds else 0.0
         results.append({"depth": each, "count": count, "seconds": round(seconds, 6),
@@ -405,7 +415,8 @@ def _run_perft(args: argparse.Namespace) -> int:
     return 0
 
 
-def _count(args: argparse.Namespace, position: Position, depth: int) -> Tuple[int, str]:
+def _count(args: argparse.Namespace, position: Position, depth: int,
+           checkpoint: Optional[str]) -> Tuple[int, str]:
     """One perft count with the counting options, and a note on the table's hit rate."""
     shown = args.progress if args.progress is not None else sys.stderr.isatty()
     last: List[PerftProgress] = []
@@ -424,10 +435,11 @@ def _count(args: argparse.Namespace, position: Position, depth: int) -> Tuple[in
                               workers=args.workers, tt_mb=args.tt_mb, rolls=[args.roll])
         count = sum(each for turns in divide.values() for _, each in turns)
     elif args.dask is not None:
-        count = _count_on_dask(args, position, depth, progress)
+        count = _count_on_dask(args, position, depth, progress, checkpoint)
     else:
         count = perft(position, depth, weighted=args.weighted, backend=args.backend,
-                      workers=args.workers, tt_mb=args.tt_mb, progress=progress)
+                      workers=args.workers, tt_mb=args.tt_mb, progress=progress,
+                      checkpoint=checkpoint)
     if shown and last and last[0].total > 1:
         print(file=sys.stderr)
     note = ""
@@ -437,7 +449,8 @@ def _count(args: argparse.Namespace, position: Position, depth: int) -> Tuple[in
 
 
 def _count_on_dask(args: argparse.Namespace, position: Position, depth: int,
-                   progress: "Callable[[PerftProgress], None]") -> int:
+                   progress: "Callable[[PerftProgress], None]",
+                   checkpoint: Optional[str]) -> int:
     try:
         import distributed
     except ImportError:
@@ -449,7 +462,8 @@ def _count_on_dask(args: argparse.Namespace, position: Position, depth: int,
         raise FastNardyError(f"cannot reach the Dask scheduler at {args.dask}: {exc}") from None
     with client:
         return perft(position, depth, weighted=args.weighted, backend=args.backend,
-                     executor=client.get_executor(), tt_mb=args.tt_mb, progress=progress)
+                     executor=client.get_executor(), tt_mb=args.tt_mb, progress=progress,
+                     checkpoint=checkpoint)
 
 
 def _perft_divide(args: argparse.Namespace, position: Position,
@@ -561,10 +575,8 @@ def _pictures(args: argparse.Namespace, position: Position) -> List[Tuple[str, b
 
 
 def _write_file(path: str, content: bytes) -> None:
-    try:
-        Path(path).write_bytes(content)
-    except OSError as exc:
-        raise FastNardyError(f"cannot write {path}: {exc.strerror}") from None
+    """Write a file whole, or leave the old one as it was (FastNardyError: exit 2)."""
+    _files.write_whole(path, content)
 
 
 def _run_play(args: argparse.Namespace) -> int:
@@ -624,9 +636,8 @@ def _check_game(files: List[str]) -> int:
     status = 0
     for path in files:
         try:
-            with open(path, encoding="utf-8") as handle:
-                records = read_games(handle.read(), path)
-        except (OSError, UnicodeDecodeError, FastNardyError) as exc:
+            records = read_games(_files.read_text(path), path)
+        except (OSError, FastNardyError) as exc:
             print(f"{path}: error: {exc}", file=sys.stderr)
             status = 2
             continue
@@ -687,11 +698,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        # `fastnardy turns ... | head -3`: point stdout at devnull so that Python's last flush
-        # does not fail again, and exit as a process that SIGPIPE ends (128 + 13)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # `fastnardy turns ... | head -3`: exit as a process that SIGPIPE ends (128 + 13)
+        _drop_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as exc:  # stdout on a full disk (/dev/full), a file system gone away
+        _drop_stdout()
+        print(f"error: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _drop_stdout() -> None:
+    """Point stdout at devnull, so that Python's last flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -88,16 +88,27 @@ class PerftTable:
     @property
     def hit_rate(self) -> float: ...
 
+@disjoint_base
+class PerftStop:
+    """A flag that stops the perft_count calls given it, in any thread."""
+    def set(self) -> None: ...
+    def is_set(self) -> bool: ...
+    def __reduce_cython__(self) -> Any: ...  # Cython's pickling (a copy of the flag)
+    def __setstate_cython__(self, __pyx_state: Any) -> None: ...
+
 @overload
 def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
                 opp_bar: SupportsIndex, depth: SupportsIndex, weighted: bool = False,
-                table: Optional[PerftTable] = None, stats: Literal[False] = False) -> int:
-    """T5 perft from the position, `me` to move. No GIL; Ctrl-C stops it."""
+                table: Optional[PerftTable] = None, stats: Literal[False] = False,
+                stop: Optional[PerftStop] = None) -> int:
+    """T5 perft from the position, `me` to move, exact (CountOverflowError past
+    2**128 - 1). No GIL; Ctrl-C or ``stop`` stops it."""
     ...
 @overload
 def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
                 opp_bar: SupportsIndex, depth: SupportsIndex, weighted: bool,
-                table: Optional[PerftTable], stats: Literal[True]) -> Tuple[int, int, int]:
+                table: Optional[PerftTable], stats: Literal[True],
+                stop: Optional[PerftStop] = None) -> Tuple[int, int, int]:
     """(count, table probes, table hits) of this call."""
     ...
 

@@ -12,7 +12,8 @@ hold the code, one concern each (a ``.pyx`` with the ``.pxd`` that the others ci
     _movegen      the nogil generator of legal turns (T1, T2), its contexts and their pool,
                   the polling of signals (Ctrl-C)
     _args         the checks of every entry point's arguments (codes, counts, dice, keys)
-    _perftcount   perft (T5) and its exact transposition table (PerftTable)
+    _perftcount   perft (T5) with 128-bit checked counts, its exact transposition table
+                  (PerftTable) and the flag that stops it from another thread (PerftStop)
     _batches      batch counts and expansions, pack / unpack / swap_key, self-play
     _values       the compiled values (PackedPosition, PackedTurn, LegalTurns) and the
                   contract's results (enumerate_turns, enumerate_packed, count_turns)
@@ -24,7 +25,7 @@ were made before the split: both stay importable from here.
 from fastnardy._packed import KEY_DTYPE
 from fastnardy._movegen import _set_fast_paths
 from fastnardy._args import dice_pair
-from fastnardy._perftcount import PerftTable, perft_count
+from fastnardy._perftcount import PerftStop, PerftTable, perft_count
 from fastnardy._batches import (_Memory, chance_batch, count_turns_batch, expand_batch, pack,
                                 simulate_games, swap_key, unpack)
 from fastnardy._values import (LegalTurns, PackedPosition, PackedTurn, PackedTurns,

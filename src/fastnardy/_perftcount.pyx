@@ -1,6 +1,8 @@
 """fastnardy._perftcount -- perft (T5: the number of leaves of the tree of legal turns over
-all 21 rolls, or weighted by their 36 outcomes) without the GIL, with an optional exact
-transposition table of subtree counts that threads may share. Rule ids refer to RULES.md."""
+all 21 rolls, or weighted by their 36 outcomes) without the GIL, exact (128-bit sums, each
+checked: CountOverflowError past 2**128 - 1), with an optional exact transposition table of
+subtree counts that threads may share, and a stop flag (PerftStop) that any thread may set.
+Rule ids refer to RULES.md."""
 
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
@@ -14,7 +16,7 @@ from fastnardy._args cimport _parse_position
 
 from operator import index as _op_index
 
-from .errors import FastNardyError, ResourceLimitError
+from .errors import CountOverflowError, FastNardyError, ResourceLimitError
 
 cdef extern from *:
     """
@@ -39,7 +41,8 @@ cdef inline uint64_t tt_meta(const nb_rules* r, int depth, int weighted) noexcep
 
 
 cdef inline nb_tt_entry* tt_bucket(nb_tt* tt, uint64_t lo, uint64_t hi, uint64_t meta) noexcept nogil:
-    return &tt.e[2 * (hkey(lo ^ (meta * <uint64_t>0x9E3779B97F4A7C15), hi) & tt.mask)]
+    cdef nb_count h = hkey(lo ^ (meta * <uint64_t>0x9E3779B97F4A7C15), hi)
+    return &tt.e[2 * <uint64_t>((h * tt.buckets) >> 64)]  # the hash's high bits pick it
 
 
 cdef inline void count_key(const nb_rules* r, const nb_board* b, uint64_t* lo, uint64_t* hi,
@@ -70,7 +73,7 @@ cdef inline void count_key(const nb_rules* r, const nb_board* b, uint64_t* lo, u
 
 
 cdef void tt_store(nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
-                   uint64_t count) noexcept nogil:
+                   nb_count count) noexcept nogil:
     """Replacement, with the bucket's lock held (slot 0's lock bit stays set): a subtree at
     least as deep as slot 0's takes slot 0 (its old entry moves to slot 1); any other takes
     slot 1."""
@@ -82,17 +85,35 @@ cdef void tt_store(nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
         e = e + 1
     e.lo = lo
     e.hi = hi
-    e.count = count
+    e.count = <uint64_t>count
+    e.count_hi = <uint64_t>(count >> 64)
     e.meta = meta
 
 
-cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
-                                 int weighted, nb_entry** bufs, nb_tt* tt) noexcept nogil:
+cdef extern from *:
+    """
+    static inline int nb_count_add(nb_count* total, nb_count x, int twice) {
+        return (twice && __builtin_add_overflow(x, x, &x)) || __builtin_add_overflow(*total, x, total);
+    }
+    static inline void nb_halt(int* halt) { __atomic_store_n(halt, 1, __ATOMIC_RELAXED); }
+    static inline int nb_halted(const int* halt) {
+        return halt != NULL && __atomic_load_n(halt, __ATOMIC_RELAXED);
+    }
+    """
+    int nb_count_add(nb_count* total, nb_count x, int twice) noexcept nogil
+    int nb_halted(const int* halt) noexcept nogil
+    void nb_halt(int* halt) noexcept nogil
+
+
+cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
+                       int weighted, nb_entry** bufs, nb_tt* tt,
+                       const int* halt) noexcept nogil:
     """T5 perft; bufs[k] holds NB_MAX_TURNS + 1 entries for the children at remaining depth k;
     tt (or NULL) is an exact transposition table of subtree counts (key, depth, weighted,
-    rules). Returns 0 early when a signal stops the context (c.stop)."""
-    cdef unsigned long long total = 0, w
-    cdef int d1, d2, n, i
+    rules). Every sum is checked: past 2**128 - 1 it sets c.stop = 2. Returns 0 early when
+    the context stops (c.stop: a signal, the overflow, or *halt set by another thread)."""
+    cdef nb_count total = 0
+    cdef int d1, d2, n, i, twice
     cdef uint64_t lo, hi, meta = 0, klo = b.lo, khi = b.hi
     cdef nb_board kid
     cdef nb_tt_entry* e = NULL
@@ -107,25 +128,29 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
         nb_lock(&e[0].meta)
         for i in range(2):
             if (e[i].meta & ~NB_LOCK) == meta and e[i].lo == klo and e[i].hi == khi:
-                total = e[i].count
+                total = (<nb_count>e[i].count_hi << 64) | e[i].count
                 nb_unlock(&e[0].meta)
                 c.tt_hits += 1
                 return total
         nb_unlock(&e[0].meta)
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
-            w = 2 if (weighted and d1 != d2) else 1
+            twice = weighted and d1 != d2
             n = nb_generate(c, r, b, d2, d1, 0)
-            if nb_tick(c):
+            if nb_tick(c) or nb_halted(halt):
+                if not c.stop:
+                    c.stop = 1
                 return 0
             if depth == 1:
-                total += w * <unsigned long long>n
+                total += (1 + twice) * <nb_count>n  # at most 2 * 36 * NB_MAX_TURNS
                 continue
             memcpy(bufs[depth], c.out, n * sizeof(nb_entry))
             for i in range(n):
                 nb_swap_key(bufs[depth][i].lo, bufs[depth][i].hi, r.game, &lo, &hi)
                 nb_board_from_key(lo, hi, r.game, &kid)
-                total += w * nb_perft(c, r, &kid, depth - 1, weighted, bufs, tt)
+                if nb_count_add(&total, nb_perft(c, r, &kid, depth - 1, weighted, bufs, tt,
+                                                 halt), twice):
+                    c.stop = 2
                 if c.stop:
                     return 0
     if tt != NULL:
@@ -139,23 +164,22 @@ cdef unsigned long long nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b
 cdef class PerftTable:
     """An exact transposition table for perft, bounded to ``mb`` megabytes: subtree counts
     keyed by the full 128-bit position key, the remaining depth, ``weighted`` and the rules,
-    so a hit is always the exact count (no lossy key). Buckets of two 32-byte entries, one
-    cache line: slot 0 keeps the deepest subtree that hashed there (the most work saved),
-    slot 1 the most recent. A table may serve many perft calls (its counts stay valid), at
+    so a hit is always the exact count (no lossy key). Buckets of two 40-byte entries
+    (128-bit counts), as many as fit in ``mb``: slot 0 keeps the deepest subtree that hashed
+    there (the most work saved), slot 1 the most recent. A table may serve many perft calls (its counts stay valid), at
     the same time too: threads share it, each bucket read and written under its own lock."""
 
     def __cinit__(self, mb):
-        cdef uint64_t buckets = 1
+        cdef uint64_t buckets
         self.tt.e = NULL
         if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 1 <= mb <= 1 << 20:
             raise FastNardyError(f"a perft table needs 1 to 1048576 MB, not {mb!r}")
-        while buckets * 2 * 64 <= <uint64_t>(mb * 1048576):
-            buckets *= 2
+        buckets = <uint64_t>(mb * 1048576) // (2 * sizeof(nb_tt_entry))
         self.tt.e = <nb_tt_entry*>calloc(buckets * 2, sizeof(nb_tt_entry))
         if self.tt.e == NULL:
             raise ResourceLimitError(f"cannot allocate a perft table of {mb} MB")
-        self.tt.mask = buckets - 1
-        self.mb = buckets * 64 / 1048576.0
+        self.tt.buckets = buckets
+        self.mb = buckets * 2 * sizeof(nb_tt_entry) / 1048576.0
 
     def __dealloc__(self):
         free(self.tt.e)
@@ -185,20 +209,36 @@ cdef class PerftTable:
                 f"{self.hit_rate:.1%} hits>")
 
 
+cdef class PerftStop:
+    """A flag that stops the perft_count calls given it, in any thread, within
+    milliseconds (they raise KeyboardInterrupt): only the main thread sees Ctrl-C, so it
+    sets the flag of the calls running on worker threads."""
+
+    def set(self):
+        """Stop the calls (those running, and those that start later)."""
+        nb_halt(&self.flag)
+
+    def is_set(self):
+        """True once set."""
+        return self.flag != 0
+
+
 def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=None,
-                stats=False):
+                stats=False, stop=None):
     """T5 perft from the position, `me` to move; weighted counts non-doubles twice. With a
     PerftTable, subtree counts are looked up and stored there; with ``stats`` the result is
-    (count, probes, hits) of this call. Runs without the GIL; Ctrl-C stops it
-    (KeyboardInterrupt)."""
+    (count, probes, hits) of this call. The count is exact (128-bit, every sum checked):
+    CountOverflowError past 2**128 - 1. Runs without the GIL; Ctrl-C (in the main thread)
+    or ``stop`` (a PerftStop, in any thread) stops it: KeyboardInterrupt."""
     cdef nb_rules r
     cdef nb_board b
     cdef int dp, k, w
     cdef nb_entry* bufs[NB_MAX_DEPTH + 1]
-    cdef unsigned long long total
+    cdef nb_count total
     cdef nb_ctx* c
     cdef nb_tt* tt = NULL
     cdef PerftTable held = None
+    cdef const int* halt = NULL
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
     if isinstance(depth, bool) or isinstance(depth, float):
         raise FastNardyError(f"depth must be an int >= 0, not {depth!r}")
@@ -218,6 +258,10 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
             raise FastNardyError(f"table must be a PerftTable or None, not {table!r}")
         held = <PerftTable>table
         tt = &held.tt
+    if stop is not None:
+        if not isinstance(stop, PerftStop):
+            raise FastNardyError(f"stop must be a PerftStop or None, not {stop!r}")
+        halt = &(<PerftStop>stop).flag
     for k in range(NB_MAX_DEPTH + 1):
         bufs[k] = NULL
     c = NULL
@@ -229,11 +273,14 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
                 raise ResourceLimitError("cannot allocate perft's buffers")
         ctx_watch(c)
         with nogil:
-            total = nb_perft(c, &r, &b, dp, w, bufs, tt)
+            total = nb_perft(c, &r, &b, dp, w, bufs, tt, halt)
         if held is not None:  # with the GIL: calls sharing the table add up safely
             held.tt.probes += c.tt_probes
             held.tt.hits += c.tt_hits
             held.tt.stores += c.tt_stores
+        if c.stop == 2:
+            raise CountOverflowError(f"T5: perft({dp}) of this position passes 2**128 - 1, "
+                                     f"the kernel's limit")
         ctx_raise_if_stopped(c)
         probes, hits = c.tt_probes, c.tt_hits
     finally:
@@ -241,6 +288,7 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
             ctx_release(c)
         for k in range(NB_MAX_DEPTH + 1):
             free(bufs[k])
+    count = (<object><uint64_t>(total >> 64) << 64) | <object><uint64_t>total
     if stats:
-        return (total, probes, hits)
-    return total
+        return (count, probes, hits)
+    return count

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from concurrent.futures import Executor
 from typing import Optional, Tuple, Type
 
+from ._kernel import PackedPosition
 from .basics import CHECKERS, MAX_DEPTH, SIDES, Points
 from .errors import FastNardyError, InvalidPositionError, integer
 
@@ -68,6 +69,13 @@ def flag(value: object, name: str) -> bool:
     """True or False (a bool, not another truthy value)."""
     if not isinstance(value, bool):
         raise FastNardyError(f"{name} must be True or False, not {value!r}")
+    return value
+
+
+def position(value: object) -> PackedPosition:
+    """A position (a :class:`fastnardy.Position`, whose compiled core is PackedPosition)."""
+    if not isinstance(value, PackedPosition):
+        raise InvalidPositionError(f"a Position is needed, not {value!r}")
     return value
 
 

@@ -4,9 +4,9 @@ that every entry point makes of an integer argument."""
 import operator
 from typing import Optional
 
-__all__ = ["EngineError", "FastNardyError", "IllegalTurnError", "InvalidDiceError",
-           "InvalidPositionError", "InvalidRecordError", "InvalidRulesError", "NotationError",
-           "ResourceLimitError"]
+__all__ = ["CountOverflowError", "EngineError", "FastNardyError", "IllegalTurnError",
+           "InvalidDiceError", "InvalidPositionError", "InvalidRecordError", "InvalidRulesError",
+           "NotationError", "ResourceLimitError"]
 
 
 def integer(value: object) -> Optional[int]:
@@ -74,3 +74,8 @@ class ResourceLimitError(FastNardyError, MemoryError):
 class InvalidRecordError(FastNardyError):
     """A game record (fastnardy's text record or a GNU Backgammon ``.mat`` export) that does not
     read: the message names the line (``"line 12: ..."``) where the text says where."""
+
+
+class CountOverflowError(FastNardyError, OverflowError):
+    """A count past what the kernel represents (perft: 2**128 - 1), raised instead of a
+    wrong number; :func:`fastnardy.perft` splits such a count into subtrees that fit."""

@@ -26,8 +26,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Sequence, Tuple
 
+from . import checks
+from ._kernel import dice_pair
 from .basics import Points, mirror
-from .errors import IllegalTurnError, InvalidPositionError, NotationError
+from .errors import (FastNardyError, IllegalTurnError, InvalidPositionError, InvalidRulesError,
+                     NotationError)
 from .rules import VARIANTS, Rules
 
 if TYPE_CHECKING:
@@ -44,6 +47,8 @@ _RULE_FIELDS: Dict[str, Dict[str, Tuple[object, ...]]] = {
 
 
 def format_rules(rules: Rules) -> str:
+    if not isinstance(rules, Rules):
+        raise InvalidRulesError(f"format_rules needs a Rules, not {rules!r}")
     variants = rules.variants()
     if not variants:
         return rules.game
@@ -53,6 +58,8 @@ def format_rules(rules: Rules) -> str:
 
 
 def parse_rules(text: str) -> Rules:
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"rules text must be a str, not {type(text).__name__}")
     match = re.fullmatch(r"(long|short)(?:\((.*)\))?", text)
     if not match:
         raise InvalidPositionError(f"rules must be 'long' or 'short' with optional "
@@ -83,13 +90,17 @@ def parse_rules(text: str) -> Rules:
 # --------------------------------------------------------------------------- positions
 
 def format_side(points: Sequence[int], bar: int) -> str:
-    parts = [f"bar:{bar}"] if bar else []
-    parts += [f"{p}:{points[p - 1]}" for p in range(24, 0, -1) if points[p - 1]]
+    """A side's 24 counts (own numbering) and bar count → ``'bar:1,24:2,...'``."""
+    counts, bar_count = checks.points(points, "points"), checks.checkers(bar, "bar")
+    parts = [f"bar:{bar_count}"] if bar_count else []
+    parts += [f"{p}:{counts[p - 1]}" for p in range(24, 0, -1) if counts[p - 1]]
     return ",".join(parts) or "-"
 
 
 def parse_side(text: str, who: str) -> Tuple[Points, int]:
     """``'bar:1,24:2,...'`` → (24 counts in own numbering, bar count)."""
+    if not isinstance(text, str) or not isinstance(who, str):
+        raise InvalidPositionError(f"a side is read from a str, not {text!r}")
     points = [0] * 24
     bar = 0
     if text == "-":
@@ -113,6 +124,7 @@ def parse_side(text: str, who: str) -> Tuple[Points, int]:
 
 
 def format_position(position: PackedPosition) -> str:
+    checks.position(position)
     return " ".join((format_rules(position.rules), position.turn[0],
                      format_side(position.white_points, position.white_bar),
                      format_side(position.black_points, position.black_bar)))
@@ -139,20 +151,28 @@ def parse_position(text: object) -> Tuple[Rules, str, Points, int, Points, int]:
 
 def format_roll(dice: Sequence[int]) -> str:
     """A roll as printed everywhere: the higher die first, ``6-5``, ``3-3``."""
-    return f"{max(dice)}-{min(dice)}"
+    d1, d2 = dice_pair(dice)
+    return f"{max(d1, d2)}-{min(d1, d2)}"
 
 
 # --------------------------------------------------------------------------- turns
 
 def format_point(point: int) -> str:
-    return "bar" if point == 25 else "off" if point == 0 else str(point)
+    """A point of the mover's numbering: 1-24, ``bar`` (25) or ``off`` (0)."""
+    number = checks.number(point, "point", 0, 25)
+    return "bar" if number == 25 else "off" if number == 0 else str(number)
 
 
 def format_step(step: Sequence[int]) -> str:
+    """(src, dst, hit) → ``'13/7*'``."""
+    if not isinstance(step, tuple) or len(step) != 3 or not isinstance(step[2], (bool, int)):
+        raise FastNardyError(f"a step is a tuple (src, dst, hit), not {step!r}")
     return f"{format_point(step[0])}/{format_point(step[1])}{'*' if step[2] else ''}"
 
 
 def format_steps(steps: Sequence[Sequence[int]]) -> str:
+    if not isinstance(steps, (list, tuple)):
+        raise FastNardyError(f"steps are a list or tuple of (src, dst, hit), not {steps!r}")
     return " ".join(format_step(s) for s in steps) if steps else PASS
 
 
@@ -170,6 +190,8 @@ def _read_point(text: str, notation: str) -> int:
 def parse_turn(notation: str) -> List[Tuple[int, int]]:
     """Turn notation → the moves written, as (src, dst) in the mover's numbering; a move may
     span several dice (the referee splits it)."""
+    if not isinstance(notation, str):
+        raise NotationError(f"turn notation must be a str, not {type(notation).__name__}")
     text = notation.strip().lower()
     if text in (PASS, "-", "", "(no play)"):
         return []
@@ -208,6 +230,7 @@ def _cell(white: int, black: int) -> str:
 def draw_board(position: PackedPosition) -> str:
     """An ASCII board in board coordinates (white's numbering), points 13-24 above, 12-1
     below, with the side to move, bars and borne-off checkers."""
+    checks.position(position)
     game = 0 if position.rules.game == "long" else 1
     white = position.white_points
     black_on = [0] * 25

@@ -152,6 +152,16 @@ LONG_TYPE = _game_type(LONG_NAME, "Python Long Nardy", _LONG_PARAMETERS)
 SHORT_TYPE = _game_type(SHORT_NAME, "Python Short Nardy (Backgammon)", _SHORT_PARAMETERS)
 
 
+def _parameters(defaults: Dict[str, Any], params: object) -> Dict[str, Any]:
+    """The game's parameters: the defaults, updated by ``params`` (None or a dict of them)."""
+    if params is None:
+        return dict(defaults)
+    if not isinstance(params, dict) or not set(params) <= set(defaults):
+        raise InvalidRulesError(f"parameters must be a dict of {', '.join(defaults)}, "
+                                f"not {params!r}")
+    return {**defaults, **params}
+
+
 def _roll_text(roll: Roll) -> str:
     return f"{max(roll)}-{min(roll)}"
 
@@ -161,6 +171,10 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, game_type: "pyspiel.GameType", rules: Rules, max_turns: object,
                  params: Dict[str, Any]):
+        if not isinstance(game_type, pyspiel.GameType) or not isinstance(rules, Rules) \
+                or not isinstance(params, dict):
+            raise InvalidRulesError("NardyGame needs a pyspiel.GameType, a Rules and a dict of "
+                                    "parameters (LongNardyGame and ShortNardyGame give them)")
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise InvalidRulesError(f"max_turns must be a positive integer, not {max_turns!r}")
         self.rules = rules
@@ -197,7 +211,7 @@ class LongNardyGame(NardyGame):
     """``python_long_nardy``: long nardy (L1-L10) with the L5, L6 and L10 variants."""
 
     def __init__(self, params: Optional[Dict[str, Any]] = None):
-        values = {**_LONG_PARAMETERS, **(params or {})}
+        values = _parameters(_LONG_PARAMETERS, params)
         rules = Rules.long(**{name: values[name] for name in _LONG_VARIANTS})
         super().__init__(LONG_TYPE, rules, values["max_turns"], values)
 
@@ -206,7 +220,7 @@ class ShortNardyGame(NardyGame):
     """``python_short_nardy``: short nardy / backgammon (S1-S9) with the S8 and S9 variants."""
 
     def __init__(self, params: Optional[Dict[str, Any]] = None):
-        values = {**_SHORT_PARAMETERS, **(params or {})}
+        values = _parameters(_SHORT_PARAMETERS, params)
         rules = Rules.short(**{name: values[name] for name in _SHORT_VARIANTS})
         super().__init__(SHORT_TYPE, rules, values["max_turns"], values)
 
@@ -216,6 +230,8 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
     number of turns played."""
 
     def __init__(self, game: NardyGame):
+        if not isinstance(game, NardyGame):  # pyspiel would crash the interpreter on it
+            raise InvalidRulesError(f"a NardyState needs a NardyGame, not {game!r}")
         super().__init__(game)
         self._position = Position.start(game.rules)
         self._dice: Optional[Roll] = None
@@ -349,8 +365,10 @@ class NardyObserver:
     docstring), ``dict`` (views ``board`` and ``roll`` into it) and ``string_from``."""
 
     def __init__(self, rules: Rules, params: Optional[Dict[str, Any]]):
+        if not isinstance(rules, Rules):
+            raise InvalidRulesError(f"a NardyObserver needs a Rules, not {rules!r}")
         if params:
-            raise InvalidRulesError(f"observation parameters are not supported, got {params}")
+            raise InvalidRulesError(f"observation parameters are not supported, got {params!r}")
         self._rules = rules
         self._kind = "nardy" if rules.is_long else "tdgammon"
         width = WIDTHS[self._kind]

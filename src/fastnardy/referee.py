@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from itertools import islice, permutations
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from . import notation
+from . import checks, notation
 from . import reference as ref
 from ._kernel import PackedPosition, PackedTurn
 from .basics import ALL_ROLLS, LONG_GAME, Roll, StepTuple
@@ -225,6 +225,7 @@ def _whole_turn_problem(rules: ref.Rules, start: ref.State, dice: Roll, end: ref
 def check_played(position: PackedPosition, dice: Roll,
                  turn: object) -> Tuple[PackedTurn, Tuple[StepTuple, ...]]:
     """See :meth:`fastnardy.Position.check_played`: the legal Turn and the steps as played."""
+    checks.position(position)
     found, played = _match(position, dice, _as_steps(turn))
     if isinstance(turn, PackedTurn) and turn != found:
         raise IllegalTurnError("T1", f"the Turn {turn} leads to a position that is not this "
@@ -255,15 +256,21 @@ def _match(position: PackedPosition, dice: Roll,
 def play(position: PackedPosition, turn: object, dice: Optional[Roll]) -> PackedTurn:
     """See :meth:`fastnardy.Position.play`: the legal Turn that ``turn`` is, for ``dice`` or
     else for some roll."""
+    checks.position(position)
     if dice is not None:
         return check_played(position, dice, turn)[0]
     _as_steps(turn)  # unreadable notation is the same error for every roll: raise it once
     errors = []
+    unwritten: List[NotationError] = []
     for roll in ALL_ROLLS:
         try:
             return check_played(position, roll, turn)[0]
         except IllegalTurnError as exc:
             errors.append(exc)
+        except NotationError as exc:  # a hit on the way with this roll's dice: another roll
+            unwritten.append(exc)     # may play the move as written (bar/22* for 3, not 2-1)
+    if unwritten:
+        raise unwritten[0]
     # the most telling refusal: the one that got furthest through the steps (a whole-turn
     # reason, with no step, furthest of all), preferring a rule over a die mismatch
     raise max(errors, key=lambda e: (e.step or 5, e.rule not in ("L4", "S4")))

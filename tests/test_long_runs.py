@@ -1,0 +1,263 @@
+"""The long runs people leave alone (issue 13): Ctrl-C stops perft on worker threads and
+process pools, not only on the main thread; a checkpoint resumes an interrupted or killed
+count with the same result and refuses another call's file; every file the command line
+writes is written whole (a failed write leaves the old file and exits 2); a full stdout is
+one line and exit 2; readers stop at their limit; a table larger than the memory is refused.
+
+No wall-clock assertion: a stop must come within a generous bound (10 s) where the count
+would take minutes, so a loaded machine passes and an ignored Ctrl-C fails; the latency
+itself is measured by bench/interrupt_latency.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from fastnardy import FastNardyError, Position, ResourceLimitError, perft
+from fastnardy import _files
+from fastnardy.counting import PerftProgress, available_memory
+
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+LONG = Position.start("long")
+GENEROUS = 10.0  # seconds: the bound a busy machine meets; the counts below take minutes
+
+
+def _default_sigint() -> None:
+    """Python's own Ctrl-C in a child, even where this test inherited SIGINT ignored (a
+    background job of a non-interactive shell)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _interrupt_main_thread_after(seconds: float) -> threading.Timer:
+    """A real SIGINT to this process's main thread, as Ctrl-C sends."""
+    timer = threading.Timer(seconds, signal.pthread_kill,
+                            (threading.main_thread().ident, signal.SIGINT))
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("how", ["threads", "threads+table", "process pool"])
+def test_ctrl_c_stops_perft_on_workers(how):
+    """perft(long, 6) takes minutes on two cores; Ctrl-C ends the call, the threads' kernel
+    calls stop (they poll the call's stop flag) and the process pool's workers end."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    pool = ProcessPoolExecutor(2) if how == "process pool" else None
+    finished = False
+    try:
+        if pool is not None:
+            pool.submit(int).result()  # the workers are up before the clock starts
+        timer = _interrupt_main_thread_after(1.0)
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            perft(LONG, 6, workers=None if pool else 2, executor=pool,
+                  tt_mb=64 if how == "threads+table" else None)
+            finished = True
+        stopped = time.monotonic() - start
+        timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert not finished and stopped < GENEROUS
+    if pool is None:  # the worker threads have ended too (they are not left counting)
+        deadline = time.monotonic() + GENEROUS
+        while any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate()) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate())
+    else:
+        deadline = time.monotonic() + GENEROUS
+        while any(p.is_alive() for p in pool._processes.values()) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(p.is_alive() for p in pool._processes.values())
+        pool.shutdown(wait=False)
+    assert perft(LONG, 2, workers=2) == 484  # and perft works afterwards
+
+
+@pytest.mark.parametrize("extra", [[], ["--workers", "2"], ["--workers", "2", "--tt-mb", "64"]])
+def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130(extra):
+    """SIGINT once the count has begun (its first line printed: the interpreter, fastnardy and
+    the kernel are loaded; a SIGINT during start-up ends Python by its own default, the -2
+    returncode seen before when this test slept a fixed 2 s on a busy machine)."""
+    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only",
+                              "--no-progress", *extra], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=ENV, preexec_fn=_default_sigint)
+    try:
+        first = child.stdout.readline()  # the position, printed just before perft starts
+        assert first.startswith(b"long w")
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert time.monotonic() - sent < GENEROUS
+    assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+def _stop_after(n: int):
+    def progress(p: PerftProgress) -> None:
+        if p.done >= n:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+@pytest.mark.parametrize("workers", [None, 2])
+def test_an_interrupted_checkpointed_count_resumes_with_the_same_count(tmp_path, workers):
+    path = tmp_path / "long5.json"
+    want = 2_411_418  # perft(long, 4)
+    with pytest.raises(KeyboardInterrupt):
+        perft(LONG, 4, workers=workers, checkpoint=path, progress=_stop_after(5))
+    saved = json.loads(path.read_text())
+    assert saved["position"] == LONG.to_string() and saved["depth"] == 4
+    assert 5 <= len(saved["done"]) < 64
+    seen = []
+    assert perft(LONG, 4, workers=workers, checkpoint=path, progress=seen.append) == want
+    assert seen[0].done > len(saved["done"])  # resumed: the saved subtasks were not recounted
+    assert len(json.loads(path.read_text())["done"]) == seen[-1].total
+    assert perft(LONG, 4, checkpoint=path) == want  # a finished checkpoint: at once
+
+
+def test_a_killed_checkpointed_run_resumes_with_the_same_count(tmp_path):
+    """The process dies (os._exit: no finally runs) after some subtasks; the checkpoint on
+    disk is whole and the next run finishes the count."""
+    path = tmp_path / "short3.json"
+    script = ("import os\nfrom fastnardy import Position, perft\n"
+              "def progress(p):\n    if p.done == 20: os._exit(9)\n"
+              f"perft(Position.start('short'), 3, weighted=True, checkpoint={str(path)!r}, "
+              "progress=progress)\n")
+    assert subprocess.run([sys.executable, "-c", script], env=ENV, timeout=120).returncode == 9
+    assert 1 <= len(json.loads(path.read_text())["done"]) <= 20
+    short = Position.start("short")
+    assert perft(short, 3, weighted=True, checkpoint=path) == perft(short, 3, weighted=True)
+
+
+def test_a_checkpoint_of_another_call_is_refused(tmp_path):
+    path = tmp_path / "c.json"
+    perft(LONG, 3, checkpoint=path)
+    for kwargs in ({"depth": 4}, {"weighted": True}):
+        with pytest.raises(FastNardyError, match="belongs to perft\\(3\\)"):
+            perft(LONG, kwargs.get("depth", 3), weighted=kwargs.get("weighted", False),
+                  checkpoint=path)
+    with pytest.raises(FastNardyError, match="belongs to"):
+        perft(Position.start("short"), 3, checkpoint=path)
+    path.write_text("{not json")
+    with pytest.raises(FastNardyError, match="not a fastnardy perft checkpoint"):
+        perft(LONG, 3, checkpoint=path)
+    path.write_text(json.dumps({"fastnardy_perft_checkpoint": 1, "position": LONG.to_string(),
+                                "depth": 3, "weighted": False, "parallelism": 1,
+                                "done": [["long w 24:15 24:15", 2, -5]]}))
+    with pytest.raises(FastNardyError, match="does not read"):
+        perft(LONG, 3, checkpoint=path)
+    with pytest.raises(FastNardyError, match="checkpoint must name a file"):
+        perft(LONG, 3, checkpoint=3)
+
+
+def test_the_command_line_resumes_a_checkpoint(tmp_path):
+    path = tmp_path / "cli.json"
+    args = [sys.executable, "-m", "fastnardy", "perft", "long", "4", "--only", "--workers", "2",
+            "--checkpoint", str(path)]
+    first = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=300)
+    again = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=300)
+    assert first.returncode == again.returncode == 0
+    assert "2,411,418" in first.stdout and "2,411,418" in again.stdout
+    other = subprocess.run(args[:5] + ["3"] + args[6:], capture_output=True, text=True,
+                           env=ENV, timeout=300)
+    assert other.returncode == 2 and other.stderr.startswith("error: the checkpoint")
+    assert other.stderr.count("\n") == 1
+    divide = subprocess.run(args + ["--divide"], capture_output=True, text=True, env=ENV,
+                            timeout=300)
+    assert divide.returncode == 2 and divide.stderr.count("\n") == 1
+
+
+# --------------------------------------------------------------------------- files
+
+def _fastnardy_with_file_limit(limit: int, *argv: str) -> subprocess.CompletedProcess:
+    """The command line with RLIMIT_FSIZE: a write past ``limit`` bytes fails (EFBIG)."""
+    import resource
+
+    def limit_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([sys.executable, "-m", "fastnardy", *argv], capture_output=True,
+                          text=True, env=ENV, timeout=120, preexec_fn=limit_files)
+
+
+@pytest.mark.parametrize("option", ["--svg", "--record"])
+def test_a_failed_write_leaves_the_old_file_whole_and_exits_2(tmp_path, option):
+    path = tmp_path / "old.out"
+    path.write_text("the old file\n")
+    argv = (["board", "long", "--svg", str(path)] if option == "--svg" else
+            ["play", "short", "--seed", "3", "--quiet", "--record", str(path)])
+    result = _fastnardy_with_file_limit(1000, *argv)
+    assert result.returncode == 2 and result.stderr.startswith(f"error: cannot write {path}")
+    assert result.stderr.count("\n") == 1
+    assert path.read_text() == "the old file\n"
+    assert os.listdir(tmp_path) == ["old.out"]  # no temporary file left behind
+    fine = _fastnardy_with_file_limit(10 ** 7, *argv)
+    assert fine.returncode == 0 and path.read_text() != "the old file\n"
+
+
+def test_write_whole_keeps_the_mode_of_the_file_it_replaces(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"old")
+    os.chmod(path, 0o640)
+    _files.write_whole(path, b"new")
+    assert path.read_bytes() == b"new" and os.stat(path).st_mode & 0o777 == 0o640
+    with pytest.raises(FastNardyError, match="cannot write"):
+        _files.write_whole(tmp_path / "no" / "such" / "folder", b"x")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_full_stdout_is_one_line_and_exit_2():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "fastnardy", "turns", "short", "6-4"],
+                                stdout=full, stderr=subprocess.PIPE, text=True, env=ENV,
+                                timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == "error: cannot write: No space left on device\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_check_game_stops_reading_an_endless_stream():
+    result = subprocess.run([sys.executable, "-m", "fastnardy", "check-game", "/dev/zero"],
+                            capture_output=True, text=True, env=ENV, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (f"/dev/zero: error: /dev/zero is larger than "
+                             f"{_files.MAX_READ_BYTES >> 20} MiB, the limit of what fastnardy "
+                             f"reads\n")
+
+
+def test_read_text_refuses_more_than_its_limit_and_bad_utf8(tmp_path):
+    path = tmp_path / "r"
+    path.write_bytes(b"x" * 100)
+    assert _files.read_text(path, limit=100) == "x" * 100
+    with pytest.raises(FastNardyError, match="larger than"):
+        _files.read_text(path, limit=99)
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(FastNardyError, match="not UTF-8"):
+        _files.read_text(path)
+
+
+# --------------------------------------------------------------------------- memory
+
+def test_a_table_larger_than_the_memory_is_refused_at_once():
+    available = available_memory()
+    assert available is not None and available > 0
+    too_big = min(2 * available >> 20, 1 << 20)
+    if too_big << 20 <= available:
+        pytest.skip("this machine has more than the largest table (1 TB)")
+    with pytest.raises(ResourceLimitError, match="memory available"):
+        perft(LONG, 2, tt_mb=too_big)
+    with pytest.raises(ResourceLimitError):
+        perft(LONG, 3, tt_mb=too_big, workers=2)
