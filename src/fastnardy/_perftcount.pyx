@@ -11,7 +11,8 @@ from libc.stdlib cimport calloc, malloc, free
 from fastnardy._packed cimport (NB_MAX_DEPTH, NB_MAX_TURNS, hkey, nb_board, nb_board_from_key,
                                 nb_entry, nb_rules, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
-                                 forbidden_blocks, nb_ctx, nb_generate, nb_tick)
+                                 forbidden_blocks, NB_COUNT, NB_ENTRIES, nb_ctx, nb_generate,
+                                 nb_tick)
 from fastnardy._args cimport _parse_position
 
 from operator import index as _op_index
@@ -136,7 +137,7 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             twice = weighted and d1 != d2
-            n = nb_generate(c, r, b, d2, d1, 0)
+            n = nb_generate(c, r, b, d2, d1, NB_COUNT if depth == 1 else NB_ENTRIES)
             if nb_tick(c) or nb_halted(halt):
                 if not c.stop:
                     c.stop = 1
