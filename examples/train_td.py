@@ -2,8 +2,9 @@
 
 ``--parallel`` games are played at once. At each step every game rolls, one
 ``batch.expand`` gives the children of all of them, one ``features`` call encodes them and
-one network call values them; each game plays the child best for its mover (0 ply, no
-exploration: the dice explore, as in TD-Gammon). When a game ends, each position it passed
+one network call values them; each game plays the child best for its mover (0 ply, a
+finished game valued by its exact score; no exploration: the dice explore, as in
+TD-Gammon). When a game ends, each position it passed
 through gets its lambda-return (the forward view of TD(lambda), with the values the network
 gave when the position was chosen) as the target of its five outputs: from the end,
 
@@ -196,10 +197,14 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         children, parent = expand(rules, rows, dice)
         encoded = features(rules, children, kind)
         outputs = net.probabilities(encoded)
-        choice = first_best(-equity(outputs), parent, n)  # the mover's equity is -child's
+        values = -equity(outputs)  # the mover's equity is minus the child's
+        won = children[:, HALF:].sum(axis=1) == 0  # the mover bore off its 15th (L9, S9)
+        if won.any():  # a finished game is never evaluated: its exact score
+            values[won] = 1.0 + final_targets(rules, children[won])[:, 3:].sum(axis=1)
+        choice = first_best(values, parent, n)
         rows = children[choice]
         chosen_x, chosen_y = encoded[choice], outputs[choice].astype(np.float64)
-        over = rows[:, HALF:].sum(axis=1) == 0  # the mover bore off its 15th (L9, S9)
+        over = won[choice]
         for j in range(n):
             seen[j].append(chosen_x[j])
             valued[j].append(chosen_y[j])
