@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import tempfile
 import operator
 import pkgutil
 import sys
@@ -38,12 +39,13 @@ from hypothesis.extra import numpy as hnp
 import fastnardy
 from fastnardy import FastNardyError, Game, Position, Rules, batch, simulate
 from fastnardy.record import read_mat
+from fastnardy.network import Evaluator
 from fastnardy.search import MoveFilter, evaluator
 
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
            "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
-           "fastnardy.search")
+           "fastnardy.search", "fastnardy.network")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -88,6 +90,8 @@ OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
                               "tuples"),
     "fastnardy.counting.read_perft_file": ((OSError,), "a path that does not open is the "
                                         "operating system's error about that file"),
+    "Evaluator.save": ((OSError,), "a path that cannot be written is the operating system's "
+                       "error about that file"),
 }
 
 START = Position.start("long")
@@ -125,6 +129,9 @@ VALID: Dict[str, List[Any]] = {
                  evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
     "filter": [None, MoveFilter(2, 0.1)],
+    "path": [str(Path(tempfile.mkdtemp(prefix="fastnardy-walk-")) / "walk.npz")],
+    "features": [np.zeros((2, 198), np.float32), np.zeros((1, 248), np.float32)],
+    "probabilities": [np.full((2, 5), 0.5)],
 }
 
 
@@ -157,6 +164,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],
                                                                     timeout=20)],
         crosscheck.Difference: lambda: [difference],
+        Evaluator: lambda: [Evaluator.load("long"), Evaluator.load("short")],
     }
 
 

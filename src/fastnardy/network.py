@@ -82,7 +82,7 @@ class Evaluator:
     def load(cls, name: Union[str, "os.PathLike[str]"]) -> "Evaluator":
         """The shipped evaluator of ``"long"`` or ``"short"`` nardy (default rules), or the
         one saved in the ``.npz`` file at a path."""
-        if name in ("long", "short"):
+        if isinstance(name, str) and name in ("long", "short"):
             path = _SHIPPED / f"{name}.npz"
         elif isinstance(name, (str, os.PathLike)):
             path = Path(name)
@@ -98,11 +98,16 @@ class Evaluator:
             raise FastNardyError(f"no evaluator file {str(path)!r}") from None
         except (OSError, KeyError, ValueError) as error:
             raise FastNardyError(f"{str(path)!r} is not an evaluator file: {error}") from None
-        return cls(kind, *arrays, metadata=metadata)
+        w1, b1, w2, b2 = arrays
+        return cls(kind, w1, b1, w2, b2, metadata=metadata)
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
-        beside and renamed into place, so a reader never sees half a file."""
+        beside and renamed into place, so a reader never sees half a file. The operating
+        system's OSError when the file cannot be written."""
+        if not isinstance(path, (str, os.PathLike)) or not str(path).endswith(".npz"):
+            raise FastNardyError(f"an evaluator is saved to a path ending in .npz, not "
+                                 f"{path!r}")
         target = Path(path)
         partial = target.with_name(target.name + ".partial")
         with open(partial, "wb") as stream:
@@ -139,7 +144,15 @@ class Evaluator:
 
 def equity(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """The equity in points of (N, 5) outputs, for their side to move."""
-    return np.asarray(probabilities, dtype=np.float64) @ _POINTS - 1.0
+    try:
+        array = np.asarray(probabilities, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise FastNardyError(f"probabilities must be an array of numbers, not "
+                             f"{type(probabilities).__name__}") from None
+    if array.ndim != 2 or array.shape[1] != len(OUTPUTS):
+        raise FastNardyError(f"probabilities must be (N, {len(OUTPUTS)}), not {array.shape}")
+    values: npt.NDArray[np.float64] = array @ _POINTS
+    return values - 1.0
 
 
 def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
