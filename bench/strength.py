@@ -36,7 +36,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Dict, List, NamedTuple, Optional, Tuple  # noqa: E402
+from typing import Dict, List, NamedTuple, Optional, TextIO, Tuple  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -146,9 +146,25 @@ class Gnubg(Player):
         self.process = subprocess.Popen([GNUBG, "-t", "-q", "-p", str(DRIVER)],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, env=environment)
-        self.requests = open(fifos[0], "w")  # both ends open in the driver's order
+        self.requests = self._open_writer(fifos[0])  # both ends in the driver's order
         self.answers = open(fifos[1])
         self.seconds = 0.0  # gnubg's wall time (its CPU is another process's)
+
+    def _open_writer(self, fifo: str, seconds: float = 120.0) -> "TextIO":
+        """The request FIFO, once gnubg opens it: never a hang on a gnubg that died."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                descriptor = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:  # ENXIO: no reader yet
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.process.kill()
+                    raise RuntimeError(f"gnubg did not start the driver "
+                                       f"(exit status {self.process.poll()})") from None
+                time.sleep(0.05)
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "w")
 
     def moves(self, rows: np.ndarray, dice: np.ndarray) -> List[List[int]]:
         request = ";".join(",".join(map(str, list(row) + list(d))) for row, d in zip(rows, dice))
