@@ -129,7 +129,7 @@ VALID: Dict[str, List[Any]] = {
                  evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
     "filter": [None, MoveFilter(2, 0.1)],
-    "path": [str(Path(tempfile.mkdtemp(prefix="fastnardy-walk-")) / "walk.npz")],
+    "filename": [str(Path(tempfile.mkdtemp(prefix="fastnardy-walk-")) / "walk.npz")],
     "features": [np.zeros((2, 198), np.float32), np.zeros((1, 248), np.float32)],
     "probabilities": [np.full((2, 5), 0.5)],
 }

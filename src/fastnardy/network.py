@@ -101,14 +101,14 @@ class Evaluator:
         w1, b1, w2, b2 = arrays
         return cls(kind, w1, b1, w2, b2, metadata=metadata)
 
-    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+    def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
         beside and renamed into place, so a reader never sees half a file. The operating
         system's OSError when the file cannot be written."""
-        if not isinstance(path, (str, os.PathLike)) or not str(path).endswith(".npz"):
+        if not isinstance(filename, (str, os.PathLike)) or not str(filename).endswith(".npz"):
             raise FastNardyError(f"an evaluator is saved to a path ending in .npz, not "
-                                 f"{path!r}")
-        target = Path(path)
+                                 f"{filename!r}")
+        target = Path(filename)
         partial = target.with_name(target.name + ".partial")
         with open(partial, "wb") as stream:
             np.savez_compressed(stream, kind=np.array(self.kind),
