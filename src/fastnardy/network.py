@@ -128,14 +128,20 @@ class Evaluator:
 
     def _rows(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
         try:
-            rows = np.asarray(features, dtype=np.float32)
-        except (TypeError, ValueError):
-            raise FastNardyError(f"features must be an array of numbers, not "
-                                 f"{type(features).__name__}") from None
+            given = np.asarray(features)
+        except (TypeError, ValueError):  # ragged nesting
+            given = np.empty(0, dtype=object)
+        if given.dtype.kind not in "biuf":
+            raise FastNardyError(f"features must be an array of real numbers, not "
+                                 f"{type(features).__name__} of {given.dtype}")
         width = len(self.hidden_weights)
-        if rows.ndim != 2 or rows.shape[1] != width:
+        if given.ndim != 2 or given.shape[1] != width:
             raise FastNardyError(f"{self.kind!r} features must be (N, {width}), not "
-                                 f"{rows.shape}")
+                                 f"{given.shape}")
+        with np.errstate(over="ignore"):
+            rows = given.astype(np.float32)
+        if not np.isfinite(rows).all():
+            raise FastNardyError("features must be finite float32 numbers")
         return rows
 
     def __repr__(self) -> str:
