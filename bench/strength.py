@@ -40,8 +40,7 @@ from typing import Dict, List, NamedTuple, Optional, TextIO, Tuple  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from fastnardy import Position, Rules, features  # noqa: E402
-from fastnardy.basics import BLACK  # noqa: E402
+from fastnardy import Position, Rules  # noqa: E402
 from fastnardy.batch import MIRROR_COLUMNS, ROW_WIDTH, decode, encode, expand  # noqa: E402
 from fastnardy.network import Evaluator  # noqa: E402
 from fastnardy.search import MoveFilter, _kept, expectimax  # noqa: E402
@@ -83,7 +82,8 @@ class Random(Player):
     def __init__(self, seed: int) -> None:
         self.name, self.rng = "random", np.random.default_rng([seed, 7])
 
-    def pick(self, rules, rows, dice, children, parent):  # type: ignore[no-untyped-def]
+    def pick(self, rules: Rules, rows: np.ndarray, dice: np.ndarray, children: np.ndarray,
+             parent: np.ndarray) -> np.ndarray:
         counts = np.bincount(parent, minlength=len(rows))
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         return starts + (self.rng.random(len(rows)) * counts).astype(np.int64)
@@ -107,7 +107,8 @@ def greedy_scores(rules: Rules, children: np.ndarray) -> np.ndarray:
 class Greedy(Player):
     name = "greedy"
 
-    def pick(self, rules, rows, dice, children, parent):  # type: ignore[no-untyped-def]
+    def pick(self, rules: Rules, rows: np.ndarray, dice: np.ndarray, children: np.ndarray,
+             parent: np.ndarray) -> np.ndarray:
         return first_best(greedy_scores(rules, children), parent, len(rows))
 
 
@@ -118,7 +119,8 @@ class Network(Player):
         self.evaluator, self.plies = evaluator, plies
         self.name = f"net:{plies}"
 
-    def pick(self, rules, rows, dice, children, parent):  # type: ignore[no-untyped-def]
+    def pick(self, rules: Rules, rows: np.ndarray, dice: np.ndarray, children: np.ndarray,
+             parent: np.ndarray) -> np.ndarray:
         values = -expectimax(rules, children, self.evaluator, 0)
         if self.plies:
             starts = np.searchsorted(parent, np.arange(len(rows)))
@@ -180,7 +182,8 @@ class Gnubg(Player):
             raise RuntimeError(f"gnubg: {answer}")
         return [[int(x) for x in part.split(",") if x] for part in answer.split(";")]
 
-    def pick(self, rules, rows, dice, children, parent):  # type: ignore[no-untyped-def]
+    def pick(self, rules: Rules, rows: np.ndarray, dice: np.ndarray, children: np.ndarray,
+             parent: np.ndarray) -> np.ndarray:
         mirror = MIRROR_COLUMNS["short"]
         chosen = np.empty(len(rows), dtype=np.int64)
         starts = np.searchsorted(parent, np.arange(len(rows) + 1))

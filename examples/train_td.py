@@ -38,7 +38,7 @@ import argparse  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from typing import Dict, List, Optional, Tuple  # noqa: E402
+from typing import List, Optional  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -183,7 +183,8 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
 
     def save() -> None:
         net.metadata = {
-            "game": args.game, "variants": rules.variants(), "kind": kind, "games": games0 + games, "seed": args.seed,
+            "game": args.game, "variants": rules.variants(), "kind": kind,
+            "games": games0 + games, "seed": args.seed,
             "cpu_seconds": round(time.process_time() - cpu0, 1), "lambda": args.lam,
             "rate": args.rate, "hidden": len(net.hidden_bias), "parallel": n,
             "buffer": args.buffer, "minibatch": args.minibatch, "command": command,
