@@ -127,22 +127,8 @@ class Evaluator:
         return equity(self.probabilities(features))
 
     def _rows(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
-        try:
-            given = np.asarray(features)
-        except (TypeError, ValueError):  # ragged nesting
-            given = np.empty(0, dtype=object)
-        if given.dtype.kind not in "biuf":
-            raise FastNardyError(f"features must be an array of real numbers, not "
-                                 f"{type(features).__name__} of {given.dtype}")
-        width = len(self.hidden_weights)
-        if given.ndim != 2 or given.shape[1] != width:
-            raise FastNardyError(f"{self.kind!r} features must be (N, {width}), not "
-                                 f"{given.shape}")
-        with np.errstate(over="ignore"):
-            rows = given.astype(np.float32)
-        if not np.isfinite(rows).all():
-            raise FastNardyError("features must be finite float32 numbers")
-        return rows
+        return _real(features, f"{self.kind!r} features", len(self.hidden_weights),
+                     np.float32)
 
     def __repr__(self) -> str:
         return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}>"
@@ -150,15 +136,27 @@ class Evaluator:
 
 def equity(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """The equity in points of (N, 5) outputs, for their side to move."""
-    try:
-        array = np.asarray(probabilities, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise FastNardyError(f"probabilities must be an array of numbers, not "
-                             f"{type(probabilities).__name__}") from None
-    if array.ndim != 2 or array.shape[1] != len(OUTPUTS):
-        raise FastNardyError(f"probabilities must be (N, {len(OUTPUTS)}), not {array.shape}")
+    array = _real(probabilities, "probabilities", len(OUTPUTS), np.float64)
     values: npt.NDArray[np.float64] = array @ _POINTS
     return values - 1.0
+
+
+def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]:
+    """An (N, width) array of finite real numbers as ``dtype``, or FastNardyError."""
+    try:
+        array = np.asarray(given)
+    except (TypeError, ValueError):  # ragged nesting
+        array = np.empty(0, dtype=object)
+    if array.dtype.kind not in "biuf":
+        raise FastNardyError(f"{name} must be an array of real numbers, not "
+                             f"{type(given).__name__} of {array.dtype}")
+    if array.ndim != 2 or array.shape[1] != width:
+        raise FastNardyError(f"{name} must be (N, {width}), not {array.shape}")
+    with np.errstate(over="ignore"):
+        out: npt.NDArray[Any] = array.astype(dtype)
+    if not np.isfinite(out).all():
+        raise FastNardyError(f"{name} must be finite {np.dtype(dtype).name} numbers")
+    return out
 
 
 def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
