@@ -3,12 +3,13 @@
     python .ci/check_dists.py dist/fastnardy-VERSION.tar.gz dist/fastnardy-VERSION-*.whl
 
 The sdist: the sources to build from (each kernel module's .pyx and .pxd, _features.pyx,
-the .pyi stubs, py.typed, the rule book), the tests and their data, the benchmarks, README
-and LICENSE; no generated C, no compiled or build files. The wheel: the package with one
-compiled module per kernel module and _features, the kernel's .pxd files (for code that
-cimports them), the .pyi stubs, py.typed and the rule book; no C and no .pyx. The kernel
-modules are read from the sdist's setup.py (KERNEL_MODULES). Prints one line per archive,
-exits 1 on the first problem.
+the .pyi stubs, py.typed, the rule book, the shipped weights), the example trainer, the
+tests and their data, the benchmarks, README and LICENSE; no generated C, no compiled or
+build files. The wheel: the package with one compiled module per kernel module and
+_features, the kernel's .pxd files (for code that cimports them), the .pyi stubs, py.typed,
+the rule book and the shipped weights; no C and no .pyx. The kernel modules are read from
+the sdist's setup.py (KERNEL_MODULES). Prints one line per archive, exits 1 on the first
+problem.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ SDIST_NEEDS = (
     "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/_features.pyx",
     "src/fastnardy/_features.pyi", "src/fastnardy/py.typed",
     "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
-    "src/fastnardy/data/bg_race_ids.txt",
+    "src/fastnardy/data/bg_race_ids.txt", "src/fastnardy/weights/long.npz",
+    "src/fastnardy/weights/short.npz", "src/fastnardy/weights/README.md",
+    "examples/train_td.py",
     "tests/conftest.py", "tests/strategies.py", "tests/data/long.perft",
     "tests/data/short.perft", "bench/differential.py",
 )
@@ -32,7 +35,8 @@ SDIST_FORBIDS = (".c", ".so", ".pyc", ".html")
 WHEEL_NEEDS = (
     "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/_features.pyi",
     "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
-    "fastnardy/data/bg_race_ids.txt",
+    "fastnardy/data/bg_race_ids.txt", "fastnardy/weights/long.npz",
+    "fastnardy/weights/short.npz", "fastnardy/weights/README.md",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
 

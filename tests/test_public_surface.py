@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import tempfile
 import operator
 import pkgutil
 import sys
@@ -38,12 +39,13 @@ from hypothesis.extra import numpy as hnp
 import fastnardy
 from fastnardy import FastNardyError, Game, Position, Rules, batch, simulate
 from fastnardy.record import read_mat
+from fastnardy.network import Evaluator
 from fastnardy.search import MoveFilter, evaluator
 
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
            "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
-           "fastnardy.search", "fastnardy.notation", "fastnardy.referee")
+           "fastnardy.search", "fastnardy.notation", "fastnardy.referee", "fastnardy.network")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -88,6 +90,8 @@ OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
                               "tuples"),
     "fastnardy.counting.read_perft_file": ((OSError,), "a path that does not open is the "
                                         "operating system's error about that file"),
+    "Evaluator.save": ((OSError,), "a path that cannot be written is the operating system's "
+                       "error about that file"),
 }
 
 START = Position.start("long")
@@ -128,6 +132,9 @@ VALID: Dict[str, List[Any]] = {
     "checkpoint": [None], "points": [START.white_points], "bar": [0, 1], "who": ["white"],
     "point": [0, 7, 25], "step": [(24, 18, False), (13, 7, True)],
     "notation": ["24/18 18/13", "pass"],
+    "filename": [str(Path(tempfile.mkdtemp(prefix="fastnardy-walk-")) / "walk.npz")],
+    "features": [np.zeros((2, 198), np.float32), np.zeros((1, 248), np.float32)],
+    "probabilities": [np.full((2, 5), 0.5)],
 }
 
 
@@ -160,6 +167,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],
                                                                     timeout=20)],
         crosscheck.Difference: lambda: [difference],
+        Evaluator: lambda: [Evaluator.load("long"), Evaluator.load("short")],
     }
 
 

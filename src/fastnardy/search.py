@@ -21,7 +21,9 @@ side to move. Its attribute ``inputs`` says what batch it takes:
 * ``"keys"``: (N,) ``KEY_DTYPE`` packed keys;
 * ``("features", kind)``: the (N, F) float32 array ``features(rules, rows, kind)``.
 
-A callable without ``inputs`` takes rows; :func:`evaluator` attaches one. The search calls it
+A callable without ``inputs`` takes rows; :func:`evaluator` attaches one. Trained evaluators
+for both games ship with the package: ``Evaluator.load("long" | "short")``
+(:class:`fastnardy.network.Evaluator`, re-exported here). The search calls an evaluator
 once per level of the tree for all the positions of that level, never once per position
 and never with an empty batch: once at 0 and 1 ply, and at 2 ply once for the leaves plus
 once per level that a :class:`MoveFilter` screens.
@@ -48,11 +50,12 @@ from .batch import (PROBABILITY, chance_expand, decode, encode, expand,
                     keys_from_rows, rows_from_keys)
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
 from .inputs import ENCODINGS, features
+from .network import Evaluator
 from .basics import WHITE
 from .position import Position, Turn
 from .rules import Rules
 
-__all__ = ["BestTurn", "MoveFilter", "best_turn", "evaluator", "expectimax"]
+__all__ = ["BestTurn", "Evaluator", "MoveFilter", "best_turn", "evaluator", "expectimax"]
 
 Inputs = Union[str, Tuple[str, str]]
 Evaluate = Callable[[npt.NDArray[Any]], npt.ArrayLike]

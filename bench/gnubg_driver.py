@@ -1,0 +1,39 @@
+"""Run inside GNU Backgammon (``gnubg -t -q -p bench/gnubg_driver.py``) by bench/strength.py,
+which names two FIFOs in the environment. Each line of GNUBG_DRIVER_IN is
+``NOISE ROW;ROW;...``, a ROW being a fastnardy board row (50 counts: the side to move's
+points 1-24 and bar, then the opponent's) and the two dice, comma separated. The answer, one
+line of GNUBG_DRIVER_OUT, is ``@@MOVE;MOVE;...``: each MOVE gnubg's best move at 0 ply
+(cubeless, deterministic noise NOISE) as from,to pairs in the mover's numbering (25 the bar,
+0 off), empty for no legal move; or ``@@error ...``. Jacoby is off, so gammons and
+backgammons count (S9). The FIFOs keep the answers apart from what gnubg itself prints."""
+
+import os
+
+import gnubg  # gnubg's embedded module
+
+gnubg.command("set threads 1")  # no hand-off to a worker per call: 0.6 ms a call, not 4
+gnubg.command("set jacoby off")
+gnubg.command("set player 0 human")
+gnubg.command("set player 1 human")
+gnubg.command("new game")
+CUBE = gnubg.cubeinfo()
+
+requests = open(os.environ["GNUBG_DRIVER_IN"])
+answers_out = open(os.environ["GNUBG_DRIVER_OUT"], "w")
+for line in requests:
+    try:
+        noise, request = line.split()
+        context = {"cubeful": 0, "plies": 0, "deterministic": 1, "noise": float(noise),
+                   "prune": 0}
+        answers = []
+        for item in request.split(";"):
+            numbers = [int(x) for x in item.split(",")]
+            row, dice = numbers[:50], numbers[50:52]
+            board = [row[25:50], row[0:25]]  # gnubg: the side not on roll first
+            move = gnubg.findbestmove(board, CUBE, context, tuple(dice))
+            answers.append(",".join(map(str, move)))
+        answers_out.write("@@" + ";".join(answers) + "\n")
+    except Exception as error:  # the caller reports it and stops
+        message = f"{type(error).__name__}: {error}".replace("\n", " ")
+        answers_out.write(f"@@error {message}\n")
+    answers_out.flush()

@@ -1,0 +1,164 @@
+"""Trained evaluators: a small network on :func:`fastnardy.features`, inference in numpy.
+
+An :class:`Evaluator` is an evaluator of :mod:`fastnardy.search` (``inputs`` is
+``("features", kind)``): one hidden layer of sigmoid units, then five sigmoid outputs, the
+probabilities for the side to move (before it rolls) of
+
+    win, win by mars or more, win by koks / backgammon, lose by mars or more,
+    lose by koks / backgammon
+
+(L10, S9: 1, 2 and 3 points, no cube). Its value is the equity in points of those
+probabilities: ``2 win - 1 + win_mars + win_3 - lose_mars - lose_3``.
+
+``Evaluator.load("long")`` and ``Evaluator.load("short")`` read the weights shipped in
+``fastnardy/weights/`` (trained by TD(lambda) self-play, ``examples/train_td.py``; how each
+was trained is in its ``metadata`` and in ``weights/README.md``); ``Evaluator.load(path)``
+reads any ``.npz`` that :meth:`Evaluator.save` wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import FastNardyError
+from .inputs import ENCODINGS, WIDTHS
+
+__all__ = ["OUTPUTS", "Evaluator", "equity"]
+
+# the five outputs, in order (cumulative: a win by 3 points is also a win by mars)
+OUTPUTS = ("win", "win_mars", "win_3", "lose_mars", "lose_3")
+# the equity of the outputs: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3
+_POINTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+_SHIPPED = Path(__file__).with_name("weights")
+_ARRAYS = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
+
+
+class Evaluator:
+    """A trained network for one game's feature kind: ``evaluator(features)`` gives the
+    equity of each row for its side to move (float64), :meth:`probabilities` the five
+    outputs. ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
+    ``output_bias`` (5,), float32."""
+
+    def __init__(self, kind: str, hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
+                 output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
+                 metadata: Optional[Mapping[str, Any]] = None) -> None:
+        if not isinstance(kind, str) or ENCODINGS.get(kind) is None:
+            games = [k for k, game in ENCODINGS.items() if game is not None]
+            raise FastNardyError(f"an Evaluator's kind is one of {games}, not {kind!r}")
+        arrays = []
+        for name, value in zip(_ARRAYS, (hidden_weights, hidden_bias, output_weights,
+                                         output_bias)):
+            try:
+                array = np.array(value, dtype=np.float32)
+            except (TypeError, ValueError):
+                raise FastNardyError(f"{name} must be an array of numbers, not "
+                                     f"{type(value).__name__}") from None
+            if not np.isfinite(array).all():
+                raise FastNardyError(f"{name} holds a value that is not finite")
+            arrays.append(array)
+        width, (w1, b1, w2, b2) = WIDTHS[kind], arrays
+        hidden = w1.shape[1] if w1.ndim == 2 else -1
+        if (w1.shape != (width, hidden) or hidden < 1 or b1.shape != (hidden,)
+                or w2.shape != (hidden, len(OUTPUTS)) or b2.shape != (len(OUTPUTS),)):
+            raise FastNardyError(
+                f"{kind!r} weights must be ({width}, H), (H,), (H, {len(OUTPUTS)}), "
+                f"({len(OUTPUTS)},), not {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}")
+        self.kind = kind
+        self.game: str = ENCODINGS[kind]  # type: ignore[assignment]  # not None: checked
+        self.inputs: Tuple[str, str] = ("features", kind)
+        self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias = arrays
+        try:
+            self.metadata: Dict[str, Any] = json.loads(json.dumps(dict(metadata or {})))
+        except (TypeError, ValueError):
+            raise FastNardyError("metadata must be a mapping that JSON can hold") from None
+
+    @classmethod
+    def load(cls, name: Union[str, "os.PathLike[str]"]) -> "Evaluator":
+        """The shipped evaluator of ``"long"`` or ``"short"`` nardy (default rules), or the
+        one saved in the ``.npz`` file at a path."""
+        if isinstance(name, str) and name in ("long", "short"):
+            path = _SHIPPED / f"{name}.npz"
+        elif isinstance(name, (str, os.PathLike)):
+            path = Path(name)
+        else:
+            raise FastNardyError(f"Evaluator.load takes 'long', 'short' or the path of a "
+                                 f".npz file, not {name!r}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = [data[key] for key in _ARRAYS]
+                kind = str(data["kind"])
+                metadata = json.loads(str(data["metadata"]))
+        except FileNotFoundError:
+            raise FastNardyError(f"no evaluator file {str(path)!r}") from None
+        except (OSError, KeyError, ValueError) as error:
+            raise FastNardyError(f"{str(path)!r} is not an evaluator file: {error}") from None
+        w1, b1, w2, b2 = arrays
+        return cls(kind, w1, b1, w2, b2, metadata=metadata)
+
+    def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
+        """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
+        beside and renamed into place, so a reader never sees half a file. The operating
+        system's OSError when the file cannot be written."""
+        if not isinstance(filename, (str, os.PathLike)) or not str(filename).endswith(".npz"):
+            raise FastNardyError(f"an evaluator is saved to a path ending in .npz, not "
+                                 f"{filename!r}")
+        target = Path(filename)
+        partial = target.with_name(target.name + ".partial")
+        with open(partial, "wb") as stream:
+            np.savez_compressed(stream, kind=np.array(self.kind),
+                                metadata=np.array(json.dumps(self.metadata, sort_keys=True)),
+                                **{key: getattr(self, key) for key in _ARRAYS})
+        os.replace(partial, target)
+
+    def probabilities(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        """The five outputs (``OUTPUTS``) of each row of an (N, F) feature array: (N, 5)."""
+        rows = self._rows(features)
+        hidden = _sigmoid(rows @ self.hidden_weights + self.hidden_bias)
+        return _sigmoid(hidden @ self.output_weights + self.output_bias)
+
+    def __call__(self, features: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """The equity of each row for its side to move: (N,) float64."""
+        return equity(self.probabilities(features))
+
+    def _rows(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        return _real(features, f"{self.kind!r} features", len(self.hidden_weights),
+                     np.float32)
+
+    def __repr__(self) -> str:
+        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}>"
+
+
+def equity(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The equity in points of (N, 5) outputs, for their side to move."""
+    array = _real(probabilities, "probabilities", len(OUTPUTS), np.float64)
+    values: npt.NDArray[np.float64] = array @ _POINTS
+    return values - 1.0
+
+
+def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]:
+    """An (N, width) array of finite real numbers as ``dtype``, or FastNardyError."""
+    try:
+        array = np.asarray(given)
+    except (TypeError, ValueError):  # ragged nesting
+        array = np.empty(0, dtype=object)
+    if array.dtype.kind not in "biuf":
+        raise FastNardyError(f"{name} must be an array of real numbers, not "
+                             f"{type(given).__name__} of {array.dtype}")
+    if array.ndim != 2 or array.shape[1] != width:
+        raise FastNardyError(f"{name} must be (N, {width}), not {array.shape}")
+    with np.errstate(over="ignore"):
+        out: npt.NDArray[Any] = array.astype(dtype)
+    if not np.isfinite(out).all():
+        raise FastNardyError(f"{name} must be finite {np.dtype(dtype).name} numbers")
+    return out
+
+
+def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    out: npt.NDArray[np.float32] = 0.5 * (np.tanh(0.5 * x) + 1.0)
+    return out.astype(np.float32, copy=False)

@@ -1,0 +1,232 @@
+"""fastnardy.network: the shipped evaluators (loader, inference, use in the search), the
+trainer's determinism for a seed (examples/train_td.py) and the strength harness's players
+(bench/strength.py; its GNU Backgammon driver is skipped where gnubg is absent)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from fastnardy import FastNardyError, Position, Rules, batch, features
+from fastnardy.network import OUTPUTS, Evaluator, equity
+from fastnardy.play import evaluate as greedy_evaluate
+from fastnardy.search import MoveFilter, best_turn, expectimax
+from fastnardy import search
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = {"long": "nardy", "short": "tdgammon"}
+WIDTHS = {"long": 248, "short": 198}
+
+
+def _module(path: Path, name: str) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _middle_rows(game: str, count: int = 40) -> np.ndarray:
+    """Positions of a seeded random game (both sides' checkers spread out)."""
+    rng = np.random.default_rng(3)
+    rows = batch.encode([Position.start(game)])
+    found = []
+    while len(found) < count:
+        children, _ = batch.expand(game, rows, rng.integers(1, 7, (1, 2)))
+        rows = children[rng.integers(len(children))][None]
+        if rows[0, 25:].sum() == 0 or rows[0, :25].sum() == 0:
+            rows = batch.encode([Position.start(game)])
+        found.append(rows[0])
+    return np.array(found)
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_shipped_evaluator_loads_small_with_how_it_was_trained(game: str) -> None:
+    path = ROOT / "src" / "fastnardy" / "weights" / f"{game}.npz"
+    assert path.stat().st_size < 1 << 20
+    net = Evaluator.load(game)
+    assert search.Evaluator is Evaluator
+    assert (net.game, net.kind, net.inputs) == (game, KINDS[game], ("features", KINDS[game]))
+    assert net.hidden_weights.shape == (WIDTHS[game], len(net.hidden_bias))
+    assert net.output_weights.shape == (len(net.hidden_bias), len(OUTPUTS))
+    meta = net.metadata
+    assert meta["game"] == game and meta["variants"] == {}  # the default rules
+    assert meta["games"] > 0 and meta["cpu_seconds"] > 0 and "train_td.py" in meta["command"]
+    assert isinstance(meta["seed"], int)
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_inference_is_the_equity_of_the_five_outputs(game: str) -> None:
+    net = Evaluator.load(game)
+    rows = _middle_rows(game)
+    inputs = features(game, rows, KINDS[game])
+    p = net.probabilities(inputs)
+    assert p.shape == (len(rows), 5) and p.dtype == np.float32
+    assert ((p > 0) & (p < 1)).all()
+    # by hand: one hidden sigmoid layer, five sigmoid outputs, equity of L10/S9 points
+    hidden = 1 / (1 + np.exp(-(inputs.astype(np.float64) @ net.hidden_weights
+                               + net.hidden_bias)))
+    expected = 1 / (1 + np.exp(-(hidden @ net.output_weights + net.output_bias)))
+    np.testing.assert_allclose(p, expected, rtol=1e-4, atol=1e-5)
+    win, win2, win3, lose2, lose3 = expected.T
+    values = net(inputs)
+    assert values.shape == (len(rows),) and values.dtype == np.float64
+    np.testing.assert_allclose(values, 2 * win - 1 + win2 + win3 - lose2 - lose3, atol=1e-4)
+    np.testing.assert_allclose(equity(p), values)
+    assert (np.abs(values) <= 3).all()
+    assert len(net(np.empty((0, WIDTHS[game]), np.float32))) == 0
+
+
+def test_shipped_evaluators_know_who_is_ahead() -> None:
+    """A sanity check of the training, not only of the file: a side with all its checkers
+    home and the other's all on the start sees itself far ahead."""
+    short = Evaluator.load("short")
+    home, far = [3, 3, 3, 2, 2, 2] + [0] * 18, [0] * 12 + [15] + [0] * 11
+    ahead = Position.from_points("short", home, far, "white")
+    behind = Position.from_points("short", far, home, "white")
+    values = short(features("short", batch.encode([ahead, behind]), "tdgammon"))
+    assert values[0] > 0.9 and values[1] < -0.9
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_usable_by_best_turn_and_expectimax(game: str) -> None:
+    net = Evaluator.load(game)
+    rules = Rules.of(game)
+    rows = _middle_rows(game, 6)
+    zero = expectimax(rules, rows, net, plies=0)
+    np.testing.assert_allclose(zero, net(features(rules, rows, KINDS[game])), rtol=1e-6)
+    one = expectimax(rules, rows[:2], net, plies=1, filter=MoveFilter(4, 0.2))
+    assert one.shape == (2,) and np.isfinite(one).all()
+    position = Position.start(game)
+    found = best_turn(position, (6, 5), net, plies=1, filter=MoveFilter(3, 0.1))
+    assert found.turn == position.legal_turns((6, 5))[found.choice]
+    assert np.nanmax(found.values) == found.values[found.choice]
+
+
+def test_wrong_features_and_files_are_clear_errors(tmp_path: Path) -> None:
+    net = Evaluator.load("short")
+    with pytest.raises(FastNardyError, match=r"\(N, 198\)"):
+        net(np.zeros((3, 248), np.float32))
+    with pytest.raises(FastNardyError, match="numbers"):
+        net.probabilities([["x"]])
+    with pytest.raises(FastNardyError, match="for short nardy only"):
+        expectimax("long", batch.encode([Position.start("long")]), net)
+    with pytest.raises(FastNardyError, match="'long', 'short' or the path"):
+        Evaluator.load(3)  # type: ignore[arg-type]
+    with pytest.raises(FastNardyError, match="no evaluator file"):
+        Evaluator.load(tmp_path / "missing.npz")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(FastNardyError, match="not an evaluator file"):
+        Evaluator.load(bad)
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(FastNardyError, match="not an evaluator file"):
+        Evaluator.load(tmp_path / "other.npz")
+    with pytest.raises(FastNardyError, match="ending in .npz"):
+        net.save(tmp_path / "weights.txt")
+    with pytest.raises(FastNardyError, match="kind"):
+        Evaluator("raw", net.hidden_weights, net.hidden_bias, net.output_weights,
+                  net.output_bias)
+    with pytest.raises(FastNardyError, match="must be"):
+        Evaluator("nardy", net.hidden_weights, net.hidden_bias, net.output_weights,
+                  net.output_bias)
+    with pytest.raises(FastNardyError, match="not finite"):
+        Evaluator("tdgammon", net.hidden_weights, net.hidden_bias * np.nan,
+                  net.output_weights, net.output_bias)
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    net = Evaluator.load("long")
+    path = tmp_path / "copy.npz"
+    net.save(path)
+    again = Evaluator.load(path)
+    assert again.metadata == net.metadata and again.kind == net.kind
+    for name in ("hidden_weights", "hidden_bias", "output_weights", "output_bias"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(net, name))
+    assert [p.name for p in tmp_path.iterdir()] == ["copy.npz"]  # no partial file left
+
+
+def test_trainer_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    train = _module(ROOT / "examples" / "train_td.py", "train_td")
+    common = ["--game", "short", "--games", "60", "--parallel", "16", "--hidden", "8",
+              "--buffer", "300", "--report", "1000"]
+    outs = []
+    for name, seed in (("a", "5"), ("b", "5"), ("c", "6")):
+        path = tmp_path / f"{name}.npz"
+        assert train.main(common + ["--seed", seed, "--out", str(path)]) == 0
+        outs.append(Evaluator.load(path))
+    a, b, c = outs
+    np.testing.assert_array_equal(a.hidden_weights, b.hidden_weights)
+    np.testing.assert_array_equal(a.output_bias, b.output_bias)
+    assert a.metadata["games"] == b.metadata["games"] >= 60
+    assert not np.array_equal(a.hidden_weights, c.hidden_weights)
+    # it learnt: the weights moved from their seeded start
+    start = train.new_network("tdgammon", 8, np.random.default_rng(5))
+    assert not np.allclose(a.output_weights, start.output_weights)
+
+
+def test_lambda_returns_end_in_the_outcome_and_flip_sides() -> None:
+    train = _module(ROOT / "examples" / "train_td.py", "train_td")
+    final = np.array([0.0, 0, 0, 1, 0])  # the loser's view: lost by mars
+    values = np.full((2, 5), 0.5)
+    last = train.lambda_returns(values, final, 1.0)
+    # lambda 1: every target is the outcome, seen by the position's own side to move
+    np.testing.assert_allclose(last[1], [1, 1, 0, 0, 0])  # the winner's view
+    np.testing.assert_allclose(last[0], final)
+    zero = train.lambda_returns(values, final, 0.0)  # TD(0): the next position's value
+    np.testing.assert_allclose(zero[0], train.flip(values[1]))
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_harness_greedy_scores_are_play_evaluate(game: str) -> None:
+    strength = _module(ROOT / "bench" / "strength.py", "strength")
+    rules = Rules.of(game)
+    rows = _middle_rows(game, 10)
+    children, _ = batch.expand(rules, rows, np.full((len(rows), 2), 3))
+    scores = strength.greedy_scores(rules, children)
+    # a child is from the next mover's view: the side that moved is black there
+    expected = [greedy_evaluate(p, "black") for p in batch.decode(rules, children, "white")]
+    np.testing.assert_array_equal(scores, expected)
+
+
+def test_harness_match_is_seeded_and_paired() -> None:
+    strength = _module(ROOT / "bench" / "strength.py", "strength")
+    rules = Rules.of("short")
+    one = strength.play_match(rules, strength.Greedy(), strength.Random(1), 8, seed=4)
+    two = strength.play_match(rules, strength.Greedy(), strength.Random(1), 8, seed=4)
+    np.testing.assert_array_equal(one.points, two.points)
+    assert (one.turns > 0).all() and set(np.abs(one.points)) <= {1, 2, 3}
+    same = strength.play_match(rules, strength.Greedy(), strength.Greedy(), 8, seed=4)
+    # the same player on both sides of a pair, with the same dice: the same game twice
+    np.testing.assert_array_equal(same.points[0::2], -same.points[1::2])
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
+                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+def test_gnubg_driver_moves_are_legal_turns() -> None:
+    strength = _module(ROOT / "bench" / "strength.py", "strength")
+    rules = Rules.of("short")
+    gnubg = strength.Gnubg("expert")
+    try:
+        result = strength.play_match(rules, strength.Greedy(), gnubg, 4, seed=2)
+    finally:
+        gnubg.close()
+    assert (result.turns > 0).all()  # every move gnubg chose was one of the legal turns
+
+
+def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    strength = _module(ROOT / "bench" / "strength.py", "strength")
+    player = strength.Gnubg.__new__(strength.Gnubg)
+    monkeypatch.setattr(player, "moves", lambda rows, dice: [[24, 20]] * len(rows),
+                        raising=False)
+    rows = batch.encode([Position.start("short")])
+    with pytest.raises(RuntimeError, match="T1: gnubg's move"):
+        player.choose(Rules.of("short"), rows, np.array([[6, 5]]))
