@@ -71,7 +71,8 @@ NOT_WALKED = {
 # callable raises comes out of the call (the garbage has callables, e.g. ``object``, which
 # takes no argument)
 CALLBACKS = {"progress": "perft's progress callback",
-             "evaluate": "the search's evaluator, called with a batch of positions"}
+             "evaluate": "the search's evaluator, called with a batch of positions",
+             "policy": "simulate's and rollout's evaluator policy, called with a batch"}
 OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
     "LegalTurns.index": ((ValueError, TypeError), "the Sequence protocol, as list.index: a "
                          "value that is not there is a ValueError, a start or stop that is "
@@ -124,7 +125,7 @@ VALID: Dict[str, List[Any]] = {
     "evaluate": [evaluator(lambda inputs: inputs[:, 0] - inputs[:, 25], "rows"),
                  evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
-    "filter": [None, MoveFilter(2, 0.1)],
+    "filter": [None, MoveFilter(2, 0.1)], "n": [1, 3], "start": [None, [MIDDLE]],
 }
 
 
@@ -290,7 +291,8 @@ def _deep_search(value: Any) -> bool:
 
 
 def _argument(name: str) -> st.SearchStrategy[Any]:
-    long_work = {"depth": _long_depth, "n_games": _many_games, "plies": _deep_search}.get(name)
+    long_work = {"depth": _long_depth, "n_games": _many_games, "n": _many_games,
+                 "plies": _deep_search}.get(name)
     garbage = GARBAGE.filter(lambda v: not long_work(v)) if long_work else GARBAGE
     return st.sampled_from(VALID[name]) | garbage if name in VALID else garbage
 
