@@ -43,7 +43,7 @@ from fastnardy.search import MoveFilter, evaluator
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
            "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
-           "fastnardy.search")
+           "fastnardy.search", "fastnardy.vector")
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -126,6 +126,8 @@ VALID: Dict[str, List[Any]] = {
                  evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
     "filter": [None, MoveFilter(2, 0.1)], "n": [1, 3], "start": [None, [MIDDLE]],
+    "num_envs": [1, 3], "actions": [np.zeros(3, dtype=np.int64)], "width": [1, 30],
+    "observation": ["rows", "keys", ("features", "raw")],
 }
 
 
@@ -136,6 +138,12 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.batch import ChanceNodes
     from fastnardy.record import MatGame
     from fastnardy.selfplay import Simulation
+    from fastnardy.vector import Step, VectorEnv
+
+    def environments() -> List[Any]:
+        ready = VectorEnv("short", 3, 1)
+        ready.reset()
+        return [VectorEnv("long", 2), ready]
 
     engine = [sys.executable, str(Path(__file__).resolve().parents[1] / "bench" / "crosscheck"
                                   / "reference_engine.py")]
@@ -154,6 +162,8 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         MatGame: lambda: MAT_GAMES[:1],
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
         Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],
+        VectorEnv: environments,
+        Step: lambda: [VectorEnv("long", 2, 3).reset()],
         crosscheck.ProcessEngine: lambda: [crosscheck.ProcessEngine(engine, timeout=20)],
         crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],
                                                                     timeout=20)],
@@ -292,6 +302,7 @@ def _deep_search(value: Any) -> bool:
 
 def _argument(name: str) -> st.SearchStrategy[Any]:
     long_work = {"depth": _long_depth, "n_games": _many_games, "n": _many_games,
+                 "num_envs": _many_games,
                  "plies": _deep_search}.get(name)
     garbage = GARBAGE.filter(lambda v: not long_work(v)) if long_work else GARBAGE
     return st.sampled_from(VALID[name]) | garbage if name in VALID else garbage

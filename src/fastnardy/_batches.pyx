@@ -758,6 +758,8 @@ cdef class GameBatch:
         cdef uint64_t lo, hi
         cdef Py_ssize_t cap
         cdef void* q
+        if self.status[g] == 1:
+            self.status[g] = 0  # its roll is kept
         while self.status[g] == 0 and not c.stop:
             d1 = self.dice[2 * g]
             d2 = self.dice[2 * g + 1]
@@ -813,7 +815,7 @@ cdef class GameBatch:
         view, in T2 order per game, ``exact`` float64 the points the mover wins by a child
         that ends the game (L10/S9) and NaN for the others, ``games`` int64 the waiting
         games and ``offsets`` int64 (G + 1) their children's bounds. A game already waiting
-        keeps its children."""
+        keeps its roll (its children are listed again)."""
         cdef Py_ssize_t g, ng = 0, i
         cdef int err = 0
         cdef nb_ctx* c
@@ -822,10 +824,6 @@ cdef class GameBatch:
         cdef double* ev
         cdef int64_t* gv
         cdef int64_t* ov
-        for g in range(self.n):
-            if self.status[g] == 1:
-                raise FastNardyError("games are waiting for a choice: call play_values or "
-                                     "play_choices first")
         self.nkids = 0
         games = np.empty(self.n, dtype=np.int64)
         offsets = np.empty(self.n + 1, dtype=np.int64)

@@ -72,7 +72,6 @@ States serialize through OpenSpiel's default for Python games (history and attri
 
 from __future__ import annotations
 
-from math import comb
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -85,7 +84,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("fastnardy.openspiel needs OpenSpiel: "
                       "pip install 'fastnardy[openspiel]'") from exc
 
-from .basics import ALL_ROLLS, Roll
+from .basics import ALL_ROLLS, MAX_TURNS_PER_ROLL, Roll
 from .batch import PROBABILITY, encode
 from .errors import IllegalTurnError, InvalidDiceError, InvalidRulesError
 from .inputs import WIDTHS, features
@@ -100,11 +99,6 @@ SHORT_NAME = "python_short_nardy"
 PLAYERS = ("white", "black")  # player 0, player 1
 DEFAULT_MAX_TURNS = 1000
 
-_CHECKERS = 15
-_LOCATIONS = min(_CHECKERS, 25)  # n: a side's occupied locations (of 24 points and the bar)
-# The bound of the module docstring: multisets of 4 chains' (start, length) over n locations
-MAX_TURNS_PER_ROLL = (_LOCATIONS + _LOCATIONS ** 2 + comb(_LOCATIONS + 1, 2)
-                      + _LOCATIONS * comb(_LOCATIONS + 1, 2) + comb(_LOCATIONS + 3, 4))
 
 
 # T6: long nardy's opening decides the starter only; short nardy's is also the first roll
