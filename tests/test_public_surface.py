@@ -23,6 +23,7 @@ and the reason, and ``CALLBACKS`` the parameters whose callable's own errors com
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import operator
 import pkgutil
@@ -43,7 +44,11 @@ from fastnardy.search import MoveFilter, evaluator
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
            "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
-           "fastnardy.search", "fastnardy.vector")
+           "fastnardy.search", "fastnardy.vector") + tuple(
+    # the RL adapters, where their libraries are installed (the rl extra)
+    name for name, library in (("fastnardy.gymnasium_env", "gymnasium"),
+                               ("fastnardy.pettingzoo_env", "pettingzoo"))
+    if importlib.util.find_spec(library) is not None)
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -67,6 +72,10 @@ NOT_WALKED = {
                         "their functions take values that their callers (Position, the twin, "
                         "svg, which are walked) have validated",
 }
+for _name in ("fastnardy.gymnasium_env", "fastnardy.pettingzoo_env"):
+    if _name not in MODULES:
+        NOT_WALKED[_name] = "its library is not installed here (the rl extra)"
+
 # parameters that take the caller's callback: when one is given a callable, what that
 # callable raises comes out of the call (the garbage has callables, e.g. ``object``, which
 # takes no argument)
@@ -127,7 +136,9 @@ VALID: Dict[str, List[Any]] = {
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
     "filter": [None, MoveFilter(2, 0.1)], "n": [1, 3], "start": [None, [MIDDLE]],
     "num_envs": [1, 3], "actions": [np.zeros(3, dtype=np.int64)], "width": [1, 30],
-    "observation": ["rows", "keys", ("features", "raw")],
+    "observation": ["rows", "keys", ("features", "raw")], "opponent": ["random", "greedy"],
+    "side": ["white", "black"], "action": [0, 1], "agent": ["white", "black"],
+    "options": [None],
 }
 
 
@@ -163,12 +174,37 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
         Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],
         VectorEnv: environments,
+        **_rl_samples(),
         Step: lambda: [VectorEnv("long", 2, 3).reset()],
         crosscheck.ProcessEngine: lambda: [crosscheck.ProcessEngine(engine, timeout=20)],
         crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],
                                                                     timeout=20)],
         crosscheck.Difference: lambda: [difference],
     }
+
+
+def _rl_samples() -> Dict[type, Callable[[], List[Any]]]:
+    """Environments of the RL adapters, fresh and reset, where their libraries are installed."""
+    samples: Dict[type, Callable[[], List[Any]]] = {}
+    if "fastnardy.gymnasium_env" in MODULES:
+        from fastnardy.gymnasium_env import NardyEnv
+
+        def gym() -> List[Any]:
+            ready = NardyEnv("short", "greedy")
+            ready.reset(seed=1)
+            return [NardyEnv("long"), ready]
+
+        samples[NardyEnv] = gym
+    if "fastnardy.pettingzoo_env" in MODULES:
+        from fastnardy.pettingzoo_env import NardyAEC
+
+        def zoo() -> List[Any]:
+            ready = NardyAEC("long")
+            ready.reset(seed=2)
+            return [ready]
+
+        samples[NardyAEC] = zoo
+    return samples
 
 
 SAMPLES = _samples()
