@@ -570,7 +570,9 @@ cdef class GameBatch:
     (T1, T2 order) or the game ends (L9, S9; scored by L10/S9, cube at 1), and returns the
     children of the waiting games; ``play_values`` or ``play_choices`` then plays one child
     of each. Status per game: 0 running, 1 waiting for a choice, 2 over, 3 unfinished
-    (max_turns turns played, or a position without a candidate)."""
+    (max_turns turns played, or a position without a candidate). With ``restart`` a game
+    that ends begins again from the start on the next stream of the run (``take_ended``
+    reports the ends), so every game is always running or waiting."""
 
     cdef nb_rules r
     cdef int koks, backgammon, max_turns
@@ -591,8 +593,12 @@ cdef class GameBatch:
     cdef uint64_t* kids
     cdef Py_ssize_t nkids, capkids
     cdef object waiting     # (games, offsets) of the last prepare
+    cdef int restart        # a game that ends begins again (the next stream, T6 opening)
+    cdef int64_t next_stream
+    cdef int8_t* ended      # 2 or 3: the game ended (since take_ended), else 0
 
-    def __init__(self, code, koks, backgammon, n, seed, policy, max_turns=10000):
+    def __init__(self, code, koks, backgammon, n, seed, policy, max_turns=10000,
+                 restart=False):
         cdef uint64_t s
         cdef size_t addr
         _parse_code(code, &self.r)
@@ -619,7 +625,7 @@ cdef class GameBatch:
         self.base = rng_next(&s)
         keyarr = np.zeros((n, 2), dtype=np.uint64)
         rngs = np.zeros((2, n), dtype=np.uint64)
-        small = np.zeros((6, n), dtype=np.int8)  # side, unused, status, winner, points, kind
+        small = np.zeros((6, n), dtype=np.int8)  # side, ended, status, winner, points, kind
         small[2] = 3  # no game yet: unfinished
         small[3] = -1
         small[5] = 4
@@ -633,6 +639,7 @@ cdef class GameBatch:
         self.pick_rng = self.dice_rng + self.n
         addr = small.ctypes.data
         self.side = <int8_t*>addr
+        self.ended = self.side + self.n
         self.status = self.side + 2 * self.n
         self.winner = self.side + 3 * self.n
         self.points = self.side + 4 * self.n
@@ -645,6 +652,8 @@ cdef class GameBatch:
         self.kids = NULL
         self.nkids = self.capkids = 0
         self.waiting = (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self.restart = 1 if restart else 0
+        self.next_stream = 0
 
     def __dealloc__(self):
         free(self.kids)
@@ -697,38 +706,50 @@ cdef class GameBatch:
         sv = <const int64_t*><size_t>sarr.ctypes.data
         for j in range(m):
             g = gv[j]
-            st = self.base ^ (<uint64_t>sv[j] * <uint64_t>0xD6E8FEB86659FD93)
-            self.dice_rng[g] = st
-            self.pick_rng[g] = st ^ <uint64_t>0x5851F42D4C957F2D
-            rng_next(&self.pick_rng[g])
-            self.turns[g] = 0
-            self.status[g] = 0
+            self.begin(g, sv[j])
             self.winner[g] = -1
             self.points[g] = 0
             self.kind[g] = 4
-            self.dice[2 * g] = self.dice[2 * g + 1] = 0
-            if kv != NULL:
-                self.key[2 * g] = kv[2 * j]
-                self.key[2 * g + 1] = kv[2 * j + 1]
-                self.side[g] = sdv[j]
-                nb_board_from_key(kv[2 * j], kv[2 * j + 1], self.r.game, &b)
-                if b.o[0] == 15:  # the side not to move has won already
-                    self.status[g] = 2
-                    self.winner[g] = 1 - sdv[j]
-                    self.points[g] = <int8_t>nb_score(&b, self.r.game, self.koks,
-                                                      self.backgammon, &self.kind[g])
+            if kv == NULL:
+                self.open_game(g)
                 continue
-            nb_start(self.r.game, &b)
-            self.key[2 * g] = b.lo
-            self.key[2 * g + 1] = b.hi
-            d1 = d2 = 0
-            while d1 == d2:  # T6: one die each, ties thrown again
-                d1 = 1 + rng_below(&self.dice_rng[g], 6)
-                d2 = 1 + rng_below(&self.dice_rng[g], 6)
-            self.side[g] = 0 if d1 > d2 else 1
-            if self.r.game:  # short: the opening throw is the first roll
-                self.dice[2 * g] = <int8_t>d1
-                self.dice[2 * g + 1] = <int8_t>d2
+            self.key[2 * g] = kv[2 * j]
+            self.key[2 * g + 1] = kv[2 * j + 1]
+            self.side[g] = sdv[j]
+            nb_board_from_key(kv[2 * j], kv[2 * j + 1], self.r.game, &b)
+            if b.o[0] == 15:  # the side not to move has won already
+                self.status[g] = 2
+                self.winner[g] = 1 - sdv[j]
+                self.points[g] = <int8_t>nb_score(&b, self.r.game, self.koks,
+                                                  self.backgammon, &self.kind[g])
+        if m:
+            self.next_stream = max(self.next_stream, int(sarr.max()) + 1)
+
+    cdef void begin(self, Py_ssize_t g, int64_t stream) noexcept nogil:
+        """Seed game g's two streams from (seed, stream); no turn played, no roll yet."""
+        cdef uint64_t st = self.base ^ (<uint64_t>stream * <uint64_t>0xD6E8FEB86659FD93)
+        self.dice_rng[g] = st
+        self.pick_rng[g] = st ^ <uint64_t>0x5851F42D4C957F2D
+        rng_next(&self.pick_rng[g])
+        self.turns[g] = 0
+        self.status[g] = 0
+        self.dice[2 * g] = self.dice[2 * g + 1] = 0
+
+    cdef void open_game(self, Py_ssize_t g) noexcept nogil:
+        """The start position (L1, S1) and the T6 opening throw from game g's dice stream
+        (short nardy: the throw is the first roll; long: the starter throws again)."""
+        cdef nb_board b
+        cdef int d1 = 0, d2 = 0
+        nb_start(self.r.game, &b)
+        self.key[2 * g] = b.lo
+        self.key[2 * g + 1] = b.hi
+        while d1 == d2:  # T6: one die each, ties thrown again
+            d1 = 1 + rng_below(&self.dice_rng[g], 6)
+            d2 = 1 + rng_below(&self.dice_rng[g], 6)
+        self.side[g] = 0 if d1 > d2 else 1
+        if self.r.game:
+            self.dice[2 * g] = <int8_t>d1
+            self.dice[2 * g + 1] = <int8_t>d2
 
     cdef int advance(self, Py_ssize_t g, uint64_t lo, uint64_t hi) noexcept nogil:
         """Play the turn whose result (next mover's view) is (lo, hi) in game g."""
@@ -746,9 +767,16 @@ cdef class GameBatch:
             return 1
         self.side[g] = 1 - self.side[g]
         if self.turns[g] >= self.max_turns:
-            self.status[g] = 3
+            self.cut(g)
             return 1
         return 0
+
+    cdef void cut(self, Py_ssize_t g) noexcept nogil:
+        """Game g ends unfinished (max_turns, or no candidate outside T7)."""
+        self.status[g] = 3
+        self.winner[g] = -1
+        self.points[g] = 0
+        self.kind[g] = 4
 
     cdef int run_game(self, nb_ctx* c, Py_ssize_t g) noexcept nogil:
         """Play game g until it waits for an external choice (its children appended to the
@@ -760,7 +788,14 @@ cdef class GameBatch:
         cdef void* q
         if self.status[g] == 1:
             self.status[g] = 0  # its roll is kept
-        while self.status[g] == 0 and not c.stop:
+        while not c.stop:
+            if self.status[g] >= 2:
+                if not self.restart:
+                    return 0
+                self.ended[g] = self.status[g]  # winner, points, kind stay until the next end
+                self.begin(g, self.next_stream)
+                self.next_stream += 1
+                self.open_game(g)
             d1 = self.dice[2 * g]
             d2 = self.dice[2 * g + 1]
             if d1 == 0:
@@ -772,8 +807,8 @@ cdef class GameBatch:
             n = nb_generate(c, &self.r, &b, d1, d2, 1)
             nb_tick(c)
             if n == 0:  # only a position outside T7 has no candidate at all
-                self.status[g] = 3
-                return 0
+                self.cut(g)
+                continue
             p = self.pol[self.side[g]]
             if p == 2 and n > 1:
                 if self.nkids + n > self.capkids:
@@ -925,6 +960,15 @@ cdef class GameBatch:
         key, rngs, small, turns, dice = self.arrays
         return (key.copy().view(KEY_DTYPE).reshape(self.n), small[0].copy(), dice.copy(),
                 small[2].copy())
+
+    def take_ended(self):
+        """(ended, winner, points, kind) with ``restart``: ended int8 per game, 2 if a game
+        ended (L9, S9) and 3 if one was cut off at max_turns since the last call (then
+        cleared), 0 otherwise; winner, points and kind of each game's last ended game."""
+        key, rngs, small, turns, dice = self.arrays
+        out = (small[1].copy(), small[3].copy(), small[4].copy(), small[5].copy())
+        small[1] = 0
+        return out
 
     def results(self):
         """(winner, points, kind, turns) of every game (copies): winner 0 white, 1 black, -1

@@ -89,11 +89,9 @@ class VectorEnv:
         rules = self.rules
         self._games = _kernel.GameBatch(rules.code, rules.scoring == "oin_mars_koks",
                                         bool(rules.backgammon), self.num_envs, self.seed,
-                                        (2, 2), self.max_turns)
+                                        (2, 2), self.max_turns, True)
         self._games.start(np.arange(self.num_envs), np.arange(self.num_envs))
-        self._streams = self.num_envs
-        return self._settle(np.zeros((self.num_envs, 2)), np.zeros(self.num_envs, dtype=bool),
-                            np.zeros(self.num_envs, dtype=bool))
+        return self._settle()
 
     def step(self, actions: npt.ArrayLike) -> Step:
         """Play action ``actions[i]`` (an index into game i's legal turns, T2 order) in every
@@ -105,30 +103,22 @@ class VectorEnv:
             raise FastNardyError(f"actions must be {self.num_envs} ints, not "
                                  f"{array.dtype} {array.shape}")
         self._games.play_choices(array)
-        return self._settle(np.zeros((self.num_envs, 2)), np.zeros(self.num_envs, dtype=bool),
-                            np.zeros(self.num_envs, dtype=bool))
+        return self._settle()
 
-    def _settle(self, rewards: npt.NDArray[np.float64], terminated: npt.NDArray[np.bool_],
-                truncated: npt.NDArray[np.bool_]) -> Step:
-        """Play forced turns, score and restart finished games until every game waits."""
+    def _settle(self) -> Step:
+        """One kernel call: forced turns played, ended games scored and begun again, until
+        every game waits; the new rolls and children."""
         games = self._games
-        while True:
-            children, _, waiting, offsets = games.prepare()
-            if len(waiting) == self.num_envs:
-                break
-            status = games.state()[3]
-            ended = np.flatnonzero(status >= 2)
-            winner, points, _, _ = games.results()
-            won = ended[status[ended] == 2]
-            rewards[won, winner[won]] = points[won]
-            rewards[won, 1 - winner[won]] = -points[won]
-            terminated[won] = True
-            truncated[ended[status[ended] == 3]] = True
-            games.start(ended, np.arange(self._streams, self._streams + len(ended)))
-            self._streams += len(ended)
+        children, _, _, offsets = games.prepare()
+        ended, winner, points, _ = games.take_ended()
         keys, mover, dice, _ = games.state()
+        terminated = ended == 2
+        rewards = np.zeros((self.num_envs, 2))
+        won = np.flatnonzero(terminated)
+        rewards[won, winner[won]] = points[won]
+        rewards[won, 1 - winner[won]] = -points[won]
         return Step(self._observe(keys), dice, mover, children, offsets, rewards, terminated,
-                    truncated)
+                    ended == 3)
 
     def _observe(self, keys: npt.NDArray[Any]) -> npt.NDArray[Any]:
         if self.observation == "keys":
