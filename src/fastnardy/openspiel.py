@@ -165,6 +165,7 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
             raise InvalidRulesError(f"max_turns must be a positive integer, not {max_turns!r}")
         self.rules = rules
         self.max_turns = max_turns
+        self.start = Position.start(rules)  # every new state's (pyspiel.clone makes one too)
         top = 3 if rules.scoring == "oin_mars_koks" or rules.backgammon else 2  # L10, S9
         info = pyspiel.GameInfo(
             num_distinct_actions=MAX_TURNS_PER_ROLL,
@@ -234,7 +235,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
         self._opened = False
         self._turns = 0
         self._max_turns = game.max_turns
-        self._set(Position.start(game.rules), None)
+        self._set(game.start, None)
 
     def _set(self, position: Position, dice: Optional[Roll]) -> None:
         """Move to ``position`` with ``dice``; the answers to the terminal and legal-action
