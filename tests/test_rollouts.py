@@ -132,3 +132,19 @@ def test_T1_rollout_with_crn_reduces_the_noise_of_differences():
     assert np.var(a - b) < np.var(a) + np.var(b)
     again = rollout(position, 400, "greedy", seed=2, dice=(3, 1), workers=2)
     assert (again.equities == result.equities).all()
+
+
+def test_T1_start_drops_the_children_of_the_last_prepare():
+    """A choice cannot reach a game begun again after the prepare that listed its children."""
+    from fastnardy import _kernel
+
+    rules = Rules.of("long")
+    games = _kernel.GameBatch(rules.code, False, False, 2, 1, (2, 2))
+    games.start(np.arange(2), np.arange(2))
+    _, _, waiting, _ = games.prepare()
+    assert len(waiting) == 2
+    games.start(np.array([0]), np.array([5]))
+    with pytest.raises(FastNardyError):
+        games.play_choices(np.zeros(2, dtype=np.int64))
+    _, _, waiting, _ = games.prepare()
+    assert list(waiting) == [0, 1]

@@ -664,7 +664,8 @@ cdef class GameBatch:
         ``keys`` (KEY_DTYPE, the mover's frame) and ``sides`` (int8: 0 white, 1 black to
         move) the game starts there and the side to move rolls; without them it starts with
         the T6 opening. A key whose side not to move has borne off 15 is a game over (the
-        other side won, 0 turns)."""
+        other side won, 0 turns). The children of the last ``prepare`` are dropped (a game
+        still waiting keeps its roll, and the next ``prepare`` lists them again)."""
         cdef Py_ssize_t j, m, g
         cdef nb_board b
         cdef int err, d1, d2
@@ -702,6 +703,7 @@ cdef class GameBatch:
                 if b.m[0] == 15:
                     raise InvalidPositionError(f"T7: in key {j} the side to move has borne "
                                                f"off 15 checkers")
+        self._done()
         gv = <const int64_t*><size_t>garr.ctypes.data
         sv = <const int64_t*><size_t>sarr.ctypes.data
         for j in range(m):
