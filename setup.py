@@ -9,6 +9,8 @@ build/debug or build/native), so switching between them in one tree never reuses
 in src/.
 Set FASTNARDY_NATIVE=1 to compile for this machine's CPU (-march=native: about 15% faster
 enumeration here; the result is then not portable). The default build is portable.
+Set FASTNARDY_PROFILE=1 for the release build (-O3, the same directives) with symbols, not
+stripped, under build/profile: what `perf record` needs to name the kernel's functions.
 """
 
 import os
@@ -19,7 +21,9 @@ from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("FASTNARDY_DEBUG", "") not in ("", "0")
 NATIVE = os.environ.get("FASTNARDY_NATIVE", "") not in ("", "0")
-BUILD_BASE = os.path.join("build", "debug" if DEBUG else "native" if NATIVE else "release")
+PROFILE = os.environ.get("FASTNARDY_PROFILE", "") not in ("", "0") and not DEBUG
+BUILD_BASE = os.path.join("build", "debug" if DEBUG else "native" if NATIVE else
+                          "profile" if PROFILE else "release")
 
 directives = {
     "language_level": 3,
@@ -31,7 +35,7 @@ directives = {
     "embedsignature": True,
 }
 
-compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+compile_args = ["-O0", "-g"] if DEBUG else ["-O3", "-g"] if PROFILE else ["-O3"]
 if NATIVE:
     compile_args.append("-march=native")
 
@@ -47,7 +51,7 @@ extensions = [
         f"fastnardy.{name}",
         sources=[f"src/fastnardy/{name}.pyx"],
         extra_compile_args=compile_args,
-        extra_link_args=[] if DEBUG else ["-s"],
+        extra_link_args=[] if DEBUG or PROFILE else ["-s"],
     )
     for name in COMPILED_MODULES
 ]

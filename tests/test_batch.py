@@ -23,6 +23,22 @@ def _group(rules, data, size=5):
     return [data.draw(positions(st.just(rules))) for _ in range(size)]
 
 
+@SETTINGS
+@given(st.sampled_from(ALL_RULES), st.data())
+def test_T1_a_count_is_the_number_of_children_in_every_variant(rules, data):
+    """count_turns counts without writing the turns (the full turns of a double, and of a
+    non-double whose positions are distinct); expand writes them: the same numbers, with
+    each position's 21 rolls in a run of equal rows (its board built once)."""
+    group = _group(rules, data, size=4)
+    rows = np.repeat(batch.encode(group), 21, axis=0)
+    dice = np.tile(batch.ROLLS, (len(group), 1))
+    _, parent = batch.expand(rules, rows, dice, keys=True)
+    expected = np.bincount(parent, minlength=len(rows))
+    assert batch.count_turns(rules, rows, dice).tolist() == expected.tolist()
+    assert [len(p.legal_turns(tuple(roll))) for p in group for roll in ALL_ROLLS] == \
+        expected.tolist()
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(st.lists(positions(st.sampled_from(["long", "short"]).map(
     lambda g: Position.start(g).rules)), min_size=1, max_size=6), st.data())

@@ -26,6 +26,7 @@ ctypedef struct nb_out:
     Py_ssize_t limit    # max_children, or -1
     int width
     int with_roll
+    Py_ssize_t first_cap  # children the first allocation holds (an estimate of the whole)
 
 
 cdef int greedy_score(const nb_entry* e, int is_short) noexcept nogil

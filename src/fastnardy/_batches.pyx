@@ -3,14 +3,14 @@ many rows or keys in one call, without the GIL), the keys' Python functions (pac
 swap_key) and self-play (whole games in the kernel). Rule ids refer to RULES.md."""
 
 from libc.stdint cimport uint64_t, int8_t, int32_t, int64_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 from libc.stdlib cimport malloc, realloc, free
 from cpython.buffer cimport PyBuffer_FillInfo
 
 from fastnardy._packed cimport (field, mir, nb_board, nb_board_from_key, nb_build, nb_check_key,
                                 nb_entry, nb_key_to_row, nb_rules, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
-                                 nb_ctx, nb_generate, nb_tick)
+                                 NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _game_of, _key_of, _parse_code,
                               _parse_side)
 
@@ -23,11 +23,20 @@ from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, Reso
 # --------------------------------------------------------------------------- batches
 
 cdef int nb_batch_board(const nb_batch* bt, Py_ssize_t i, nb_board* b) noexcept nogil:
-    """The board of row i, checked (0, or an error number for _build_error). Not inline: in
-    a function of its own the compiler makes a better loop of nb_build (3-4% on batch counts
-    of rows) than inside the batch functions, which are large."""
+    """The board of row i into b, checked (0, or an error number for _build_error). b holds
+    the board of row i - 1 (the callers pass the same b, and the generator never writes to
+    its root): when row i is the same row or key, b stands as it is, built and checked. A
+    batch of one position's 21 rolls builds its board once. Not inline: in a function of its
+    own the compiler makes a better loop of nb_build (3-4% on batch counts of rows) than
+    inside the batch functions, which are large."""
     cdef const int8_t* row
     cdef int err
+    if i > 0:
+        if bt.keys != NULL:
+            if bt.keys[2 * i] == bt.keys[2 * i - 2] and bt.keys[2 * i + 1] == bt.keys[2 * i - 1]:
+                return 0
+        elif memcmp(bt.rows + 50 * i, bt.rows + 50 * (i - 1), 50) == 0:
+            return 0
     if bt.keys != NULL:
         err = nb_check_key(bt.keys[2 * i], bt.keys[2 * i + 1], bt.is_short)
         if err == 0:
@@ -47,7 +56,7 @@ cdef int out_reserve(nb_out* o, Py_ssize_t k) noexcept nogil:
         return 1
     if o.n + k <= cap:
         return 0
-    cap = cap * 2 if cap else 4096
+    cap = cap * 2 if cap else o.first_cap
     while cap < o.n + k:
         cap *= 2
     p = realloc(o.kids, cap * o.width)
@@ -197,7 +206,7 @@ def count_turns_batch(code, boards, dice):
                 if err:
                     bad = i
                     break
-                ov[i] = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], 0)
+                ov[i] = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], NB_COUNT)
                 if nb_tick(c):
                     break
         ctx_raise_if_stopped(c)
@@ -229,6 +238,10 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
         dv = <const int8_t*><size_t>darr.ctypes.data
     memset(&o, 0, sizeof(nb_out))
     o.width = 16 if keys else 50
+    # a first block for 32 children a position-roll: pages never written are never resident
+    # and _adopt gives the tail back, so a generous block costs no memory and saves the
+    # copies of growing by doubling
+    o.first_cap = max(4096, bt.n * (21 * 32 if chance else 32))
     o.with_roll = chance
     o.limit = -1
     if max_children is not None:
@@ -254,7 +267,7 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
                     ri = 0
                     for d1 in range(1, 7):
                         for d2 in range(d1, 7):
-                            k = nb_generate(c, &r, &b, d2, d1, 1)
+                            k = nb_generate(c, &r, &b, d2, d1, NB_ORDER)
                             full = out_emit(&o, c, k, i, ri, r.game)
                             if full:
                                 break
@@ -263,7 +276,7 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
                         if full:
                             break
                 else:
-                    k = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], 1)
+                    k = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], NB_ORDER)
                     full = out_emit(&o, c, k, i, 0, r.game)
                 if full or nb_tick(c):
                     break
@@ -393,7 +406,7 @@ cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, u
         d1 = 1 + rng_below(&g, 6)
         d2 = 1 + rng_below(&g, 6)
     while True:
-        n = nb_generate(c, r, &b, d1, d2, 1)
+        n = nb_generate(c, r, &b, d1, d2, NB_ORDER)
         if n == 0:  # only a position outside T7 has no candidate at all
             t = max_turns
         elif policy[side] == 0 or n == 1:
@@ -806,7 +819,7 @@ cdef class GameBatch:
                 self.dice[2 * g] = <int8_t>d1
                 self.dice[2 * g + 1] = <int8_t>d2
             nb_board_from_key(self.key[2 * g], self.key[2 * g + 1], self.r.game, &b)
-            n = nb_generate(c, &self.r, &b, d1, d2, 1)
+            n = nb_generate(c, &self.r, &b, d1, d2, NB_ORDER)
             nb_tick(c)
             if n == 0:  # only a position outside T7 has no candidate at all
                 self.cut(g)

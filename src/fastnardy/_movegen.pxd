@@ -32,6 +32,7 @@ ctypedef struct nb_ctx:
     int d1              # smaller die
     int dbl             # 1 for a double
     int full            # 2, or 4 for a double (L7: bearing off the 15th counts as full)
+    int count_only      # only the number of turns is wanted (nb_generate's NB_COUNT)
     int is_short
     int hh_forbid       # S8 forbidden in force
     int turn_end        # L6 checked on the end position only
@@ -55,6 +56,13 @@ ctypedef struct nb_ctx:
     uint64_t tt_hits    # table's totals afterwards, with the GIL held)
     uint64_t tt_stores
 
+
+# What nb_generate is asked for: the turns' entries (keys, representatives) as found, the
+# entries in T2 order, or only their number.
+cdef enum:
+    NB_ENTRIES = 0
+    NB_ORDER = 1
+    NB_COUNT = 2
 
 # One generation: c.out[0 .. return value) are the legal turns of root for the roll.
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,

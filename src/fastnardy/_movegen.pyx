@@ -239,8 +239,9 @@ cdef inline void g_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used
     g_insert(c, b.lo, b.hi, dice_of(c, b, depth), used_big, seq)
 
 
-cdef inline void s_append(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint64_t seq) noexcept nogil:
-    """Record a candidate of the non-increasing search (positions are distinct: no table)."""
+cdef inline void s_append(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_t used_big,
+                          uint64_t seq) noexcept nogil:
+    """Record a candidate of a search whose positions are distinct (no table)."""
     cdef nb_entry* e
     if dice >= c.best:
         if dice > c.best:
@@ -250,8 +251,16 @@ cdef inline void s_append(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint64_
         e.lo = lo
         e.hi = hi
         e.seq = seq
-        e.flags = 0
+        e.flags = used_big
         c.n += 1
+
+
+cdef inline void d_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used_big,
+                          uint64_t seq) noexcept nogil:
+    """g_record for a search whose positions are distinct: appended, no table."""
+    if c.turn_end and run6_forbidden(b.mine, c.F):
+        return
+    s_append(c, b.lo, b.hi, dice_of(c, b, depth), used_big, seq)
 
 
 cdef inline int leaf(nb_ctx* c, const nb_board* b, int p, int d, uint64_t* plo, uint64_t* phi,
@@ -365,18 +374,34 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
     (no checker on the bar (S5), no S8 hitters, no possible L6 block on the way, neither step
     bearing off (L8/S7), the second not moving the checker the first one moved), the two
     orders are both legal and give the same position, and the one with the higher source
-    first (on a tie, the larger die first) is the T2-smaller; so the other is not searched."""
+    first (on a tie, the larger die first) is the T2-smaller; so the other is not searched.
+
+    Distinct positions, no table: when the pruning holds and no step can bear off (two or
+    more of the mover's checkers outside its home, so that one step cannot bring them all
+    home), the only other way two searched sequences reach one position is one checker
+    moving both dice in the two orders, p/p-d1/p-d1-d0 and p/p-d0/p-d0-d1. When the larger
+    die first is legal too (p a source of d0) and neither order hits on the way (no blot on
+    p-d1 or p-d0), both give the same position and the larger die first is T2-smaller (its
+    first landing is lower); so the smaller die's continuation from p-d1 is not searched,
+    every position is reached once, and the candidates are appended without the table (as
+    wildbg avoids duplicates by the order of its loops)."""
     cdef nb_board* b = &c.st[0]
     cdef nb_board* nb = &c.st[1]
-    cdef uint32_t S, S0, S1, T, bit, keep, U
-    cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon
+    cdef uint32_t S, S0, S1, T, bit, keep, U, outside
+    cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon, distinct
     cdef uint32_t used_big
     cdef uint64_t seq1, lo, hi
-    g_record(c, b, 0, 0, 0)
     canon = _fast_paths and (not c.hh_forbid) and b.m[25] == 0
     if canon and c.step_block:
         U = (b.mine | (b.mine >> c.d0) | (b.mine >> c.d1) | (b.mine >> (c.d0 + c.d1))) & PTS
         canon = run6_forbidden(U, c.F) == 0
+    outside = b.mine & PTS & ~HOME
+    distinct = canon and outside != 0 and (
+        (outside & (outside - 1)) != 0 or b.m[nb_hibit(outside)] >= 2)
+    if distinct:
+        d_record(c, b, 0, 0, 0)
+    else:
+        g_record(c, b, 0, 0, 0)
     nhv = 2 if c.hh_forbid else 1
     S0 = sources(c, b, c.d0)
     S1 = sources(c, b, c.d1)
@@ -402,8 +427,8 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                 if not child(c, b, nb, p, x, hv, &dst, &hit):
                     continue
                 seq1 = seq_add(0, 0, p, dst, hit)
-                g_record(c, nb, 1, used_big, seq1)
                 if nb.m[0] == 15:
+                    g_record(c, nb, 1, used_big, seq1)
                     continue
                 T = sources(c, nb, y)
                 if canon and dst != 0:
@@ -411,6 +436,23 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                     if y < x:
                         keep |= bit
                     T &= keep
+                if distinct:
+                    d_record(c, nb, 1, used_big, seq1)
+                    if k == 1 and not hit and (S0 & bit) and not ((b.blots >> (p - c.d0)) & 1):
+                        T &= ~(1u << dst)  # this checker on with d0: reached d0 first
+                    while T:
+                        t = nb_hibit(T)
+                        T ^= 1u << t
+                        if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
+                            if c.count_only:  # a full turn: only the number is wanted
+                                if c.best < 2:
+                                    c.best = 2
+                                    c.n = 0
+                                c.n += 1
+                            else:
+                                s_append(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
+                    continue
+                g_record(c, nb, 1, used_big, seq1)
                 while T:
                     t = nb_hibit(T)
                     T ^= 1u << t
@@ -426,16 +468,26 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
     cdef int p, dst = 0, hit = 0
     cdef uint64_t lo, hi
     if not (c.turn_end and run6_forbidden(b.mine, c.F)):
-        s_append(c, b.lo, b.hi, dice_of(c, b, depth), seq)
+        s_append(c, b.lo, b.hi, dice_of(c, b, depth), 0, seq)
     if b.m[0] == 15:
         return
     S = sources(c, b, c.d0) & ((2u << last) - 1)
     if depth == 3:  # the fourth step: leaves, no boards
+        if c.count_only:  # the number of full turns, no entries (all use the four dice)
+            while S:
+                p = nb_hibit(S)
+                S ^= 1u << p
+                if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
+                    if c.best < 4:
+                        c.best = 4
+                        c.n = 0
+                    c.n += 1
+            return
         while S:
             p = nb_hibit(S)
             S ^= 1u << p
             if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
-                s_append(c, lo, hi, 4, seq_add(seq, 3, p, dst, hit))
+                s_append(c, lo, hi, 4, 0, seq_add(seq, 3, p, dst, hit))
         return
     while S:
         p = nb_hibit(S)
@@ -524,8 +576,10 @@ cdef uint32_t forbidden_blocks(const nb_rules* r, const nb_board* b) noexcept no
 cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                      int die1, int die2, int want_order) noexcept nogil:
     """The legal turns of `root` for the roll: c.out[0 .. return value) (keys, and with
-    want_order the entries sorted by their T2 representative). 0 means game over (T4), or
-    no candidate at all (turn_end with an L6-invalid root)."""
+    want_order NB_ORDER the entries sorted by their T2 representative); with NB_COUNT only
+    their number is wanted, and the entries of the full turns of a double may be left
+    unwritten. 0 means game over (T4), or no candidate at all (turn_end with an L6-invalid
+    root)."""
     cdef int i, k, p, first, limit, d, ok
     if root.m[0] >= 15 or root.o[0] >= 15:  # T4
         c.n = 0
@@ -534,6 +588,7 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
     c.d1 = die2 if die1 >= die2 else die1
     c.dbl = die1 == die2
     c.full = 4 if c.dbl else 2
+    c.count_only = want_order == NB_COUNT
     c.is_short = r.game
     c.hh_forbid = r.game == 1 and r.hit_and_hide == 1
     c.F = 0
@@ -589,7 +644,7 @@ cdef int nb_generate(nb_ctx* c, const nb_rules* r, const nb_board* root,
                     c.out[k] = c.out[i]
                     k += 1
             c.n = k
-    if want_order and c.n > 1:
+    if want_order == NB_ORDER and c.n > 1:
         sort_entries(c.out, c.n)
     return c.n
 

@@ -11,7 +11,8 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 from fastnardy._packed cimport (hkey, mir, nb_board, nb_board_from_key, nb_check_key, nb_entry,
                                 nb_rules, nb_swap_key, seq_add)
-from fastnardy._movegen cimport _generate, ctx_acquire, ctx_release, nb_ctx, nb_generate
+from fastnardy._movegen cimport (NB_COUNT, _generate, ctx_acquire, ctx_release, nb_ctx,
+                                 nb_generate)
 from fastnardy._args cimport _index, _key_of, _parse_code, _parse_dice, _parse_die, _parse_position
 
 from collections.abc import Sequence as _Sequence
@@ -177,7 +178,7 @@ def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     d1 = _parse_die(die1, "die1")
     d2 = _parse_die(die2, "die2")
     c = ctx_acquire()
-    n = nb_generate(c, &r, &b, d1, d2, 0)
+    n = nb_generate(c, &r, &b, d1, d2, NB_COUNT)
     ctx_release(c)
     return n
 
