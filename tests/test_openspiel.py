@@ -355,3 +355,35 @@ def test_bad_actions_raise_documented_errors():
     state.apply_action(0)
     with pytest.raises(InvalidDiceError, match="T5"):
         state.apply_action(21)
+
+
+def test_T1_T5_a_state_from_a_position_plays_on_from_there():
+    from fastnardy.errors import InvalidPositionError, InvalidRulesError
+
+    game = pyspiel.load_game("python_short_nardy")
+    start = Position.start("short")
+    middle = start.play(start.legal_turns((6, 5))[0])
+    state = game.new_state_from(middle)
+    assert state.is_chance_node() and state.position == middle
+    state.apply_action(0)  # the first of the 21 rolls
+    assert state.legal_turns() == list(middle.legal_turns(ALL_ROLLS[0]))
+    playing = game.new_state_from(middle, (3, 1))
+    assert playing.current_player() == (0 if middle.turn == "white" else 1)
+    assert playing.legal_actions() == list(range(len(middle.legal_turns((3, 1)))))
+    bot = mcts.MCTSBot(game, 2, 4, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
+                       random_state=np.random.RandomState(1))
+    assert 0 <= bot.step(playing) < len(middle.legal_turns((3, 1)))
+    with pytest.raises(InvalidRulesError):
+        game.new_state_from(Position.start("long"))
+    with pytest.raises(InvalidPositionError):
+        game.new_state_from("start")
+
+
+def test_L9_a_finished_position_is_a_terminal_state_with_its_returns():
+    game = pyspiel.load_game("python_long_nardy")
+    white = [0] * 24
+    white[0] = 1
+    position = Position.from_points("long", white, Position.start("long").black_points, "white")
+    state = game.new_state_from(position, (1, 2))
+    state.apply_action(0)
+    assert state.is_terminal() and state.returns() == [2.0, -2.0]

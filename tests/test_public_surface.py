@@ -23,6 +23,7 @@ and the reason, and ``CALLBACKS`` the parameters whose callable's own errors com
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import tempfile
 import operator
@@ -45,7 +46,12 @@ from fastnardy.search import MoveFilter, evaluator
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
            "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
-           "fastnardy.search", "fastnardy.notation", "fastnardy.referee", "fastnardy.network")
+           "fastnardy.search", "fastnardy.notation", "fastnardy.referee", "fastnardy.network",
+           "fastnardy.vector") + tuple(
+    # the RL adapters, where their libraries are installed (the rl extra)
+    name for name, library in (("fastnardy.gymnasium_env", "gymnasium"),
+                               ("fastnardy.pettingzoo_env", "pettingzoo"))
+    if importlib.util.find_spec(library) is not None)
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
@@ -69,11 +75,16 @@ NOT_WALKED = {
                         "their functions take values that their callers (Position, the twin, "
                         "svg, which are walked) have validated",
 }
+for _name in ("fastnardy.gymnasium_env", "fastnardy.pettingzoo_env"):
+    if _name not in MODULES:
+        NOT_WALKED[_name] = "its library is not installed here (the rl extra)"
+
 # parameters that take the caller's callback: when one is given a callable, what that
 # callable raises comes out of the call (the garbage has callables, e.g. ``object``, which
 # takes no argument)
 CALLBACKS = {"progress": "perft's progress callback",
-             "evaluate": "the search's evaluator, called with a batch of positions"}
+             "evaluate": "the search's evaluator, called with a batch of positions",
+             "policy": "simulate's and rollout's evaluator policy, called with a batch"}
 OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
     "LegalTurns.index": ((ValueError, TypeError), "the Sequence protocol, as list.index: a "
                          "value that is not there is a ValueError, a start or stop that is "
@@ -128,7 +139,11 @@ VALID: Dict[str, List[Any]] = {
     "evaluate": [evaluator(lambda inputs: inputs[:, 0] - inputs[:, 25], "rows"),
                  evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
-    "filter": [None, MoveFilter(2, 0.1)],
+    "filter": [None, MoveFilter(2, 0.1)], "n": [1, 3], "start": [None, [MIDDLE]],
+    "num_envs": [1, 3], "actions": [np.zeros(3, dtype=np.int64)], "width": [1, 30],
+    "observation": ["rows", "keys", ("features", "raw")], "opponent": ["random", "greedy"],
+    "side": ["white", "black"], "action": [0, 1], "agent": ["white", "black"],
+    "options": [None],
     "checkpoint": [None], "points": [START.white_points], "bar": [0, 1], "who": ["white"],
     "point": [0, 7, 25], "step": [(24, 18, False), (13, 7, True)],
     "notation": ["24/18 18/13", "pass"],
@@ -145,6 +160,12 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.batch import ChanceNodes
     from fastnardy.record import MatGame
     from fastnardy.selfplay import Simulation
+    from fastnardy.vector import Step, VectorEnv
+
+    def environments() -> List[Any]:
+        ready = VectorEnv("short", 3, 1)
+        ready.reset()
+        return [VectorEnv("long", 2), ready]
 
     engine = [sys.executable, str(Path(__file__).resolve().parents[1] / "bench" / "crosscheck"
                                   / "reference_engine.py")]
@@ -163,12 +184,39 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         MatGame: lambda: MAT_GAMES[:1],
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
         Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],
+        VectorEnv: environments,
+        **_rl_samples(),
+        Step: lambda: [VectorEnv("long", 2, 3).reset()],
         crosscheck.ProcessEngine: lambda: [crosscheck.ProcessEngine(engine, timeout=20)],
         crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],
                                                                     timeout=20)],
         crosscheck.Difference: lambda: [difference],
         Evaluator: lambda: [Evaluator.load("long"), Evaluator.load("short")],
     }
+
+
+def _rl_samples() -> Dict[type, Callable[[], List[Any]]]:
+    """Environments of the RL adapters, fresh and reset, where their libraries are installed."""
+    samples: Dict[type, Callable[[], List[Any]]] = {}
+    if "fastnardy.gymnasium_env" in MODULES:
+        from fastnardy.gymnasium_env import NardyEnv
+
+        def gym() -> List[Any]:
+            ready = NardyEnv("short", "greedy")
+            ready.reset(seed=1)
+            return [NardyEnv("long"), ready]
+
+        samples[NardyEnv] = gym
+    if "fastnardy.pettingzoo_env" in MODULES:
+        from fastnardy.pettingzoo_env import NardyAEC
+
+        def zoo() -> List[Any]:
+            ready = NardyAEC("long")
+            ready.reset(seed=2)
+            return [ready]
+
+        samples[NardyAEC] = zoo
+    return samples
 
 
 SAMPLES = _samples()
@@ -307,7 +355,8 @@ def _a_file_name(value: Any) -> bool:
 
 
 def _argument(name: str) -> st.SearchStrategy[Any]:
-    long_work = {"depth": _long_depth, "n_games": _many_games, "plies": _deep_search,
+    long_work = {"depth": _long_depth, "n_games": _many_games, "n": _many_games,
+                 "num_envs": _many_games, "plies": _deep_search,
                  "checkpoint": _a_file_name}.get(name)
     garbage = GARBAGE.filter(lambda v: not long_work(v)) if long_work else GARBAGE
     return st.sampled_from(VALID[name]) | garbage if name in VALID else garbage

@@ -30,6 +30,8 @@ ctypedef struct nb_out:
 
 
 cdef int greedy_score(const nb_entry* e, int is_short) noexcept nogil
+cdef int nb_score(const nb_board* b, int is_short, int koks, int backgammon,
+                  int8_t* kind) noexcept nogil
 cdef void nb_start(int is_short, nb_board* b) noexcept nogil
 cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, uint64_t seed,
                        const int* policy, int max_turns, int8_t* winner, int8_t* points,

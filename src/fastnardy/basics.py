@@ -14,6 +14,7 @@ encoding of :mod:`fastnardy.batch`; a **key** is the kernel's 128-bit packed pos
 
 from __future__ import annotations
 
+from math import comb
 from typing import Optional, Sequence, Tuple
 
 WHITE, BLACK = "white", "black"
@@ -21,6 +22,13 @@ SIDES = (WHITE, BLACK)
 
 LONG_GAME, SHORT_GAME = 0, 1  # the game codes of Rules.code[0]
 CHECKERS = 15  # a side's checkers (L1, S1)
+
+# A bound on the legal turns (T1) of one position and roll in either game, proved in the
+# docstring of fastnardy.openspiel: multisets of 4 chains' (start, length) over the n <= 15
+# locations a side occupies. The size of the action spaces (OpenSpiel, Gymnasium, PettingZoo).
+_LOCATIONS = CHECKERS
+MAX_TURNS_PER_ROLL = (_LOCATIONS + _LOCATIONS ** 2 + comb(_LOCATIONS + 1, 2)
+                      + _LOCATIONS * comb(_LOCATIONS + 1, 2) + comb(_LOCATIONS + 3, 4))
 
 Roll = Tuple[int, int]
 Points = Tuple[int, ...]  # one side's 24 checker counts, index 0 = its own point 1

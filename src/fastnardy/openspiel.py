@@ -7,6 +7,11 @@ OpenSpiel: ``pip install 'fastnardy[openspiel]'``.
 
 **Players.** 0 is white, 1 is black (RULES.md section 0).
 
+**From a position.** ``game.new_state_from(position, dice=None)`` is a state after the
+opening at any :class:`fastnardy.Position` of the game's rules (for an MCTS or rollout root,
+say). A state computes its terminal test and its legal turns once, when it is made or
+changed, not at every query.
+
 **Chance nodes.** The game begins with the T6 opening throw, one chance node:
 
 * long nardy: the throw only decides who starts, and by symmetry each side's die is the
@@ -72,7 +77,6 @@ States serialize through OpenSpiel's default for Python games (history and attri
 
 from __future__ import annotations
 
-from math import comb
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -85,9 +89,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("fastnardy.openspiel needs OpenSpiel: "
                       "pip install 'fastnardy[openspiel]'") from exc
 
-from .basics import ALL_ROLLS, Roll
+from . import _kernel
+from .basics import ALL_ROLLS, MAX_TURNS_PER_ROLL, Roll
 from .batch import PROBABILITY, encode
-from .errors import IllegalTurnError, InvalidDiceError, InvalidRulesError
+from .errors import IllegalTurnError, InvalidDiceError, InvalidPositionError, InvalidRulesError
 from .inputs import WIDTHS, features
 from .position import Position, Turn
 from .rules import LONG, SHORT, VARIANTS, Rules, defaults
@@ -100,11 +105,6 @@ SHORT_NAME = "python_short_nardy"
 PLAYERS = ("white", "black")  # player 0, player 1
 DEFAULT_MAX_TURNS = 1000
 
-_CHECKERS = 15
-_LOCATIONS = min(_CHECKERS, 25)  # n: a side's occupied locations (of 24 points and the bar)
-# The bound of the module docstring: multisets of 4 chains' (start, length) over n locations
-MAX_TURNS_PER_ROLL = (_LOCATIONS + _LOCATIONS ** 2 + comb(_LOCATIONS + 1, 2)
-                      + _LOCATIONS * comb(_LOCATIONS + 1, 2) + comb(_LOCATIONS + 3, 4))
 
 
 # T6: long nardy's opening decides the starter only; short nardy's is also the first roll
@@ -179,6 +179,7 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
             raise InvalidRulesError(f"max_turns must be a positive integer, not {max_turns!r}")
         self.rules = rules
         self.max_turns = max_turns
+        self.start = Position.start(rules)  # every new state's (pyspiel.clone makes one too)
         top = 3 if rules.scoring == "oin_mars_koks" or rules.backgammon else 2  # L10, S9
         info = pyspiel.GameInfo(
             num_distinct_actions=MAX_TURNS_PER_ROLL,
@@ -193,6 +194,20 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self) -> "NardyState":
         """The state before the T6 opening throw."""
         return NardyState(self)
+
+    def new_state_from(self, position: Position, dice: object = None) -> "NardyState":
+        """A state at ``position`` (of this game's rules), after the opening: its side to
+        move rolls next (a chance node of the 21 rolls, T5) or, with ``dice``, plays them;
+        ``max_turns`` counts from here. A finished game (L9/S9) is a terminal state."""
+        if not isinstance(position, Position):
+            raise InvalidPositionError(f"position must be a Position, not {position!r}")
+        if position.rules != self.rules:
+            raise InvalidRulesError(f"the position is of {position.rules}, the game of "
+                                    f"{self.rules}")
+        state = NardyState(self)
+        state._opened = True
+        state._set(position, None if dice is None else _kernel.dice_pair(dice))
+        return state
 
     def max_chance_nodes_in_history(self) -> int:
         """The opening, and a roll before each turn but short nardy's first."""
@@ -233,11 +248,20 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
         if not isinstance(game, NardyGame):  # pyspiel would crash the interpreter on it
             raise InvalidRulesError(f"a NardyState needs a NardyGame, not {game!r}")
         super().__init__(game)
-        self._position = Position.start(game.rules)
-        self._dice: Optional[Roll] = None
         self._opened = False
         self._turns = 0
         self._max_turns = game.max_turns
+        self._set(game.start, None)
+
+    def _set(self, position: Position, dice: Optional[Roll]) -> None:
+        """Move to ``position`` with ``dice``; the answers to the terminal and legal-action
+        queries are computed here, once per state (OpenSpiel and its bots ask them many
+        times)."""
+        self._position = position
+        self._dice = dice
+        self._over = position.is_game_over()
+        self._legal: List[Turn] = ([] if dice is None or self.is_terminal()
+                                   else list(position.legal_turns(dice)))
 
     @property
     def position(self) -> Position:
@@ -251,9 +275,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
 
     def legal_turns(self) -> List[Turn]:
         """The legal turns at a player node, in action order (T2); none elsewhere."""
-        if self._dice is None or self.is_terminal():
-            return []
-        return list(self._position.legal_turns(self._dice))
+        return list(self._legal)
 
     # ---------------------------------------------------------------- OpenSpiel API
     def current_player(self) -> int:
@@ -265,7 +287,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
 
     def is_terminal(self) -> bool:
         """L9/S9 a side has borne off 15, or ``max_turns`` turns were played."""
-        return self._position.is_game_over() or self._turns >= self._max_turns
+        return self._over or self._turns >= self._max_turns
 
     def chance_outcomes(self) -> List[Tuple[int, float]]:
         """T6 at the opening, else the 21 rolls of T5 (see the module docstring)."""
@@ -275,29 +297,29 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
                     else _SHORT_OPENING_OUTCOMES)
 
     def _legal_actions(self, player: int) -> List[int]:
-        return list(range(len(self.legal_turns())))
+        return list(range(len(self._legal)))
 
     def _apply_action(self, action: int) -> None:
         if self.is_terminal():
             raise IllegalTurnError("T4", "the game is over: there is no legal turn")
         if self._dice is not None:
-            self._position = self._turn(action).position
-            self._dice = None
+            position = self._turn(action).position
             self._turns += 1
+            self._set(position, None)
         elif self._opened:
-            self._dice = _ROLLS[self._chance_index(action, len(_ROLLS), "T5 roll")]
+            self._set(self._position,
+                      _ROLLS[self._chance_index(action, len(_ROLLS), "T5 roll")])
         elif self._position.rules.is_long:
             first = LONG_OPENING[self._chance_index(action, len(LONG_OPENING), "T6 opening")]
             start = self._position
-            self._position = Position.from_points(start.rules, start.white_points,
-                                                  start.black_points, first)
             self._opened = True
+            self._set(Position.from_points(start.rules, start.white_points,
+                                           start.black_points, first), None)
         else:
             white_die, black_die = SHORT_OPENING[
                 self._chance_index(action, len(SHORT_OPENING), "T6 opening")]
-            self._position, self._dice = Position.opening(self._position.rules, white_die,
-                                                          black_die)
             self._opened = True
+            self._set(*Position.opening(self._position.rules, white_die, black_die))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player != pyspiel.PlayerId.CHANCE:
@@ -346,7 +368,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
         if self._dice is None or self.is_terminal():
             raise IllegalTurnError("T1", f"action {action} is not a turn: no player is to "
                                          f"play dice here")
-        turns = self._position.legal_turns(self._dice)
+        turns = self._legal
         if not isinstance(action, int) or not 0 <= action < len(turns):
             raise IllegalTurnError("T1", f"action {action!r} is not one of the "
                                          f"{len(turns)} legal turns (0-{len(turns) - 1}) of "

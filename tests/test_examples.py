@@ -1,0 +1,39 @@
+"""The example programs run (tiny settings) and print their result lines."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture(autouse=True)
+def _examples_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+
+
+def test_T1_expectimax_player(capsys):
+    import expectimax_player
+
+    expectimax_player.main(["--games", "1", "--plies", "2"])
+    assert "2-ply against 0-ply" in capsys.readouterr().out
+
+
+def test_L10_td_learner(capsys):
+    import td_learner
+
+    td_learner.main(["--envs", "16", "--steps", "20", "--game", "long"])
+    out = capsys.readouterr().out
+    assert "20 steps of 16 games" in out and "against greedy" in out
+
+
+def test_T5_openspiel_mcts(capsys):
+    pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip install "
+                        "'fastnardy[openspiel]'")
+    import openspiel_mcts
+
+    openspiel_mcts.main(["--games", "1", "--simulations", "4", "--rollouts", "4"])
+    assert "points for MCTS" in capsys.readouterr().out

@@ -1,0 +1,77 @@
+"""fastnardy.vector.VectorEnv: N games stepped by the kernel; the children are the legal
+turns in T2 order (T1, T2), rewards by L10/S9, auto-reset with a fresh T6 opening."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fastnardy import FastNardyError, Rules, batch, features
+from fastnardy.vector import MAX_TURNS_PER_ROLL, VectorEnv
+
+
+def run(env: VectorEnv, steps: int, seed: int):
+    rng = np.random.default_rng(seed)
+    step = env.reset()
+    out = [step]
+    for _ in range(steps):
+        step = env.step((rng.random(env.num_envs) * step.counts).astype(np.int64))
+        out.append(step)
+    return out
+
+
+@pytest.mark.parametrize("rules", [Rules.long(scoring="oin_mars_koks"), Rules.short()])
+def test_T1_T2_children_are_the_legal_turns_of_the_observed_roll(rules):
+    env = VectorEnv(rules, 64, 3, observation="rows")
+    for step in run(env, 40, 1):
+        for i in range(0, 64, 7):
+            children, _ = batch.expand(rules, step.observation[i:i + 1], step.dice[i:i + 1],
+                                       keys=True)
+            assert (children == step.children[step.offsets[i]:step.offsets[i + 1]]).all()
+        assert (step.counts >= 2).all()  # forced turns are played without asking
+        mask = step.action_mask()
+        assert mask.shape == (64, MAX_TURNS_PER_ROLL) and (mask.sum(1) == step.counts).all()
+
+
+@pytest.mark.parametrize("rules", [Rules.long(scoring="oin_mars_koks"), Rules.short()])
+def test_L10_S9_rewards_are_zero_sum_points_and_games_restart(rules):
+    env = VectorEnv(rules, 128, 5, observation="keys")
+    ended = 0
+    for step in run(env, 150, 2):
+        assert (step.rewards.sum(axis=1) == 0).all()
+        points = np.abs(step.rewards[:, 0])
+        assert ((points > 0) == step.terminated).all()
+        assert set(points[step.terminated]) <= {1.0, 2.0, 3.0}
+        ended += int(step.terminated.sum())
+    assert ended > 20  # random games end within 150 turns
+
+
+def test_T5_the_same_seed_and_actions_give_the_same_steps():
+    first = run(VectorEnv("short", 32, 9, observation=("features", "raw")), 60, 4)
+    second = run(VectorEnv("short", 32, 9, observation=("features", "raw")), 60, 4)
+    for a, b in zip(first, second):
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
+    keys = run(VectorEnv("short", 32, 9, observation="keys"), 1, 4)[-1]
+    assert np.array_equal(features("short", keys.observation, "raw"), first[1].observation)
+
+
+def test_T1_an_action_outside_the_legal_turns_is_refused():
+    env = VectorEnv("long", 4, 0)
+    step = env.reset()
+    bad = np.zeros(4, dtype=np.int64)
+    bad[2] = step.counts[2]
+    with pytest.raises(FastNardyError, match="waiting game 2"):
+        env.step(bad)
+    with pytest.raises(FastNardyError):
+        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(FastNardyError):
+        VectorEnv("long", 4, observation=("features", "tdgammon"))
+    with pytest.raises(FastNardyError):
+        VectorEnv("long", 4).step(np.zeros(4, dtype=np.int64))
+
+
+def test_T6_truncated_games_restart():
+    env = VectorEnv("long", 8, 1, max_turns=5)
+    truncated = sum(int(step.truncated.sum()) for step in run(env, 30, 0))
+    assert truncated > 0
