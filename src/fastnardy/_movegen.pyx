@@ -196,6 +196,17 @@ cdef inline int dice_of(nb_ctx* c, const nb_board* b, int depth) noexcept nogil:
     return depth
 
 
+cdef inline void put_entry(nb_ctx* c, uint64_t lo, uint64_t hi, uint32_t used_big,
+                           uint64_t seq) noexcept nogil:
+    """Append an entry to the result buffer."""
+    cdef nb_entry* e = &c.out[c.n]
+    e.lo = lo
+    e.hi = hi
+    e.seq = seq
+    e.flags = used_big
+    c.n += 1
+
+
 cdef inline void g_insert(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_t used_big,
                           uint64_t seq) noexcept nogil:
     """Record a candidate position (key) reached with `dice` dice by sequence `seq`."""
@@ -216,12 +227,7 @@ cdef inline void g_insert(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_
             s.lo = lo
             s.hi = hi
             s.idx = <uint32_t>c.n
-            e = &c.out[c.n]
-            e.lo = lo
-            e.hi = hi
-            e.seq = seq
-            e.flags = used_big
-            c.n += 1
+            put_entry(c, lo, hi, used_big, seq)
             return
         if s.lo == lo and s.hi == hi:
             e = &c.out[s.idx]
@@ -242,17 +248,20 @@ cdef inline void g_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used
 cdef inline void s_append(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_t used_big,
                           uint64_t seq) noexcept nogil:
     """Record a candidate of a search whose positions are distinct (no table)."""
-    cdef nb_entry* e
     if dice >= c.best:
         if dice > c.best:
             c.best = dice
             c.n = 0
-        e = &c.out[c.n]
-        e.lo = lo
-        e.hi = hi
-        e.seq = seq
-        e.flags = used_big
-        c.n += 1
+        put_entry(c, lo, hi, used_big, seq)
+
+
+cdef inline void s_count(nb_ctx* c, int dice) noexcept nogil:
+    """Count a candidate with all the dice (dice = c.full) whose entry is not wanted
+    (NB_COUNT)."""
+    if dice > c.best:
+        c.best = dice
+        c.n = 0
+    c.n += 1
 
 
 cdef inline void d_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used_big,
@@ -445,10 +454,7 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                         T ^= 1u << t
                         if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
                             if c.count_only:  # a full turn: only the number is wanted
-                                if c.best < 2:
-                                    c.best = 2
-                                    c.n = 0
-                                c.n += 1
+                                s_count(c, 2)
                             else:
                                 s_append(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
                     continue
@@ -478,10 +484,7 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
                 p = nb_hibit(S)
                 S ^= 1u << p
                 if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
-                    if c.best < 4:
-                        c.best = 4
-                        c.n = 0
-                    c.n += 1
+                    s_count(c, 4)
             return
         while S:
             p = nb_hibit(S)
