@@ -3,6 +3,7 @@ many rows or keys in one call, without the GIL), the keys' Python functions (pac
 swap_key) and self-play (whole games in the kernel). Rule ids refer to RULES.md."""
 
 from libc.stdint cimport uint64_t, int8_t, int32_t, int64_t
+cimport cython
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdlib cimport malloc, realloc, free
 from cpython.buffer cimport PyBuffer_FillInfo
@@ -573,6 +574,9 @@ cdef inline int moved_side_off(uint64_t lo, uint64_t hi) noexcept nogil:
     return 1
 
 
+# The nogil methods read their own attributes through self, which is never None there: a
+# debug build's nonecheck would need the GIL for each read.
+@cython.nonecheck(False)
 cdef class GameBatch:
     """N games played in the kernel from given positions or from the start, each with its own
     two splitmix64 streams (dice, and the random policy's choices), so a game's dice do not
