@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import subprocess
 import sys
@@ -103,6 +104,15 @@ def test_bad_dice(backend, dice):
         pos.legal_turns(dice)
     with pytest.raises(InvalidDiceError):
         pos.check_turn(dice, "24/18 18/13")
+
+
+def test_endless_dice_are_refused_not_read_forever(backend):
+    """Dice are read no further than a third item: an endless iterator is an error."""
+    pos = Position.start("long")
+    with pytest.raises(InvalidDiceError):
+        pos.legal_turns(itertools.count(1))
+    with pytest.raises(InvalidDiceError):
+        pos.check_turn(itertools.repeat(6), "24/18 18/13")
 
 
 @pytest.mark.parametrize("turn", [

@@ -12,6 +12,7 @@ from cpython.tuple cimport PyTuple_GET_SIZE
 
 from fastnardy._packed cimport nb_board, nb_build, nb_check_key, nb_rules
 
+from itertools import islice as _islice
 from operator import index as _op_index
 
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
@@ -191,7 +192,7 @@ cdef int _parse_dice(object dice, int* d1, int* d2) except -1:
         if isinstance(dice, (str, bytes)):
             raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}")
         try:
-            values = tuple(dice)
+            values = tuple(_islice(dice, 3))  # an endless iterator is read no further
         except TypeError:
             raise InvalidDiceError(f"dice must be two integers from 1 to 6, not {dice!r}") from None
         if len(values) != 2:
