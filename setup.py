@@ -36,15 +36,19 @@ directives = {
 }
 
 compile_args = ["-O0", "-g"] if DEBUG else ["-O3", "-g"] if PROFILE else ["-O3"]
+# No code here relies on floating-point traps: without them the compiler may vectorise the
+# network's clamped sigmoid (fastnardy._nnet), the same results either way.
+compile_args.append("-fno-trapping-math")
 if NATIVE:
     compile_args.append("-march=native")
 
 # The kernel, one extension module per concern (they cimport each other's .pxd); the
 # public import path is fastnardy._kernel, which gathers their names. Beside it, the
-# features of board rows (_features, which cimports the kernel's key decoder). All are built
+# features of board rows (_features, which cimports the kernel's key decoder) and the
+# network's inference (_nnet, which cimports the features). All are built
 # with the same directives and flags.
 KERNEL_MODULES = ("_packed", "_movegen", "_args", "_perftcount", "_batches", "_values", "_kernel")
-COMPILED_MODULES = KERNEL_MODULES + ("_features",)
+COMPILED_MODULES = KERNEL_MODULES + ("_features", "_nnet")
 
 extensions = [
     Extension(

@@ -223,7 +223,9 @@ def test_evaluator_inputs(game, inputs):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 3),
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 4),
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 1, (MoveFilter(),) * 4),
+    lambda: best_turn(Position.start("long"), (6, 5), pip_race, 1, ()),
     lambda: best_turn(Position.start("long"), (6, 5), pip_race, -1),
     lambda: best_turn(Position.start("long"), (6, 5), "pip_race"),
     lambda: best_turn(Position.start("long"), (6, 5), pip_race, 1, (3, 0.1)),

@@ -17,15 +17,9 @@ from libc.string cimport memcmp, memcpy, memset
 
 import numpy as np
 
-from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_build, nb_check_key, nb_entry
-from fastnardy import _kernel
+from fastnardy._packed cimport nb_board, nb_board_from_key, nb_build, nb_check_key, nb_entry
+from fastnardy._packed import KEY_DTYPE
 from fastnardy.errors import InvalidPositionError
-
-cdef enum:
-    # feature kinds (fastnardy.features.KINDS, in this order)
-    K_RAW = 0
-    K_TDGAMMON = 1
-    K_NARDY = 2
 
 cdef enum:
     # faults found in a pass, highest priority first
@@ -73,13 +67,6 @@ cdef inline int sum8(uint64_t x) noexcept nogil:
     return <int>((x * FN_ONES) >> 56)
 
 
-ctypedef struct mirror_map:
-    # the mirror (RULES.md section 0, given by the caller) as a column table and, for each
-    # byte k of a 24-bit held mask and its value, the mirrored bits
-    int8_t column[24]
-    uint32_t bits[3][256]
-
-
 cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
 cdef int _maps_n = 0
 
@@ -100,7 +87,7 @@ cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexc
 
 
 cdef int WIDTH[3]
-WIDTH[:] = [52, 198, 248]
+WIDTH[:] = [W_RAW, W_TDGAMMON, W_NARDY]
 
 # Every float the features write, made as fastnardy.features defines it (numpy's float64
 # division then rounding to float32, except "raw", which divides in float32).
@@ -128,13 +115,6 @@ cdef void _tables() noexcept:
 
 
 _tables()
-
-
-ctypedef struct row_facts:
-    # what the check of a row learns on the way: each side's held mask (own numbering) and
-    # checker count (board and bar), which the features reuse
-    uint32_t held[2]
-    int count[2]
 
 
 cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short,
@@ -185,9 +165,9 @@ cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
     cdef float* block
     for side in range(2):
         points = row + 25 * side
-        block = out + 98 * side
+        block = out + B_TDGAMMON * side
         for p in range(24):
-            memcpy(block + 4 * p, UNIT_TD[points[p]], 4 * sizeof(float))
+            memcpy(block + U_TDGAMMON * p, UNIT_TD[points[p]], U_TDGAMMON * sizeof(float))
         block[96] = HALF[points[24]]
         block[97] = FIFTEENTH[15 - facts.count[side]]
     out[196] = 1.0
@@ -203,9 +183,9 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
     cdef float value
     for side in range(2):
         points = row + 25 * side
-        block = out + 124 * side
+        block = out + B_NARDY * side
         for p in range(24):
-            memcpy(block + 4 * p, UNIT_NARDY[points[p]], 4 * sizeof(float))
+            memcpy(block + U_NARDY * p, UNIT_NARDY[points[p]], U_NARDY * sizeof(float))
         block[96] = FIFTEENTH[15 - facts.count[side]]  # no bar in long nardy
         block[97] = FIFTEENTH[points[23]]
         block[98] = 1.0 if points[23] == 15 else 0.0
@@ -230,7 +210,39 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
         block[99] = SIXTH[longest]
 
 
-cdef const mirror_map* _mirror(object mirror) except NULL:
+cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t* row,
+                      float* out) noexcept nogil:
+    """The features of ``kind`` of one board row into ``out`` (WIDTH[kind] floats), or the
+    row's E_* fault bits (``out`` then unwritten)."""
+    cdef row_facts facts
+    cdef int fault = row_faults(row, m, is_short, &facts)
+    if fault:
+        return fault
+    if kind == K_TDGAMMON:
+        tdgammon_row(row, &facts, out)
+    elif kind == K_NARDY:
+        nardy_row(row, &facts, m, out)
+    else:
+        raw_row(row, &facts, out)
+    return 0
+
+
+cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,
+                      int8_t* row, float* out) noexcept nogil:
+    """The features of ``kind`` of a packed key (its board row written to ``row``, 50
+    bytes), or the key's E_* fault bits."""
+    cdef int fault = key_row(lo, hi, is_short, m, row)
+    if fault:
+        return fault
+    return row_features(kind, is_short, m, row, out)
+
+
+cdef int raise_fault(int faults, int keys) except -1:
+    """Raise the InvalidPositionError of the highest-priority fault of a pass."""
+    return _raise(faults, keys)
+
+
+cdef const mirror_map* mirror_of(object mirror) except NULL:
     """The map of a mirror given as 24 columns (built at its first use)."""
     global _maps_n
     cdef int8_t column[24]
@@ -263,8 +275,8 @@ cdef const mirror_map* _mirror(object mirror) except NULL:
 
 cdef object _keys(object array):
     """A 1-D KEY_DTYPE array as a C-contiguous (N, 2) uint64 array."""
-    if array.dtype != _kernel.KEY_DTYPE or array.ndim != 1:
-        raise InvalidPositionError(f"keys must be a 1-D array of dtype {_kernel.KEY_DTYPE}, "
+    if array.dtype != KEY_DTYPE or array.ndim != 1:
+        raise InvalidPositionError(f"keys must be a 1-D array of dtype {KEY_DTYPE}, "
                                    f"not {array.dtype} {array.shape}")
     return np.ascontiguousarray(array).view(np.uint64).reshape(array.shape[0], 2)
 
@@ -314,7 +326,7 @@ def features(int kind, int is_short, object boards, object mirror):
     if kind < K_RAW or kind > K_NARDY:
         raise ValueError(f"kind must be 0, 1 or 2, not {kind}")
     width = WIDTH[kind]
-    mir = _mirror(mirror)
+    mir = mirror_of(mirror)
     array = np.asarray(boards)
     if array.dtype.names is not None:
         array = _keys(array)
@@ -363,7 +375,7 @@ def rows_of_keys(int is_short, object keys, object mirror):
     cdef int8_t* out
     cdef Py_ssize_t i, n
     cdef int faults = 0
-    mir = _mirror(mirror)
+    mir = mirror_of(mirror)
     array = _keys(np.asarray(keys))
     n = array.shape[0]
     result = np.empty((n, 50), dtype=np.int8)
@@ -392,11 +404,11 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     cdef nb_board b
     cdef Py_ssize_t i, n, width = sizeof(nb_entry) if entries else 16
     cdef int faults = 0, fault
-    mir = _mirror(mirror)
+    mir = mirror_of(mirror)
     array = _rows(np.asarray(rows))
     n = array.shape[0]
     result = (np.zeros(n * width, dtype=np.uint8) if entries
-              else np.empty(n, dtype=_kernel.KEY_DTYPE))
+              else np.empty(n, dtype=KEY_DTYPE))
     if n == 0:
         return result.tobytes() if entries else result
     data = <const int8_t*><size_t>array.ctypes.data
@@ -462,7 +474,7 @@ def held_masks(object rows, object mirror):
     the opponent's held points as bits of their own numbering (bit p - 1: point p), then as
     bits of the other side's numbering (the path L6 counts runs on), then their checker
     counts (board and bar)."""
-    cdef const mirror_map* mir = _mirror(mirror)
+    cdef const mirror_map* mir = mirror_of(mirror)
     cdef row_facts facts
     cdef const int8_t* data
     cdef int64_t* out

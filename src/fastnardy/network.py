@@ -1,4 +1,4 @@
-"""Trained evaluators: a small network on :func:`fastnardy.features`, inference in numpy.
+"""Trained evaluators: a small network on :func:`fastnardy.features`, inference compiled.
 
 An :class:`Evaluator` is an evaluator of :mod:`fastnardy.search` (``inputs`` is
 ``("features", kind)``): one hidden layer of sigmoid units, then five sigmoid outputs, the
@@ -14,6 +14,13 @@ probabilities: ``2 win - 1 + win_mars + win_3 - lose_mars - lose_3``.
 ``fastnardy/weights/`` (trained by TD(lambda) self-play, ``examples/train_td.py``; how each
 was trained is in its ``metadata`` and in ``weights/README.md``); ``Evaluator.load(path)``
 reads any ``.npz`` that :meth:`Evaluator.save` wrote.
+
+Inference runs in compiled code (:mod:`fastnardy._nnet`, float32, no BLAS and no thread
+pool, without the GIL): on feature arrays (``evaluator(features)``, :meth:`probabilities`),
+and straight on board rows, packed keys or positions (:meth:`evaluate`, :meth:`value`),
+whose features are never materialised. The search, self-play and rollouts call the
+compiled network directly. An Evaluator is immutable (its arrays are read-only), so one
+may be shared by any number of threads.
 """
 
 from __future__ import annotations
@@ -26,8 +33,11 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from .errors import FastNardyError
-from .inputs import ENCODINGS, WIDTHS
+from . import _nnet
+from .batch import MIRROR_COLUMNS, encode
+from .errors import FastNardyError, InvalidPositionError
+from .inputs import _CODES, ENCODINGS, WIDTHS
+from .position import Position
 
 __all__ = ["OUTPUTS", "Evaluator", "equity"]
 
@@ -42,8 +52,9 @@ _ARRAYS = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
 class Evaluator:
     """A trained network for one game's feature kind: ``evaluator(features)`` gives the
     equity of each row for its side to move (float64), :meth:`probabilities` the five
-    outputs. ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
-    ``output_bias`` (5,), float32."""
+    outputs; :meth:`evaluate` and :meth:`value` the same of boards and positions.
+    ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
+    ``output_bias`` (5,), float32 and read-only."""
 
     def __init__(self, kind: str, hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
                  output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
@@ -72,7 +83,11 @@ class Evaluator:
         self.kind = kind
         self.game: str = ENCODINGS[kind]  # type: ignore[assignment]  # not None: checked
         self.inputs: Tuple[str, str] = ("features", kind)
+        for array in arrays:
+            array.setflags(write=False)
         self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias = arrays
+        self._network = _nnet.Network(_CODES[kind], self.game == "short",
+                                      MIRROR_COLUMNS[self.game], *arrays)
         try:
             self.metadata: Dict[str, Any] = json.loads(json.dumps(dict(metadata or {})))
         except (TypeError, ValueError):
@@ -118,17 +133,39 @@ class Evaluator:
 
     def probabilities(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
         """The five outputs (``OUTPUTS``) of each row of an (N, F) feature array: (N, 5)."""
-        rows = self._rows(features)
-        hidden = _sigmoid(rows @ self.hidden_weights + self.hidden_bias)
-        return _sigmoid(hidden @ self.output_weights + self.output_bias)
+        rows = _real(features, f"{self.kind!r} features", len(self.hidden_weights),
+                     np.float32)
+        return self._network.of_features(np.ascontiguousarray(rows))
 
     def __call__(self, features: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """The equity of each row for its side to move: (N,) float64."""
         return equity(self.probabilities(features))
 
-    def _rows(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
-        return _real(features, f"{self.kind!r} features", len(self.hidden_weights),
-                     np.float32)
+    def evaluate(self, boards: object, probabilities: bool = False) -> npt.NDArray[Any]:
+        """The equity (N,) float64 for the side to move of each board row (N, 50), packed
+        key (KEY_DTYPE) or Position (or a list of them) of the evaluator's game, or with
+        ``probabilities`` the five outputs (N, 5) float32; no feature array is made."""
+        if isinstance(boards, Position):
+            boards = [boards]
+        if isinstance(boards, (list, tuple)) and boards and all(
+                isinstance(b, Position) for b in boards):
+            if any(b.rules.game != self.game for b in boards):
+                raise InvalidPositionError(f"this evaluator values {self.game} nardy "
+                                           f"positions only")
+            boards = encode(list(boards), keys=True)
+        network = self._network
+        return network.probabilities(boards) if probabilities else network.equities(boards)
+
+    def value(self, position: Position) -> float:
+        """The equity of ``position`` for its side to move (no look-ahead)."""
+        if not isinstance(position, Position):
+            raise InvalidPositionError(f"position must be a Position, not {position!r}")
+        return float(self.evaluate(position)[0])
+
+    @property
+    def network(self) -> "_nnet.Network":
+        """The compiled network (what the search and self-play call, without Python)."""
+        return self._network
 
     def __repr__(self) -> str:
         return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}>"
@@ -158,7 +195,3 @@ def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]
         raise FastNardyError(f"{name} must be finite {np.dtype(dtype).name} numbers")
     return out
 
-
-def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    out: npt.NDArray[np.float32] = 0.5 * (np.tanh(0.5 * x) + 1.0)
-    return out.astype(np.float32, copy=False)

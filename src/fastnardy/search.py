@@ -23,10 +23,13 @@ side to move. Its attribute ``inputs`` says what batch it takes:
 
 A callable without ``inputs`` takes rows; :func:`evaluator` attaches one. Trained evaluators
 for both games ship with the package: ``Evaluator.load("long" | "short")``
-(:class:`fastnardy.network.Evaluator`, re-exported here). The search calls an evaluator
-once per level of the tree for all the positions of that level, never once per position
-and never with an empty batch: once at 0 and 1 ply, and at 2 ply once for the leaves plus
-once per level that a :class:`MoveFilter` screens.
+(:class:`fastnardy.network.Evaluator`, re-exported here); the search runs such an evaluator
+in compiled code on the rows themselves (no feature array, no return to Python per
+position). Any other evaluator is a Python call, made once per level of the tree for all
+the positions of that level, never once per position and never with an empty batch: once
+at 0 and 1 ply, and deeper once for the leaves plus once per level that a
+:class:`MoveFilter` screens. It is handed a read-only array: an evaluator cannot change the
+search's own buffers.
 
 **Children and turns.** The children of one (position, roll) that :func:`fastnardy.batch.expand`
 returns are in T2 order, the order of :meth:`fastnardy.Position.legal_turns`: child i is the
@@ -35,7 +38,12 @@ position of ``legal_turns(roll)[i]``. :func:`best_turn` returns its values in th
 **Move filters** (as GNU Backgammon's): at a max node whose children are searched one ply or
 more deeper, every child is first valued at 0 ply (one evaluator call for the whole level)
 and only the ``keep`` best within ``margin`` points of the best are searched deeper; the
-others cannot be chosen. Without a filter the search is full-width.
+others cannot be chosen. Without a filter the search is full-width. ``filter`` is one
+MoveFilter for every level, or a tuple of them, one per level of max nodes from the root
+down (the last one for the levels below it). :data:`GNUBG_FILTERS` is GNU Backgammon's
+way: the root's candidates screened by ``MoveFilter(8, 0.16)``, and at every max node
+inside the tree only the best child at 0 ply searched deeper (``MoveFilter(1, 0.0)``:
+gnubg chooses the move of each roll of its look-ahead at 0 ply).
 """
 
 from __future__ import annotations
@@ -55,11 +63,12 @@ from .basics import WHITE
 from .position import Position, Turn
 from .rules import Rules
 
-__all__ = ["BestTurn", "Evaluator", "MoveFilter", "best_turn", "evaluator", "expectimax"]
+__all__ = ["BestTurn", "Evaluator", "GNUBG_FILTERS", "MoveFilter", "best_turn", "evaluator",
+           "expectimax"]
 
 Inputs = Union[str, Tuple[str, str]]
 Evaluate = Callable[[npt.NDArray[Any]], npt.ArrayLike]
-MAX_PLIES = 2
+MAX_PLIES = 3
 
 
 class MoveFilter(NamedTuple):
@@ -68,6 +77,10 @@ class MoveFilter(NamedTuple):
 
     keep: int = 8
     margin: float = 0.16
+
+
+GNUBG_FILTERS = (MoveFilter(8, 0.16), MoveFilter(1, 0.0))
+Filters = Union[None, MoveFilter, Tuple[MoveFilter, ...]]
 
 
 class BestTurn(NamedTuple):
@@ -129,18 +142,26 @@ class _Search:
                                      f"are for {game} nardy only, not {rules.game}")
         self.rules = rules
         self.evaluate: Evaluate = evaluate
-        self.filter = _check_filter(filter)
+        # a shipped or saved network runs compiled on the rows (Evaluator.evaluate)
+        self.network = evaluate.network if isinstance(evaluate, Evaluator) else None
+        self.filters = _check_filters(filter)
+        self.evaluations = 0  # positions handed to the evaluator so far
 
     def leaves(self, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
         """The evaluator on rows of unfinished games: one call."""
         if not len(rows):
             return np.empty(0)
+        self.evaluations += len(rows)
+        if self.network is not None:
+            values: npt.NDArray[np.float64] = self.network.equities(rows)
+            return values
         if self.inputs == "rows":
-            given: npt.NDArray[Any] = rows
+            given: npt.NDArray[Any] = rows.view()
         elif self.inputs == "keys":
             given = keys_from_rows(self.rules, rows)
         else:
             given = features(self.rules, rows, self.inputs[1])
+        given.flags.writeable = False  # the evaluator gets a read-only view
         returned = self.evaluate(given)  # the evaluator's own errors come out as they are
         try:
             values = np.asarray(returned, dtype=np.float64)
@@ -154,36 +175,43 @@ class _Search:
             raise FastNardyError("the evaluator returned a value that is not finite")
         return values
 
-    def values(self, rows: npt.NDArray[np.int8], plies: int) -> npt.NDArray[np.float64]:
-        """V_plies of every row, for its side to move."""
+    def values(self, rows: npt.NDArray[np.int8], plies: int,
+               level: int = 0) -> npt.NDArray[np.float64]:
+        """V_plies of every row, for its side to move; ``level``: the level of max nodes
+        below these rows (0 at the root's children), which picks the filter."""
         finished = _features.winners(rows) != 0
         if not finished.any():
-            return self.live(rows, plies)
+            return self.live(rows, plies, level)
         out = np.empty(len(rows))
         out[finished] = self.scores(rows[finished])
-        out[~finished] = self.live(rows[~finished], plies)
+        out[~finished] = self.live(rows[~finished], plies, level)
         return out
 
-    def live(self, rows: npt.NDArray[np.int8], plies: int) -> npt.NDArray[np.float64]:
+    def live(self, rows: npt.NDArray[np.int8], plies: int,
+             level: int) -> npt.NDArray[np.float64]:
         """V_plies of rows of unfinished games."""
         if plies == 0 or not len(rows):
             return self.leaves(rows)
         node = chance_expand(self.rules, rows)
         starts = node.offsets[:-1]
-        best = np.maximum.reduceat(self.choose(node.children, starts, plies - 1), starts)
+        best = np.maximum.reduceat(self.choose(node.children, starts, plies - 1, level + 1),
+                                   starts)
         values: npt.NDArray[np.float64] = best.reshape(-1, len(PROBABILITY)) @ PROBABILITY
         return values
 
     def choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
-               plies: int) -> npt.NDArray[np.float64]:
+               plies: int, level: int = 0) -> npt.NDArray[np.float64]:
         """-V_plies of children grouped by max node (``starts``: the first child of each,
-        every group non-empty), to the mover of the node; -inf for those a filter drops."""
-        if self.filter is None or plies == 0:
-            return -self.values(children, plies)
-        quick = -self.values(children, 0)
-        kept = _kept(quick, starts, self.filter)
+        every group non-empty), to the mover of the node; -inf for those a filter drops.
+        ``level`` is the level of these max nodes (0: the root)."""
+        move_filter = (None if self.filters is None
+                       else self.filters[min(level, len(self.filters) - 1)])
+        if move_filter is None or plies == 0:
+            return -self.values(children, plies, level)
+        quick = -self.values(children, 0, level)
+        kept = _kept(quick, starts, move_filter)
         out = np.full(len(children), -np.inf)
-        out[kept] = -self.values(children[kept], plies)
+        out[kept] = -self.values(children[kept], plies, level)
         return out
 
     def scores(self, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
@@ -213,17 +241,24 @@ def _kept(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64],
     return kept
 
 
-def _check_filter(move_filter: object) -> Optional[MoveFilter]:
-    if move_filter is None:
+def _check_filters(given: object) -> Optional[Tuple[MoveFilter, ...]]:
+    """The filters per level of max nodes (the last for every level below), or None."""
+    if given is None:
         return None
-    if isinstance(move_filter, MoveFilter):
-        keep = integer(move_filter.keep)
-        margin = move_filter.margin
-        if (keep is not None and keep >= 1 and isinstance(margin, (int, float))
-                and not isinstance(margin, bool) and margin >= 0):
-            return MoveFilter(keep, float(margin))
-    raise FastNardyError(f"filter must be None or MoveFilter(keep >= 1, margin >= 0), "
-                         f"not {move_filter!r}")
+    filters = (given,) if isinstance(given, MoveFilter) else given
+    if isinstance(filters, tuple) and 1 <= len(filters) <= MAX_PLIES:
+        checked = []
+        for move_filter in filters:
+            keep = integer(move_filter.keep) if isinstance(move_filter, MoveFilter) else None
+            margin = getattr(move_filter, "margin", None)
+            if (keep is None or keep < 1 or not isinstance(margin, (int, float))
+                    or isinstance(margin, bool) or not margin >= 0):
+                break
+            checked.append(MoveFilter(keep, float(margin)))
+        else:
+            return tuple(checked)
+    raise FastNardyError(f"filter must be None, MoveFilter(keep >= 1, margin >= 0) or a tuple "
+                         f"of 1 to {MAX_PLIES} of them (one per level), not {given!r}")
 
 
 def _plies(plies: object) -> int:
@@ -234,7 +269,7 @@ def _plies(plies: object) -> int:
 
 
 def expectimax(rules: object, boards: object, evaluate: Evaluate, plies: int = 1,
-               filter: Optional[MoveFilter] = None) -> npt.NDArray[np.float64]:
+               filter: Filters = None) -> npt.NDArray[np.float64]:
     """V_plies (module docstring) of every board row or packed key, for its side to move:
     a float64 array of N."""
     rules = Rules.of(rules)

@@ -1,0 +1,45 @@
+# fastnardy._features: the network inputs of one board row or packed key, for compiled code
+# that evaluates positions without materialising a feature array (fastnardy._nnet). The
+# meaning of every column is in fastnardy.inputs; the code is in _features.pyx.
+
+from libc.stdint cimport int8_t, uint32_t, uint64_t
+
+cdef enum:
+    # feature kinds (fastnardy.inputs' _CODES) and their widths
+    K_RAW = 0
+    K_TDGAMMON = 1
+    K_NARDY = 2
+    W_RAW = 52
+    W_TDGAMMON = 198
+    W_NARDY = 248
+    W_MAX = 248
+    # the columns of the point units (fastnardy.inputs): point p (0-based, own numbering)
+    # of the mover at U*p .. U*p+U-1, of the opponent at B + U*p ..
+    U_RAW = 1
+    U_TDGAMMON = 4
+    U_NARDY = 4
+    B_RAW = 25
+    B_TDGAMMON = 98
+    B_NARDY = 124
+
+
+ctypedef struct mirror_map:
+    # the mirror (RULES.md section 0, given by the caller) as a column table and, for each
+    # byte k of a 24-bit held mask and its value, the mirrored bits
+    int8_t column[24]
+    uint32_t bits[3][256]
+
+
+ctypedef struct row_facts:
+    # what the check of a row learns on the way: each side's held mask (own numbering) and
+    # checker count (board and bar), which the features reuse
+    uint32_t held[2]
+    int count[2]
+
+
+cdef const mirror_map* mirror_of(object mirror) except NULL
+cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t* row,
+                      float* out) noexcept nogil
+cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,
+                      int8_t* row, float* out) noexcept nogil
+cdef int raise_fault(int faults, int keys) except -1

@@ -1,0 +1,49 @@
+# fastnardy._nnet: the trained network's inference in compiled code (fastnardy.network's
+# Evaluator), for the search, self-play and the Python API. A network is read-only once
+# built, so one may be shared by any number of threads; each caller brings its own scratch.
+
+from libc.stdint cimport int8_t, uint64_t
+
+from fastnardy._features cimport mirror_map
+
+cdef enum:
+    NN_OUTPUTS = 5   # win, win_mars, win_3, lose_mars, lose_3 (fastnardy.network.OUTPUTS)
+
+
+ctypedef struct nn_net:
+    int kind            # the feature kind (_features' K_*) and its width
+    int width
+    int hidden
+    int is_short
+    const mirror_map* mirror
+    const float* w1     # width x hidden: row i is the first layer's weights of input i
+    const float* b1     # hidden
+    const float* w2t    # NN_OUTPUTS x hidden: the output weights, one row per output
+    float b2[NN_OUTPUTS]
+    const float* points # 2 x 24 x 16 x hidden: the first layer's sum over the units of
+                        # point p of side s (0 mover, 1 opponent) holding n checkers
+    const int* extra    # the other input columns, n_extra of them
+    int n_extra
+
+
+ctypedef struct nn_scratch:
+    # what one evaluation writes on the way: the features, the hidden layer, the board row
+    float* features     # W_MAX floats
+    float* acc          # hidden floats
+    int8_t row[50]
+
+
+cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
+                float* probs) noexcept nogil
+cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
+                float* probs) noexcept nogil
+cdef double nn_equity(const float* probs) noexcept nogil
+cdef nn_scratch* nn_scratch_new(const nn_net* net) noexcept nogil
+cdef void nn_scratch_free(nn_scratch* s) noexcept nogil
+
+
+cdef class Network:
+    cdef nn_net net
+    cdef object arrays
+    cdef object args
+    cdef object _run(self, object boards, int as_equity)

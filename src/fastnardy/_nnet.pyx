@@ -1,0 +1,369 @@
+"""fastnardy._nnet -- the network of :class:`fastnardy.network.Evaluator` in compiled code.
+
+One hidden layer of sigmoid units, five sigmoid outputs (``fastnardy.network.OUTPUTS``),
+float32 throughout. The first layer is a sum of weight rows: a board switches on few of its
+inputs (most point units are 0), so the hidden layer is the bias plus ``x_i * W1[i]`` over
+the inputs ``x_i != 0`` only, each an axpy the compiler vectorises; the features of a board
+are written to a scratch row by :mod:`fastnardy._features` (their one home) and never
+reach Python unless asked for. The units of a point (TD-Gammon's four) depend on its count
+alone, so their share of the first layer is precomputed per (side, point, count): one
+vector add per occupied point, then the few other inputs. The sigmoid is ``1 / (1 + exp(-x))`` with a branch-free,
+vectorisable exp (Cody-Waite reduction and Cephes' degree-6 polynomial: within 2 ulp of
+libm's), so no BLAS and no thread pool is involved.
+
+A :class:`Network` copies its weights once and is read-only after that: any number of
+threads may evaluate with it at once (each call brings its own scratch). The batch methods
+run without the GIL, in slices between which Ctrl-C is checked.
+"""
+
+from libc.stdint cimport int8_t, int32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+from cpython.exc cimport PyErr_CheckSignals
+
+import numpy as np
+
+from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_TDGAMMON,
+                                  U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
+                                  W_TDGAMMON, key_features, mirror_of, raise_fault,
+                                  row_features)
+from fastnardy import _features
+from fastnardy._packed import KEY_DTYPE
+from fastnardy.errors import FastNardyError, InvalidPositionError
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* acc += v * w over n floats, and acc += w (the compiler vectorises both) */
+    static inline void nn_axpy(float* __restrict acc, const float* __restrict w, float v,
+                               int n) {
+        for (int i = 0; i < n; i++) acc[i] += v * w[i];
+    }
+    static inline void nn_add(float* __restrict acc, const float* __restrict w, int n) {
+        for (int i = 0; i < n; i++) acc[i] += w[i];
+    }
+    /* exp(x) for x in float range: x = n ln2 + r, |r| <= ln2/2, exp(r) by Cephes' expf
+       polynomial, 2^n put in the exponent bits; clamped to [-87, 88] (a sigmoid's
+       argument beyond that is 0 or 1 in float32 anyway) */
+    static inline float nn_exp(float x) {
+        x = x < -87.0f ? -87.0f : x;
+        x = x > 88.0f ? 88.0f : x;
+        float t = x * 1.44269504088896341f;
+        float n = (t + 12582912.0f) - 12582912.0f;   /* round to nearest */
+        float r = x - n * 0.693359375f;
+        r = r - n * -2.12194440e-4f;
+        float p = 1.9875691500e-4f;
+        p = p * r + 1.3981999507e-3f;
+        p = p * r + 8.3334519073e-3f;
+        p = p * r + 4.1665795894e-2f;
+        p = p * r + 1.6666665459e-1f;
+        p = p * r + 5.0000001201e-1f;
+        p = p * r * r + r + 1.0f;
+        int32_t bits = ((int32_t)n + 127) << 23;
+        float scale;
+        memcpy(&scale, &bits, 4);
+        return p * scale;
+    }
+    static inline void nn_sigmoid(float* __restrict x, int n) {
+        for (int i = 0; i < n; i++) x[i] = 1.0f / (1.0f + nn_exp(-x[i]));
+    }
+    /* a dot product in eight fixed lanes (vectorised without reassociation: the same sum
+       on every machine and build) */
+    static inline float nn_dot(const float* __restrict a, const float* __restrict b, int n) {
+        float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int i = 0;
+        for (; i + 8 <= n; i += 8)
+            for (int j = 0; j < 8; j++) s[j] += a[i + j] * b[i + j];
+        float t = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+        for (; i < n; i++) t += a[i] * b[i];
+        return t;
+    }
+    """
+    void nn_axpy(float* acc, const float* w, float v, int n) noexcept nogil
+    void nn_add(float* acc, const float* w, int n) noexcept nogil
+    void nn_sigmoid(float* x, int n) noexcept nogil
+    float nn_dot(const float* a, const float* b, int n) noexcept nogil
+
+cdef int WIDTHS[3]
+WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY]
+cdef int UNITS[3]
+UNITS[:] = [U_RAW, U_TDGAMMON, U_NARDY]
+cdef int BLOCKS[3]
+BLOCKS[:] = [B_RAW, B_TDGAMMON, B_NARDY]
+cdef Py_ssize_t SLICE = 16384   # positions between two looks at Ctrl-C
+
+
+cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
+                         float* probs) noexcept nogil:
+    """The five outputs of the input row ``x`` (``net.width`` floats, any values)."""
+    cdef int i, h = net.hidden
+    cdef float v
+    memcpy(s.acc, net.b1, h * sizeof(float))
+    for i in range(net.width):
+        v = x[i]
+        if v == 0.0:
+            continue
+        if v == 1.0:
+            nn_add(s.acc, net.w1 + <Py_ssize_t>i * h, h)
+        else:
+            nn_axpy(s.acc, net.w1 + <Py_ssize_t>i * h, v, h)
+    outputs(net, s, probs)
+
+
+cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* x,
+                             nn_scratch* s, float* probs) noexcept nogil:
+    """The five outputs of a checked board row whose features are ``x``: the point units
+    from the table, the other inputs one by one."""
+    cdef int side, p, n, j, h = net.hidden
+    cdef float v
+    cdef const float* table
+    memcpy(s.acc, net.b1, h * sizeof(float))
+    for side in range(2):
+        table = net.points + <Py_ssize_t>side * 24 * 16 * h
+        for p in range(24):
+            n = row[25 * side + p]
+            if n:
+                nn_add(s.acc, table + <Py_ssize_t>(16 * p + n) * h, h)
+    for j in range(net.n_extra):
+        v = x[net.extra[j]]
+        if v == 0.0:
+            continue
+        if v == 1.0:
+            nn_add(s.acc, net.w1 + <Py_ssize_t>net.extra[j] * h, h)
+        else:
+            nn_axpy(s.acc, net.w1 + <Py_ssize_t>net.extra[j] * h, v, h)
+    outputs(net, s, probs)
+
+
+cdef inline void outputs(const nn_net* net, nn_scratch* s, float* probs) noexcept nogil:
+    """The hidden layer's sigmoid and the five outputs, from the sums in ``s.acc``."""
+    cdef int k, h = net.hidden
+    nn_sigmoid(s.acc, h)
+    for k in range(NN_OUTPUTS):
+        probs[k] = net.b2[k] + nn_dot(s.acc, net.w2t + k * h, h)
+    nn_sigmoid(probs, NN_OUTPUTS)
+
+
+cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
+                float* probs) noexcept nogil:
+    """The five outputs of a board row (mover's view), or its _features fault bits."""
+    cdef int fault = row_features(net.kind, net.is_short, net.mirror, row, s.features)
+    if fault:
+        return fault
+    forward_row(net, row, s.features, s, probs)
+    return 0
+
+
+cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
+                float* probs) noexcept nogil:
+    """The five outputs of a packed key (mover's frame), or its _features fault bits."""
+    cdef int fault = key_features(net.kind, net.is_short, net.mirror, lo, hi, s.row,
+                                  s.features)
+    if fault:
+        return fault
+    forward_row(net, s.row, s.features, s, probs)
+    return 0
+
+
+cdef double nn_equity(const float* p) noexcept nogil:
+    """L10/S9 without the cube: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3."""
+    return (2.0 * <double>p[0] + <double>p[1] + <double>p[2] - <double>p[3]
+            - <double>p[4] - 1.0)
+
+
+cdef nn_scratch* nn_scratch_new(const nn_net* net) noexcept nogil:
+    """A scratch for evaluations with ``net`` (NULL when out of memory)."""
+    cdef nn_scratch* s = <nn_scratch*>malloc(sizeof(nn_scratch))
+    if s == NULL:
+        return NULL
+    s.features = <float*>malloc((W_MAX + net.hidden) * sizeof(float))
+    if s.features == NULL:
+        free(s)
+        return NULL
+    s.acc = s.features + W_MAX
+    return s
+
+
+cdef void nn_scratch_free(nn_scratch* s) noexcept nogil:
+    if s != NULL:
+        free(s.features)
+        free(s)
+
+
+def _point_table(int kind, bint is_short, mirror, w1):
+    """The first layer's share of each (side, point, count) as (2, 24, 16, H) float32 (the
+    units' values read from fastnardy._features on rows holding only that point), and the
+    columns outside the point units (int32)."""
+    cdef int units = UNITS[kind]
+    hidden = w1.shape[1]
+    rows = np.zeros((2, 24, 16, 50), dtype=np.int8)
+    for side in range(2):
+        for p in range(24):
+            rows[side, p, :, 25 * side + p] = np.arange(16)
+    x = _features.features(kind, is_short, rows.reshape(-1, 50), mirror).reshape(
+        2, 24, 16, -1)
+    table = np.empty((2, 24, 16, hidden), dtype=np.float32)
+    covered = np.zeros(WIDTHS[kind], dtype=bool)
+    for side in range(2):
+        for p in range(24):
+            first = BLOCKS[kind] * side + units * p
+            columns = slice(first, first + units)
+            table[side, p] = (x[side, p, :, columns].astype(np.float64)
+                              @ w1[columns].astype(np.float64))
+            covered[columns] = True
+    return table, np.flatnonzero(~covered).astype(np.intc)
+
+
+cdef class Network:
+    """A network compiled for inference: ``Network(kind, is_short, mirror, hidden_weights,
+    hidden_bias, output_weights, output_bias)`` with the arrays of an Evaluator (checked
+    there), ``kind`` 0 raw, 1 tdgammon, 2 nardy and ``mirror`` the game's MIRROR_COLUMNS.
+    Read-only: safe to share between threads."""
+
+    def __init__(self, int kind, bint is_short, mirror, hidden_weights, hidden_bias,
+                 output_weights, output_bias):
+        cdef int k
+        if kind < K_RAW or kind > K_NARDY:
+            raise FastNardyError(f"kind must be 0, 1 or 2, not {kind}")
+        w1 = np.ascontiguousarray(hidden_weights, dtype=np.float32)
+        b1 = np.ascontiguousarray(hidden_bias, dtype=np.float32)
+        w2t = np.ascontiguousarray(np.asarray(output_weights, dtype=np.float32).T)
+        b2 = np.ascontiguousarray(output_bias, dtype=np.float32)
+        hidden = b1.shape[0] if b1.ndim == 1 else 0
+        if (w1.shape != (WIDTHS[kind], hidden) or hidden < 1
+                or w2t.shape != (NN_OUTPUTS, hidden) or b2.shape != (NN_OUTPUTS,)):
+            raise FastNardyError("the network's arrays do not fit its kind")
+        points, extra = _point_table(kind, is_short, mirror, w1)
+        for array in (w1, b1, w2t, b2, points, extra):
+            array.setflags(write=False)
+        self.net.mirror = mirror_of(mirror)
+        self.net.kind = kind
+        self.net.width = WIDTHS[kind]
+        self.net.hidden = hidden
+        self.net.is_short = is_short
+        self.net.w1 = <const float*><size_t>w1.ctypes.data
+        self.net.b1 = <const float*><size_t>b1.ctypes.data
+        self.net.w2t = <const float*><size_t>w2t.ctypes.data
+        self.net.points = <const float*><size_t>points.ctypes.data
+        self.net.extra = <const int*><size_t>extra.ctypes.data
+        self.net.n_extra = extra.shape[0]
+        for k in range(NN_OUTPUTS):
+            self.net.b2[k] = b2[k]
+        self.arrays = (w1, b1, w2t, b2, points, extra)
+        self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
+                     output_weights, output_bias)
+
+    def __reduce__(self):
+        return Network, self.args
+
+    @property
+    def hidden(self):
+        """The number of hidden units."""
+        return self.net.hidden
+
+    def probabilities(self, boards):
+        """The five outputs (N, 5) float32 of board rows (N, 50) or KEY_DTYPE keys, each
+        checked as fastnardy.features checks it (InvalidPositionError)."""
+        return self._run(boards, 0)
+
+    def equities(self, boards):
+        """The cubeless equity (N,) float64 of board rows or keys for their side to move."""
+        return self._run(boards, 1)
+
+    def of_features(self, features):
+        """The five outputs (N, 5) float32 of a C-contiguous (N, width) float32 array of
+        finite features (fastnardy.network checks it)."""
+        cdef const float* x
+        cdef float* out
+        cdef nn_scratch* s
+        cdef Py_ssize_t i, n, start, stop
+        if not (isinstance(features, np.ndarray) and features.dtype == np.float32
+                and features.ndim == 2 and features.shape[1] == self.net.width
+                and features.flags.c_contiguous):
+            raise FastNardyError(f"features must be C-contiguous (N, {self.net.width}) "
+                                 f"float32")
+        n = features.shape[0]
+        result = np.empty((n, NN_OUTPUTS), dtype=np.float32)
+        if n == 0:
+            return result
+        x = <const float*><size_t>features.ctypes.data
+        out = <float*><size_t>result.ctypes.data
+        s = nn_scratch_new(&self.net)
+        if s == NULL:
+            raise MemoryError()
+        try:
+            for start in range(0, n, SLICE):
+                stop = min(n, start + SLICE)
+                with nogil:
+                    for i in range(start, stop):
+                        forward(&self.net, x + i * self.net.width, s, out + NN_OUTPUTS * i)
+                PyErr_CheckSignals()
+        finally:
+            nn_scratch_free(s)
+        return result
+
+    cdef object _run(self, object boards, int as_equity):
+        """Outputs (as_equity 0) or equities (1) of rows or keys."""
+        cdef const int8_t* rows = NULL
+        cdef const uint64_t* keys = NULL
+        cdef float probs[NN_OUTPUTS]
+        cdef float* pout = NULL
+        cdef double* eout = NULL
+        cdef nn_scratch* s
+        cdef Py_ssize_t i, n, start, stop
+        cdef int faults = 0, fault, k
+        array = np.asarray(boards)
+        if array.dtype == KEY_DTYPE and array.ndim == 1:
+            array = np.ascontiguousarray(array).view(np.uint64).reshape(-1, 2)
+            is_keys = True
+        elif array.ndim == 2 and array.shape[1] == 50 and array.dtype.kind in "iu":
+            if array.dtype.itemsize != 1 and array.size and (array.min() < 0
+                                                              or array.max() > 15):
+                raise_fault(1, 0)
+            array = np.ascontiguousarray(array).astype(np.int8, copy=False)
+            is_keys = False
+        else:
+            raise InvalidPositionError(
+                f"boards must be an integer array of shape (N, 50) or a 1-D array of "
+                f"packed keys, not {array.dtype} {array.shape}")
+        n = array.shape[0]
+        if as_equity:
+            result = np.empty(n, dtype=np.float64)
+            if n:
+                eout = <double*><size_t>result.ctypes.data
+        else:
+            result = np.empty((n, NN_OUTPUTS), dtype=np.float32)
+            if n:
+                pout = <float*><size_t>result.ctypes.data
+        if n == 0:
+            return result
+        if is_keys:
+            keys = <const uint64_t*><size_t>array.ctypes.data
+        else:
+            rows = <const int8_t*><size_t>array.ctypes.data
+        s = nn_scratch_new(&self.net)
+        if s == NULL:
+            raise MemoryError()
+        try:
+            for start in range(0, n, SLICE):
+                stop = min(n, start + SLICE)
+                with nogil:
+                    for i in range(start, stop):
+                        if keys != NULL:
+                            fault = nn_key(&self.net, keys[2 * i], keys[2 * i + 1], s, probs)
+                        else:
+                            fault = nn_row(&self.net, rows + 50 * i, s, probs)
+                        if fault:
+                            faults |= fault
+                        elif eout != NULL:
+                            eout[i] = nn_equity(probs)
+                        else:
+                            for k in range(NN_OUTPUTS):
+                                pout[NN_OUTPUTS * i + k] = probs[k]
+                if faults:
+                    raise_fault(faults, keys != NULL)
+                PyErr_CheckSignals()
+        finally:
+            nn_scratch_free(s)
+        return result

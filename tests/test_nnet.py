@@ -1,0 +1,196 @@
+"""fastnardy._nnet, the compiled network, against a numpy oracle in float64: every shipped
+network and saved ones of other sizes, on rows, keys, positions and feature arrays, within
+1e-6 of the oracle's outputs; its errors; thread safety; and the search and self-play using
+it exactly as they use the Python evaluator."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, batch, features
+from fastnardy.network import Evaluator
+from fastnardy.search import GNUBG_FILTERS, MoveFilter, best_turn, evaluator, expectimax
+from fastnardy.selfplay import simulate
+
+KINDS = {"long": "nardy", "short": "tdgammon"}
+
+
+def oracle(net: Evaluator, x: np.ndarray) -> np.ndarray:
+    """The network's five outputs in float64 numpy: the definition the kernel must meet."""
+    hidden = 1 / (1 + np.exp(-(x.astype(np.float64) @ net.hidden_weights.astype(np.float64)
+                               + net.hidden_bias)))
+    return 1 / (1 + np.exp(-(hidden @ net.output_weights.astype(np.float64)
+                             + net.output_bias)))
+
+
+def oracle_equity(p: np.ndarray) -> np.ndarray:
+    return 2 * p[:, 0] - 1 + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4]
+
+
+def positions(game: str, count: int = 600) -> np.ndarray:
+    """Rows of seeded random play: openings, contact, races and bear-offs."""
+    rules = Rules.of(game)
+    rng = np.random.default_rng(11)
+    rows = batch.encode([Position.start(game)] * 64)
+    seen = []
+    for _ in range(400):
+        dice = rng.integers(1, 7, size=(len(rows), 2))
+        children, parent = batch.expand(rules, rows, dice)
+        pick = np.array([rng.choice(np.flatnonzero(parent == i)) for i in range(len(rows))])
+        rows = children[pick]
+        live = (rows[:, :25].sum(1) > 0) & (rows[:, 25:].sum(1) > 0)
+        seen.append(rows[live])
+        rows = np.concatenate([rows[live], batch.encode([Position.start(game)]
+                                                         * int((~live).sum()))])
+    every = np.concatenate(seen)
+    return every[rng.choice(len(every), count, replace=False)]
+
+
+def random_network(game: str, hidden: int, seed: int, scale: float = 1.0) -> Evaluator:
+    rng = np.random.default_rng(seed)
+    width = {"long": 248, "short": 198}[game]
+    return Evaluator(KINDS[game], rng.normal(0, scale, (width, hidden)),
+                     rng.normal(0, scale, hidden), rng.normal(0, scale, (hidden, 5)),
+                     rng.normal(0, scale, 5))
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+@pytest.mark.parametrize("source", ["shipped", "h1", "h7", "h200", "saved"])
+def test_within_1e6_of_the_numpy_oracle(game: str, source: str, tmp_path: Path) -> None:
+    if source == "shipped":
+        net = Evaluator.load(game)
+    elif source == "saved":
+        random_network(game, 33, 5, 0.3).save(tmp_path / "n.npz")
+        net = Evaluator.load(tmp_path / "n.npz")
+    else:
+        net = random_network(game, int(source[1:]), 7, 0.3)
+    rows = positions(game)
+    x = features(game, rows, KINDS[game])
+    expected = oracle(net, x)
+    keys = batch.keys_from_rows(game, rows)
+    for got in (net.probabilities(x), net.evaluate(rows, probabilities=True),
+                net.evaluate(keys, probabilities=True)):
+        assert got.dtype == np.float32 and got.shape == (len(rows), 5)
+        np.testing.assert_allclose(got, expected, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(net.evaluate(rows), oracle_equity(expected), atol=3e-6, rtol=0)
+    np.testing.assert_allclose(net(x), oracle_equity(expected), atol=3e-6, rtol=0)
+    assert net.evaluate(rows).dtype == np.float64
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_positions_and_batch_one(game: str) -> None:
+    net = Evaluator.load(game)
+    rows = positions(game, 20)
+    listed = batch.decode(game, rows)
+    values = net.evaluate(listed)
+    np.testing.assert_allclose(values, net.evaluate(rows), atol=0)
+    assert [net.value(p) for p in listed] == list(values)
+    assert net.evaluate(rows[:0]).shape == (0,)
+
+
+def test_saturated_sigmoids_stay_in_range() -> None:
+    """Pre-activations in the hundreds (the exp is clamped): outputs in [0, 1], no NaN, and
+    as the oracle to float32's precision at that size (sums of 1e3 carry 1e-4 of rounding)."""
+    net = random_network("short", 16, 3, 40.0)
+    rows = positions("short", 200)
+    p = net.evaluate(rows, probabilities=True)
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+    np.testing.assert_allclose(p, oracle(net, features("short", rows, "tdgammon")), atol=1e-4)
+
+
+def test_bad_boards_are_the_documented_errors() -> None:
+    net = Evaluator.load("short")
+    with pytest.raises(InvalidPositionError):
+        net.evaluate(np.full((2, 50), 16, np.int8))
+    with pytest.raises(InvalidPositionError):
+        net.evaluate(np.full((2, 50), 16, np.int64))
+    with pytest.raises(InvalidPositionError):
+        net.evaluate(np.zeros((2, 49), np.int8))
+    with pytest.raises(InvalidPositionError):
+        net.evaluate([Position.start("long")])
+    with pytest.raises(InvalidPositionError):
+        net.value("short")
+    long_rows = batch.encode([Position.start("long")])
+    long_rows[0, 23], long_rows[0, 24] = 14, 1  # a bar checker in long nardy (L3)
+    with pytest.raises(InvalidPositionError, match="L3"):
+        Evaluator.load("long").evaluate(long_rows)
+
+
+def test_immutable_picklable_and_shared_between_threads() -> None:
+    net = Evaluator.load("long")
+    with pytest.raises(ValueError):
+        net.hidden_weights[0, 0] = 1.0
+    rows = positions("long", 300)
+    expected = net.evaluate(rows)
+    again = pickle.loads(pickle.dumps(net))
+    np.testing.assert_array_equal(again.evaluate(rows), expected)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(net.network)).equities(rows),
+                                  expected)
+    results: list = []
+
+    def work() -> None:
+        for _ in range(30):
+            results.append(np.array_equal(net.evaluate(rows), expected))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [True] * 120
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_search_compiled_equals_the_python_evaluator(game: str) -> None:
+    """best_turn and expectimax with the Evaluator (compiled on rows) choose as the same
+    network called from Python on features (to within the 1e-6 of the two paths)."""
+    net = Evaluator.load(game)
+    python = evaluator(lambda x: net(x), ("features", KINDS[game]))
+    rows = positions(game, 4)
+    for plies, move_filter in ((0, None), (1, MoveFilter(3, 0.1)), (2, GNUBG_FILTERS)):
+        np.testing.assert_allclose(expectimax(game, rows[:2], net, plies, move_filter),
+                                   expectimax(game, rows[:2], python, plies, move_filter),
+                                   atol=1e-5)
+    position = batch.decode(game, rows[:1])[0]
+    compiled = best_turn(position, (5, 2), net, 1)
+    called = best_turn(position, (5, 2), python, 1)
+    assert compiled.choice == called.choice
+    np.testing.assert_allclose(compiled.values, called.values, atol=1e-5)
+
+
+def test_three_plies_and_filters_per_level() -> None:
+    net = Evaluator.load("short")
+    position = Position.from_gnubg_id("4HPwATDgc/ABMA")
+    found = best_turn(position, (3, 1), net, 3, (MoveFilter(2, 1.0), MoveFilter(1, 0.0)))
+    assert found.turn == position.legal_turns((3, 1))[found.choice]
+    assert np.isfinite(found.values).sum() == 2  # the root's filter kept two
+    with pytest.raises(FastNardyError):
+        best_turn(position, (3, 1), net, 1, (MoveFilter(),) * 4)
+
+
+def test_the_evaluator_gets_a_read_only_batch() -> None:
+    """Issue 24 item 8: an evaluator that writes into its input cannot change the search."""
+    def vandal(rows: np.ndarray) -> np.ndarray:
+        rows[:] = rows[::-1]
+        return np.zeros(len(rows))
+
+    with pytest.raises(ValueError, match="read-only"):
+        best_turn(Position.start("long"), (6, 5), vandal, 1)
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_selfplay_with_the_network_in_the_kernel(game: str) -> None:
+    """simulate with the Evaluator (played inside the kernel) gives the same games as the
+    same network called from Python at every turn-step."""
+    net = Evaluator.load(game)
+    python = evaluator(lambda x: net(x), ("features", KINDS[game]))
+    inside = simulate(game, 12, 3, net)
+    outside = simulate(game, 12, 3, python)
+    for a, b in zip(inside, outside):
+        np.testing.assert_array_equal(a, b)
+    assert (inside.winner >= 0).all()
