@@ -106,20 +106,22 @@ class Adam:
             p -= (scale * m / (np.sqrt(v) + 1e-8)).astype(np.float32)
 
 
-def learn(net: Evaluator, adam: Adam, x: np.ndarray, y: np.ndarray, minibatch: int,
-          rng: np.random.Generator) -> float:
-    """One pass of Adam over (x, y) in shuffled minibatches; the mean cross-entropy."""
+def learn(params: List[np.ndarray], adam: Adam, x: np.ndarray, y: np.ndarray,
+          minibatch: int, rng: np.random.Generator) -> float:
+    """One pass of Adam over (x, y) in shuffled minibatches on the weights ``params`` (the
+    Evaluator's four arrays, updated in place); the mean cross-entropy."""
+    w1, b1, w2, b2 = params
     order = rng.permutation(len(x))
     total = 0.0
     for start in range(0, len(x), minibatch):
         pick = order[start:start + minibatch]
         xb, yb = x[pick], y[pick].astype(np.float32)
-        hidden = 1.0 / (1.0 + np.exp(-(xb @ net.hidden_weights + net.hidden_bias)))
-        out = 1.0 / (1.0 + np.exp(-(hidden @ net.output_weights + net.output_bias)))
+        hidden = 1.0 / (1.0 + np.exp(-(xb @ w1 + b1)))
+        out = 1.0 / (1.0 + np.exp(-(hidden @ w2 + b2)))
         clipped = np.clip(out, 1e-6, 1 - 1e-6)
         total += float(-(yb * np.log(clipped) + (1 - yb) * np.log(1 - clipped)).sum())
         d_out = (out - yb) / len(pick)  # cross-entropy through the sigmoid
-        d_hidden = (d_out @ net.output_weights.T) * hidden * (1 - hidden)
+        d_hidden = (d_out @ w2.T) * hidden * (1 - hidden)
         adam.update([xb.T @ d_hidden, d_hidden.sum(0), hidden.T @ d_out, d_out.sum(0)])
     return total / (len(x) * len(OUTPUTS))
 
@@ -163,8 +165,11 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
     short = args.game == "short"
     rng = np.random.default_rng(args.seed)
     net = Evaluator.load(args.init) if args.init else new_network(kind, args.hidden, rng)
-    adam = Adam([net.hidden_weights, net.hidden_bias, net.output_weights, net.output_bias],
-                args.rate)
+    # the weights being trained: the Evaluator's arrays are read-only, so a new Evaluator
+    # (compiled inference) is made from these after each update
+    params = [net.hidden_weights.copy(), net.hidden_bias.copy(), net.output_weights.copy(),
+              net.output_bias.copy()]
+    adam = Adam(params, args.rate)
     start = _start_row(kind)
     n = args.parallel
     rows = np.repeat(start[None], n, axis=0)
@@ -227,8 +232,9 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             seen[j], valued[j] = [], []
             rows[j] = start
         if buffered >= args.buffer:
-            losses.append(learn(net, adam, np.concatenate(buffer_x), np.concatenate(buffer_y),
-                                args.minibatch, rng))
+            losses.append(learn(params, adam, np.concatenate(buffer_x),
+                                np.concatenate(buffer_y), args.minibatch, rng))
+            net = Evaluator(kind, *params, metadata=net.metadata)
             buffer_x, buffer_y, buffered = [], [], 0
         cpu = time.process_time() - cpu0
         done = games >= args.games or (args.minutes and cpu >= 60 * args.minutes)

@@ -14,6 +14,8 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
                                  NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _game_of, _key_of, _parse_code,
                               _parse_side)
+from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_net, nn_scratch,
+                              nn_scratch_free, nn_scratch_new)
 
 import numpy as np
 
@@ -582,11 +584,15 @@ cdef class GameBatch:
     two splitmix64 streams (dice, and the random policy's choices), so a game's dice do not
     depend on the turns chosen (common random numbers) nor on how a run is split.
 
-    A side's policy is 0 random, 1 greedy (greedy_score) or 2 external: ``prepare`` plays
-    every running game until its mover has an external choice among two or more legal turns
-    (T1, T2 order) or the game ends (L9, S9; scored by L10/S9, cube at 1), and returns the
-    children of the waiting games; ``play_values`` or ``play_choices`` then plays one child
-    of each. Status per game: 0 running, 1 waiting for a choice, 2 over, 3 unfinished
+    A side's policy is 0 random, 1 greedy (greedy_score), 2 external or 3 a network
+    (``nets``: a fastnardy._nnet.Network per side, or None): the network's side plays the
+    first child (T2 order) of highest value to it, the exact L10/S9 points of a child that
+    ends the game, else minus the network's equity of the child, all inside the kernel.
+    ``prepare`` plays every running game until its mover has an external choice among two
+    or more legal turns (T1, T2 order) or the game ends (L9, S9; scored by L10/S9, cube at
+    1), and returns the children of the waiting games; ``play_values`` or ``play_choices``
+    then plays one child of each. One GameBatch is used by one thread at a time: a call
+    while another thread's call runs is refused (FastNardyError), never a corruption. Status per game: 0 running, 1 waiting for a choice, 2 over, 3 unfinished
     (max_turns turns played, or a position without a candidate). With ``restart`` a game
     that ends begins again from the start on the next stream of the run (``take_ended``
     reports the ends), so every game is always running or waiting."""
@@ -613,11 +619,26 @@ cdef class GameBatch:
     cdef int restart        # a game that ends begins again (the next stream, T6 opening)
     cdef int64_t next_stream
     cdef int8_t* ended      # 2 or 3: the game ended (since take_ended), else 0
+    cdef object nets        # the Network of each side with policy 3, else None
+    cdef const nn_net* net[2]
+    cdef nn_scratch* scratch  # the network's scratch during prepare
+    cdef int busy           # a call is running (taken and released with the GIL held)
 
     def __init__(self, code, koks, backgammon, n, seed, policy, max_turns=10000,
-                 restart=False):
+                 restart=False, nets=(None, None)):
+        self._enter()
+        try:
+            self._init(code, koks, backgammon, n, seed, policy, max_turns, restart, nets)
+        finally:
+            self.busy = 0
+
+    cdef object _init(self, object code, object koks, object backgammon, object n,
+                      object seed, object policy, object max_turns, object restart,
+                      object nets):
         cdef uint64_t s
         cdef size_t addr
+        cdef Network network
+        cdef int side
         _parse_code(code, &self.r)
         for value, name in ((seed, "seed"), (n, "n"), (max_turns, "max_turns")):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -631,9 +652,27 @@ cdef class GameBatch:
         except (TypeError, ValueError):
             raise FastNardyError(f"policy must be two of 0 (random), 1 (greedy) and 2 "
                                  f"(external), not {policy!r}") from None
-        if self.pol[0] not in (0, 1, 2) or self.pol[1] not in (0, 1, 2):
-            raise FastNardyError(f"policy must be two of 0 (random), 1 (greedy) and 2 "
-                                 f"(external), not {policy!r}")
+        if self.pol[0] not in (0, 1, 2, 3) or self.pol[1] not in (0, 1, 2, 3):
+            raise FastNardyError(f"policy must be two of 0 (random), 1 (greedy), 2 "
+                                 f"(external) and 3 (network), not {policy!r}")
+        try:
+            pair = tuple(nets)
+        except TypeError:
+            pair = ()
+        if len(pair) != 2:
+            raise FastNardyError(f"nets must be a pair (white's, black's), not {nets!r}")
+        for side in range(2):
+            if (self.pol[side] == 3) != isinstance(pair[side], Network):
+                raise FastNardyError("a side plays policy 3 exactly when it has a Network in "
+                                     "nets")
+            if self.pol[side] == 3:
+                network = pair[side]
+                if network.net.is_short != self.r.game:
+                    raise FastNardyError("the network is for the other game")
+                self.net[side] = &network.net
+            else:
+                self.net[side] = NULL
+        self.nets = pair
         self.koks = 1 if koks else 0
         self.backgammon = 1 if backgammon else 0
         self.max_turns = max_turns
@@ -674,6 +713,15 @@ cdef class GameBatch:
 
     def __dealloc__(self):
         free(self.kids)
+        nn_scratch_free(self.scratch)
+
+    cdef int _enter(self) except -1:
+        """Take the batch for this call, or refuse: another thread's call is running."""
+        if self.busy:
+            raise FastNardyError("this GameBatch is in use by another thread: share one "
+                                 "between threads only with a lock")
+        self.busy = 1
+        return 0
 
     def start(self, games, streams, keys=None, sides=None):
         """Begin a new game in each slot of ``games`` (int64 indices), game stream
@@ -683,6 +731,13 @@ cdef class GameBatch:
         the T6 opening. A key whose side not to move has borne off 15 is a game over (the
         other side won, 0 turns). The children of the last ``prepare`` are dropped (a game
         still waiting keeps its roll, and the next ``prepare`` lists them again)."""
+        self._enter()
+        try:
+            return self._start(games, streams, keys, sides)
+        finally:
+            self.busy = 0
+
+    cdef object _start(self, object games, object streams, object keys, object sides):
         cdef Py_ssize_t j, m, g
         cdef nb_board b
         cdef int err, d1, d2
@@ -846,7 +901,9 @@ cdef class GameBatch:
                 self.nkids += n
                 self.status[g] = 1
                 return 1
-            if p == 0 and n > 1:
+            if p == 3 and n > 1:
+                k = self.network_choice(c, n, self.net[self.side[g]])
+            elif p == 0 and n > 1:
                 k = rng_below(&self.pick_rng[g], n)
             elif p == 1 and n > 1:
                 k = 0
@@ -862,6 +919,28 @@ cdef class GameBatch:
             self.advance(g, lo, hi)
         return 0
 
+    cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil:
+        """The first of the n children in c.out of highest value to the mover: the L10/S9
+        points of a child that ends the game, else minus the network's equity of it."""
+        cdef int i, k = 0, points
+        cdef uint64_t lo, hi
+        cdef double value, best = -1e300
+        cdef float probs[NN_OUTPUTS]
+        cdef nb_board b
+        cdef int8_t kind
+        for i in range(n):
+            nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &lo, &hi)
+            if moved_side_off(lo, hi):
+                nb_board_from_key(lo, hi, self.r.game, &b)
+                value = nb_score(&b, self.r.game, self.koks, self.backgammon, &kind)
+            else:
+                nn_key(net, lo, hi, self.scratch, probs)  # a child of the kernel: well formed
+                value = -nn_equity(probs)
+            if value > best:
+                best = value
+                k = i
+        return k
+
     def prepare(self):
         """Play every running game (status 0) until it waits for an external choice or
         ends. Returns (children, exact, games, offsets) for the waiting games (status 1):
@@ -870,6 +949,13 @@ cdef class GameBatch:
         that ends the game (L10/S9) and NaN for the others, ``games`` int64 the waiting
         games and ``offsets`` int64 (G + 1) their children's bounds. A game already waiting
         keeps its roll (its children are listed again)."""
+        self._enter()
+        try:
+            return self._prepare()
+        finally:
+            self.busy = 0
+
+    cdef object _prepare(self):
         cdef Py_ssize_t g, ng = 0, i
         cdef int err = 0
         cdef nb_ctx* c
@@ -878,6 +964,10 @@ cdef class GameBatch:
         cdef double* ev
         cdef int64_t* gv
         cdef int64_t* ov
+        if (self.net[0] != NULL or self.net[1] != NULL) and self.scratch == NULL:
+            self.scratch = nn_scratch_new()
+            if self.scratch == NULL:
+                raise MemoryError()
         self.nkids = 0
         games = np.empty(self.n, dtype=np.int64)
         offsets = np.empty(self.n + 1, dtype=np.int64)
@@ -916,6 +1006,13 @@ cdef class GameBatch:
     def play_values(self, values):
         """Play, in each waiting game, its first child (T2 order) of highest value (float64,
         one per child of the last ``prepare``, to the side that chooses)."""
+        self._enter()
+        try:
+            return self._play_values(values)
+        finally:
+            self.busy = 0
+
+    cdef object _play_values(self, object values):
         cdef const double* vv
         cdef const int64_t* gv
         cdef const int64_t* ov
@@ -945,6 +1042,13 @@ cdef class GameBatch:
     def play_choices(self, choices):
         """Play child ``choices[j]`` (an index into its legal turns, T2 order) of the j-th
         waiting game of the last ``prepare``."""
+        self._enter()
+        try:
+            return self._play_choices(choices)
+        finally:
+            self.busy = 0
+
+    cdef object _play_choices(self, object choices):
         cdef const int64_t* cv
         cdef const int64_t* gv
         cdef const int64_t* ov
@@ -976,6 +1080,13 @@ cdef class GameBatch:
         """(keys, sides, dice, status): the positions (KEY_DTYPE, mover's frame), the side to
         move (0 white, 1 black), the roll of a waiting game (0 0 for none yet) and the
         status of every game (copies)."""
+        self._enter()
+        try:
+            return self._state()
+        finally:
+            self.busy = 0
+
+    cdef object _state(self):
         key, rngs, small, turns, dice = self.arrays
         return (key.copy().view(KEY_DTYPE).reshape(self.n), small[0].copy(), dice.copy(),
                 small[2].copy())
@@ -984,6 +1095,13 @@ cdef class GameBatch:
         """(ended, winner, points, kind) with ``restart``: ended int8 per game, 2 if a game
         ended (L9, S9) and 3 if one was cut off at max_turns since the last call (then
         cleared), 0 otherwise; winner, points and kind of each game's last ended game."""
+        self._enter()
+        try:
+            return self._take_ended()
+        finally:
+            self.busy = 0
+
+    cdef object _take_ended(self):
         key, rngs, small, turns, dice = self.arrays
         out = (small[1].copy(), small[3].copy(), small[4].copy(), small[5].copy())
         small[1] = 0
@@ -992,5 +1110,12 @@ cdef class GameBatch:
     def results(self):
         """(winner, points, kind, turns) of every game (copies): winner 0 white, 1 black, -1
         not over; kind 0 oin, 1 mars, 2 koks, 3 backgammon, 4 not over."""
+        self._enter()
+        try:
+            return self._results()
+        finally:
+            self.busy = 0
+
+    cdef object _results(self):
         key, rngs, small, turns, dice = self.arrays
         return small[3].copy(), small[4].copy(), small[5].copy(), turns.copy()

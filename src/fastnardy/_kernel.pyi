@@ -20,6 +20,7 @@ from typing_extensions import Self, disjoint_base
 from fastnardy.backend import Board, Code, Counts, TurnTuple
 from fastnardy.position import Position, Step, Turn
 from fastnardy.rules import Rules
+from fastnardy._nnet import Network
 
 KEY_DTYPE: np.dtype[np.void]
 
@@ -121,11 +122,13 @@ def simulate_games(code: Code, koks: bool, backgammon: bool, seed: int, first: i
 
 @disjoint_base
 class GameBatch:
-    """N games played in the kernel, policies 0 random, 1 greedy, 2 external (see _batches)."""
+    """N games played in the kernel, policies 0 random, 1 greedy, 2 external, 3 a network
+    (see _batches)."""
 
     def __init__(self, code: Code, koks: bool, backgammon: bool, n: int, seed: int,
                  policy: Tuple[int, int], max_turns: int = 10000,
-                 restart: bool = False) -> None: ...
+                 restart: bool = False,
+                 nets: Tuple[Optional[Network], Optional[Network]] = (None, None)) -> None: ...
     def start(self, games: npt.ArrayLike, streams: npt.ArrayLike,
               keys: Optional[npt.ArrayLike] = None,
               sides: Optional[npt.ArrayLike] = None) -> None: ...

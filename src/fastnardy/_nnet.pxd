@@ -4,7 +4,7 @@
 
 from libc.stdint cimport int8_t, uint64_t
 
-from fastnardy._features cimport mirror_map
+from fastnardy._features cimport W_MAX, mirror_map
 
 cdef enum:
     NN_OUTPUTS = 5   # win, win_mars, win_3, lose_mars, lose_3 (fastnardy.network.OUTPUTS)
@@ -14,23 +14,27 @@ ctypedef struct nn_net:
     int kind            # the feature kind (_features' K_*) and its width
     int width
     int hidden
+    int stride          # hidden rounded up to 8: the length of every weight row below
     int is_short
     const mirror_map* mirror
-    const float* w1     # width x hidden: row i is the first layer's weights of input i
-    const float* b1     # hidden
-    const float* w2t    # NN_OUTPUTS x hidden: the output weights, one row per output
+    const float* w1     # width x stride: row i is the first layer's weights of input i
+    const float* b1     # stride
+    const float* w2t    # NN_OUTPUTS x stride: the output weights, one row per output
     float b2[NN_OUTPUTS]
-    const float* points # 2 x 24 x 16 x hidden: the first layer's sum over the units of
+    const float* points # 2 x 24 x 16 x stride: the first layer's sum over the units of
                         # point p of side s (0 mover, 1 opponent) holding n checkers
     const int* extra    # the other input columns, n_extra of them
     int n_extra
 
 
 ctypedef struct nn_scratch:
-    # what one evaluation writes on the way: the features, the hidden layer, the board row
-    float* features     # W_MAX floats
-    float* acc          # hidden floats
+    # what one evaluation writes on the way: the features, the board row, and the weight
+    # rows of the inputs switched on (those at 1, and the others with their values)
+    float features[W_MAX]
     int8_t row[50]
+    const float* ones[W_MAX + 48]
+    const float* rows[W_MAX]
+    float values[W_MAX]
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
@@ -38,7 +42,7 @@ cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
 cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
                 float* probs) noexcept nogil
 cdef double nn_equity(const float* probs) noexcept nogil
-cdef nn_scratch* nn_scratch_new(const nn_net* net) noexcept nogil
+cdef nn_scratch* nn_scratch_new() noexcept nogil
 cdef void nn_scratch_free(nn_scratch* s) noexcept nogil
 
 

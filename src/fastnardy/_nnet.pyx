@@ -3,13 +3,15 @@
 One hidden layer of sigmoid units, five sigmoid outputs (``fastnardy.network.OUTPUTS``),
 float32 throughout. The first layer is a sum of weight rows: a board switches on few of its
 inputs (most point units are 0), so the hidden layer is the bias plus ``x_i * W1[i]`` over
-the inputs ``x_i != 0`` only, each an axpy the compiler vectorises; the features of a board
-are written to a scratch row by :mod:`fastnardy._features` (their one home) and never
-reach Python unless asked for. The units of a point (TD-Gammon's four) depend on its count
-alone, so their share of the first layer is precomputed per (side, point, count): one
-vector add per occupied point, then the few other inputs. The sigmoid is ``1 / (1 + exp(-x))`` with a branch-free,
-vectorisable exp (Cody-Waite reduction and Cephes' degree-6 polynomial: within 2 ulp of
-libm's), so no BLAS and no thread pool is involved.
+the inputs ``x_i != 0`` only. The features of a board are written to a scratch row by
+:mod:`fastnardy._features` (their one home) and never reach Python unless asked for; the
+units of a point (TD-Gammon's four) depend on its count alone, so their share of the first
+layer is precomputed per (side, point, count): one row per occupied point, then the few
+other inputs. The hidden units are computed eight at a time, each block held in registers
+from the bias to its share of the outputs (GCC's vector extension; an AVX2 clone where the
+CPU has it, the same operations in the same order). The sigmoid is ``1 / (1 + exp(-x))``
+with a branch-free exp (Cody-Waite reduction and Cephes' degree-6 polynomial, within 2 ulp
+of libm's), so no BLAS and no thread pool is involved.
 
 A :class:`Network` copies its weights once and is read-only after that: any number of
 threads may evaluate with it at once (each call brings its own scratch). The batch methods
@@ -35,55 +37,73 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
-    /* acc += v * w over n floats, and acc += w (the compiler vectorises both) */
-    static inline void nn_axpy(float* __restrict acc, const float* __restrict w, float v,
-                               int n) {
-        for (int i = 0; i < n; i++) acc[i] += v * w[i];
+    /* eight floats: GCC's and clang's vector extension (two SSE registers, or one AVX) */
+    typedef float nn_v8 __attribute__((vector_size(32)));
+    typedef int32_t nn_v8i __attribute__((vector_size(32)));
+    static inline nn_v8 nn_load(const float* p) { nn_v8 v; memcpy(&v, p, 32); return v; }
+    static inline nn_v8 nn_pick(nn_v8i m, nn_v8 a, nn_v8 b) {
+        return (nn_v8)((m & (nn_v8i)a) | (~m & (nn_v8i)b));
     }
-    static inline void nn_add(float* __restrict acc, const float* __restrict w, int n) {
-        for (int i = 0; i < n; i++) acc[i] += w[i];
-    }
-    /* exp(x) for x in float range: x = n ln2 + r, |r| <= ln2/2, exp(r) by Cephes' expf
-       polynomial, 2^n put in the exponent bits; clamped to [-87, 88] (a sigmoid's
-       argument beyond that is 0 or 1 in float32 anyway) */
-    static inline float nn_exp(float x) {
-        x = x < -87.0f ? -87.0f : x;
-        x = x > 88.0f ? 88.0f : x;
-        float t = x * 1.44269504088896341f;
-        float n = (t + 12582912.0f) - 12582912.0f;   /* round to nearest */
-        float r = x - n * 0.693359375f;
+    /* exp(x) lane by lane: x = n ln2 + r, |r| <= ln2/2, exp(r) by Cephes' expf polynomial,
+       2^n put in the exponent bits; clamped to [-87, 88] (a sigmoid's argument beyond
+       that is 0 or 1 in float32 anyway) */
+    static inline nn_v8 nn_exp(nn_v8 x) {
+        const nn_v8 lo = {-87, -87, -87, -87, -87, -87, -87, -87};
+        const nn_v8 hi = {88, 88, 88, 88, 88, 88, 88, 88};
+        x = nn_pick(x < lo, lo, x);
+        x = nn_pick(x > hi, hi, x);
+        nn_v8 n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+        nn_v8 r = x - n * 0.693359375f;
         r = r - n * -2.12194440e-4f;
-        float p = 1.9875691500e-4f;
-        p = p * r + 1.3981999507e-3f;
+        nn_v8 p = r * 1.9875691500e-4f + 1.3981999507e-3f;
         p = p * r + 8.3334519073e-3f;
         p = p * r + 4.1665795894e-2f;
         p = p * r + 1.6666665459e-1f;
         p = p * r + 5.0000001201e-1f;
         p = p * r * r + r + 1.0f;
-        int32_t bits = ((int32_t)n + 127) << 23;
-        float scale;
-        memcpy(&scale, &bits, 4);
-        return p * scale;
+        nn_v8i bits = (__builtin_convertvector(n, nn_v8i) + 127) << 23;
+        return p * (nn_v8)bits;
     }
-    static inline void nn_sigmoid(float* __restrict x, int n) {
-        for (int i = 0; i < n; i++) x[i] = 1.0f / (1.0f + nn_exp(-x[i]));
+    static inline float nn_sum8(nn_v8 v) {
+        return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
     }
-    /* a dot product in eight fixed lanes (vectorised without reassociation: the same sum
-       on every machine and build) */
-    static inline float nn_dot(const float* __restrict a, const float* __restrict b, int n) {
-        float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        int i = 0;
-        for (; i + 8 <= n; i += 8)
-            for (int j = 0; j < 8; j++) s[j] += a[i + j] * b[i + j];
-        float t = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-        for (; i < n; i++) t += a[i] * b[i];
-        return t;
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define NN_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define NN_CLONES
+    #endif
+    /* The five output sums of one position, eight hidden units at a time, each block kept
+       in registers: the bias, plus the weight rows of the inputs that are 1 (``ones``),
+       plus value times row for the others (``rows``, ``values``), the sigmoid, and the
+       block's share of each output. ``stride``: the hidden units rounded up to 8 (padded
+       units have zero weights out). The same operations in the same order on every CPU
+       (AVX2 or not: no FMA), so the same results. */
+    NN_CLONES static void nn_forward(int stride, const float* b1, const float* const* ones,
+                                     int n_ones, const float* const* rows,
+                                     const float* values, int n_rows, const float* w2t,
+                                     float* out) {
+        nn_v8 o[5] = {{0}, {0}, {0}, {0}, {0}};
+        for (int h = 0; h < stride; h += 8) {
+            nn_v8 acc = nn_load(b1 + h);
+            for (int i = 0; i < n_ones; i++) acc += nn_load(ones[i] + h);
+            for (int i = 0; i < n_rows; i++) acc += values[i] * nn_load(rows[i] + h);
+            nn_v8 unit = 1.0f / (1.0f + nn_exp(-acc));
+            for (int k = 0; k < 5; k++) o[k] += unit * nn_load(w2t + k * stride + h);
+        }
+        for (int k = 0; k < 5; k++) out[k] = nn_sum8(o[k]);
+    }
+    /* the outputs' sigmoid */
+    static inline void nn_sigmoid5(const float* b2, float* out) {
+        nn_v8 x = {0};
+        for (int k = 0; k < 5; k++) x[k] = out[k] + b2[k];
+        nn_v8 y = 1.0f / (1.0f + nn_exp(-x));
+        for (int k = 0; k < 5; k++) out[k] = y[k];
     }
     """
-    void nn_axpy(float* acc, const float* w, float v, int n) noexcept nogil
-    void nn_add(float* acc, const float* w, int n) noexcept nogil
-    void nn_sigmoid(float* x, int n) noexcept nogil
-    float nn_dot(const float* a, const float* b, int n) noexcept nogil
+    void nn_forward(int stride, const float* b1, const float* const* ones, int n_ones,
+                    const float* const* rows, const float* values, int n_rows,
+                    const float* w2t, float* out) noexcept nogil
+    void nn_sigmoid5(const float* b2, float* out) noexcept nogil
 
 cdef int WIDTHS[3]
 WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY]
@@ -97,52 +117,52 @@ cdef Py_ssize_t SLICE = 16384   # positions between two looks at Ctrl-C
 cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
                          float* probs) noexcept nogil:
     """The five outputs of the input row ``x`` (``net.width`` floats, any values)."""
-    cdef int i, h = net.hidden
+    cdef int i, n_ones = 0, n_rows = 0
     cdef float v
-    memcpy(s.acc, net.b1, h * sizeof(float))
     for i in range(net.width):
         v = x[i]
-        if v == 0.0:
-            continue
         if v == 1.0:
-            nn_add(s.acc, net.w1 + <Py_ssize_t>i * h, h)
-        else:
-            nn_axpy(s.acc, net.w1 + <Py_ssize_t>i * h, v, h)
-    outputs(net, s, probs)
+            s.ones[n_ones] = net.w1 + <Py_ssize_t>i * net.stride
+            n_ones += 1
+        elif v != 0.0:
+            s.rows[n_rows] = net.w1 + <Py_ssize_t>i * net.stride
+            s.values[n_rows] = v
+            n_rows += 1
+    outputs(net, s, n_ones, n_rows, probs)
 
 
 cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* x,
                              nn_scratch* s, float* probs) noexcept nogil:
     """The five outputs of a checked board row whose features are ``x``: the point units
     from the table, the other inputs one by one."""
-    cdef int side, p, n, j, h = net.hidden
+    cdef int side, p, n, j, c, n_ones = 0, n_rows = 0
     cdef float v
     cdef const float* table
-    memcpy(s.acc, net.b1, h * sizeof(float))
     for side in range(2):
-        table = net.points + <Py_ssize_t>side * 24 * 16 * h
+        table = net.points + <Py_ssize_t>side * 24 * 16 * net.stride
         for p in range(24):
             n = row[25 * side + p]
             if n:
-                nn_add(s.acc, table + <Py_ssize_t>(16 * p + n) * h, h)
+                s.ones[n_ones] = table + <Py_ssize_t>(16 * p + n) * net.stride
+                n_ones += 1
     for j in range(net.n_extra):
-        v = x[net.extra[j]]
-        if v == 0.0:
-            continue
+        c = net.extra[j]
+        v = x[c]
         if v == 1.0:
-            nn_add(s.acc, net.w1 + <Py_ssize_t>net.extra[j] * h, h)
-        else:
-            nn_axpy(s.acc, net.w1 + <Py_ssize_t>net.extra[j] * h, v, h)
-    outputs(net, s, probs)
+            s.ones[n_ones] = net.w1 + <Py_ssize_t>c * net.stride
+            n_ones += 1
+        elif v != 0.0:
+            s.rows[n_rows] = net.w1 + <Py_ssize_t>c * net.stride
+            s.values[n_rows] = v
+            n_rows += 1
+    outputs(net, s, n_ones, n_rows, probs)
 
 
-cdef inline void outputs(const nn_net* net, nn_scratch* s, float* probs) noexcept nogil:
-    """The hidden layer's sigmoid and the five outputs, from the sums in ``s.acc``."""
-    cdef int k, h = net.hidden
-    nn_sigmoid(s.acc, h)
-    for k in range(NN_OUTPUTS):
-        probs[k] = net.b2[k] + nn_dot(s.acc, net.w2t + k * h, h)
-    nn_sigmoid(probs, NN_OUTPUTS)
+cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_rows,
+                         float* probs) noexcept nogil:
+    """The hidden layer and the five outputs from the rows gathered in ``s``."""
+    nn_forward(net.stride, net.b1, s.ones, n_ones, s.rows, s.values, n_rows, net.w2t, probs)
+    nn_sigmoid5(net.b2, probs)
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
@@ -172,29 +192,19 @@ cdef double nn_equity(const float* p) noexcept nogil:
             - <double>p[4] - 1.0)
 
 
-cdef nn_scratch* nn_scratch_new(const nn_net* net) noexcept nogil:
-    """A scratch for evaluations with ``net`` (NULL when out of memory)."""
-    cdef nn_scratch* s = <nn_scratch*>malloc(sizeof(nn_scratch))
-    if s == NULL:
-        return NULL
-    s.features = <float*>malloc((W_MAX + net.hidden) * sizeof(float))
-    if s.features == NULL:
-        free(s)
-        return NULL
-    s.acc = s.features + W_MAX
-    return s
+cdef nn_scratch* nn_scratch_new() noexcept nogil:
+    """A scratch for evaluations with any network (NULL when out of memory)."""
+    return <nn_scratch*>malloc(sizeof(nn_scratch))
 
 
 cdef void nn_scratch_free(nn_scratch* s) noexcept nogil:
-    if s != NULL:
-        free(s.features)
-        free(s)
+    free(s)
 
 
 def _point_table(int kind, bint is_short, mirror, w1):
-    """The first layer's share of each (side, point, count) as (2, 24, 16, H) float32 (the
-    units' values read from fastnardy._features on rows holding only that point), and the
-    columns outside the point units (int32)."""
+    """The first layer's share of each (side, point, count) as (2, 24, 16, stride) float32
+    (the units' values read from fastnardy._features on rows holding only that point), and
+    the columns outside the point units (int32)."""
     cdef int units = UNITS[kind]
     hidden = w1.shape[1]
     rows = np.zeros((2, 24, 16, 50), dtype=np.int8)
@@ -226,14 +236,20 @@ cdef class Network:
         cdef int k
         if kind < K_RAW or kind > K_NARDY:
             raise FastNardyError(f"kind must be 0, 1 or 2, not {kind}")
-        w1 = np.ascontiguousarray(hidden_weights, dtype=np.float32)
-        b1 = np.ascontiguousarray(hidden_bias, dtype=np.float32)
-        w2t = np.ascontiguousarray(np.asarray(output_weights, dtype=np.float32).T)
-        b2 = np.ascontiguousarray(output_bias, dtype=np.float32)
-        hidden = b1.shape[0] if b1.ndim == 1 else 0
-        if (w1.shape != (WIDTHS[kind], hidden) or hidden < 1
-                or w2t.shape != (NN_OUTPUTS, hidden) or b2.shape != (NN_OUTPUTS,)):
+        given = [np.asarray(a, dtype=np.float32) for a in (hidden_weights, hidden_bias,
+                                                            output_weights, output_bias)]
+        hidden = given[1].shape[0] if given[1].ndim == 1 else 0
+        if (given[0].shape != (WIDTHS[kind], hidden) or hidden < 1
+                or given[2].shape != (hidden, NN_OUTPUTS) or given[3].shape != (NN_OUTPUTS,)):
             raise FastNardyError("the network's arrays do not fit its kind")
+        stride = -(-hidden // 8) * 8  # padded units: zero weights in and out
+        w1 = np.zeros((WIDTHS[kind], stride), dtype=np.float32)
+        w1[:, :hidden] = given[0]
+        b1 = np.zeros(stride, dtype=np.float32)
+        b1[:hidden] = given[1]
+        w2t = np.zeros((NN_OUTPUTS, stride), dtype=np.float32)
+        w2t[:, :hidden] = given[2].T
+        b2 = np.ascontiguousarray(given[3])
         points, extra = _point_table(kind, is_short, mirror, w1)
         for array in (w1, b1, w2t, b2, points, extra):
             array.setflags(write=False)
@@ -241,6 +257,7 @@ cdef class Network:
         self.net.kind = kind
         self.net.width = WIDTHS[kind]
         self.net.hidden = hidden
+        self.net.stride = stride
         self.net.is_short = is_short
         self.net.w1 = <const float*><size_t>w1.ctypes.data
         self.net.b1 = <const float*><size_t>b1.ctypes.data
@@ -289,7 +306,7 @@ cdef class Network:
             return result
         x = <const float*><size_t>features.ctypes.data
         out = <float*><size_t>result.ctypes.data
-        s = nn_scratch_new(&self.net)
+        s = nn_scratch_new()
         if s == NULL:
             raise MemoryError()
         try:
@@ -342,7 +359,7 @@ cdef class Network:
             keys = <const uint64_t*><size_t>array.ctypes.data
         else:
             rows = <const int8_t*><size_t>array.ctypes.data
-        s = nn_scratch_new(&self.net)
+        s = nn_scratch_new()
         if s == NULL:
             raise MemoryError()
         try:

@@ -13,11 +13,13 @@ turns in T2 order:
 * an **evaluator** (:mod:`fastnardy.search`'s protocol: a callable on a numpy batch, its
   ``inputs`` attribute saying rows, keys or features): the turn whose child has the highest
   value ``-evaluate(child)`` for the mover, a child that ends the game valued exactly by
-  L10/S9 and never evaluated; ties go to the first in T2 order. The kernel plays the games
-  of a chunk (2,000) until each waits for such a choice, hands the children of all waiting
-  games to the evaluator in ONE call, plays the best of each, and so on: one evaluator call
-  per turn-step of a chunk. A forced turn (a pass or a single legal turn) is played without
-  asking.
+  L10/S9 and never evaluated; ties go to the first in T2 order. A trained network
+  (:class:`fastnardy.network.Evaluator`, shipped or saved) is played inside the kernel,
+  its compiled inference called on every child without a return to Python. Any other
+  evaluator: the kernel plays the games of a chunk (2,000) until each waits for such a
+  choice, hands the children of all waiting games to the evaluator in ONE call, plays the
+  best of each, and so on: one evaluator call per turn-step of a chunk. A forced turn (a
+  pass or a single legal turn) is played without asking.
 
 Game ``i`` of a run draws its dice and choices from its own streams (splitmix64 of ``seed``
 and ``i``; a game from the start as before, and from given positions one stream for the
@@ -48,6 +50,7 @@ from . import _kernel, checks
 from .basics import BLACK, WHITE
 from .batch import encode, keys_from_rows, rows_from_keys
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError
+from .network import Evaluator
 from .position import Position, Turn
 from .rules import Rules
 from .search import _Search
@@ -129,8 +132,8 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
 
 def _policies(rules: Rules, policy: object) -> Tuple[Tuple[int, int],
                                                      Tuple[Optional[_Search], Optional[_Search]]]:
-    """The kernel's codes (0 random, 1 greedy, 2 an evaluator) of (white's, black's) policy,
-    and their searches."""
+    """The kernel's codes (0 random, 1 greedy, 2 an evaluator called from Python, 3 a
+    network in the kernel) of (white's, black's) policy, and their searches."""
     pair: Any = (policy, policy) if isinstance(policy, str) or callable(policy) else policy
     message = (f"policy must be one of {POLICIES}, an evaluator, or a pair of them, "
                f"not {policy!r}")
@@ -145,8 +148,9 @@ def _policies(rules: Rules, policy: object) -> Tuple[Tuple[int, int],
             codes.append(POLICIES.index(one))
             searches.append(None)
         elif callable(one) and not isinstance(one, (str, type)):
-            codes.append(2)
-            searches.append(_Search(rules, one, None))
+            search = _Search(rules, one, None)
+            codes.append(3 if search.network is not None else 2)
+            searches.append(search)
         else:
             raise FastNardyError(message)
     return (codes[0], codes[1]), (searches[0], searches[1])
@@ -205,13 +209,15 @@ Columns = Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]
 
 def _play(task: _Task, first: int, count: int) -> Columns:
     """A subtask: games first .. first + count - 1 of the run."""
-    if task.origin is None and 2 not in task.policy:
+    if task.origin is None and set(task.policy) <= {0, 1}:
         result: Columns = _kernel.simulate_games(task.code, task.koks, task.backgammon,
                                                 task.seed, first, count, task.policy,
                                                 task.max_turns)
         return result
+    nets = tuple(None if code != 3 or search is None else search.network
+                 for code, search in zip(task.policy, task.searches))
     games = _kernel.GameBatch(task.code, task.koks, task.backgammon, count, task.seed,
-                              task.policy, task.max_turns)
+                              task.policy, task.max_turns, nets=nets)
     streams = np.arange(first, first + count, dtype=np.int64)
     if task.origin is None:
         games.start(np.arange(count), streams)

@@ -1,0 +1,27 @@
+"""Type stubs for fastnardy._nnet (the network of fastnardy.network.Evaluator, compiled).
+``python -m mypy.stubtest fastnardy._nnet`` checks them against the compiled module."""
+
+from typing import Any, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+class Network:
+    """A network compiled for inference; read-only, safe to share between threads."""
+
+    def __init__(self, kind: int, is_short: bool, mirror: npt.ArrayLike,
+                 hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
+                 output_weights: npt.ArrayLike, output_bias: npt.ArrayLike) -> None: ...
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+    @property
+    def hidden(self) -> int: ...
+    def probabilities(self, boards: object) -> npt.NDArray[np.float32]: ...
+    def equities(self, boards: object) -> npt.NDArray[np.float64]: ...
+    def of_features(self, features: object) -> npt.NDArray[np.float32]: ...
+
+def _point_table(kind: int, is_short: bool, mirror: npt.ArrayLike,
+                 w1: npt.NDArray[np.float32]) -> Tuple[npt.NDArray[np.float32],
+                                                       npt.NDArray[np.intc]]: ...
+
+# Cython's doctest dictionary, present in the compiled module
+__test__: dict[str, str]
