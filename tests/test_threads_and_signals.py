@@ -144,3 +144,40 @@ def test_a_long_kernel_call_stops_on_keyboard_interrupt(call):
     assert not finished and time.monotonic() - start < 10
     assert perft(long_start, 2) == 484  # the kernel still works afterwards
 
+
+
+def test_one_gamebatch_hammered_from_threads_refuses_or_works() -> None:
+    """Issue 24 item 1: a GameBatch shared by threads either serves a call or refuses it
+    with FastNardyError ("in use by another thread"); its buffers are never corrupted."""
+    import threading
+
+    import numpy as np
+
+    from fastnardy import FastNardyError, Rules, _kernel
+
+    rules = Rules.of("long")
+    games = _kernel.GameBatch(rules.code, True, False, 3000, 1, (2, 2), 10000, True)
+    games.start(np.arange(3000), np.arange(3000))
+    refused: list = []
+    broken: list = []
+
+    def hammer() -> None:
+        for _ in range(15):
+            try:
+                children, exact, waiting, offsets = games.prepare()
+                if offsets[-1] != len(children) or len(exact) != len(children):
+                    broken.append((offsets[-1], len(children)))
+                games.play_choices(np.zeros(len(waiting), dtype=np.int64))
+            except FastNardyError as error:
+                if "in use" not in str(error) and "choices must be" not in str(error):
+                    broken.append(error)
+                refused.append(error)
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert broken == []
+    keys, sides, dice, status = games.state()
+    assert set(np.unique(status)) <= {0, 1}  # restart: every game running or waiting
