@@ -32,5 +32,8 @@ def held_masks(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """(N, 6): each side's held points as bits, own numbering then the other's; counts."""
     ...
 
-# Cython's doctest dictionary, present in the compiled module
+KEY_DTYPE: np.dtype[np.void]
+
+# Cython's doctest dictionary and the C API of _features.pxd's functions (for _nnet)
 __test__: dict[str, str]
+__pyx_capi__: dict[str, object]

@@ -5,7 +5,11 @@ from typing import Any, Tuple
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
+KEY_DTYPE: np.dtype[np.void]
+
+@disjoint_base
 class Network:
     """A network compiled for inference; read-only, safe to share between threads."""
 
@@ -23,5 +27,6 @@ def _point_table(kind: int, is_short: bool, mirror: npt.ArrayLike,
                  w1: npt.NDArray[np.float32]) -> Tuple[npt.NDArray[np.float32],
                                                        npt.NDArray[np.intc]]: ...
 
-# Cython's doctest dictionary, present in the compiled module
+# Cython's doctest dictionary and the C API of _nnet.pxd's functions (for the kernel)
 __test__: dict[str, str]
+__pyx_capi__: dict[str, object]

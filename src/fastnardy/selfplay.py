@@ -214,8 +214,9 @@ def _play(task: _Task, first: int, count: int) -> Columns:
                                                 task.seed, first, count, task.policy,
                                                 task.max_turns)
         return result
-    nets = tuple(None if code != 3 or search is None else search.network
-                 for code, search in zip(task.policy, task.searches))
+    white, black = (None if code != 3 or search is None else search.network
+                    for code, search in zip(task.policy, task.searches))
+    nets = (white, black)
     games = _kernel.GameBatch(task.code, task.koks, task.backgammon, count, task.seed,
                               task.policy, task.max_turns, nets=nets)
     streams = np.arange(first, first + count, dtype=np.int64)
