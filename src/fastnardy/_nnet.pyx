@@ -8,7 +8,7 @@ the inputs ``x_i != 0`` only. The features of a board are written to a scratch r
 units of a point (TD-Gammon's four) depend on its count alone, so their share of the first
 layer is precomputed per (side, point, count): one row per occupied point, then the few
 other inputs. The hidden units are computed eight at a time, each block held in registers
-from the bias to its share of the outputs (GCC's vector extension; an AVX2 clone where the
+all the way from the bias to its share of the outputs (GCC's vector extension; an AVX2 clone where the
 CPU has it, the same operations in the same order). The sigmoid is ``1 / (1 + exp(-x))``
 with a branch-free exp (Cody-Waite reduction and Cephes' degree-6 polynomial, within 2 ulp
 of libm's), so no BLAS and no thread pool is involved.
