@@ -1,26 +1,28 @@
-"""A cross-check engine (fastnardy.crosscheck's protocol) over the pure-Python reference,
-whole or deliberately broken in one rule, to prove that ``fastnardy crosscheck`` catches and
-names each rule.
+"""fastnardy's pure-Python reference (:mod:`fastnardy.reference`) as a cross-check engine,
+whole or deliberately broken in one rule, to prove that the cross-checker catches and names
+each rule::
 
-    python bench/crosscheck/reference_engine.py [--break RULE] [--steps] [--one-shot ...]
-    fastnardy crosscheck "python bench/crosscheck/reference_engine.py --break L6" long 2
+    python -m fastnardy.engines.reference [--break RULE] [--steps] [--one-shot D R P]
+    fastnardy crosscheck "python -m fastnardy.engines.reference --break L6" long 2
 
-``--break`` bends one rule of the reference, in this process only (BROKEN lists them);
-``--steps`` adds each turn's steps to its line. With ``--one-shot DEPTH ROLL POSITION`` it
-answers one request and exits (perftree's way).
+``--break`` bends one rule of the reference in this process only (:data:`BROKEN`);
+``--steps`` adds each turn's steps to its line. It counts perft itself, so it answers any
+depth (and ``divide 1`` for ``--movegen``). Checked: it agrees from the long start to depth 2
+(perft's counts and, with ``--movegen``, its own children at every node), from the short
+start to depth 1 over GNU Backgammon IDs and, one-shot, from ``short w 6:3 1:2`` to depth 2;
+each of the twelve breaks is caught and named at depth 1 (tests/test_crosscheck.py).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Sequence
 
-from fastnardy import Position, gnubg, reference as ref
-from fastnardy.basics import LONG_GAME, SHORT_GAME
-from fastnardy.notation import format_rules, format_side, format_steps
-
-Roll = Tuple[int, int]
+from .. import reference as ref
+from ..basics import LONG_GAME, SHORT_GAME
+from ..notation import format_steps
+from ..position import Position
+from . import Roll, child_text, options, serve
 
 
 def _break_closed(game: int) -> None:
@@ -94,29 +96,9 @@ BROKEN: Dict[str, Callable[[], None]] = {
 }
 
 
-def _read(text: str) -> Tuple[Position, bool]:
-    """A request's position (string or GNU Backgammon ID) and whether it was an ID."""
-    if " " not in text:
-        return Position.from_gnubg_id(text), True
-    return Position.from_string(text), False
-
-
-def _child_text(position: Position, as_id: bool, state: ref.State, rules: ref.Rules) -> str:
-    """A child in the request's format, written without T7's checks (a broken rule may make
-    a position that T7 refuses)."""
-    me, me_bar, opp, opp_bar = ref.from_state(rules, state)
-    if as_id:  # the child's player on roll is the opponent
-        return gnubg.encode_position_id(opp, opp_bar, me, me_bar)
-    other = "b" if position.turn == "white" else "w"
-    white, black = ((me, me_bar), (opp, opp_bar)) if position.turn == "white" else \
-        ((opp, opp_bar), (me, me_bar))
-    return " ".join((format_rules(position.rules), other, format_side(*white),
-                     format_side(*black)))
-
-
-def divide(depth: int, roll: Roll, text: str, steps: bool) -> List[str]:
+def divide(depth: int, roll: Roll, position: Position, as_id: bool,
+           steps: bool = False) -> List[str]:
     """The answer lines (without 'end') to one request."""
-    position, as_id = _read(text)
     rules = ref.parse_code(position.rules.code)
     start = ref.to_state(rules, *position.mover_frame())
     lines = []
@@ -124,42 +106,21 @@ def divide(depth: int, roll: Roll, text: str, steps: bool) -> List[str]:
         me, me_bar, opp, opp_bar = ref.from_state(rules, state)
         count = 1 if depth == 1 else ref._perft(
             rules, ref.to_state(rules, opp, opp_bar, me, me_bar), depth - 1, False)
-        line = f"{count} {_child_text(position, as_id, state, rules)}"
+        line = f"{count} {child_text(position, as_id, (me, me_bar, opp, opp_bar))}"
         lines.append(line + (f" | {format_steps(path)}" if steps else ""))
     return lines
 
 
-def _roll(text: str) -> Roll:
-    high, low = text.split("-")
-    return int(high), int(low)
-
-
-def main(argv: List[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--break", dest="broken", choices=sorted(BROKEN), default=None)
-    parser.add_argument("--steps", action="store_true")
-    parser.add_argument("--one-shot", nargs=3, metavar=("DEPTH", "ROLL", "POSITION"))
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = options(__doc__.split("\n")[0])
+    parser.add_argument("--break", dest="broken", choices=sorted(BROKEN), default=None,
+                        help="bend one rule of the reference")
+    parser.add_argument("--steps", action="store_true", help="add each turn's steps")
     args = parser.parse_args(argv)
     if args.broken:
         BROKEN[args.broken]()
-    if args.one_shot:
-        depth, roll, text = args.one_shot
-        print("\n".join(divide(int(depth), _roll(roll), text, args.steps) + ["end"]))
-        return 0
-    for request in sys.stdin:
-        words = request.split(maxsplit=3)
-        if words == ["quit"]:
-            return 0
-        try:
-            if len(words) != 4 or words[0] != "divide":
-                raise ValueError(f"unknown request {request.strip()!r}")
-            lines = divide(int(words[1]), _roll(words[2]), words[3].strip(), args.steps)
-        except ValueError as exc:  # FastNardyError too: an answer, not a crash
-            print(f"error {exc}", flush=True)
-            continue
-        print("\n".join(lines + ["end"]), flush=True)
-    return 0
+    return serve(lambda d, r, p, i: divide(d, r, p, i, args.steps), args.one_shot)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
