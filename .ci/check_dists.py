@@ -39,6 +39,7 @@ WHEEL_NEEDS = (
     "fastnardy/weights/short.npz", "fastnardy/weights/README.md",
     "fastnardy/engines/__init__.py", "fastnardy/engines/reference.py",
     "fastnardy/engines/openspiel.py", "fastnardy/engines/gnubg.py",
+    "fastnardy/engines/bgsage.py",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
 

@@ -6,9 +6,11 @@ leave no process of its group behind)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -443,3 +445,25 @@ def test_openspiel_backgammon_agrees_at_depth_1_S1_T5():
         assert xc.crosscheck(engine, Position.start("short"), 1) is None
         middle = Position.from_string("short b bar:1,13:4,8:3,7:2,6:4 24:2,13:5,10:1,8:2,6:5")
         assert xc.crosscheck(engine, middle, 1) is None
+
+
+GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
+HIT_TWICE = "short w 24:2,13:5,8:3,6:5 18:2,13:4,8:2,7:1,6:5,2:1"  # 6-6: 24/18*(2)
+
+
+@pytest.mark.skipif(not os.access(GNUBG, os.X_OK), reason="GNU Backgammon (Debian's gnubg) "
+                    "is not installed")
+def test_gnubg_through_its_hint_agrees_as_a_move_generator_S3():
+    command = [sys.executable, "-m", "fastnardy.engines.gnubg", "--gnubg", GNUBG]
+    with xc.ProcessEngine(command, "gnubg") as engine:
+        assert xc.crosscheck(engine, Position.from_string(HIT_TWICE), 1, movegen=True) is None
+        with pytest.raises(EngineError, match="divide 1 only"):
+            xc.crosscheck(engine, Position.start("short"), 2)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bgbot_cpp") is None,
+                    reason="bgsage is not installed (pip install bgsage)")
+def test_bgsage_agrees_as_a_move_generator_S1_S5():
+    with xc.ProcessEngine([sys.executable, "-m", "fastnardy.engines.bgsage"]) as engine:
+        for text in (HIT_TWICE, "short w bar:1,13:5,8:3,6:6 24:2,13:5,8:3,6:5"):
+            assert xc.crosscheck(engine, Position.from_string(text), 1, movegen=True) is None

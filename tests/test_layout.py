@@ -136,7 +136,8 @@ def test_the_twin_is_imported_only_for_a_second_opinion():
 
 def test_the_engine_adapters_are_read_as_a_subpackage():
     graph = import_graph()
-    assert {"engines", "engines.reference", "engines.openspiel", "engines.gnubg"} <= set(graph)
+    assert {"engines", "engines.reference", "engines.openspiel", "engines.gnubg",
+            "engines.bgsage"} <= set(graph)
     assert "engines" in graph["engines.reference"] and "gnubg" in graph["engines"]
     assert not any(name.startswith("engines") for name in graph["crosscheck"])
 

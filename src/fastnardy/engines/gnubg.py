@@ -111,8 +111,8 @@ def _point(text: str) -> int:
 
 def play(frame: Frame, move: str) -> Frame:
     """The board after gnubg's ``move`` (``24/18*/13 8/7(2)``) in the mover's frame: each
-    checker from each point to the next, an opponent's blot sent to the bar where the point
-    is marked ``*``."""
+    checker from each point to the next, an opponent's blot sent to the bar where a point
+    marked ``*`` holds one (in ``24/18*(2)`` the first checker hits)."""
     me, me_bar, opp, opp_bar = list(frame[0]), frame[1], list(frame[2]), frame[3]
     for token in move.split():
         matched = _MOVE.fullmatch(token)
@@ -129,8 +129,8 @@ def play(frame: Frame, move: str) -> Frame:
                     me[start - 1] -= 1
                 if end:
                     me[end - 1] += 1
-                if dst.endswith("*"):
-                    opp[24 - end] -= 1  # the opponent's point 25 - end
+                if dst.endswith("*") and end and opp[24 - end] == 1:  # its point 25 - end
+                    opp[24 - end] = 0  # "24/18*(2)": the first of the two hits
                     opp_bar += 1
     return tuple(me), me_bar, tuple(opp), opp_bar
 
