@@ -54,7 +54,7 @@ class Bgsage:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = options(__doc__.split("\n")[0]).parse_args(argv)
     try:
-        import bgbot_cpp
+        import bgbot_cpp  # type: ignore[import-not-found]
     except ImportError:
         absent("bgsage", "pip install bgsage")
     return serve(Bgsage(bgbot_cpp).divide, args.one_shot)

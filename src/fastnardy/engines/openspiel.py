@@ -138,7 +138,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="the peers kit's libosshim.so (default %(default)s)")
     args = parser.parse_args(argv)
     try:
-        import pyspiel
+        import pyspiel  # type: ignore[import-not-found]
     except ImportError:
         absent("OpenSpiel (pyspiel)", "pip install 'fastnardy[openspiel]'")
     if not os.path.exists(args.shim):
