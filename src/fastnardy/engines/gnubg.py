@@ -40,12 +40,7 @@ for line in sys.stdin:
         pid, high, low = line.split()
         gnubg.command("set board " + pid)
         gnubg.command("set dice %s %s" % (high, low))
-        try:
-            moves = [m["move"] for m in gnubg.hint(100000)["hint"]]
-        except Exception as error:  # no legal move: gnubg has no hint
-            moves = [] if "no" in str(error).lower() or "legal" in str(error).lower() else None
-            if moves is None:
-                raise
+        moves = [m["move"] for m in gnubg.hint(100000)["hint"]]  # none: a pass
         answer = "@@" + ";".join(moves)
     except Exception as error:
         answer = "@@error " + " ".join(("%s: %s" % (type(error).__name__, error)).split())
@@ -73,7 +68,14 @@ class GnuBackgammon:
         assert stdin is not None and stdout is not None
         stdin.write(f"{pid} {roll[0]} {roll[1]}\n")
         stdin.flush()
-        return _answer(stdout)
+        moves = _answer(stdout)
+        self._unlink()  # gnubg has read its script: nothing is left behind if it is killed
+        return moves
+
+    def _unlink(self) -> None:
+        if self.script:
+            os.unlink(self.script)
+            self.script = ""
 
     def divide(self, depth: int, roll: Roll, position: Position, as_id: bool) -> List[str]:
         """The answer lines (without 'end') to one request."""
@@ -93,7 +95,7 @@ class GnuBackgammon:
         if self.process.stdin is not None:
             self.process.stdin.close()
         self.process.wait()
-        os.unlink(self.script)
+        self._unlink()
 
 
 def _answer(stdout: IO[str]) -> List[str]:
