@@ -3,7 +3,7 @@
 
     fastnardy crosscheck "python -m fastnardy.engines.reference" long 2
     fastnardy crosscheck "python -m fastnardy.engines.openspiel" short 2 --movegen
-    fastnardy crosscheck "python -m fastnardy.engines.gnubg" short 3 --movegen
+    fastnardy crosscheck "python -m fastnardy.engines.gnubg" short 2 --movegen
     fastnardy crosscheck "python -m fastnardy.engines.bgsage" short 2 --movegen
 
 * ``reference``: fastnardy's pure-Python reference, whole or broken in one rule

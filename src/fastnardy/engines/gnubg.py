@@ -9,8 +9,9 @@ embedded Python: per request, ``set board ID``, ``set dice``, ``gnubg.hint()``. 
 come back in gnubg's notation (``24/18*/13``, ``8/7(2)``, ``bar/22``, ``6/off``) and are
 played here on the board, geometrically, hitting where gnubg marks a hit: the children are
 GNU Backgammon's, not fastnardy's. A move generator: it answers ``divide 1`` only (use
-``--movegen``). Checked: no difference from the short start to depth 2 with ``--movegen``
-and at depth 1 on 100 positions of seeded random games (``--random 100 --seed 1``).
+``--movegen``). Checked (GNU Backgammon 1.07.001, Debian), no difference: from the short
+start to depth 2 with ``--movegen`` (8,547 requests, 186 s), and at depth 1 on positions of
+random games (``--random 100 --seed 1``, 2,100 requests; ``--random 200 --seed 2``, 4,200).
 """
 
 from __future__ import annotations

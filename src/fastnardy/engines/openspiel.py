@@ -10,9 +10,9 @@ C++ ``BackgammonState::SetState``, called by the small shim of the peers kit
 action of the player on roll until the turn passes (a double is two actions of two dice
 each); the children are the distinct boards reached, counted by this process for DEPTH > 1
 with OpenSpiel's generator at every ply. Only standard backgammon (short nardy, default
-rules) is OpenSpiel's. Checked: no difference from the short start to depth 2 with
-``--movegen`` (8,841 requests) and at depth 1 on 200 positions of seeded random games
-(``--random 200 --seed 1``).
+rules) is OpenSpiel's. Checked, no difference: from the short start to depth 2 with
+``--movegen`` (8,547 requests, 111 s), and at depth 1 on 200 positions of random games
+(``--random 200 --seed 1``: 4,200 requests, 72 s).
 """
 
 from __future__ import annotations
