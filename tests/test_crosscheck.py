@@ -266,6 +266,7 @@ def test_movegen_walks_a_break_that_shows_only_below_the_root_S5():
         found = xc.crosscheck(engine, root, 2, movegen=True)
     assert found is not None and found.depth == 1 and len(found.path) == 1
     assert found.position.black_bar and {extra.rule for extra in found.extra} == {"S5"}
+    assert [str(t) for t in found.missing] == ["pass"] and found.missing_rules == ("T3",)
 
 
 HIDE = "short(hit_and_hide=forbidden) w 13:2,8:2,7:2,6:9 24:14,15:1"

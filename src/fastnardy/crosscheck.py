@@ -51,6 +51,7 @@ a timeout, a cap reached or a line that does not read raises
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import re
@@ -59,7 +60,6 @@ import shlex
 import signal
 import subprocess
 import time
-import dataclasses
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union
