@@ -37,6 +37,9 @@ WHEEL_NEEDS = (
     "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
     "fastnardy/data/bg_race_ids.txt", "fastnardy/weights/long.npz",
     "fastnardy/weights/short.npz", "fastnardy/weights/README.md",
+    "fastnardy/engines/__init__.py", "fastnardy/engines/reference.py",
+    "fastnardy/engines/openspiel.py", "fastnardy/engines/gnubg.py",
+    "fastnardy/engines/bgsage.py",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
 

@@ -1,12 +1,22 @@
-"""fastnardy.crosscheck: the protocol, the walk, the reports, the exit codes and engine
-failures, against the reference adapter of bench/crosscheck (whole and broken in each rule)
-and small fake engines."""
+"""fastnardy.crosscheck: the protocol, the walk (perft counts and --movegen), the reports,
+the exit codes and engine failures, against the reference adapter
+(``python -m fastnardy.engines.reference``, whole and broken in each rule), small fake
+engines and hostile ones (each must end by its deadline with the documented EngineError and
+leave no process of its group behind)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import re
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -14,8 +24,7 @@ import pytest
 from fastnardy import EngineError, FastNardyError, Position, crosscheck as xc
 from fastnardy.__main__ import main
 
-ADAPTER = Path(__file__).resolve().parents[1] / "bench" / "crosscheck" / "reference_engine.py"
-REFERENCE = [sys.executable, str(ADAPTER)]
+REFERENCE = [sys.executable, "-m", "fastnardy.engines.reference"]
 SHORT_START = "short w 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5"
 
 
@@ -44,8 +53,11 @@ def test_the_reference_agrees_over_gnubg_ids_and_one_shot_T1():
     with xc.ProcessEngine(REFERENCE, "gnubg") as engine:
         assert xc.crosscheck(engine, Position.start("short"), 1) is None
     one_shot = xc.OneShotEngine(REFERENCE + ["--one-shot"], "string")
-    assert xc.crosscheck(one_shot, Position.from_string("short w 6:3 1:2"), 2) is None
-    assert one_shot.requests == 21
+    position = Position.from_string("short w 6:3 1:2")
+    with xc.ProcessEngine(REFERENCE) as engine:  # one process a request: two requests only
+        for roll in ((6, 6), (2, 1)):
+            assert one_shot.divide(position, roll, 2) == engine.divide(position, roll, 2)
+    assert one_shot.requests == 2
 
 
 # --------------------------------------------------------------------------- broken engines
@@ -119,7 +131,8 @@ def test_duplicate_children_are_reported_not_counted_twice(tmp_path):
     # an engine listing every child twice, as bkgm does on some races
     command = engine_script(tmp_path, """
         import subprocess, sys
-        ref = subprocess.Popen([sys.executable, %r], stdin=subprocess.PIPE,
+        ref = subprocess.Popen([sys.executable, "-m", "fastnardy.engines.reference"],
+                               stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True, bufsize=1)
         for request in sys.stdin:
             ref.stdin.write(request); ref.stdin.flush()
@@ -129,7 +142,7 @@ def test_duplicate_children_are_reported_not_counted_twice(tmp_path):
             for line in iter(ref.stdout.readline, "end\\n"):
                 lines.append(line)
             print("".join(lines + lines[:1]) + "end", flush=True)
-    """ % str(ADAPTER))
+    """)
     with xc.ProcessEngine(command) as engine:
         found = xc.crosscheck(engine, Position.start("long"), 1)
     assert found is not None and not found.missing and not found.extra
@@ -140,7 +153,8 @@ def test_duplicate_children_are_reported_not_counted_twice(tmp_path):
 def test_a_wrong_count_with_agreeing_children_is_reported(tmp_path):
     command = engine_script(tmp_path, """
         import subprocess, sys
-        ref = subprocess.Popen([sys.executable, %r], stdin=subprocess.PIPE,
+        ref = subprocess.Popen([sys.executable, "-m", "fastnardy.engines.reference"],
+                               stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True, bufsize=1)
         for request in sys.stdin:
             ref.stdin.write(request); ref.stdin.flush()
@@ -150,7 +164,7 @@ def test_a_wrong_count_with_agreeing_children_is_reported(tmp_path):
                 count, child = line.split(" ", 1)
                 print(int(count) + (request.split()[1] == "2"), child, end="")
             print("end", flush=True)
-    """ % str(ADAPTER))
+    """)
     with xc.ProcessEngine(command) as engine:
         found = xc.crosscheck(engine, Position.start("long"), 2)
     assert found is not None and found.counts and found.roll == (6, 6)
@@ -224,9 +238,6 @@ def test_cli_exit_codes_0_1_2(capsys, tmp_path):
     document = json.loads(out)
     assert status == 1 and document["format"] == "gnubg" and not document["agree"]
     assert {e["rule"] for e in document["difference"]["extra"]} == {"S3"}
-    status, out, _ = cli(capsys, "crosscheck", engine + " --one-shot", "long", "1",
-                         "--one-shot", "--format", "string")
-    assert status == 0
     crash = " ".join(engine_script(tmp_path, "import sys\nsys.stdin.readline()\nsys.exit(3)\n"))
     status, out, err = cli(capsys, "crosscheck", crash, "long", "1")
     assert status == 2 and out == "" and err.startswith("error: the engine ")
@@ -237,18 +248,226 @@ def test_cli_exit_codes_0_1_2(capsys, tmp_path):
     assert status == 2 and "short nardy only" in err
 
 
-# --------------------------------------------------------------------------- OpenSpiel
+# --------------------------------------------------------------------------- movegen, rules
 
-OSSHIM = Path("/work/peers/osshim/libosshim.so")
+def test_the_reference_agrees_at_depth_2_as_a_move_generator_T5():
+    with xc.ProcessEngine(REFERENCE) as engine:
+        assert xc.crosscheck(engine, Position.start("long"), 2, movegen=True) is None
+        # the root's 21 rolls, then the 21 of each distinct child (22 children, 21 distinct:
+        # 6-5 and 5-6 are one roll; a child met twice is asked once)
+        assert engine.requests > 21 * 10
+        assert xc.crosscheck(engine, Position.from_string("short w 6:3 1:2"), 2,
+                             movegen=True) is None
+
+
+def test_movegen_walks_a_break_that_shows_only_below_the_root_S5():
+    root = Position.from_string("short w 24:2,13:5,8:3,6:5 24:1,13:5,8:3,6:5,5:1")
+    with xc.ProcessEngine(REFERENCE + ["--break", "S5"], "gnubg") as engine:
+        found = xc.crosscheck(engine, root, 2, movegen=True)
+    assert found is not None and found.depth == 1 and len(found.path) == 1
+    assert found.position.black_bar and {extra.rule for extra in found.extra} == {"S5"}
+    assert [str(t) for t in found.missing] == ["pass"] and found.missing_rules == ("T3",)
+
+
+HIDE = "short(hit_and_hide=forbidden) w 13:2,8:2,7:2,6:9 24:14,15:1"
+
+
+def test_the_rules_travel_with_every_request_or_the_format_is_refused_S8():
+    position = Position.from_string(HIDE)
+    assert xc.default_format(position.rules) == "string"
+    assert xc.default_format(Position.start("short").rules) == "gnubg"
+    with pytest.raises(FastNardyError, match="cannot carry the rules short"):
+        xc.crosscheck(xc.ProcessEngine(REFERENCE, "gnubg"), position, 1)
+    with xc.ProcessEngine(REFERENCE) as engine:  # the string names hit_and_hide=forbidden
+        assert xc.crosscheck(engine, position, 1) is None
+
+
+def test_an_extra_turns_found_steps_keep_their_hit_marks_S8():
+    with xc.ProcessEngine(REFERENCE + ["--break", "S8"]) as engine:
+        found = xc.crosscheck(engine, Position.from_string(HIDE), 1)
+    assert found is not None and found.extra
+    assert all("*" in extra.steps for extra in found.extra)  # 15/9* hides on 9: S8
+
+
+STRICT = [  # an engine that drops the turns whose steps match, where, and the rule named
+    ("'/off' in steps", "short w 6:2,5:13 24:15", "S7"),
+    ("steps.count('24/') >= 2", "long w 24:15 24:15", "L5"),
+    ("steps.startswith('bar/')", "short w bar:1,13:5,8:3,6:6 24:2,13:5,8:3,6:5", "S5"),
+    ("'*' in steps", "short w 24:2,13:5,8:3,6:5 24:1,13:5,8:3,6:5,5:1", "S3"),
+]
+
+
+@pytest.mark.parametrize("drop, position, rule", STRICT, ids=[r for _, _, r in STRICT])
+def test_missing_turns_name_the_rule_they_depend_on(tmp_path, drop, position, rule):
+    command = engine_script(tmp_path, f"""
+        from fastnardy.engines import serve
+        from fastnardy.engines.reference import divide
+
+        def strict(depth, roll, position, as_id):
+            lines = divide(depth, roll, position, as_id, True)
+            return [line for line in lines
+                    if not (lambda steps: {drop})(line.split(' | ')[1])]
+
+        serve(strict)
+    """)
+    with xc.ProcessEngine(command, "string") as engine:
+        found = xc.crosscheck(engine, Position.from_string(position), 1)
+    assert found is not None and found.missing and not found.extra
+    assert set(found.missing_rules) == {rule}
+    assert f"(depends on {rule})" in found.report()
+    assert {m["rule"] for m in found.as_dict()["missing"]} == {rule}
+
+
+def test_random_positions_are_seeded_and_checked_by_the_cli(capsys):
+    start = Position.start("short")
+    first = list(xc.random_positions(start, 5, 3))
+    assert first == list(xc.random_positions(start, 5, 3)) != list(
+        xc.random_positions(start, 5, 4))
+    assert not any(p.is_game_over() for p in first)
+    engine = " ".join(f"'{word}'" for word in REFERENCE)
+    status, out, _ = cli(capsys, "crosscheck", engine, "short", "1", "--random", "3",
+                         "--seed", "2")
+    assert status == 0 and "3 positions of random games from short w" in out
+    status, out, _ = cli(capsys, "crosscheck", engine + " --break S6", "long", "1",
+                         "--random", "20", "--seed", "2", "--json")
+    document = json.loads(out)
+    assert status == 1 and document["positions"] <= 20 and document["random"] == 20
+    with pytest.raises(FastNardyError):
+        xc.random_positions(start, 0, 1)
+
+
+# --------------------------------------------------------------------------- hostile engines
+
+def _group_alive(pgid: int) -> list:
+    """The processes of group ``pgid`` that are not zombies (read from /proc), once SIGKILL
+    has had up to 10 s to land (it is delivered when the process is next scheduled)."""
+    for _ in range(200):
+        alive = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+                alive.append(int(stat.parent.name))
+        if not alive:
+            break
+        time.sleep(0.05)
+    return alive
+
+
+HOSTILE = {  # engine body after the request is read, the error, one-shot too
+    "blank lines every 0.2 s": ("while True:\n    print(flush=True); time.sleep(0.2)\n",
+                                "did not answer .* within 0.5 s"),
+    "blank lines flat out": ("while True:\n    print(flush=True)\n",
+                             "more than 10000 lines"),
+    "a valid line every 0.3 s": ("while True:\n    print('1 long b 24:14,18:1 24:15', "
+                                 "flush=True); time.sleep(0.3)\n",
+                                 "did not answer .* within 0.5 s"),
+    "forks, exits, its child holds stdout": (
+        "if os.fork() == 0:\n    open(sys.argv[1] + '.child', 'w').write('forked')\n"
+        "    time.sleep(60)\n", "did not answer .* within 0.5 s"),
+    "a huge line": ("while True:\n    sys.stdout.write('1' * 65536); sys.stdout.flush()\n",
+                    "longer than 4096 bytes"),
+    "megabytes of lines": ("while True:\n    sys.stdout.write(('1 ' + 'x' * 4000 + '\\n') "
+                           "* 64); sys.stdout.flush()\n",
+                           "more than 4194304 bytes"),
+}
+
+
+@pytest.mark.parametrize("one_shot", [False, True], ids=["process", "one-shot"])
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_engines_end_by_the_deadline_leaving_no_process(tmp_path, name, one_shot):
+    body, message = HOSTILE[name]
+    pid_file = tmp_path / "engine.pid"
+    read = "" if one_shot else "sys.stdin.readline()\n"
+    command = engine_script(tmp_path, f"import os, sys, time\n"
+                                      f"open(sys.argv[1], 'w').write(str(os.getpgid(0)))\n"
+                                      f"{read}{body}") + [str(pid_file)]
+    kind = xc.OneShotEngine if one_shot else xc.ProcessEngine
+    engine = kind(command, timeout=0.5)
+    with pytest.raises(EngineError, match=message):
+        xc.crosscheck(engine, Position.start("long"), 1)  # no with: crosscheck closes it
+    assert _group_alive(int(pid_file.read_text())) == []  # the forked child too
+    assert Path(str(pid_file) + ".child").exists() == name.startswith("forks")
+
+
+def test_an_empty_one_shot_answer_without_end_is_an_engine_failure(capsys, tmp_path):
+    command = engine_script(tmp_path, "pass\n")
+    with pytest.raises(EngineError, match="with nothing"):
+        xc.crosscheck(xc.OneShotEngine(command), Position.start("long"), 1)
+    status, out, err = cli(capsys, "crosscheck", " ".join(command), "long", "1", "--one-shot")
+    assert status == 2 and out == "" and "with nothing" in err
+
+
+def test_ctrl_c_in_crosscheck_closes_the_engine_and_its_group(tmp_path):
+    pid_file = tmp_path / "engine.pid"
+    command = engine_script(tmp_path, "import os, sys, time\n"
+                                      "open(sys.argv[1], 'w').write(str(os.getpgid(0)))\n"
+                                      "sys.stdin.readline()\ntime.sleep(60)\n") + [str(pid_file)]
+    engine = xc.ProcessEngine(command, timeout=30)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            xc.crosscheck(engine, Position.start("long"), 1)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert _group_alive(int(pid_file.read_text())) == []
+
+
+# --------------------------------------------------------------------------- adapters
+
+@pytest.mark.parametrize("argv, message", [
+    (["fastnardy.engines.openspiel", "--shim", "/nonexistent/libosshim.so"],
+     "OpenSpiel's position shim /nonexistent/libosshim.so is not installed"),
+    (["fastnardy.engines.gnubg", "--gnubg", "/nonexistent/gnubg"],
+     "GNU Backgammon \\(/nonexistent/gnubg\\) is not installed"),
+])
+def test_an_adapter_without_its_engine_exits_with_one_line(argv, message):
+    done = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert re.fullmatch(f"error: {message} \\(.*\\)\n", done.stderr)
+
+
+OSSHIM = Path(os.environ.get("FASTNARDY_OSSHIM", Path(tempfile.gettempdir()) / "fastnardy-peers"
+                             / "osshim" / "libosshim.so"))
 
 
 @pytest.mark.skipif(not OSSHIM.exists(), reason="the peers kit's OpenSpiel shim "
                     "(osshim/libosshim.so, built by ../shared/peers/build.sh) is not here")
 def test_openspiel_backgammon_agrees_at_depth_1_S1_T5():
     pytest.importorskip("pyspiel")
-    adapter = ADAPTER.parent / "openspiel_engine.py"
-    with xc.ProcessEngine([sys.executable, str(adapter), "--shim", str(OSSHIM)],
-                          "gnubg") as engine:
+    command = [sys.executable, "-m", "fastnardy.engines.openspiel", "--shim", str(OSSHIM)]
+    with xc.ProcessEngine(command, "gnubg") as engine:
         assert xc.crosscheck(engine, Position.start("short"), 1) is None
         middle = Position.from_string("short b bar:1,13:4,8:3,7:2,6:4 24:2,13:5,10:1,8:2,6:5")
         assert xc.crosscheck(engine, middle, 1) is None
+
+
+GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
+HIT_TWICE = "short w 24:2,13:5,8:3,6:5 18:2,13:4,8:2,7:1,6:5,2:1"  # 6-6: 24/18*(2)
+
+
+@pytest.mark.skipif(not os.access(GNUBG, os.X_OK), reason="GNU Backgammon (Debian's gnubg) "
+                    "is not installed")
+def test_gnubg_through_its_hint_agrees_as_a_move_generator_S3():
+    command = [sys.executable, "-m", "fastnardy.engines.gnubg", "--gnubg", GNUBG]
+    with xc.ProcessEngine(command, "gnubg") as engine:
+        assert xc.crosscheck(engine, Position.from_string(HIT_TWICE), 1, movegen=True) is None
+        with pytest.raises(EngineError, match="divide 1 only"):
+            xc.crosscheck(engine, Position.start("short"), 2)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bgbot_cpp") is None,
+                    reason="bgsage is not installed (pip install bgsage)")
+def test_bgsage_agrees_as_a_move_generator_S1_S5():
+    with xc.ProcessEngine([sys.executable, "-m", "fastnardy.engines.bgsage"]) as engine:
+        for text in (HIT_TWICE, "short w bar:1,13:5,8:3,6:6 24:2,13:5,8:3,6:5"):
+            assert xc.crosscheck(engine, Position.from_string(text), 1, movegen=True) is None

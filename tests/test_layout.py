@@ -22,23 +22,31 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "fastnardy"
 
 
-def _imports(tree: ast.AST, modules: Set[str]) -> Set[str]:
-    """The package modules that a module's statements import (relative or absolute)."""
+def _imports(tree: ast.AST, modules: Set[str], package: str = "") -> Set[str]:
+    """The package modules that a module's statements import (relative or absolute); a
+    module of the subpackage ``package`` (``engines``) is named ``engines.NAME``."""
     found: Set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             absolute = node.level == 0 and (node.module or "").split(".")[0] == "fastnardy"
-            if node.level == 1 or absolute:
+            if absolute or node.level:
                 parts = (node.module or "").split(".")[1 if absolute else 0:]
+                base = package if node.level == 1 and package else ""
                 if parts and parts[0]:
-                    found.add(parts[0])
+                    dotted = ".".join(filter(None, [base, *parts]))
+                    found.add(dotted if dotted in modules else
+                              ".".join(filter(None, [base, parts[0]])))
                 else:  # from . import a, b / from fastnardy import a, b
-                    found.update(alias.name for alias in node.names)
+                    found.update(".".join(filter(None, [base, alias.name]))
+                                 for alias in node.names)
+                    if base:
+                        found.add(base)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
                 if parts[0] == "fastnardy" and len(parts) > 1:
-                    found.add(parts[1])
+                    found.add(".".join(parts[1:]) if ".".join(parts[1:]) in modules
+                              else parts[1])
     return found & modules
 
 
@@ -54,16 +62,22 @@ def _pyx_import(line: str) -> str:
 
 def import_graph(package: Path = PACKAGE) -> Dict[str, List[str]]:
     """module -> the package modules it imports, for every ``.py`` module (the compiled
-    kernel's ``.pyx`` too, whose Python-level imports are read the same way)."""
-    sources = {path.stem: path for path in package.glob("*.py")}
-    sources.update({path.stem: path for path in package.glob("*.pyx")})
+    kernel's ``.pyx`` too, whose Python-level imports are read the same way; a subpackage's
+    modules as ``engines`` and ``engines.NAME``)."""
+    sources = {path.stem: (path, "") for path in package.glob("*.py")}
+    sources.update({path.stem: (path, "") for path in package.glob("*.pyx")})
+    for init in package.glob("*/__init__.py"):
+        sub = init.parent.name
+        sources[sub] = (init, sub)
+        sources.update({f"{sub}.{path.stem}": (path, sub) for path in init.parent.glob("*.py")
+                        if path.stem != "__init__"})
     graph = {}
-    for name, path in sorted(sources.items()):
+    for name, (path, sub) in sorted(sources.items()):
         text = path.read_text()
         if path.suffix == ".pyx":  # not Python: read its Python-level imports by line
             text = "\n".join(_pyx_import(line) for line in text.splitlines()
                              if line.startswith(("import ", "from ")) and " cimport " not in line)
-        graph[name] = sorted(_imports(ast.parse(text), set(sources)) - {name})
+        graph[name] = sorted(_imports(ast.parse(text), set(sources), sub) - {name})
     return graph
 
 
@@ -114,9 +128,18 @@ def test_the_shared_facts_are_a_leaf():
 
 
 def test_the_twin_is_imported_only_for_a_second_opinion():
-    """The backend switch runs it; the referee names the broken rule with its step rules."""
+    """The backend switch runs it; the referee names the broken rule with its step rules;
+    the reference engine adapter serves it to the cross-checker."""
     importers = {name for name, deps in import_graph().items() if "reference" in deps}
-    assert importers == {"backend", "referee"}
+    assert importers == {"backend", "referee", "engines.reference"}
+
+
+def test_the_engine_adapters_are_read_as_a_subpackage():
+    graph = import_graph()
+    assert {"engines", "engines.reference", "engines.openspiel", "engines.gnubg",
+            "engines.bgsage"} <= set(graph)
+    assert "engines" in graph["engines.reference"] and "gnubg" in graph["engines"]
+    assert not any(name.startswith("engines") for name in graph["crosscheck"])
 
 
 def test_the_core_value_module_reaches_satellites_only_lazily():

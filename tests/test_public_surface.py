@@ -71,6 +71,9 @@ NOT_WALKED = {
                          "rules code in; bench/differential.py and tests/strategies.py use it)",
     "fastnardy.checks": "the argument checks, walked through every entry point that calls "
                         "them (their own parameters, a name and bounds, are the package's)",
+    "fastnardy.engines": "the cross-check engine adapters, programs run as python -m "
+                         "fastnardy.engines.NAME (test_crosscheck drives them as engines and "
+                         "runs each without its engine)",
     "fastnardy.basics": "the shared facts (sides, rolls, mirror, start, scoring, six-block): "
                         "their functions take values that their callers (Position, the twin, "
                         "svg, which are walked) have validated",
@@ -167,8 +170,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         ready.reset()
         return [VectorEnv("long", 2), ready]
 
-    engine = [sys.executable, str(Path(__file__).resolve().parents[1] / "bench" / "crosscheck"
-                                  / "reference_engine.py")]
+    engine = [sys.executable, "-m", "fastnardy.engines.reference"]
     difference = crosscheck.Difference(START, (), START, (6, 6), 1, (TURN,), (), (("x", 2),))
 
     def game() -> List[Any]:
