@@ -9,7 +9,8 @@
     fastnardy bench [--seconds S] [--json]
     fastnardy check-game FILE...   (fastnardy records or GNU Backgammon .mat exports)
     fastnardy rules [RULE_ID]
-    fastnardy crosscheck ENGINE POSITION DEPTH [--one-shot] [--timeout S] [--json]
+    fastnardy crosscheck ENGINE POSITION DEPTH [--movegen] [--random N [--seed S]] [--one-shot]
+                         [--format F] [--timeout S] [--json]
 
 POSITION is ``long`` or ``short`` (the start, white to move), a position string or a GNU
 Backgammon Position ID (short nardy, white to move). Rolls are printed high die first
