@@ -39,7 +39,7 @@ ctypedef struct row_facts:
 
 cdef const mirror_map* mirror_of(object mirror) except NULL
 cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t* row,
-                      float* out) noexcept nogil
+                      float* out, int units) noexcept nogil
 cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,
-                      int8_t* row, float* out) noexcept nogil
+                      int8_t* row, float* out, int units) noexcept nogil
 cdef int raise_fault(int faults, int keys) except -1

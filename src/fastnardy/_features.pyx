@@ -158,15 +158,16 @@ cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) 
     out[51] = RAW15[15 - facts.count[1]]
 
 
-cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
-                              float* out) noexcept nogil:
+cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts, float* out,
+                              int units) noexcept nogil:
+    """The tdgammon features; the point units only if ``units``."""
     cdef int side, p
     cdef const int8_t* points
     cdef float* block
     for side in range(2):
         points = row + 25 * side
         block = out + B_TDGAMMON * side
-        for p in range(24):
+        for p in range(24 if units else 0):
             memcpy(block + U_TDGAMMON * p, UNIT_TD[points[p]], U_TDGAMMON * sizeof(float))
         block[96] = HALF[points[24]]
         block[97] = FIFTEENTH[15 - facts.count[side]]
@@ -175,7 +176,8 @@ cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
 
 
 cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
-                           float* out) noexcept nogil:
+                           float* out, int units) noexcept nogil:
+    """The nardy features; the point units only if ``units``."""
     cdef int side, p, start, run, longest
     cdef uint32_t held
     cdef const int8_t* points
@@ -184,7 +186,7 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
     for side in range(2):
         points = row + 25 * side
         block = out + B_NARDY * side
-        for p in range(24):
+        for p in range(24 if units else 0):
             memcpy(block + U_NARDY * p, UNIT_NARDY[points[p]], U_NARDY * sizeof(float))
         block[96] = FIFTEENTH[15 - facts.count[side]]  # no bar in long nardy
         block[97] = FIFTEENTH[points[23]]
@@ -211,30 +213,31 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
 
 
 cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t* row,
-                      float* out) noexcept nogil:
+                      float* out, int units) noexcept nogil:
     """The features of ``kind`` of one board row into ``out`` (WIDTH[kind] floats), or the
-    row's E_* fault bits (``out`` then unwritten)."""
+    row's E_* fault bits (``out`` then unwritten). Without ``units`` the point units of the
+    tdgammon and nardy kinds are left unwritten (a caller that reads them from the row)."""
     cdef row_facts facts
     cdef int fault = row_faults(row, m, is_short, &facts)
     if fault:
         return fault
     if kind == K_TDGAMMON:
-        tdgammon_row(row, &facts, out)
+        tdgammon_row(row, &facts, out, units)
     elif kind == K_NARDY:
-        nardy_row(row, &facts, m, out)
+        nardy_row(row, &facts, m, out, units)
     else:
         raw_row(row, &facts, out)
     return 0
 
 
 cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,
-                      int8_t* row, float* out) noexcept nogil:
+                      int8_t* row, float* out, int units) noexcept nogil:
     """The features of ``kind`` of a packed key (its board row written to ``row``, 50
-    bytes), or the key's E_* fault bits."""
+    bytes), or the key's E_* fault bits; ``units`` as for row_features."""
     cdef int fault = key_row(lo, hi, is_short, m, row)
     if fault:
         return fault
-    return row_features(kind, is_short, m, row, out)
+    return row_features(kind, is_short, m, row, out, units)
 
 
 cdef int raise_fault(int faults, int keys) except -1:
@@ -358,9 +361,9 @@ def features(int kind, int is_short, object boards, object mirror):
             if faults:
                 continue  # the call raises: only the remaining faults matter
             if kind == K_TDGAMMON:
-                tdgammon_row(row, &facts, out + width * i)
+                tdgammon_row(row, &facts, out + width * i, 1)
             elif kind == K_NARDY:
-                nardy_row(row, &facts, mir, out + width * i)
+                nardy_row(row, &facts, mir, out + width * i, 1)
             else:
                 raw_row(row, &facts, out + width * i)
     if faults:

@@ -8,6 +8,7 @@ from fastnardy._features cimport W_MAX, mirror_map
 
 cdef enum:
     NN_OUTPUTS = 5   # win, win_mars, win_3, lose_mars, lose_3 (fastnardy.network.OUTPUTS)
+    NN_MAX_HIDDEN = 1024
 
 
 ctypedef struct nn_net:
@@ -29,12 +30,16 @@ ctypedef struct nn_net:
 
 ctypedef struct nn_scratch:
     # what one evaluation writes on the way: the features, the board row, and the weight
-    # rows of the inputs switched on (those at 1, and the others with their values)
+    # rows of the inputs switched on (those at 1, and the others with their values); and
+    # the first layer's partial sums of the last mover's points seen, with that network
     float features[W_MAX]
     int8_t row[50]
     const float* ones[W_MAX + 48]
     const float* rows[W_MAX]
     float values[W_MAX]
+    float base[NN_MAX_HIDDEN]
+    int8_t base_row[25]
+    const nn_net* base_net
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,

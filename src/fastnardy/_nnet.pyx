@@ -20,7 +20,7 @@ run without the GIL, in slices between which Ctrl-C is checked.
 
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 from cpython.exc cimport PyErr_CheckSignals
 
 import numpy as np
@@ -72,19 +72,29 @@ cdef extern from *:
     #else
     #define NN_CLONES
     #endif
-    /* The five output sums of one position, eight hidden units at a time, each block kept
-       in registers: the bias, plus the weight rows of the inputs that are 1 (``ones``),
-       plus value times row for the others (``rows``, ``values``), the sigmoid, and the
-       block's share of each output. ``stride``: the hidden units rounded up to 8 (padded
-       units have zero weights out). The same operations in the same order on every CPU
-       (AVX2 or not: no FMA), so the same results. */
-    NN_CLONES static void nn_forward(int stride, const float* b1, const float* const* ones,
-                                     int n_ones, const float* const* rows,
-                                     const float* values, int n_rows, const float* w2t,
-                                     float* out) {
-        nn_v8 o[5] = {{0}, {0}, {0}, {0}, {0}};
+    /* The first layer's partial sums of one position, eight hidden units at a time: the
+       bias plus the weight rows of the inputs at 1 in ``ones``, written to ``base``. */
+    NN_CLONES static void nn_first(int stride, const float* b1, const float* const* ones,
+                                   int n_ones, float* base) {
         for (int h = 0; h < stride; h += 8) {
             nn_v8 acc = nn_load(b1 + h);
+            for (int i = 0; i < n_ones; i++) acc += nn_load(ones[i] + h);
+            memcpy(base + h, &acc, 32);
+        }
+    }
+    /* The five output sums, eight hidden units at a time, each block kept in registers:
+       the partial sums ``base`` (nn_first's), plus the weight rows of the inputs that are
+       1 (``ones``), plus value times row for the others (``rows``, ``values``), the
+       sigmoid, and the block's share of each output. ``stride``: the hidden units rounded
+       up to 8 (padded units have zero weights out). The same operations in the same order
+       on every CPU (AVX2 or not: no FMA), so the same results. */
+    NN_CLONES static void nn_forward(int stride, const float* base,
+                                     const float* const* ones, int n_ones,
+                                     const float* const* rows, const float* values,
+                                     int n_rows, const float* w2t, float* out) {
+        nn_v8 o[5] = {{0}, {0}, {0}, {0}, {0}};
+        for (int h = 0; h < stride; h += 8) {
+            nn_v8 acc = nn_load(base + h);
             for (int i = 0; i < n_ones; i++) acc += nn_load(ones[i] + h);
             for (int i = 0; i < n_rows; i++) acc += values[i] * nn_load(rows[i] + h);
             nn_v8 unit = 1.0f / (1.0f + nn_exp(-acc));
@@ -100,7 +110,9 @@ cdef extern from *:
         for (int k = 0; k < 5; k++) out[k] = y[k];
     }
     """
-    void nn_forward(int stride, const float* b1, const float* const* ones, int n_ones,
+    void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
+                  float* base) noexcept nogil
+    void nn_forward(int stride, const float* base, const float* const* ones, int n_ones,
                     const float* const* rows, const float* values, int n_rows,
                     const float* w2t, float* out) noexcept nogil
     void nn_sigmoid5(const float* b2, float* out) noexcept nogil
@@ -134,17 +146,29 @@ cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
 cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* x,
                              nn_scratch* s, float* probs) noexcept nogil:
     """The five outputs of a checked board row whose features are ``x``: the point units
-    from the table, the other inputs one by one."""
+    from the table, the other inputs one by one. The mover's points come first, and their
+    partial sums are kept in ``s``: the next row with the same mover's points (a sibling
+    in the search or in self-play: the side that just moved is the opponent) starts from
+    them, the same floats as if summed again."""
     cdef int side, p, n, j, c, n_ones = 0, n_rows = 0
     cdef float v
     cdef const float* table
-    for side in range(2):
-        table = net.points + <Py_ssize_t>side * 24 * 16 * net.stride
+    if s.base_net != net or memcmp(s.base_row, row, 25) != 0:
         for p in range(24):
-            n = row[25 * side + p]
+            n = row[p]
             if n:
-                s.ones[n_ones] = table + <Py_ssize_t>(16 * p + n) * net.stride
+                s.ones[n_ones] = net.points + <Py_ssize_t>(16 * p + n) * net.stride
                 n_ones += 1
+        nn_first(net.stride, net.b1, s.ones, n_ones, s.base)
+        memcpy(s.base_row, row, 25)
+        s.base_net = net
+        n_ones = 0
+    table = net.points + <Py_ssize_t>24 * 16 * net.stride
+    for p in range(24):
+        n = row[25 + p]
+        if n:
+            s.ones[n_ones] = table + <Py_ssize_t>(16 * p + n) * net.stride
+            n_ones += 1
     for j in range(net.n_extra):
         c = net.extra[j]
         v = x[c]
@@ -155,7 +179,8 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* 
             s.rows[n_rows] = net.w1 + <Py_ssize_t>c * net.stride
             s.values[n_rows] = v
             n_rows += 1
-    outputs(net, s, n_ones, n_rows, probs)
+    nn_forward(net.stride, s.base, s.ones, n_ones, s.rows, s.values, n_rows, net.w2t, probs)
+    nn_sigmoid5(net.b2, probs)
 
 
 cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_rows,
@@ -168,7 +193,7 @@ cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_row
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
                 float* probs) noexcept nogil:
     """The five outputs of a board row (mover's view), or its _features fault bits."""
-    cdef int fault = row_features(net.kind, net.is_short, net.mirror, row, s.features)
+    cdef int fault = row_features(net.kind, net.is_short, net.mirror, row, s.features, 0)
     if fault:
         return fault
     forward_row(net, row, s.features, s, probs)
@@ -179,7 +204,7 @@ cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
                 float* probs) noexcept nogil:
     """The five outputs of a packed key (mover's frame), or its _features fault bits."""
     cdef int fault = key_features(net.kind, net.is_short, net.mirror, lo, hi, s.row,
-                                  s.features)
+                                  s.features, 0)
     if fault:
         return fault
     forward_row(net, s.row, s.features, s, probs)
@@ -194,7 +219,10 @@ cdef double nn_equity(const float* p) noexcept nogil:
 
 cdef nn_scratch* nn_scratch_new() noexcept nogil:
     """A scratch for evaluations with any network (NULL when out of memory)."""
-    return <nn_scratch*>malloc(sizeof(nn_scratch))
+    cdef nn_scratch* s = <nn_scratch*>malloc(sizeof(nn_scratch))
+    if s != NULL:
+        s.base_net = NULL  # no partial sums kept yet
+    return s
 
 
 cdef void nn_scratch_free(nn_scratch* s) noexcept nogil:
@@ -239,6 +267,9 @@ cdef class Network:
         given = [np.asarray(a, dtype=np.float32) for a in (hidden_weights, hidden_bias,
                                                             output_weights, output_bias)]
         hidden = given[1].shape[0] if given[1].ndim == 1 else 0
+        if hidden > NN_MAX_HIDDEN:
+            raise FastNardyError(f"a network has at most {NN_MAX_HIDDEN} hidden units, not "
+                                 f"{hidden}")
         if (given[0].shape != (WIDTHS[kind], hidden) or hidden < 1
                 or given[2].shape != (hidden, NN_OUTPUTS) or given[3].shape != (NN_OUTPUTS,)):
             raise FastNardyError("the network's arrays do not fit its kind")
