@@ -243,3 +243,28 @@ def test_a_mat_that_is_not_one_is_exit_2(tmp_path, capsys):
     path.write_text(" 5 point match\n\n Game 1\n a : 0   b : 0\n  1) 77: 24/18\n")
     status, _, err = run(capsys, "analyse", str(path))
     assert status == 2 and err.count("\n") == 1 and "line" in err
+
+
+def test_match_is_seeded_and_paired_and_names_bad_players(capsys):
+    status, out, _ = run(capsys, "match", "net:0", "random", "--game", "short", "--games", "4",
+                         "--seed", "2", "--json")
+    first = json.loads(out)
+    assert status == 0 and first["games"] == 4 and first["unfinished"] == 0
+    again = json.loads(run(capsys, "match", "net:0", "random", "--game", "short", "--games",
+                           "4", "--seed", "2", "--json")[1])
+    timings = ("cpu s", "games/s")
+    assert {k: v for k, v in again.items() if k not in timings} == \
+        {k: v for k, v in first.items() if k not in timings}
+    for argv in (["match", "net:7", "greedy"], ["match", "greedy", "random", "--games", "3"],
+                 ["match", "gnubg:expert", "greedy", "--game", "long"]):
+        status, _, err = run(capsys, *argv)
+        assert status == 2 and err.count("\n") == 1
+
+
+def test_play_against_the_network_with_a_hint_key(monkeypatch, capsys):
+    answers = iter(["h", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    status, out, _ = run(capsys, "play", "short", "--human", "white", "--policy", "net:1",
+                         "--seed", "3", "--quiet")
+    best = analysis.hint(Game("short", 3).position, Game("short", 3).dice)[0]
+    assert status == 0 and f"   1) {best.turn}" in out and out.rstrip().endswith("quit")

@@ -67,6 +67,8 @@ NOT_WALKED = {
                           "evaluator, which are walked; test_analysis feeds them and their "
                           "commands bad positions, dice, files and options",
     "fastnardy.analysis_page": "the HTML page of an Analysis (analyse --html)",
+    "fastnardy.match": "the strength harness (match command, bench/strength.py): players "
+                       "that hold a gnubg process; test_analysis checks its bad input",
     "fastnardy.reference": "the reference's machinery in the mover's frame (test_differential); "
                            "its two documented functions are in EXTRA",
     "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",

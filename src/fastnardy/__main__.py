@@ -15,6 +15,7 @@
     fastnardy rollout POSITION [DICE] [--games N] [--plies 0|1] [--truncate T] [--workers K]
                       [--seed S] [--json]
     fastnardy analyse FILE [--plies N] [--json] [--html OUT]
+    fastnardy match A B [--game G] [--games N] [--seed S] [--json]
 
 POSITION is ``long`` or ``short`` (the start, white to move), a position string or a GNU
 Backgammon Position ID (short nardy, white to move). Rolls are printed high die first
@@ -51,6 +52,7 @@ from .counting import PerftProgress
 from .errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError
 from .gnubg import ID_LENGTH
 from .notation import format_roll
+from .play import POLICIES as PLAY_POLICIES
 from .record import read_games
 from .rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS
 
@@ -240,10 +242,13 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_play.add_argument("--quiet", action="store_true", help="print the turns, not the boards")
     p_play.add_argument("--human", choices=("white", "black"), default=None,
                         help="you play this side, reading turns from stdin")
-    p_play.add_argument("--policy", choices=("random", "greedy"), default=None,
+    p_play.add_argument("--policy", choices=PLAY_POLICIES, default=None,
+                        metavar="{random,greedy,net[:PLIES]}",
                         help="how the computer chooses: uniformly at random (self-play's "
-                             "default) or the turn with the best simple evaluation (the "
-                             "default against a person; see fastnardy.play.evaluate)")
+                             "default), the turn with the best simple evaluation (the "
+                             "default against a person; see fastnardy.play.evaluate) or the "
+                             "shipped network searched PLIES deep (0-2, default 0); against "
+                             "a person, 'h' prints the network's hint")
     p_play.add_argument("--record", metavar="FILE", default=None,
                         help="write the game as a fastnardy record (check-game reads it)")
     p_play.set_defaults(run=_run_play)
@@ -600,10 +605,19 @@ def _run_play(args: argparse.Namespace) -> int:
         game = Game.from_position(position, args.seed)
     policy = args.policy or ("greedy" if args.human else "random")
     play.play_game(game, play.policy(policy, args.seed), human=args.human,
-                   max_turns=args.turns, boards=not args.quiet)
+                   max_turns=args.turns, boards=not args.quiet,
+                   hint=_hint_text if args.human else None)
     if args.record is not None:
         _write_file(args.record, game.record().encode("utf-8"))
     return 0
+
+
+def _hint_text(position: Position, roll: Roll) -> str:
+    """The network's five best turns at 0 ply, for play's 'h' key."""
+    from . import analysis
+
+    return "\n".join(f"{rank:4}) {str(move.turn):<28} {move.equity:+.3f}"
+                     for rank, move in enumerate(analysis.hint(position, roll)[:5], 1))
 
 
 def _run_bench(args: argparse.Namespace) -> int:
@@ -782,6 +796,27 @@ def _add_analysis(sub: "argparse._SubParsersAction[_Parser]") -> None:
     _add_json(p_an)
     p_an.set_defaults(run=_run_analyse)
 
+    p_match = sub.add_parser(
+        "match", help="seeded paired games between two players: wins and points a game",
+        description="Games of A against B in pairs with the same dice (A white in one, black "
+                    "in the other), scored by L10/S9 without a cube: A's wins and points a "
+                    "game with 95%% intervals (fastnardy.match). Players: random, greedy, "
+                    "net:PLIES (the shipped evaluator, 0-2 plies), FILE.npz[:PLIES] (a saved "
+                    "one), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
+                    "installed).")
+    p_match.add_argument("a", metavar="A", help="the first player")
+    p_match.add_argument("b", metavar="B", help="the second player")
+    p_match.add_argument("--game", choices=(LONG, SHORT), default=None,
+                         help="default long, or short when a player is gnubg")
+    p_match.add_argument("--games", type=_at_least(2), default=200, metavar="N",
+                         help="games, even (pairs with the same dice; default 200)")
+    p_match.add_argument("--seed", type=_depth, default=0, metavar="S", help="default 0")
+    p_match.add_argument("--weights", metavar="FILE", default=None,
+                         help="an evaluator .npz for net:PLIES instead of the shipped one")
+    _add_progress(p_match)
+    _add_json(p_match)
+    p_match.set_defaults(run=_run_match)
+
 
 def _search_filter(args: argparse.Namespace) -> "Optional[MoveFilter]":
     """--filter, by default MoveFilter() (8, 0.16) at 1 ply or more."""
@@ -926,6 +961,26 @@ def _run_analyse(args: argparse.Namespace) -> int:
         marks = ", ".join(f"{count} {name}" for name, count in totals["marks"].items())
         print(f"{side} ({totals['name']}): error rate {totals['error_rate']:.1f} mEMG over "
               f"{totals['unforced']} unforced turns ({marks}); luck {totals['luck']:+.3f}")
+    return 0
+
+
+def _run_match(args: argparse.Namespace) -> int:
+    from . import match
+
+    if args.games % 2:
+        raise FastNardyError(f"--games must be even (pairs of games with the same dice), not "
+                             f"{args.games}")
+    gnubg = any(spec.startswith("gnubg:") for spec in (args.a, args.b))
+    game = args.game or (SHORT if gnubg else LONG)
+    row = match.match(game, args.a, args.b, args.games, args.seed, weights=args.weights,
+                      progress=_progress(args, "games"))
+    if args.json:
+        _print_json(row)
+        return 0
+    print(f"{game} nardy, {args.a} against {args.b}: {row['games']} games (seed {args.seed}, "
+          f"{row['unfinished']} unfinished)")
+    print(f"  {args.a} wins {row['a wins']:.1%} +- {row['a wins 95%']:.1%}, "
+          f"{row['a points/game']:+.3f} +- {row['points 95%']:.3f} points a game (95%)")
     return 0
 
 

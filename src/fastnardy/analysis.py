@@ -473,7 +473,9 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
 class RolledCandidate(NamedTuple):
     """One line of :func:`rollout`: the ``turn`` rolled out (None: the position itself), the
     ``mean`` equity to the mover of the rolled-out position with its ``stderr`` and 95%
-    interval ``ci`` (low, high), and the same without variance reduction (``plain_*``)."""
+    interval ``ci`` (low, high), and the same without variance reduction (``plain_*``);
+    ``equities`` each game's variance-reduced result, ``outcomes`` its plain one (points
+    won or lost, or the evaluator's value where the game was cut)."""
 
     turn: Optional[Turn]
     mean: float
@@ -482,6 +484,7 @@ class RolledCandidate(NamedTuple):
     plain_mean: float
     plain_stderr: float
     equities: npt.NDArray[np.float64]
+    outcomes: npt.NDArray[np.float64]
 
     def as_dict(self) -> Dict[str, Any]:
         return {"turn": None if self.turn is None else str(self.turn),
@@ -654,5 +657,5 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
         plain, plain_error = float(outcome[s].mean()), float(outcome[s].std(ddof=1)
                                                              / np.sqrt(count))
         out.append(RolledCandidate(turn, mean, error, (mean - 1.96 * error, mean + 1.96 * error),
-                                   plain, plain_error, reduced[s]))
+                                   plain, plain_error, reduced[s], outcome[s]))
     return sorted(out, key=lambda c: -c.mean)
