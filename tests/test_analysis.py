@@ -4,9 +4,13 @@ commands: 0 ply and tiny game counts, so that the whole file takes a few seconds
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -178,7 +182,7 @@ def test_the_html_page_navigates_in_headless_chromium(tmp_path):
     dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
                           "--dump-dom", f"file://{path}#turn-3"], capture_output=True,
                          text=True, timeout=60).stdout
-    assert "class=\"turn shown\" id=\"turn-3\"" in dom
+    assert "class=\"turn shown\" id=\"board-3\"" in dom
     assert dom.count("turn shown") == 1 and ">3 / 4<" in dom
 
 
@@ -268,3 +272,20 @@ def test_play_against_the_network_with_a_hint_key(monkeypatch, capsys):
                          "--seed", "3", "--quiet")
     best = analysis.hint(Game("short", 3).position, Game("short", 3).dice)[0]
     assert status == 0 and f"   1) {best.turn}" in out and out.rstrip().endswith("quit")
+
+
+def test_ctrl_c_in_a_rollout_on_workers_is_exit_130_with_progress_on_stderr():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "rollout", "short", "6-5",
+                              "--games", "200000", "--truncate", "2", "--workers", "2",
+                              "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                       signal.SIG_DFL))
+    seen, deadline = b"", time.monotonic() + 60
+    while b"rollout chunks: " not in seen and time.monotonic() < deadline:
+        seen += os.read(child.stderr.fileno(), 4096)
+    assert b"rollout chunks: " in seen
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and (seen + err).endswith(b"interrupted\n")
+    assert out == b"" and b"Traceback" not in seen + err

@@ -21,9 +21,11 @@ from .notation import format_roll
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1em;color:#222;background:#fafafa}
 h1{font-size:1.3em} table{border-collapse:collapse;font-size:.9em}
-td,th{padding:.15em .5em;border-bottom:1px solid #ddd;text-align:left}
-#layout{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}
-#list{max-height:80vh;overflow-y:auto;border:1px solid #ccc;background:#fff}
+td,th{padding:.15em .5em;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
+#layout{display:grid;grid-template-columns:minmax(300px,max-content) 1fr;gap:1.5em;
+align-items:start}
+#list{max-height:80vh;overflow-y:auto;border:1px solid #ccc;background:#fff;
+position:relative}
 #list tr{cursor:pointer} #list tr.current{background:#cde3f7}
 .turn{display:none} .turn.shown{display:block}
 .boards{display:flex;gap:1em;flex-wrap:wrap} .boards figure{margin:0}
@@ -40,7 +42,9 @@ function show(i){
   current=Math.max(0,Math.min(turns.length-1,i));
   turns.forEach((t,k)=>t.classList.toggle('shown',k===current));
   rows.forEach((r,k)=>r.classList.toggle('current',k===current));
-  rows[current].scrollIntoView({block:'nearest'});
+  const list=document.getElementById('list'),row=rows[current];
+  if(row.offsetTop<list.scrollTop||row.offsetTop+row.offsetHeight>list.scrollTop+list.clientHeight)
+    list.scrollTop=row.offsetTop-list.clientHeight/2;
   document.getElementById('where').textContent=(current+1)+' / '+turns.length;
   history.replaceState(null,'','#turn-'+(current+1));
 }
@@ -63,17 +67,17 @@ def _mark_class(turn: AnalysedTurn) -> str:
 def _turn_section(index: int, turn: AnalysedTurn) -> str:
     title = (f"Game {turn.game}, move {turn.number}: {turn.side} {format_roll(turn.roll)} "
              f"plays {turn.played}")
-    boards = [f"<figure>{svg.board(turn.position, size=520, highlight=turn.played)}"
+    boards = [f"<figure>{svg.board(turn.position, size=400, highlight=turn.played)}"
               f"<figcaption>played: {html.escape(str(turn.played))} "
               f"({turn.played_equity:+.3f})</figcaption></figure>"]
     if turn.mark is not None:
-        boards.append(f"<figure>{svg.board(turn.position, size=520, highlight=turn.best)}"
+        boards.append(f"<figure>{svg.board(turn.position, size=400, highlight=turn.best)}"
                       f"<figcaption>best: {html.escape(str(turn.best))} "
                       f"({turn.best_equity:+.3f})</figcaption></figure>")
     verdict = "forced" if turn.forced else f"equity lost {turn.loss:.3f}"
     if turn.mark is not None:
         verdict += f" &mdash; <span class='{_mark_class(turn)}'>{turn.mark}</span>"
-    return (f"<section class='turn' id='turn-{index + 1}' data-mark='{turn.mark or ''}'>"
+    return (f"<section class='turn' id='board-{index + 1}' data-mark='{turn.mark or ''}'>"
             f"<h2>{html.escape(title)}</h2><p>{verdict}; luck of the roll "
             f"{turn.luck:+.3f}</p><div class='boards'>{''.join(boards)}</div></section>")
 
