@@ -105,8 +105,8 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
               hint: Optional[Hint] = None) -> None:
     """Play ``game`` on, printing each turn (``7. black 6-5: 24/18 18/13``) and, with
     ``boards``, the board after it; the ``human`` side's turns are read from stdin and the
-    others chosen by ``choose``; ``hint(position, roll)`` is what ``h`` prints. Stops when the game is over, after ``max_turns`` turns or
-    when the person quits."""
+    others chosen by ``choose``; ``hint(position, roll)`` is what ``h`` prints. Stops when
+    the game is over, after ``max_turns`` turns or when the person quits."""
     if game.opening is not None:
         white_die, black_die = game.opening
         print(f"opening throw: white {white_die}, black {black_die}; "
