@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Position, Rules, batch, features
+from fastnardy.errors import EngineError
 from fastnardy.network import OUTPUTS, Evaluator, equity
 from fastnardy.play import evaluate as greedy_evaluate
 from fastnardy.search import MoveFilter, best_turn, expectimax
@@ -228,5 +229,5 @@ def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(player, "moves", lambda rows, dice: [[24, 20]] * len(rows),
                         raising=False)
     rows = batch.encode([Position.start("short")])
-    with pytest.raises(RuntimeError, match="T1: gnubg's move"):
+    with pytest.raises(EngineError, match="T1: gnubg's move"):
         player.choose(Rules.of("short"), rows, np.array([[6, 5]]))

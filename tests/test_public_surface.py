@@ -63,6 +63,12 @@ NOT_WALKED = {
     "fastnardy.__main__": "the command line: its bad input is exit status 2 (test_cli)",
     "fastnardy.play": "the CLI's play command (policies, a terminal loop on stdin)",
     "fastnardy.benchmark": "the CLI's bench command (timings)",
+    "fastnardy.analysis": "hint, eval, luck, analyse and rollout over the search and the "
+                          "evaluator, which are walked; test_analysis feeds them and their "
+                          "commands bad positions, dice, files and options",
+    "fastnardy.analysis_page": "the HTML page of an Analysis (analyse --html)",
+    "fastnardy.match": "the strength harness (match command, bench/strength.py): players "
+                       "that hold a gnubg process; test_analysis checks its bad input",
     "fastnardy.reference": "the reference's machinery in the mover's frame (test_differential); "
                            "its two documented functions are in EXTRA",
     "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",

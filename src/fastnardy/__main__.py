@@ -11,6 +11,12 @@
     fastnardy rules [RULE_ID]
     fastnardy crosscheck ENGINE POSITION DEPTH [--movegen] [--random N [--seed S]] [--one-shot]
                          [--format F] [--timeout S] [--json]
+    fastnardy hint POSITION DICE [--plies N] [--filter KEEP,MARGIN] [--top N] [--json]
+    fastnardy eval POSITION [--plies N] [--cube-owner WHO] [--json]
+    fastnardy rollout POSITION [DICE] [--games N] [--plies 0|1] [--truncate T] [--workers K]
+                      [--seed S] [--json]
+    fastnardy analyse FILE [--plies N] [--json] [--html OUT]
+    fastnardy match A B [--game G] [--games N] [--seed S] [--json]
 
 POSITION is ``long`` or ``short`` (the start, white to move), a position string or a GNU
 Backgammon Position ID (short nardy, white to move). Rolls are printed high die first
@@ -36,7 +42,8 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, Tuple
+from typing import (TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Set,
+                    Tuple)
 
 from . import (ALL_ROLLS, Game, Position, Rules, Turn, __version__, _files, perft, perft_divide,
                rulebook)
@@ -46,8 +53,13 @@ from .counting import PerftProgress
 from .errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError
 from .gnubg import ID_LENGTH
 from .notation import format_roll
+from .play import POLICIES as PLAY_POLICIES
 from .record import read_games
 from .rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS
+
+if TYPE_CHECKING:
+    from .network import Evaluator
+    from .search import MoveFilter
 
 # The rule options: the variants that move generation reads (argparse dest = variant name)
 _RULE_OPTIONS = {name: VARIANTS[name] for name in MOVE_VARIANTS}
@@ -231,10 +243,13 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     p_play.add_argument("--quiet", action="store_true", help="print the turns, not the boards")
     p_play.add_argument("--human", choices=("white", "black"), default=None,
                         help="you play this side, reading turns from stdin")
-    p_play.add_argument("--policy", choices=("random", "greedy"), default=None,
+    p_play.add_argument("--policy", choices=PLAY_POLICIES, default=None,
+                        metavar="{random,greedy,net[:PLIES]}",
                         help="how the computer chooses: uniformly at random (self-play's "
-                             "default) or the turn with the best simple evaluation (the "
-                             "default against a person; see fastnardy.play.evaluate)")
+                             "default), the turn with the best simple evaluation (the "
+                             "default against a person; see fastnardy.play.evaluate) or the "
+                             "shipped network searched PLIES deep (0-2, default 0); against "
+                             "a person, 'h' prints the network's hint")
     p_play.add_argument("--record", metavar="FILE", default=None,
                         help="write the game as a fastnardy record (check-game reads it)")
     p_play.set_defaults(run=_run_play)
@@ -257,6 +272,7 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
 
     _add_check_game(sub)
     _add_crosscheck(sub)
+    _add_analysis(sub)
     p_rules = sub.add_parser("rules", help="the rule book: every rule id, or one rule",
                              description="The rule book fastnardy implements: without RULE_ID "
                                          "every rule id with its title, with one the rule's "
@@ -602,10 +618,19 @@ def _run_play(args: argparse.Namespace) -> int:
         game = Game.from_position(position, args.seed)
     policy = args.policy or ("greedy" if args.human else "random")
     play.play_game(game, play.policy(policy, args.seed), human=args.human,
-                   max_turns=args.turns, boards=not args.quiet)
+                   max_turns=args.turns, boards=not args.quiet,
+                   hint=_hint_text if args.human else None)
     if args.record is not None:
         _write_file(args.record, game.record().encode("utf-8"))
     return 0
+
+
+def _hint_text(position: Position, roll: Roll) -> str:
+    """The network's five best turns at 0 ply, for play's 'h' key."""
+    from . import analysis
+
+    return "\n".join(f"{rank:4}) {str(move.turn):<28} {move.equity:+.3f}"
+                     for rank, move in enumerate(analysis.hint(position, roll)[:5], 1))
 
 
 def _run_bench(args: argparse.Namespace) -> int:
@@ -695,6 +720,292 @@ def _run_rules(args: argparse.Namespace) -> int:
             print(f"{rule_id:<4} {title}")
     else:
         print(rulebook.describe(args.rule_id))
+    return 0
+
+
+# --------------------------------------------------------------------------- analysis
+
+def _add_search_options(parser: argparse.ArgumentParser, plies: Sequence[int] = (0, 1, 2)
+                        ) -> None:
+    parser.add_argument("--plies", type=int, choices=plies, default=0,
+                        help="search depth of the evaluator (default 0)")
+    parser.add_argument("--weights", metavar="FILE", default=None,
+                        help="an evaluator .npz (Evaluator.save); default: the shipped one")
+
+
+def _add_filter(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--filter", type=_move_filter, metavar="KEEP,MARGIN", default=None,
+                        help="at 1 ply or more, search only the KEEP best turns within MARGIN "
+                             "points at 0 ply deeper (default 8,0.16, as gnubg's)")
+
+
+def _add_progress(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="a progress line on stderr (default: when stderr is a terminal)")
+
+
+def _move_filter(text: str) -> "MoveFilter":
+    from .search import MoveFilter
+
+    match = re.fullmatch(r"([0-9]+),([0-9]*\.?[0-9]+)", text.strip())
+    if match is None or int(match.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"expected KEEP,MARGIN such as 8,0.16 (KEEP 1 or "
+                                         f"more), not {text!r}")
+    return MoveFilter(int(match.group(1)), float(match.group(2)))
+
+
+def _add_analysis(sub: "argparse._SubParsersAction[_Parser]") -> None:
+    p_hint = sub.add_parser(
+        "hint", help="the legal turns of a roll, best first, with equities and probabilities",
+        description="Every legal turn of DICE, best first: its equity to the side to move "
+                    "(cubeless points), the difference to the best and the network's "
+                    "probabilities of the position after it (win, win by mars/gammon, by "
+                    "koks/backgammon, the same lost).")
+    _add_position(p_hint)
+    p_hint.add_argument("dice", nargs="+", metavar="DICE", help="the roll: '6 5' or '6-5'")
+    _add_search_options(p_hint)
+    _add_filter(p_hint)
+    p_hint.add_argument("--top", type=_positive, default=None, metavar="N",
+                        help="list only the N best turns")
+    _add_json(p_hint)
+    p_hint.set_defaults(run=_run_hint)
+
+    p_eval = sub.add_parser(
+        "eval", help="the probabilities, cubeless equity and money cube action of a position",
+        description="The network's probabilities and the cubeless equity of the side to "
+                    "move, and the money-game cube action from cubeful equities by "
+                    "Janowski's model as GNU Backgammon approximates it (fastnardy.analysis).")
+    _add_position(p_eval)
+    _add_search_options(p_eval)
+    _add_filter(p_eval)
+    p_eval.add_argument("--cube-owner", choices=("centered", "mover", "opponent"),
+                        default="centered", help="who may double (default centered)")
+    _add_json(p_eval)
+    p_eval.set_defaults(run=_run_eval)
+
+    p_roll = sub.add_parser(
+        "rollout", help="roll out a position, or every turn of a roll, with 95%% intervals",
+        description="Games played on by the evaluator from the position (or from each legal "
+                    "turn of DICE), each game's result minus the luck of its rolls (gnubg's "
+                    "variance reduction); per candidate the mean equity and its 95%% interval. "
+                    "The same seed gives the same result however the games are split.")
+    _add_position(p_roll)
+    p_roll.add_argument("dice", nargs="*", metavar="DICE",
+                        help="a roll ('6 5' or '6-5'): roll out each of its legal turns")
+    p_roll.add_argument("--games", type=_at_least(2), default=144, metavar="N",
+                        help="games per candidate (default 144)")
+    _add_search_options(p_roll, (0, 1))
+    p_roll.add_argument("--truncate", type=_depth, default=None, metavar="T",
+                        help="stop each game after T turns and take the evaluator's value")
+    p_roll.add_argument("--seed", type=_depth, default=0, metavar="S", help="default 0")
+    p_roll.add_argument("--workers", type=_positive, default=None, metavar="K",
+                        help="play the games on K threads (the same result)")
+    _add_progress(p_roll)
+    _add_json(p_roll)
+    p_roll.set_defaults(run=_run_rollout)
+
+    p_an = sub.add_parser(
+        "analyse", help="analyse a recorded game or a GNU Backgammon .mat match",
+        description="Every turn of FILE (a fastnardy record or a GNU Backgammon .mat "
+                    "export): the turn played, the best turn, the equity lost, gnubg's "
+                    "marks (doubtful >= 0.04, bad >= 0.08, very bad >= 0.16), the roll's "
+                    "luck; per side the error rate (mEMG: milli-points lost per unforced "
+                    "turn, cubeless) and the luck.")
+    p_an.add_argument("file", metavar="FILE", help="a fastnardy record or a .mat export")
+    _add_search_options(p_an)
+    _add_filter(p_an)
+    p_an.add_argument("--html", metavar="OUT", default=None,
+                      help="also write one self-contained page walking the game(s), with "
+                           "the board of every turn")
+    _add_progress(p_an)
+    _add_json(p_an)
+    p_an.set_defaults(run=_run_analyse)
+
+    p_match = sub.add_parser(
+        "match", help="seeded paired games between two players: wins and points a game",
+        description="Games of A against B in pairs with the same dice (A white in one, black "
+                    "in the other), scored by L10/S9 without a cube: A's wins and points a "
+                    "game with 95%% intervals (fastnardy.match). Players: random, greedy, "
+                    "net:PLIES (the shipped evaluator, 0-2 plies), FILE.npz[:PLIES] (a saved "
+                    "one), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
+                    "installed).")
+    p_match.add_argument("a", metavar="A", help="the first player")
+    p_match.add_argument("b", metavar="B", help="the second player")
+    p_match.add_argument("--game", choices=(LONG, SHORT), default=None,
+                         help="default long, or short when a player is gnubg")
+    p_match.add_argument("--games", type=_at_least(2), default=200, metavar="N",
+                         help="games, even (pairs with the same dice; default 200)")
+    p_match.add_argument("--seed", type=_depth, default=0, metavar="S", help="default 0")
+    p_match.add_argument("--weights", metavar="FILE", default=None,
+                         help="an evaluator .npz for net:PLIES instead of the shipped one")
+    _add_progress(p_match)
+    _add_json(p_match)
+    p_match.set_defaults(run=_run_match)
+
+
+def _search_filter(args: argparse.Namespace) -> "Optional[MoveFilter]":
+    """--filter, by default MoveFilter() (8, 0.16) at 1 ply or more."""
+    from .search import MoveFilter
+
+    return args.filter if args.filter is not None or not args.plies else MoveFilter()
+
+
+def _network(args: argparse.Namespace, game: str) -> "Evaluator":
+    from .network import Evaluator
+
+    network = Evaluator.load(args.weights if args.weights is not None else game)
+    if network.game != game:
+        raise FastNardyError(f"{args.weights} is an evaluator for {network.game} nardy, not "
+                             f"{game}")
+    return network
+
+
+def _progress(args: argparse.Namespace, what: str) -> "Optional[Callable[[int, int], None]]":
+    """A progress line on stderr (``--progress``, default when stderr is a terminal)."""
+    if not (args.progress if args.progress is not None else sys.stderr.isatty()):
+        return None
+    started = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        seconds = time.perf_counter() - started
+        eta = seconds * (total - done) / done if done else 0.0
+        print(f"\r  {what}: {done}/{total}, {seconds:,.0f} s, ETA {eta:,.0f} s   ",
+              end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:5.1f}%"
+
+
+def _run_hint(args: argparse.Namespace) -> int:
+    from . import analysis
+
+    position = _position(args)
+    roll = _roll(args.dice)
+    moves = analysis.hint(position, roll, _network(args, position.rules.game), args.plies,
+                          _search_filter(args))
+    shown = moves[:args.top] if args.top else moves
+    if args.json:
+        _print_json({"position": position.to_string(), "dice": list(roll),
+                     "plies": args.plies, "moves": [m.as_dict() for m in shown]})
+        return 0
+    print(f"{position.to_string()}   {position.turn} to play {format_roll(roll)}, "
+          f"{args.plies} ply")
+    print(f"{'':4} {'turn':<28} {'equity':>8} {'diff':>8}   "
+          + " ".join(f"{name:>9}" for name in ("win", "win mars", "win koks", "lose mars",
+                                                "lose koks")))
+    for rank, move in enumerate(shown, 1):
+        ply = "" if move.plies == args.plies else f"  ({move.plies} ply)"
+        print(f"{rank:3}. {str(move.turn):<28} {move.equity:+8.3f} {move.difference:+8.3f}   "
+              + " ".join(f"{_percent(p):>9}" for p in move.probabilities) + ply)
+    return 0
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from . import analysis
+
+    position = _position(args)
+    if position.outcome() is not None:
+        raise IllegalTurnError("T4", "the game is over: there is nothing to evaluate")
+    result = analysis.evaluate(position, _network(args, position.rules.game), args.plies,
+                               _search_filter(args), args.cube_owner)
+    if args.json:
+        _print_json({"position": position.to_string(), **result.as_dict()})
+        return 0
+    names = ("win", "win by mars/gammon", "win by koks/backgammon", "lose by mars/gammon",
+             "lose by koks/backgammon")
+    print(f"{position.to_string()}   {position.turn} on roll, {args.plies} ply")
+    for name, value in zip(names, result.probabilities):
+        print(f"  {name:<26} {_percent(value)}")
+    print(f"  cubeless equity            {result.equity:+.3f}")
+    cube = result.cube
+    print(f"money cube ({args.cube_owner}; Janowski's model as gnubg approximates it, "
+          f"x = {cube.efficiency:.2f}):")
+    print(f"  no double     {cube.no_double:+.3f}")
+    print(f"  double, take  {cube.double_take:+.3f}")
+    print(f"  double, pass  {cube.double_pass:+.3f}")
+    print(f"  proper action: {cube.action}")
+    return 0
+
+
+def _run_rollout(args: argparse.Namespace) -> int:
+    from . import analysis
+
+    position = _position(args)
+    roll = _roll(args.dice) if args.dice else None
+    moves = analysis.rollout(position, roll, args.games,
+                             evaluator=_network(args, position.rules.game),
+                             plies=args.plies, truncate=args.truncate, seed=args.seed,
+                             workers=args.workers, progress=_progress(args, "rollout chunks"))
+    if args.json:
+        _print_json({"position": position.to_string(),
+                     "dice": None if roll is None else list(roll), "games": args.games,
+                     "plies": args.plies, "truncate": args.truncate, "seed": args.seed,
+                     "moves": [m.as_dict() for m in moves]})
+        return 0
+    print(f"{position.to_string()}   {args.games} games a candidate, {args.plies} ply, "
+          f"seed {args.seed}" + (f", truncated at {args.truncate}" if args.truncate else ""))
+    for move in moves:
+        name = "(no roll)" if move.turn is None else str(move.turn)
+        print(f"  {name:<28} {move.mean:+.3f}  95% [{move.ci[0]:+.3f}, {move.ci[1]:+.3f}]"
+              f"   without variance reduction {move.plain_mean:+.3f} "
+              f"+- {1.96 * move.plain_stderr:.3f}")
+    return 0
+
+
+def _run_analyse(args: argparse.Namespace) -> int:
+    from . import analysis
+
+    try:
+        text = _files.read_text(args.file)
+    except OSError as exc:
+        raise FastNardyError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    games = read_games(text, args.file)
+    if not games:
+        raise InvalidRecordError(f"{args.file} holds no game")
+    result = analysis.analyse(text, args.file, _network(args, games[0].rules.game),
+                              args.plies, _search_filter(args),
+                              _progress(args, "turns analysed"))
+    if args.html is not None:
+        from . import analysis_page
+
+        _write_file(args.html, analysis_page.page(result, Path(args.file).name).encode("utf-8"))
+    if args.json:
+        _print_json({"file": args.file, **result.as_dict()})
+        return 0
+    for turn in result.turns:
+        note = "" if turn.forced else f"  lost {turn.loss:.3f}"
+        if turn.mark:
+            note += f"  {turn.mark}: best {turn.best}"
+        print(f"{turn.game}.{turn.number:<3} {turn.side:<5} {format_roll(turn.roll)}  "
+              f"{str(turn.played):<26} luck {turn.luck:+.3f}{note}")
+    for side in ("white", "black"):
+        totals = result.side(side)
+        marks = ", ".join(f"{count} {name}" for name, count in totals["marks"].items())
+        print(f"{side} ({totals['name']}): error rate {totals['error_rate']:.1f} mEMG over "
+              f"{totals['unforced']} unforced turns ({marks}); luck {totals['luck']:+.3f}")
+    return 0
+
+
+def _run_match(args: argparse.Namespace) -> int:
+    from . import match
+
+    if args.games % 2:
+        raise FastNardyError(f"--games must be even (pairs of games with the same dice), not "
+                             f"{args.games}")
+    gnubg = any(spec.startswith("gnubg:") for spec in (args.a, args.b))
+    game = args.game or (SHORT if gnubg else LONG)
+    row = match.match(game, args.a, args.b, args.games, args.seed, weights=args.weights,
+                      progress=_progress(args, "games"))
+    if args.json:
+        _print_json(row)
+        return 0
+    print(f"{game} nardy, {args.a} against {args.b}: {row['games']} games (seed {args.seed}, "
+          f"{row['unfinished']} unfinished)")
+    print(f"  {args.a} wins {row['a wins']:.1%} +- {row['a wins 95%']:.1%}, "
+          f"{row['a points/game']:+.3f} +- {row['points 95%']:.3f} points a game (95%)")
     return 0
 
 

@@ -8,17 +8,22 @@ A **policy** chooses one of the legal turns (T1) for the side to move:
   the first in T2 order on a tie. It looks no further than its own turn. It is the policy
   that ``fastnardy.simulate(policy="greedy")`` plays inside the kernel (the same score and
   tie-break, compiled; tests/test_selfplay.py replays the kernel's games with this one).
+* ``net`` or ``net:PLIES``: the shipped evaluator of the game
+  (:meth:`fastnardy.network.Evaluator.load`), each turn's position valued by
+  :func:`fastnardy.search.expectimax` at PLIES (0, 1 or 2; deeper levels with the default
+  :class:`fastnardy.search.MoveFilter`), the first best in T2 order.
 
 A person types a turn in notation (``24/18 18/13``), ``?`` for the numbered list of legal
-turns (then a number picks one) or ``q`` to quit; end of input also quits. A forced pass
-(T3) is played for them.
+turns (then a number picks one), ``h`` for a hint (the caller's ranking of the turns, e.g.
+``fastnardy play --human`` prints the network's) or ``q`` to quit; end of input also quits.
+A forced pass (T3) is played for them.
 """
 
 from __future__ import annotations
 
 import random
 import sys
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from .basics import WHITE, Roll
 from .errors import FastNardyError, IllegalTurnError, NotationError
@@ -27,8 +32,9 @@ from .notation import format_roll
 from .position import Position, Turn
 
 Policy = Callable[[Position, Sequence[Turn]], Turn]
+Hint = Callable[[Position, Roll], str]
 
-POLICIES = ("random", "greedy")
+POLICIES = ("random", "greedy", "net", "net:0", "net:1", "net:2")
 
 
 def pips(points: Sequence[int], bar: int) -> int:
@@ -61,22 +67,46 @@ def greedy(position: Position, turns: Sequence[Turn]) -> Turn:
 
 
 def policy(name: str, seed: Optional[int] = None) -> Policy:
-    """The policy called ``name`` (``random`` seeded with ``seed``, or ``greedy``)."""
+    """The policy called ``name`` (``random`` seeded with ``seed``, ``greedy``, or
+    ``net[:PLIES]``)."""
     if name == "greedy":
         return greedy
     if name == "random":
         rng = random.Random(seed)
         return lambda position, turns: turns[rng.randrange(len(turns))]
+    if name in POLICIES and name.startswith("net"):
+        return _network_policy(int(name[4:] or 0))
     raise FastNardyError(f"policy must be one of {', '.join(map(repr, POLICIES))}, "
                          f"not {name!r}")
 
 
+def _network_policy(plies: int) -> Policy:
+    """The shipped evaluator's choice: the turn whose position is best for the mover at
+    ``plies`` (first in T2 order on a tie)."""
+    from .batch import encode
+    from .network import Evaluator
+    from .search import MoveFilter, expectimax
+
+    loaded: Dict[str, Any] = {}
+
+    def choose(position: Position, turns: Sequence[Turn]) -> Turn:
+        game = position.rules.game
+        if game not in loaded:
+            loaded[game] = Evaluator.load(game)
+        values = -expectimax(position.rules, encode([turn.position for turn in turns]),
+                             loaded[game], plies, MoveFilter())
+        return turns[int(values.argmax())]
+
+    return choose
+
+
 def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
-              max_turns: Optional[int] = None, boards: bool = True) -> None:
+              max_turns: Optional[int] = None, boards: bool = True,
+              hint: Optional[Hint] = None) -> None:
     """Play ``game`` on, printing each turn (``7. black 6-5: 24/18 18/13``) and, with
     ``boards``, the board after it; the ``human`` side's turns are read from stdin and the
-    others chosen by ``choose``. Stops when the game is over, after ``max_turns`` turns or
-    when the person quits."""
+    others chosen by ``choose``; ``hint(position, roll)`` is what ``h`` prints. Stops when
+    the game is over, after ``max_turns`` turns or when the person quits."""
     if game.opening is not None:
         white_die, black_die = game.opening
         print(f"opening throw: white {white_die}, black {black_die}; "
@@ -87,7 +117,7 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
         side, roll, turns = game.position.turn, game.dice, game.legal_turns()
         assert roll is not None  # the game is not over
         if side == human and not turns[0].is_pass():  # T3: a forced pass needs no question
-            answer = _ask(game.position, roll, turns)
+            answer = _ask(game.position, roll, turns, hint)
             if answer is None:
                 print("quit")
                 return
@@ -107,9 +137,12 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
               f"point{'s' * (outcome.points != 1)}")
 
 
-def _ask(position: Position, roll: Roll, turns: Sequence[Turn]) -> Optional[Turn]:
+def _ask(position: Position, roll: Roll, turns: Sequence[Turn],
+         hint: Optional[Hint] = None) -> Optional[Turn]:
     """The person's turn, asked until it is legal; None when they quit."""
-    prompt = f"{position.turn} {format_roll(roll)} (? lists the legal turns, q quits): "
+    keys = "? lists the legal turns, h a hint, q quits" if hint else \
+        "? lists the legal turns, q quits"
+    prompt = f"{position.turn} {format_roll(roll)} ({keys}): "
     while True:
         try:
             answer = input(prompt).strip()
@@ -119,7 +152,9 @@ def _ask(position: Position, roll: Roll, turns: Sequence[Turn]) -> Optional[Turn
             print(answer)
         if answer in ("q", "quit"):
             return None
-        if answer == "?":
+        if answer == "h" and hint is not None:
+            print(hint(position, roll))
+        elif answer == "?":
             for number, turn in enumerate(turns, 1):
                 print(f"{number:4}) {turn}")
         elif answer.isdigit() and 1 <= int(answer) <= len(turns):

@@ -1,4 +1,5 @@
-"""Run inside GNU Backgammon (``gnubg -t -q -p bench/gnubg_driver.py``) by bench/strength.py,
+"""Run inside GNU Backgammon (``gnubg -t -q -p .../fastnardy/data/gnubg_driver.py``) by
+fastnardy.match (``fastnardy match``, bench/strength.py),
 which names two FIFOs in the environment. Each line of GNUBG_DRIVER_IN is
 ``NOISE ROW;ROW;...``, a ROW being a fastnardy board row (50 counts: the side to move's
 points 1-24 and bar, then the opponent's) and the two dice, comma separated. The answer, one
@@ -9,7 +10,7 @@ backgammons count (S9). The FIFOs keep the answers apart from what gnubg itself 
 
 import os
 
-import gnubg  # gnubg's embedded module
+import gnubg  # type: ignore[import-not-found]  # gnubg's embedded module
 
 gnubg.command("set threads 1")  # no hand-off to a worker per call: 0.6 ms a call, not 4
 gnubg.command("set jacoby off")

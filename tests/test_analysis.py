@@ -1,0 +1,291 @@
+"""fastnardy.analysis (hint, eval and the cube, luck, game analysis, rollouts) and its
+commands: 0 ply and tiny game counts, so that the whole file takes a few seconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from fastnardy import Game, Position, analysis, analysis_page
+from fastnardy.__main__ import main
+from fastnardy.batch import PROBABILITY, ROLLS, encode
+from fastnardy.inputs import features
+from fastnardy.network import Evaluator, equity
+from fastnardy.record import MatGame, RecordedTurn, Win, write_mat
+from fastnardy.search import best_turn, expectimax
+
+SHORT = Position.start("short")
+LONG = Position.start("long")
+NETWORKS = {game: Evaluator.load(game) for game in ("long", "short")}
+# a short-nardy position in contact, white to move
+CONTACT = Position.from_string("short w 24:2,13:4,8:3,6:4,5:2 24:1,13:5,8:3,6:5,2:1")
+
+
+def run(capsys, *argv: str) -> tuple:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("position", [SHORT, LONG, CONTACT])
+def test_hint_T1_lists_every_legal_turn_best_first_with_best_turns_values(position):
+    network = NETWORKS[position.rules.game]
+    moves = analysis.hint(position, (6, 5), network)
+    found = best_turn(position, (6, 5), network)
+    assert sorted(str(m.turn) for m in moves) == sorted(map(str, position.legal_turns((6, 5))))
+    assert moves[0].difference == 0 and str(moves[0].turn) == str(found.turn)
+    assert [m.equity for m in moves] == sorted(found.values, reverse=True)
+    assert all(m.difference <= 0 for m in moves)
+    for move in moves:  # the probabilities are the network's after the turn, mover's view
+        assert equity(np.array([move.probabilities]))[0] == pytest.approx(move.equity, abs=1e-5)
+
+
+def test_hint_with_a_filter_values_dropped_turns_at_0_ply():
+    network = NETWORKS["short"]
+    moves = analysis.hint(CONTACT, (3, 1), network, plies=1,
+                          filter=analysis.MoveFilter(2, 0.5))
+    assert [m.plies for m in moves].count(1) == 2 and moves[0].plies == 1
+    assert all(m.plies == 0 for m in moves[2:])
+
+
+def test_probabilities_flip_twice_is_identity_and_swaps_sides():
+    p = np.array([0.6, 0.2, 0.01, 0.1, 0.02])
+    assert np.allclose(analysis.flip(analysis.flip(p)), p)
+    assert np.allclose(analysis.flip(p), [0.4, 0.1, 0.02, 0.2, 0.01])
+    assert equity(analysis.flip(p)[None])[0] == pytest.approx(-equity(p[None])[0])
+
+
+@pytest.mark.parametrize("game", ["short", "long"])
+def test_eval_at_0_and_1_ply_agrees_with_the_search_T5(game):
+    position = Position.start(game)
+    network = NETWORKS[game]
+    zero = analysis.evaluate(position, network, 0)
+    rows = encode([position])
+    assert zero.equity == pytest.approx(float(network(features(game, rows, network.kind))[0]))
+    one = analysis.evaluate(position, network, 1)
+    assert one.equity == pytest.approx(float(expectimax(game, rows, network, 1)[0]))
+    # at 1 ply the probabilities are those after each roll's best turn: the same equity
+    assert equity(np.array([one.probabilities]))[0] == pytest.approx(one.equity, abs=1e-5)
+
+
+def test_cube_take_point_is_20_percent_with_a_live_cube_and_no_gammons():
+    """Janowski: x = 1, no gammons: double/take equals double/pass at 80% (take point 20%)."""
+    at = analysis.cube_action([0.8, 0, 0, 0, 0], 1.0)
+    assert at.double_take == pytest.approx(1.0, abs=1e-6)
+    assert analysis.cube_action([0.5, 0, 0, 0, 0], 0.68).action == "no double"
+    assert analysis.cube_action([0.74, 0, 0, 0, 0], 0.68).action == "double, take"
+    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68).action == "double, pass"
+    assert analysis.cube_action([0.9, 0.6, 0, 0, 0], 0.68).action == "too good, pass"
+    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "opponent").action.startswith(
+        "no double")
+    with pytest.raises(analysis.FastNardyError, match="owner"):
+        analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "nobody")
+
+
+def test_cube_efficiency_contact_and_race():
+    assert analysis.efficiency(CONTACT) == analysis.CONTACT_EFFICIENCY
+    race = Position.from_string("short w 6:5,5:5,4:5 6:5,5:5,4:5")
+    assert analysis.efficiency(race) == pytest.approx(0.55 + 0.00125 * 75)  # 75 pips
+    assert analysis.efficiency(LONG) == analysis.CONTACT_EFFICIENCY
+
+
+@pytest.mark.parametrize("position", [SHORT, CONTACT, LONG])
+def test_luck_has_mean_0_over_the_21_rolls_T5(position):
+    network = NETWORKS[position.rules.game]
+    lucks = np.array([analysis.luck(position, tuple(roll), network) for roll in ROLLS.tolist()])
+    assert lucks @ PROBABILITY == pytest.approx(0.0, abs=1e-9)
+    assert lucks.std() > 0
+
+
+def _net_game(game: str, seed: int, turns: int) -> Game:
+    """A game whose every turn is the 0-ply network's choice."""
+    network = NETWORKS[game]
+    played = Game(game, seed)
+    while not played.is_over() and len(played.history) < turns:
+        played.play(best_turn(played.position, played.dice, network).turn)
+    return played
+
+
+@pytest.mark.parametrize("game", ["short", "long"])
+def test_analysing_the_networks_own_play_at_0_ply_finds_no_error(game):
+    record = _net_game(game, 5, 30).to_record()
+    turns = analysis.analyse_game(record, NETWORKS[game], 0)
+    assert len(turns) == len(record.turns)
+    assert all(t.loss == 0 and str(t.best) == str(t.played) and t.mark is None for t in turns)
+
+
+def test_a_worse_turn_loses_its_difference_and_is_marked():
+    network = NETWORKS["short"]
+    game = Game("short", players=("Ann", "Bob"), opening=(6, 5))
+    worst = analysis.hint(game.position, (6, 5), network)[-1]
+    game.play(worst.turn)
+    result = analysis.analyse(game.record(), "", network, 0)
+    first = result.turns[0]
+    assert first.loss == pytest.approx(-worst.difference)
+    assert first.mark == analysis.mark(-worst.difference) == "very bad"
+    totals = result.side("white")
+    assert totals["name"] == "Ann" and totals["unforced"] == 1
+    assert totals["error_rate"] == pytest.approx(1000 * first.loss, abs=1e-3)
+
+
+def _mat_text() -> str:
+    game = _net_game("short", 11, 12)
+    turns = tuple(RecordedTurn(n, before.turn, roll, str(turn)) for n, (before, (roll, turn))
+                  in enumerate(zip([Position.opening("short", *game.opening)[0]]
+                                   + [t.position for _, t in game.history],
+                                   game.history), 1))
+    return write_mat([MatGame(0, 1, ("gnu", "fast"), (0, 0), turns)])
+
+
+def test_analyse_reads_a_gnubg_mat_export(tmp_path, capsys):
+    path = tmp_path / "match.mat"
+    path.write_text(_mat_text())
+    status, out, err = run(capsys, "analyse", str(path), "--json")
+    assert status == 0, err
+    document = json.loads(out)
+    assert len(document["turns"]) == 12
+    assert {"played", "best", "loss"} <= set(document["turns"][0])
+    assert document["players"]["white"]["name"] == "gnu"
+    assert document["players"]["white"]["error_rate"] == 0.0
+
+
+def test_the_html_page_is_self_contained_with_a_board_per_turn():
+    network = NETWORKS["long"]
+    game = Game("long", 2)
+    for _ in range(6):
+        game.play(game.legal_turns()[-1])
+    result = analysis.analyse(game.record(), "", network, 0)
+    page = analysis_page.page(result, "game.txt")
+    assert page.count("<section class='turn'") == 6
+    assert page.count("<svg") == 6 + sum(t.mark is not None for t in result.turns)
+    assert not re.search(r"\s(src|href)=", page)  # nothing to fetch
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="headless Chromium is not installed "
+                    "(apt-get install chromium)")
+def test_the_html_page_navigates_in_headless_chromium(tmp_path):
+    game = Game("short", 4)
+    for _ in range(4):
+        game.play(game.legal_turns()[0])
+    result = analysis.analyse(game.record(), "", NETWORKS["short"], 0)
+    path = tmp_path / "page.html"
+    path.write_text(analysis_page.page(result))
+    dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                          "--dump-dom", f"file://{path}#turn-3"], capture_output=True,
+                         text=True, timeout=60).stdout
+    assert "class=\"turn shown\" id=\"board-3\"" in dom
+    assert dom.count("turn shown") == 1 and ">3 / 4<" in dom
+
+
+def test_dice_streams_are_uniform_and_split_proof():
+    games = np.arange(36_000)
+    rolls = analysis.dice_stream(7, games, 3)
+    assert np.array_equal(rolls[100:200], analysis.dice_stream(7, games[100:200], 3))
+    shares = np.bincount(rolls, minlength=21) / len(rolls)
+    assert np.allclose(shares, PROBABILITY, atol=0.005)
+    assert not np.array_equal(rolls, analysis.dice_stream(7, games, 4))
+
+
+def test_rollout_truncated_at_0_is_the_evaluators_value():
+    network = NETWORKS["short"]
+    moves = analysis.rollout(CONTACT, (4, 2), 4, evaluator=network, truncate=0)
+    values = best_turn(CONTACT, (4, 2), network).values
+    assert sorted(m.mean for m in moves) == pytest.approx(sorted(values))
+    assert all(m.stderr == 0 and m.ci[0] == m.ci[1] for m in moves)
+
+
+def test_rollout_gives_the_same_result_however_split(monkeypatch):
+    network = NETWORKS["short"]
+    monkeypatch.setattr(analysis, "_CHUNK", 2)  # three chunks a candidate
+    serial = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
+    split = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3,
+                             workers=2)
+    assert [m.as_dict() for m in serial] == [m.as_dict() for m in split]
+    monkeypatch.setattr(analysis, "_CHUNK", 6)  # other batches: the same up to rounding
+    whole = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
+    assert [str(m.turn) for m in whole] == [str(m.turn) for m in serial]
+    assert np.allclose([m.equities for m in whole], [m.equities for m in serial], atol=1e-5)
+    for move in serial:
+        assert move.ci[0] <= move.mean <= move.ci[1]
+
+
+def test_hint_and_eval_json_schemas(capsys):
+    status, out, _ = run(capsys, "hint", "short", "6-5", "--json", "--top", "3")
+    document = json.loads(out)
+    assert status == 0 and len(document["moves"]) == 3
+    assert {"turn", "equity"} <= set(document["moves"][0])
+    status, out, _ = run(capsys, "eval", "long", "--json")
+    document = json.loads(out)
+    assert status == 0 and "equity" in document and "action" in document["cube"]
+    status, out, _ = run(capsys, "rollout", SHORT.to_string(), "2-1", "--games", "2",
+                         "--truncate", "2", "--json")
+    document = json.loads(out)
+    assert status == 0 and {"turn", "mean", "ci"} <= set(document["moves"][0])
+
+
+@pytest.mark.parametrize("argv", [
+    ["hint", "short", "7-1"], ["hint", "nowhere", "6-5"], ["eval", "short w 24:16 24:15"],
+    ["analyse", "/nonexistent/game.mat"], ["rollout", "short", "--games", "1"],
+    ["hint", "short", "6-5", "--filter", "0,1"], ["eval", "short", "--weights", "/no.npz"],
+])
+def test_bad_input_is_exit_2_with_one_line(capsys, argv):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_mat_that_is_not_one_is_exit_2(tmp_path, capsys):
+    path = tmp_path / "bad.mat"
+    path.write_text(" 5 point match\n\n Game 1\n a : 0   b : 0\n  1) 77: 24/18\n")
+    status, _, err = run(capsys, "analyse", str(path))
+    assert status == 2 and err.count("\n") == 1 and "line" in err
+
+
+def test_match_is_seeded_and_paired_and_names_bad_players(capsys):
+    status, out, _ = run(capsys, "match", "net:0", "random", "--game", "short", "--games", "4",
+                         "--seed", "2", "--json")
+    first = json.loads(out)
+    assert status == 0 and first["games"] == 4 and first["unfinished"] == 0
+    again = json.loads(run(capsys, "match", "net:0", "random", "--game", "short", "--games",
+                           "4", "--seed", "2", "--json")[1])
+    timings = ("cpu s", "games/s")
+    assert {k: v for k, v in again.items() if k not in timings} == \
+        {k: v for k, v in first.items() if k not in timings}
+    for argv in (["match", "net:7", "greedy"], ["match", "greedy", "random", "--games", "3"],
+                 ["match", "gnubg:expert", "greedy", "--game", "long"]):
+        status, _, err = run(capsys, *argv)
+        assert status == 2 and err.count("\n") == 1
+
+
+def test_play_against_the_network_with_a_hint_key(monkeypatch, capsys):
+    answers = iter(["h", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    status, out, _ = run(capsys, "play", "short", "--human", "white", "--policy", "net:1",
+                         "--seed", "3", "--quiet")
+    best = analysis.hint(Game("short", 3).position, Game("short", 3).dice)[0]
+    assert status == 0 and f"   1) {best.turn}" in out and out.rstrip().endswith("quit")
+
+
+def test_ctrl_c_in_a_rollout_on_workers_is_exit_130_with_progress_on_stderr():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "rollout", "short", "6-5",
+                              "--games", "200000", "--truncate", "2", "--workers", "2",
+                              "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                       signal.SIG_DFL))
+    seen, deadline = b"", time.monotonic() + 60
+    while b"rollout chunks: " not in seen and time.monotonic() < deadline:
+        seen += os.read(child.stderr.fileno(), 4096)
+    assert b"rollout chunks: " in seen
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and (seen + err).endswith(b"interrupted\n")
+    assert out == b"" and b"Traceback" not in seen + err
