@@ -145,6 +145,8 @@ class Evaluator:
         """The equity (N,) float64 for the side to move of each board row (N, 50), packed
         key (KEY_DTYPE) or Position (or a list of them) of the evaluator's game, or with
         ``probabilities`` the five outputs (N, 5) float32; no feature array is made."""
+        if not isinstance(probabilities, bool):
+            raise FastNardyError(f"probabilities must be True or False, not {probabilities!r}")
         if isinstance(boards, Position):
             boards = [boards]
         if isinstance(boards, (list, tuple)) and boards and all(
