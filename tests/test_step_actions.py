@@ -92,6 +92,7 @@ def test_T2_six_five_from_the_start_may_begin_with_either_die():
     assert set(np.flatnonzero(turn.mask())) == {action_of(19, 6)}  # L5: not the head again
     turn.play(action_of(19, 6))
     assert turn.done and str(turn.turn) == "24/18 18/13"
+    assert [str(step) for step in turn.played] == ["24/19", "19/13"]
 
 
 def test_S6_the_mask_forbids_steps_legal_alone_that_lose_dice_or_the_larger_die():

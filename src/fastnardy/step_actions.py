@@ -23,9 +23,9 @@ import numpy as np
 import numpy.typing as npt
 
 from . import reference as ref
-from .basics import Roll
+from .basics import Roll, StepTuple
 from .errors import IllegalTurnError
-from .position import Position, Turn
+from .position import Position, Step, Turn
 
 __all__ = ["DICE_SLOTS", "STEP_ACTIONS", "TurnInProgress", "action_of", "step_of"]
 
@@ -48,7 +48,8 @@ def step_of(action: int) -> Tuple[int, int]:
 class TurnInProgress:
     """One roll of one position, played step by step (see the module docstring).
 
-    ``mask()`` the allowed actions, ``play(action)`` one step, ``done`` once the steps make a
+    ``mask()`` the allowed actions, ``play(action)`` one step (``taken``: the actions so far,
+    ``played``: their Steps, hits marked), ``done`` once the steps make a
     legal turn, then ``index``: that turn's index into ``position.legal_turns(dice)``.
     ``copy.copy`` branches a turn cheaply (the ways to play are shared, never changed).
     A finished game has no turn to play: IllegalTurnError (T4)."""
@@ -63,11 +64,13 @@ class TurnInProgress:
         start = ref.to_state(self._rules, *position.mover_frame())
         left = self.dice * 2 if self.dice[0] == self.dice[1] else self.dice
         self._edges: Dict[Node, Dict[int, Set[Node]]] = {}
+        self._steps: Dict[Tuple[Node, int], StepTuple] = {}  # (src, dst, hit) of an edge
         self._explore(ref.head_limit_for(self._rules, start, self.dice), (start, left))
         self._ends = self._legal_ends()
         self._good: Dict[Node, bool] = {}
         self._nodes: FrozenSet[Node] = frozenset([(start, left)])
         self.taken: Tuple[int, ...] = ()
+        self.played: Tuple[Step, ...] = ()
 
     def _explore(self, limit: int, root: Node) -> None:
         """Every node reachable by legal steps (L4/S4, the reference's step rules), and for
@@ -96,6 +99,7 @@ class TurnInProgress:
                             continue
                         child = (result[0], tuple(rest))
                         edges.setdefault(action_of(src, die), set()).add(child)
+                        self._steps[node, action_of(src, die)] = result[1]
                         stack.append(child)
 
     def _legal_ends(self) -> Dict[Node, int]:
@@ -182,5 +186,7 @@ class TurnInProgress:
         if number is None or int(number) not in allowed:
             raise IllegalTurnError("T1", f"action {action!r} is not an allowed step "
                                          f"(allowed: {sorted(allowed)})")
+        node = next(iter(self._nodes))
+        self.played += (Step(*self._steps[node, int(number)]),)
         self._nodes = allowed[int(number)]
         self.taken += (int(number),)
