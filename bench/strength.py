@@ -41,7 +41,8 @@ from typing import Dict, List, NamedTuple, Optional, TextIO, Tuple  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fastnardy import Position, Rules  # noqa: E402
-from fastnardy.batch import MIRROR_COLUMNS, ROW_WIDTH, decode, encode, expand  # noqa: E402
+from fastnardy.batch import (MIRROR_COLUMNS, ROW_WIDTH, decode, encode, expand,  # noqa: E402
+                             segment_argmax)
 from fastnardy.network import Evaluator  # noqa: E402
 from fastnardy.search import MoveFilter, _kept, expectimax  # noqa: E402
 
@@ -53,12 +54,10 @@ MAX_TURNS = 2000
 
 
 def first_best(values: np.ndarray, parent: np.ndarray, count: int) -> np.ndarray:
-    """The index of the first highest value among each parent's children (T2 order)."""
-    starts = np.searchsorted(parent, np.arange(count))
-    best = np.maximum.reduceat(values, starts)
-    hits = np.flatnonzero(values == best[parent])
-    _, first = np.unique(parent[hits], return_index=True)
-    return hits[first]
+    """The index of the first highest value among each parent's children (parents sorted,
+    each with at least one child; ties to the first in T2 order)."""
+    offsets = np.searchsorted(parent, np.arange(count + 1))
+    return offsets[:-1] + segment_argmax(values, offsets)
 
 
 class Player:

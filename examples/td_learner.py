@@ -20,6 +20,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from fastnardy import Rules, features, simulate
+from fastnardy.batch import segment_argmax
 from fastnardy.search import evaluator
 from fastnardy.vector import VectorEnv
 
@@ -49,17 +50,6 @@ class Network:
         return float((error ** 2).mean())
 
 
-def first_best(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """The index of each game's first best child (T2 order on ties)."""
-    starts = offsets[:-1]
-    best = np.maximum.reduceat(values, starts)
-    game = np.repeat(np.arange(len(starts)), np.diff(offsets))
-    at_best = np.flatnonzero(values >= best[game])
-    first = np.full(len(starts), len(values))
-    np.minimum.at(first, game[at_best], at_best)
-    return first - starts
-
-
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="short", choices=["long", "short"])
@@ -79,7 +69,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     for t in range(args.steps):
         x = step.observation
         values = -net(features(rules, step.children, kind))
-        choice = first_best(values, step.offsets)
+        choice = segment_argmax(values, step.offsets)
         explore = rng.random(args.envs) < 0.05
         choice[explore] = (rng.random(int(explore.sum())) * step.counts[explore]).astype(int)
         mover = step.mover
