@@ -20,7 +20,7 @@ from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from fastnardy import FastNardyError, Rules, batch, simulate  # noqa: E402
 from fastnardy import pettingzoo_env  # noqa: E402
-from fastnardy.gymnasium_env import NardyEnv  # noqa: E402
+from fastnardy.gymnasium_env import NardyEnv, NardyVectorEnv  # noqa: E402
 from fastnardy.pettingzoo_env import NardyAEC  # noqa: E402
 from fastnardy.play import greedy  # noqa: E402
 from fastnardy.step_actions import TurnInProgress  # noqa: E402
@@ -156,3 +156,60 @@ def test_T1_illegal_actions():
             NardyEnv("long", **bad)
     with pytest.raises(FastNardyError):
         NardyAEC("long", actions=3)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=str)
+def test_L10_S9_vector_games_are_the_simulated_games(rules):
+    """NardyVectorEnv's game i after reset(seed=s) is NardyEnv's episode i, which is game i
+    of simulate(rules, ..., s, "greedy") when the agent plays greedy too."""
+    run = simulate(rules, 4, 6, "greedy")
+    env = NardyVectorEnv(rules, 4, "greedy")
+    observation, info = env.reset(seed=6)
+    assert env.observation_space.shape == (4, 52) and info["action_mask"].shape == (4, 5220)
+    first = {}
+    while len(first) < 4:
+        actions = np.array([greedy_actions(rules, row, "white", "turns")[0]
+                            for row in observation])
+        assert info["action_mask"][np.arange(4), actions].all()
+        observation, rewards, terminated, truncated, info = env.step(actions)
+        for i in np.flatnonzero(terminated | truncated):
+            first.setdefault(int(i), (rewards[i], info["final_obs"][i]))
+    for i, (reward, final) in first.items():
+        assert reward == (run.points[i] if run.winner[i] == 0 else -run.points[i])
+        assert final.shape == (52,) and not final[50:].any()
+
+
+def test_T1_vector_illegal_actions_end_those_games_and_unseeded_runs_differ():
+    env = NardyVectorEnv("short", 3)
+    observation, info = env.reset(seed=2)
+    actions = np.zeros(3, dtype=np.int64)
+    actions[1] = info["action_mask"][1].sum()
+    _, rewards, terminated, _, info = env.step(actions)
+    assert terminated[1] and rewards[1] == -3 and info["_final_obs"][1]
+    assert np.array_equal(info["final_obs"][1], observation[1])
+    with pytest.raises(FastNardyError):
+        env.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(FastNardyError):
+        NardyVectorEnv("short", 3).step(actions)
+    one, two = NardyVectorEnv("long", 4), NardyVectorEnv("long", 4)
+    assert not np.array_equal(one.reset()[0], two.reset()[0])  # their dice differ
+
+
+def test_T1_vector_env_as_sb3_vec_env():
+    pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
+    venv = NardyVectorEnv("short", 4, max_turns=6).sb3()
+    venv.seed(5)
+    observation = venv.reset()
+    assert observation.shape == (4, 52) and venv.render_mode is None
+    again = NardyVectorEnv("short", 4).sb3()
+    again.seed(5)
+    assert np.array_equal(again.reset(), observation)
+    ended = 0
+    for _ in range(8):
+        masks = np.stack(venv.env_method("action_masks"))
+        observation, rewards, dones, infos = venv.step(masks.argmax(axis=1))
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == (52,)
+            assert infos[i]["TimeLimit.truncated"]  # max_turns 6: cut off, not finished
+            ended += 1
+    assert ended and venv.get_attr("opponent") == ["random"] * 4

@@ -58,7 +58,7 @@ from .position import Position
 from .rules import Rules
 from .step_actions import DICE_SLOTS, STEP_ACTIONS, TurnInProgress
 
-__all__ = ["ACTIONS", "OBSERVATION_WIDTH", "NardyEnv"]
+__all__ = ["ACTIONS", "OBSERVATION_WIDTH", "NardyEnv", "NardyVectorEnv"]
 
 ACTIONS = ("turns", "steps")  # the action encodings
 OBSERVATION_WIDTH = {"turns": 52, "steps": 50 + DICE_SLOTS}  # a board row, where in the roll
@@ -264,3 +264,126 @@ for _name, _game in (("LongNardy", "long"), ("ShortNardy", "short")):
     if f"fastnardy/{_name}-v0" not in gymnasium.registry:
         gymnasium.register(f"fastnardy/{_name}-v0", entry_point=NardyEnv,
                            kwargs={"rules": _game})
+
+
+class NardyVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
+    """``num_envs`` episodes of :class:`NardyEnv` (``actions="turns"``) in one kernel batch:
+    a ``gymnasium.vector.VectorEnv`` whose games, opponents and dice are those of the
+    kernel's :class:`fastnardy.vector.VectorEnv` machinery, without a Python loop over games.
+
+    Observations (num_envs, 52) int8 and rewards as :class:`NardyEnv`'s; actions
+    (num_envs,) ints, game i's an index into its legal turns; ``infos["action_mask"]``
+    (num_envs, MAX_TURNS_PER_ROLL) int8 and :meth:`action_masks` mark them. An illegal action
+    ends that game as in NardyEnv. Autoreset in the same step (Gymnasium's ``SAME_STEP``): a
+    game that ends is replaced by the next game of the run (streams 0 .. num_envs - 1 after
+    ``reset(seed=s)``, then num_envs, num_envs + 1, ... in the order games end), its last
+    observation in ``infos["final_obs"]`` where ``infos["_final_obs"]`` is True.
+    :meth:`sb3` adapts it to stable-baselines3's ``VecEnv`` (for MaskablePPO too)."""
+
+    metadata: Dict[str, Any] = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
+
+    def __init__(self, rules: object = "long", num_envs: int = 16, opponent: str = "random",
+                 side: str = WHITE, *, max_turns: int = 1000) -> None:
+        self.rules = Rules.of(rules)
+        self.num_envs = checks.number(num_envs, "num_envs", 1, 1 << 24)
+        if not isinstance(opponent, str) or opponent not in _OPPONENTS:
+            raise FastNardyError(f"opponent must be one of {_OPPONENTS}, not {opponent!r}")
+        self.opponent = opponent
+        self.me = (WHITE, BLACK).index(checks.side(side, "side"))
+        self.max_turns = checks.number(max_turns, "max_turns", 1, 1 << 30)
+        self.single_observation_space = spaces.Box(0, 15, (OBSERVATION_WIDTH["turns"],),
+                                                   np.int8)
+        self.single_action_space = action_space("turns")
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space,
+                                                               self.num_envs)
+        self._seed: Optional[int] = None
+        self._games: Any = None
+        self._streams = 0
+        self._legal = np.zeros(self.num_envs, dtype=np.int64)
+        self._observation = np.zeros((self.num_envs, OBSERVATION_WIDTH["turns"]), np.int8)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+              ) -> Tuple[npt.NDArray[np.int8], Dict[str, Any]]:
+        """New games 0 .. num_envs - 1 of the run of ``seed`` (a first reset without one
+        takes a seed from the OS; later ones begin the next games of the run)."""
+        if seed is not None:
+            self._seed, self._streams = checks.number(seed, "seed", 0, (1 << 64) - 1), 0
+        elif self._seed is None:
+            self._seed = seed_from_os()
+        policy = [2, 2]
+        policy[1 - self.me] = _OPPONENTS.index(self.opponent)
+        rules = self.rules
+        self._games = _kernel.GameBatch(rules.code, rules.scoring == "oin_mars_koks",
+                                        bool(rules.backgammon), self.num_envs, self._seed,
+                                        (policy[0], policy[1]), self.max_turns)
+        everyone = np.arange(self.num_envs)
+        self._games.start(everyone, self._streams + everyone)
+        self._streams += self.num_envs
+        observation, _, _, _, infos = self._settle(np.zeros(self.num_envs, dtype=bool))
+        return observation, infos
+
+    def step(self, actions: Any) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.float64],
+                                         npt.NDArray[np.bool_], npt.NDArray[np.bool_],
+                                         Dict[str, Any]]:
+        """Play game i's legal turn ``actions[i]`` in every game, then the opponents' turns
+        up to each agent's next choice (new games for those that end)."""
+        if self._games is None:
+            raise FastNardyError("call reset() before step()")
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise FastNardyError(f"actions must be {self.num_envs} ints, not {array.dtype} "
+                                 f"{array.shape}")
+        illegal = (array < 0) | (array >= self._legal)
+        self._games.play_choices(np.where(illegal, 0, array))
+        return self._settle(illegal)
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """(num_envs, MAX_TURNS_PER_ROLL) bool: the legal actions of each game."""
+        mask: npt.NDArray[np.bool_] = np.arange(MAX_TURNS_PER_ROLL) < self._legal[:, None]
+        return mask
+
+    def sb3(self) -> Any:
+        """This environment as a stable-baselines3 ``VecEnv`` (needs stable-baselines3):
+        ``seed(s)`` then ``reset()`` starts the run of seed s; ``env_method("action_masks")``
+        gives the masks MaskablePPO asks for; an ended game's last observation is its info's
+        ``"terminal_observation"``."""
+        from ._sb3 import NardyVecEnv
+
+        return NardyVecEnv(self)
+
+    def _settle(self, illegal: npt.NDArray[np.bool_]
+                ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.float64],
+                           npt.NDArray[np.bool_], npt.NDArray[np.bool_], Dict[str, Any]]:
+        """Play on to every agent's next choice; score, report and restart the games that
+        ended (``illegal``: ended by an illegal action, scored minus the most points)."""
+        games = self._games
+        _, _, waiting, offsets = games.prepare()
+        keys, mover, _, status = games.state()
+        winner, points, _, _ = games.results()
+        terminated = (status == 2) | illegal
+        truncated = (status == 3) & ~illegal
+        rewards = np.where(winner == self.me, points, -points).astype(np.float64)
+        rewards[status != 2] = 0.0
+        rewards[illegal] = -float(max_points(self.rules))
+        infos: Dict[str, Any] = {}
+        ended = np.flatnonzero(terminated | truncated)
+        if len(ended):
+            final = np.empty(self.num_envs, dtype=object)
+            for i in ended:  # an illegal action ends the game where it was played
+                final[i] = self._observation[i] if illegal[i] else observe(
+                    self.rules, keys[i], int(mover[i]), self.me, np.zeros(2, dtype=np.int8))
+            infos["final_obs"], infos["_final_obs"] = final, terminated | truncated
+        while len(ended):  # a new game may end before its agent has a choice
+            games.start(ended, self._streams + np.arange(len(ended)))
+            self._streams += len(ended)
+            _, _, waiting, offsets = games.prepare()
+            ended = np.flatnonzero(games.state()[3] >= 2)
+        self._legal = np.zeros(self.num_envs, dtype=np.int64)
+        self._legal[waiting] = np.diff(offsets)
+        keys, _, dice, _ = games.state()  # every game waits for its agent: its frame
+        self._observation = np.concatenate([rows_from_keys(self.rules, keys), dice],
+                                           axis=1).astype(np.int8)
+        infos["action_mask"] = self.action_masks().astype(np.int8)
+        return self._observation.copy(), rewards, terminated, truncated, infos
