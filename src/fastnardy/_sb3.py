@@ -11,7 +11,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from .errors import FastNardyError
 
 
-class NardyVecEnv(VecEnv):  # type: ignore[misc]
+class NardyVecEnv(VecEnv):
     """The games of a NardyVectorEnv as SB3 sees them (see ``NardyVectorEnv.sb3``)."""
 
     def __init__(self, env: Any) -> None:
@@ -20,7 +20,7 @@ class NardyVecEnv(VecEnv):  # type: ignore[misc]
         self._actions: Any = None
 
     def reset(self) -> np.ndarray:
-        observation, _ = self.env.reset(seed=self._seeds[0])
+        observation: np.ndarray = self.env.reset(seed=self._seeds[0])[0]
         self._reset_seeds()
         return observation
 

@@ -149,7 +149,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         self._seed: Optional[int] = None
         self._episode = 0
         self._games: Any = None
-        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._mask = np.zeros(action_space(self.actions).n, dtype=np.int8)
         self._turn: Optional[TurnInProgress] = None
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
@@ -204,7 +204,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         mask: npt.NDArray[np.bool_] = self._mask.astype(bool)
         return mask
 
-    def render(self) -> Optional[str]:  # type: ignore[override]
+    def render(self) -> Optional[str]:
         """The text board (``"ansi"``), printed with ``"human"``; None without a mode."""
         if self.render_mode is None or self._games is None:
             return None
@@ -231,7 +231,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             _, _, waiting, offsets = games.prepare()
             legal = int(offsets[1] - offsets[0]) if len(waiting) else 0
         keys, mover, dice, status = games.state()
-        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._mask = np.zeros_like(self._mask)
         if legal and self.actions == "turns":
             self._mask[:legal] = 1
         elif legal:
@@ -260,13 +260,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         return observation, reward, terminated, truncated, info
 
 
-for _name, _game in (("LongNardy", "long"), ("ShortNardy", "short")):
-    if f"fastnardy/{_name}-v0" not in gymnasium.registry:
-        gymnasium.register(f"fastnardy/{_name}-v0", entry_point=NardyEnv,
-                           kwargs={"rules": _game})
-
-
-class NardyVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
+class NardyVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` episodes of :class:`NardyEnv` (``actions="turns"``) in one kernel batch:
     a ``gymnasium.vector.VectorEnv`` whose games, opponents and dice are those of the
     kernel's :class:`fastnardy.vector.VectorEnv` machinery, without a Python loop over games.
@@ -387,3 +381,9 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
                                            axis=1).astype(np.int8)
         infos["action_mask"] = self.action_masks().astype(np.int8)
         return self._observation.copy(), rewards, terminated, truncated, infos
+
+
+for _name, _game in (("LongNardy", "long"), ("ShortNardy", "short")):
+    if f"fastnardy/{_name}-v0" not in gymnasium.registry:
+        gymnasium.register(f"fastnardy/{_name}-v0", kwargs={"rules": _game},
+                           entry_point="fastnardy.gymnasium_env:NardyEnv")
