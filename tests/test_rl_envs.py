@@ -165,12 +165,12 @@ def test_L10_S9_vector_games_are_the_simulated_games(rules):
     run = simulate(rules, 4, 6, "greedy")
     env = NardyVectorEnv(rules, 4, "greedy")
     observation, info = env.reset(seed=6)
-    assert env.observation_space.shape == (4, 52) and info["action_mask"].shape == (4, 5220)
+    assert env.observation_space.shape == (4, 52) and env.action_masks().shape == (4, 5220)
     first = {}
     while len(first) < 4:
         actions = np.array([greedy_actions(rules, row, "white", "turns")[0]
                             for row in observation])
-        assert info["action_mask"][np.arange(4), actions].all()
+        assert env.action_masks()[np.arange(4), actions].all() and (actions < info["legal"]).all()
         observation, rewards, terminated, truncated, info = env.step(actions)
         for i in np.flatnonzero(terminated | truncated):
             first.setdefault(int(i), (rewards[i], info["final_obs"][i]))
@@ -183,7 +183,7 @@ def test_T1_vector_illegal_actions_end_those_games_and_unseeded_runs_differ():
     env = NardyVectorEnv("short", 3)
     observation, info = env.reset(seed=2)
     actions = np.zeros(3, dtype=np.int64)
-    actions[1] = info["action_mask"][1].sum()
+    actions[1] = info["legal"][1]
     _, rewards, terminated, _, info = env.step(actions)
     assert terminated[1] and rewards[1] == -3 and info["_final_obs"][1]
     assert np.array_equal(info["final_obs"][1], observation[1])

@@ -266,9 +266,10 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
     kernel's :class:`fastnardy.vector.VectorEnv` machinery, without a Python loop over games.
 
     Observations (num_envs, 52) int8 and rewards as :class:`NardyEnv`'s; actions
-    (num_envs,) ints, game i's an index into its legal turns; ``infos["action_mask"]``
-    (num_envs, MAX_TURNS_PER_ROLL) int8 and :meth:`action_masks` mark them. An illegal action
-    ends that game as in NardyEnv. Autoreset in the same step (Gymnasium's ``SAME_STEP``): a
+    (num_envs,) ints, game i's an index into its legal turns, legal below ``infos["legal"][i]``
+    ((num_envs,) int64); :meth:`action_masks` makes the (num_envs, MAX_TURNS_PER_ROLL) mask
+    when asked (not every step: it is 5 KB a game). An illegal action ends that game as in
+    NardyEnv. Autoreset in the same step (Gymnasium's ``SAME_STEP``): a
     game that ends is replaced by the next game of the run (streams 0 .. num_envs - 1 after
     ``reset(seed=s)``, then num_envs, num_envs + 1, ... in the order games end), its last
     observation in ``infos["final_obs"]`` where ``infos["_final_obs"]`` is True.
@@ -379,7 +380,7 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         keys, _, dice, _ = games.state()  # every game waits for its agent: its frame
         self._observation = np.concatenate([rows_from_keys(self.rules, keys), dice],
                                            axis=1).astype(np.int8)
-        infos["action_mask"] = self.action_masks().astype(np.int8)
+        infos["legal"] = self._legal.copy()
         return self._observation.copy(), rewards, terminated, truncated, infos
 
 
