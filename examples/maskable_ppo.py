@@ -1,8 +1,10 @@
 """A masked policy-gradient agent learns nardy from the step encoding: sb3-contrib's
-MaskablePPO (torch, CPU, one thread) on ``NardyEnv(game, "random", actions="steps")``.
+MaskablePPO (torch, CPU, one thread) on ``--envs`` copies of
+``NardyEnv(game, "random", actions="steps")`` in SB3's DummyVecEnv (the policy runs on
+all of them in one batch).
 
     pip install torch sb3-contrib   # not dependencies of fastnardy
-    python examples/maskable_ppo.py [--game long] [--cpu-minutes 30] [--games 400]
+    python examples/maskable_ppo.py [--game long] [--cpu-minutes 30] [--envs 16] [--games 400]
 
 One action is one checker step (``6 * (src - 1) + (die - 1)``, 150 actions); the mask allows
 exactly the steps that begin a legal turn (T1, L7/S6 for the whole turn) and the
@@ -21,9 +23,9 @@ import math
 import time
 from typing import Optional, Sequence, Tuple
 
-import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv
 
 from fastnardy.gymnasium_env import NardyEnv
 
@@ -57,14 +59,15 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="long", choices=["long", "short"])
     parser.add_argument("--cpu-minutes", type=float, default=30.0)
-    parser.add_argument("--chunk", type=int, default=16384)
+    parser.add_argument("--envs", type=int, default=16)
+    parser.add_argument("--chunk", type=int, default=65536)
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    env = NardyEnv(args.game, "random", actions="steps")
-    env.reset(seed=args.seed)
-    model = MaskablePPO("MlpPolicy", env, learning_rate=3e-4, n_steps=2048, batch_size=256,
+    env = DummyVecEnv([lambda: NardyEnv(args.game, "random", actions="steps")] * args.envs)
+    env.seed(args.seed)  # env i plays the run of seed args.seed + i
+    model = MaskablePPO("MlpPolicy", env, learning_rate=3e-4, n_steps=256, batch_size=512,
                         n_epochs=4, gamma=0.995, gae_lambda=0.95, ent_coef=0.01,
                         policy_kwargs={"net_arch": [128, 128]}, seed=args.seed, verbose=0)
     start = time.process_time()
