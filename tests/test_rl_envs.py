@@ -37,6 +37,8 @@ def test_T1_gymnasium_make_and_check_env_pass(game, actions):
         assert env.unwrapped.rules == Rules.of(game)
         check_env(env.unwrapped, skip_render_check=render_mode is None)
     check_env(NardyEnv(game, "greedy", "black", actions=actions), skip_render_check=True)
+    named = gymnasium.make(f"fastnardy.gymnasium_env:{IDS[game]}", actions=actions)
+    assert named.unwrapped.actions == actions
 
 
 @pytest.mark.parametrize("actions", ["turns", "steps"])

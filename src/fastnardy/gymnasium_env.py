@@ -1,7 +1,9 @@
 """Long and short nardy as a Gymnasium environment: one agent against a policy played in the
 kernel. It needs Gymnasium: ``pip install 'fastnardy[rl]'``. Importing this module registers
 ``gymnasium.make("fastnardy/LongNardy-v0")`` and ``"fastnardy/ShortNardy-v0"`` (keyword
-arguments of :class:`NardyEnv` pass through ``make``).
+arguments of :class:`NardyEnv` pass through ``make``); without importing it first,
+``gymnasium.make("fastnardy.gymnasium_env:fastnardy/LongNardy-v0")`` imports it (Gymnasium
+1.x has no entry-point plugins that could register the ids at its own import).
 
 **Episode.** A game from the start (T6 opening decides who begins) between the agent, playing
 ``side``, and ``opponent`` (``"random"`` or ``"greedy"``, as :func:`fastnardy.simulate`),
