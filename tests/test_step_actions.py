@@ -13,7 +13,8 @@ from typing import Dict, List, Tuple
 import numpy as np
 import pytest
 
-from fastnardy import IllegalTurnError, Position, Rules, samples
+from fastnardy import (IllegalTurnError, InvalidDiceError, InvalidPositionError, Position,
+                       Rules, samples)
 from fastnardy.basics import ALL_ROLLS
 from fastnardy.step_actions import STEP_ACTIONS, TurnInProgress, action_of, step_of
 
@@ -120,3 +121,7 @@ def test_T1_a_step_outside_the_mask_is_an_illegal_turn_error():
     assert all(action_of(*step_of(a)) == a for a in range(STEP_ACTIONS))
     with pytest.raises(IllegalTurnError, match="T4"):
         TurnInProgress(Position.from_string("short w 21:1,18:1,17:1 -"), (6, 4))
+    with pytest.raises(InvalidDiceError):
+        TurnInProgress(Position.start("long"), (7, 1))
+    with pytest.raises(InvalidPositionError):
+        TurnInProgress("long", (6, 1))

@@ -17,12 +17,14 @@ the turn) and their end positions are checked against the kernel's legal turns.
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Optional, Set, Tuple, cast
+from typing import Any, Dict, FrozenSet, Iterable, Optional, Set, SupportsIndex, Tuple, cast
 
 import numpy as np
 import numpy.typing as npt
 
+from . import checks
 from . import reference as ref
+from ._kernel import dice_pair
 from .basics import Roll, StepTuple
 from .errors import IllegalTurnError
 from .position import Position, Step, Turn
@@ -52,11 +54,13 @@ class TurnInProgress:
     ``played``: their Steps, hits marked), ``done`` once the steps make a
     legal turn, then ``index``: that turn's index into ``position.legal_turns(dice)``.
     ``copy.copy`` branches a turn cheaply (the ways to play are shared, never changed).
-    A finished game has no turn to play: IllegalTurnError (T4)."""
+    Bad input is an InvalidPositionError or InvalidDiceError; a finished game has no turn to
+    play: IllegalTurnError (T4)."""
 
-    def __init__(self, position: Position, dice: Roll) -> None:
-        self.position = position
-        self.dice = (max(dice), min(dice))
+    def __init__(self, position: Position, dice: Iterable[SupportsIndex]) -> None:
+        self.position = cast(Position, checks.position(position))
+        roll = dice_pair(dice)
+        self.dice: Roll = (max(roll), min(roll))
         self.turns = position.legal_turns(self.dice)
         if not self.turns:
             raise IllegalTurnError("T4", "the game is over: there is no legal turn")
