@@ -38,13 +38,18 @@ Node = Tuple[ref.State, Tuple[int, ...]]  # a state during the turn and the dice
 
 
 def action_of(src: int, die: int) -> int:
-    """The action number of moving the checker on ``src`` (25 = bar) by ``die``."""
-    return 6 * (src - 1) + (die - 1)
+    """The action number of moving the checker on ``src`` (1-25, 25 = bar) by ``die``."""
+    return _action(checks.number(src, "src", 1, 25), checks.number(die, "die", 1, 6))
 
 
 def step_of(action: int) -> Tuple[int, int]:
     """``(src, die)`` of an action number (the inverse of :func:`action_of`)."""
-    return action // 6 + 1, action % 6 + 1
+    number = checks.number(action, "action", 0, STEP_ACTIONS - 1)
+    return number // 6 + 1, number % 6 + 1
+
+
+def _action(src: int, die: int) -> int:
+    return 6 * (src - 1) + (die - 1)
 
 
 class TurnInProgress:
@@ -102,8 +107,8 @@ class TurnInProgress:
                         if isinstance(result, ref.Problem):
                             continue
                         child = (result[0], tuple(rest))
-                        edges.setdefault(action_of(src, die), set()).add(child)
-                        self._steps[node, action_of(src, die)] = result[1]
+                        edges.setdefault(_action(src, die), set()).add(child)
+                        self._steps[node, _action(src, die)] = result[1]
                         stack.append(child)
 
     def _legal_ends(self) -> Dict[Node, int]:
