@@ -114,9 +114,11 @@ def test_the_shared_facts_are_a_leaf():
 
 
 def test_the_twin_is_imported_only_for_a_second_opinion():
-    """The backend switch runs it; the referee names the broken rule with its step rules."""
+    """The backend switch runs it; the referee names the broken rule with its step rules;
+    the step encoding of the RL environments plays one step at a time by those step rules
+    (the kernel generates whole turns), its turns checked against the kernel's."""
     importers = {name for name, deps in import_graph().items() if "reference" in deps}
-    assert importers == {"backend", "referee"}
+    assert importers == {"backend", "referee", "step_actions"}
 
 
 def test_the_core_value_module_reaches_satellites_only_lazily():
