@@ -14,6 +14,11 @@ process has used ``--cpu-minutes`` of CPU time (checked every ``--chunk`` steps,
 short evaluation against random then), and then plays ``--games`` games against random and
 against greedy (the kernel's one-ply pip-count player) with its most likely allowed action.
 Printed: the CPU time, the steps, and the win rates with 95% intervals.
+
+Measured (``--game long --cpu-minutes 4 --chunk 32768 --games 100``, ``nice -n 10`` on a
+shared two-core machine): 196,608 steps in 4.1 CPU minutes (806 steps per CPU second with
+the evaluations); against random 85% of 100 games (95% interval 78-92%, +1.01 points a
+game), against greedy 34% (25-43%, -0.48 points a game).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ the points won or lost (L10/S9) when the turn ended the game. Features: TD-Gammo
 short nardy, ``nardy`` for long. At the end the learned network plays ``--games`` games
 against the random and the greedy policy through ``fastnardy.simulate`` with the network as
 an evaluator policy (one network call per turn-step of the batch); printed with the CPU time
-the training took.
+the training took. Measured with ``--steps 3000 --games 1000``: long nardy, 92 CPU s, 50.2%
+against random and 43.7% against greedy; short nardy, 83 CPU s, 65.9% and 6.6%.
 """
 
 from __future__ import annotations
