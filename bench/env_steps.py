@@ -13,6 +13,11 @@ warm-up (jit compilation, the first steps). What a step is differs, and is print
 * fastnardy: one turn of one game (every game of the batch chooses one of its legal turns,
   uniformly at random by numpy; forced turns are played inside the step). Observations are
   keys (``--observation keys``) or features.
+* fastnardy gymnasium vector: one turn of one game of ``NardyVectorEnv`` (the agent's
+  random legal turn, then the kernel's random opponent up to the agent's next choice), its
+  (N, 52) observations made every step.
+* fastnardy NardyEnv steps: one step of one ``NardyEnv(actions="steps")`` (one checker step,
+  a random allowed one; the opponent's turns inside the step that completes a turn).
 * pgx: one call of ``env.step`` for one game, which moves ONE checker (a turn is up to four
   steps), a uniformly random legal action from ``legal_action_mask``.
 * OpenSpiel: one ``apply_action`` at a player node (an action moves two checkers; a double
@@ -48,6 +53,42 @@ def fastnardy_worker(game: str, batch: int, seconds: float, observation: str) ->
         for _ in range(10):
             step = env.step((rng.random(batch) * step.counts).astype(np.int64))
         steps += 10 * batch
+    return {"steps": steps, "cpu": time.process_time() - start}
+
+
+def gymnasium_worker(game: str, batch: int, seconds: float) -> dict:
+    import numpy as np
+
+    from fastnardy.gymnasium_env import NardyVectorEnv
+
+    env = NardyVectorEnv(game, batch)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=1)
+    for _ in range(20):  # warm-up
+        _, _, _, _, info = env.step((rng.random(batch) * info["legal"]).astype(np.int64))
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(10):
+            _, _, _, _, info = env.step((rng.random(batch) * info["legal"]).astype(np.int64))
+        steps += 10 * batch
+    return {"steps": steps, "cpu": time.process_time() - start}
+
+
+def steps_worker(game: str, seconds: float) -> dict:
+    import numpy as np
+
+    from fastnardy.gymnasium_env import NardyEnv
+
+    env = NardyEnv(game, actions="steps")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=1)
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        _, _, terminated, truncated, info = env.step(
+            int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            _, info = env.reset()
+        steps += 1
     return {"steps": steps, "cpu": time.process_time() - start}
 
 
@@ -112,6 +153,8 @@ CONTENDERS = {
     "fastnardy long, features": "fastnardy long features",
     "fastnardy short, keys": "fastnardy short keys",
     "fastnardy short, features": "fastnardy short features",
+    "fastnardy long, gymnasium vector": "gymnasium long",
+    "fastnardy long, NardyEnv steps": "steps long",
     "pgx backgammon": "pgx",
     "OpenSpiel backgammon": "openspiel",
 }
@@ -121,6 +164,10 @@ def worker(argv: list) -> None:
     what, batch, seconds = argv[0], int(argv[1]), float(argv[2])
     if what == "fastnardy":
         out = fastnardy_worker(argv[3], batch, seconds, argv[4])
+    elif what == "gymnasium":
+        out = gymnasium_worker(argv[3], batch, seconds)
+    elif what == "steps":
+        out = steps_worker(argv[3], seconds)
     elif what == "pgx":
         out = pgx_worker(batch, seconds)
     else:

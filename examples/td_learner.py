@@ -2,24 +2,29 @@
 stepped per kernel call, the network valuing every child of every game in one call.
 
     python examples/td_learner.py [--game short] [--envs 256] [--steps 300] [--hidden 40]
+                                  [--games 200]
 
 Each step, every game's side to move plays the child (legal turn, T2 order) whose value is
 best for it: ``-V(child)`` (children are seen by the opponent), with a little exploration;
 the network then moves ``V(position)`` toward its TD(0) target: ``-V(next position)``, or
 the points won or lost (L10/S9) when the turn ended the game. Features: TD-Gammon's for
-short nardy, ``nardy`` for long. At the end the learned network plays 200 games against the
-greedy policy through ``fastnardy.simulate`` with the network as an evaluator policy (one
-network call per turn-step of the batch).
+short nardy, ``nardy`` for long. At the end the learned network plays ``--games`` games
+against the random and the greedy policy through ``fastnardy.simulate`` with the network as
+an evaluator policy (one network call per turn-step of the batch); printed with the CPU time
+the training took. Measured with ``--steps 3000 --games 1000``: long nardy, 92 CPU s, 50.2%
+against random and 43.7% against greedy; short nardy, 83 CPU s, 65.9% and 6.6%.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Optional, Sequence
 
 import numpy as np
 
 from fastnardy import Rules, features, simulate
+from fastnardy.batch import segment_argmax
 from fastnardy.search import evaluator
 from fastnardy.vector import VectorEnv
 
@@ -49,17 +54,6 @@ class Network:
         return float((error ** 2).mean())
 
 
-def first_best(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """The index of each game's first best child (T2 order on ties)."""
-    starts = offsets[:-1]
-    best = np.maximum.reduceat(values, starts)
-    game = np.repeat(np.arange(len(starts)), np.diff(offsets))
-    at_best = np.flatnonzero(values >= best[game])
-    first = np.full(len(starts), len(values))
-    np.minimum.at(first, game[at_best], at_best)
-    return first - starts
-
-
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="short", choices=["long", "short"])
@@ -68,7 +62,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--hidden", type=int, default=40)
     parser.add_argument("--rate", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", type=int, default=200)
     args = parser.parse_args(argv)
+    start = time.process_time()
     rules = Rules.of(args.game)
     kind = "tdgammon" if args.game == "short" else "nardy"
     rng = np.random.default_rng(args.seed)
@@ -79,7 +75,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     for t in range(args.steps):
         x = step.observation
         values = -net(features(rules, step.children, kind))
-        choice = first_best(values, step.offsets)
+        choice = segment_argmax(values, step.offsets)
         explore = rng.random(args.envs) < 0.05
         choice[explore] = (rng.random(int(explore.sum())) * step.counts[explore]).astype(int)
         mover = step.mover
@@ -89,13 +85,15 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                           np.where(step.truncated, 0.0, -net(step.observation)))
         errors += net.learn(x, target.astype(np.float32), args.rate)
         games += step.terminated.sum()
-    print(f"{args.steps} steps of {args.envs} games: {int(games)} games finished, mean "
-          f"squared TD error {errors / args.steps:.3f}")
+    print(f"{args.steps} steps of {args.envs} games in {time.process_time() - start:.0f} CPU "
+          f"s: {int(games)} games finished, mean squared TD error {errors / args.steps:.3f}")
     policy = evaluator(net, ("features", kind))
-    run = simulate(rules, 200, args.seed, (policy, "greedy"))
-    print(f"against greedy: white (the network) wins {run.summary()['white wins']:.0%}, "
-          f"{float(np.where(run.winner == 0, run.points, -run.points).mean()):+.2f} points "
-          f"a game")
+    for opponent in ("random", "greedy"):
+        run = simulate(rules, args.games, args.seed, (policy, opponent))
+        print(f"against {opponent}: white (the network) wins "
+              f"{run.summary()['white wins']:.1%} of {args.games}, "
+              f"{float(np.where(run.winner == 0, run.points, -run.points).mean()):+.2f} "
+              f"points a game")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ import numpy as np  # noqa: E402
 
 from fastnardy import Position, Rules, features  # noqa: E402
 from fastnardy.basics import BLACK  # noqa: E402
-from fastnardy.batch import ROW_WIDTH, decode, encode, expand  # noqa: E402
+from fastnardy.batch import ROW_WIDTH, decode, encode, expand, segment_argmax  # noqa: E402
 from fastnardy.inputs import WIDTHS  # noqa: E402
 from fastnardy.network import OUTPUTS, Evaluator, equity  # noqa: E402
 
@@ -150,13 +150,10 @@ def roll(rng: np.random.Generator, count: int, opening: np.ndarray, short: bool)
 
 
 def first_best(values: np.ndarray, parent: np.ndarray, count: int) -> np.ndarray:
-    """The index of the first highest value of each parent's children (parents sorted,
-    each with at least one child): ties go to the first in T2 order."""
-    starts = np.searchsorted(parent, np.arange(count))
-    best = np.maximum.reduceat(values, starts)
-    hits = np.flatnonzero(values == best[parent])
-    _, first = np.unique(parent[hits], return_index=True)
-    return hits[first]
+    """The index of the first highest value among each parent's children (parents sorted,
+    each with at least one child; ties to the first in T2 order)."""
+    offsets = np.searchsorted(parent, np.arange(count + 1))
+    return offsets[:-1] + segment_argmax(values, offsets)
 
 
 def train(args: argparse.Namespace, command: str) -> Evaluator:

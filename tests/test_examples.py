@@ -37,3 +37,14 @@ def test_T5_openspiel_mcts(capsys):
 
     openspiel_mcts.main(["--games", "1", "--simulations", "4", "--rollouts", "4"])
     assert "points for MCTS" in capsys.readouterr().out
+
+
+def test_T1_maskable_ppo_plays_by_steps(capsys):
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib (and torch) are not installed: "
+                        "pip install torch sb3-contrib")
+    import maskable_ppo
+
+    maskable_ppo.main(["--game", "short", "--cpu-minutes", "0", "--envs", "1", "--games", "1"])
+    out = capsys.readouterr().out
+    assert "trained 0 steps" in out and "against random: wins" in out
+    assert "against greedy: wins" in out

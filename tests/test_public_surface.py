@@ -47,7 +47,7 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearof
            "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
            "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
            "fastnardy.search", "fastnardy.notation", "fastnardy.referee", "fastnardy.network",
-           "fastnardy.vector") + tuple(
+           "fastnardy.vector", "fastnardy.step_actions") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
     name for name, library in (("fastnardy.gymnasium_env", "gymnasium"),
                                ("fastnardy.pettingzoo_env", "pettingzoo"))
@@ -149,7 +149,8 @@ VALID: Dict[str, List[Any]] = {
                  evaluator(lambda inputs: inputs.sum(axis=1), ("features", "raw"))],
     "function": [np.sum], "inputs": ["rows", "keys", ("features", "raw")], "plies": [0, 1],
     "filter": [None, MoveFilter(2, 0.1)], "n": [1, 3], "start": [None, [MIDDLE]],
-    "num_envs": [1, 3], "actions": [np.zeros(3, dtype=np.int64)], "width": [1, 30],
+    "num_envs": [1, 3], "actions": [np.zeros(3, dtype=np.int64), "turns", "steps"],
+    "width": [1, 30], "render_mode": [None, "ansi"], "src": [24, 25], "die": [1, 6],
     "observation": ["rows", "keys", ("features", "raw")], "opponent": ["random", "greedy"],
     "side": ["white", "black"], "action": [0, 1], "agent": ["white", "black"],
     "options": [None],
@@ -169,6 +170,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.batch import ChanceNodes
     from fastnardy.record import MatGame
     from fastnardy.selfplay import Simulation
+    from fastnardy.step_actions import TurnInProgress
     from fastnardy.vector import Step, VectorEnv
 
     def environments() -> List[Any]:
@@ -195,6 +197,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         VectorEnv: environments,
         **_rl_samples(),
         Step: lambda: [VectorEnv("long", 2, 3).reset()],
+        TurnInProgress: lambda: [TurnInProgress(START, (6, 5)), TurnInProgress(MIDDLE, (2, 2))],
         crosscheck.ProcessEngine: lambda: [crosscheck.ProcessEngine(engine, timeout=20)],
         crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],
                                                                     timeout=20)],
@@ -207,21 +210,31 @@ def _rl_samples() -> Dict[type, Callable[[], List[Any]]]:
     """Environments of the RL adapters, fresh and reset, where their libraries are installed."""
     samples: Dict[type, Callable[[], List[Any]]] = {}
     if "fastnardy.gymnasium_env" in MODULES:
-        from fastnardy.gymnasium_env import NardyEnv
+        from fastnardy.gymnasium_env import NardyEnv, NardyVectorEnv
 
         def gym() -> List[Any]:
             ready = NardyEnv("short", "greedy")
             ready.reset(seed=1)
-            return [NardyEnv("long"), ready]
+            steps = NardyEnv("long", actions="steps", render_mode="ansi")
+            steps.reset(seed=2)
+            return [NardyEnv("long"), ready, steps]
+
+        def vector() -> List[Any]:
+            ready = NardyVectorEnv("short", 3, "greedy")
+            ready.reset(seed=1)
+            return [NardyVectorEnv("long", 2), ready]
 
         samples[NardyEnv] = gym
+        samples[NardyVectorEnv] = vector
     if "fastnardy.pettingzoo_env" in MODULES:
         from fastnardy.pettingzoo_env import NardyAEC
 
         def zoo() -> List[Any]:
             ready = NardyAEC("long")
             ready.reset(seed=2)
-            return [ready]
+            steps = NardyAEC("short", actions="steps", render_mode="ansi")
+            steps.reset(seed=3)
+            return [ready, steps]
 
         samples[NardyAEC] = zoo
     return samples

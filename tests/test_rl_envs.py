@@ -1,7 +1,11 @@
 """The Gymnasium and PettingZoo adapters, checked by the libraries' own checkers, and their
-games against fastnardy.simulate (the same dice streams, L10/S9 rewards)."""
+games against fastnardy.simulate (the same dice streams, L10/S9 rewards), with either action
+encoding (T1: a legal turn, or its steps)."""
 
 from __future__ import annotations
+
+import copy
+import functools
 
 import numpy as np
 import pytest
@@ -12,58 +16,110 @@ pettingzoo = pytest.importorskip("pettingzoo", reason="PettingZoo is not install
                                  "pip install 'fastnardy[rl]'")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from fastnardy import FastNardyError, Rules, batch, simulate  # noqa: E402
-from fastnardy.gymnasium_env import NardyEnv  # noqa: E402
+from fastnardy import pettingzoo_env  # noqa: E402
+from fastnardy.gymnasium_env import NardyEnv, NardyVectorEnv  # noqa: E402
 from fastnardy.pettingzoo_env import NardyAEC  # noqa: E402
 from fastnardy.play import greedy  # noqa: E402
+from fastnardy.step_actions import TurnInProgress  # noqa: E402
 
 RULES = [Rules.long(scoring="oin_mars_koks"), Rules.short()]
+IDS = {"long": "fastnardy/LongNardy-v0", "short": "fastnardy/ShortNardy-v0"}
 
 
-@pytest.mark.parametrize("rules", RULES)
-def test_T1_gymnasium_check_env_passes(rules):
-    check_env(NardyEnv(rules), skip_render_check=True)
-    check_env(NardyEnv(rules, "greedy", "black"), skip_render_check=True)
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_T1_gymnasium_make_and_check_env_pass(game, actions):
+    for render_mode in (None, "ansi"):
+        env = gymnasium.make(IDS[game], actions=actions, render_mode=render_mode)
+        assert env.unwrapped.rules == Rules.of(game)
+        check_env(env.unwrapped, skip_render_check=render_mode is None)
+    check_env(NardyEnv(game, "greedy", "black", actions=actions), skip_render_check=True)
+    named = gymnasium.make(f"fastnardy.gymnasium_env:{IDS[game]}", actions=actions)
+    assert named.unwrapped.actions == actions
 
 
-@pytest.mark.parametrize("rules", RULES)
-def test_T1_pettingzoo_api_test_passes(rules):
-    api_test(NardyAEC(rules), num_cycles=2000, verbose_progress=False)
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+@pytest.mark.parametrize("rules", RULES, ids=str)
+def test_T1_pettingzoo_api_seed_and_render_tests_pass(rules, actions):
+    api_test(pettingzoo_env.env(rules, actions=actions), num_cycles=300,
+             verbose_progress=False)
+    seed_test(functools.partial(pettingzoo_env.env, rules, actions=actions), num_cycles=100)
+    render_test(functools.partial(pettingzoo_env.raw_env, rules, actions=actions))
 
 
-def greedy_action(rules: Rules, observation: np.ndarray, side: str) -> int:
+def test_T5_unseeded_environments_play_different_games_and_seeded_ones_repeat():
+    vector = gymnasium.vector.SyncVectorEnv([lambda: NardyEnv("short")] * 4)
+    observations, _ = vector.reset()
+    games = [observations]
+    for _ in range(10):
+        observations, *_ = vector.step(np.zeros(4, dtype=np.int64))
+        games.append(observations)
+    games = np.stack(games, axis=1)  # (4 envs, 11 steps, 52)
+    assert len({game.tobytes() for game in games}) == 4
+    first, second = NardyEnv("long", actions="steps"), NardyEnv("long", actions="steps")
+    a, _ = first.reset(seed=11)
+    b, _ = second.reset(seed=11)
+    assert np.array_equal(a, b)
+    zoo = [NardyAEC("short"), NardyAEC("short")]
+    for env in zoo:
+        env.reset()
+    assert zoo[0]._seed != zoo[1]._seed
+
+
+def greedy_actions(rules: Rules, observation: np.ndarray, side: str, actions: str) -> list:
+    """fastnardy.play's greedy turn for the observed roll: its index, or the steps of one
+    way to play it (found by walking the step mask)."""
     position = batch.decode(rules, observation[None, :50], side)[0]
-    legal = position.legal_turns(tuple(int(d) for d in observation[50:]))
-    return legal.index(greedy(position, legal))
+    dice = tuple(int(d) for d in observation[50:52])
+    legal = position.legal_turns(dice)
+    index = legal.index(greedy(position, legal))
+    if actions == "turns":
+        return [index]
+    stack = [TurnInProgress(position, dice)]
+    while stack:
+        turn = stack.pop()
+        if turn.done:
+            if turn.index == index:
+                return list(turn.taken)
+            continue
+        for action in np.flatnonzero(turn.mask()):
+            branch = copy.copy(turn)
+            branch.play(int(action))
+            stack.append(branch)
+    raise AssertionError("T1: a legal turn has no way to play it step by step")
 
 
-@pytest.mark.parametrize("rules", RULES)
-def test_L10_S9_gymnasium_episodes_are_the_simulated_games(rules):
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+@pytest.mark.parametrize("rules", RULES, ids=str)
+def test_L10_S9_gymnasium_episodes_are_the_simulated_games(rules, actions):
     """An agent that plays fastnardy.play's greedy policy against the greedy opponent plays
-    game k of simulate(rules, ..., seed, "greedy") in episode k: the same reward."""
-    run = simulate(rules, 6, 4, "greedy")
-    env = NardyEnv(rules, "greedy", "white")
+    game k of simulate(rules, ..., seed, "greedy") in episode k: the same reward, whether it
+    names its turns or plays their steps."""
+    run = simulate(rules, 3, 4, "greedy")
+    env = NardyEnv(rules, "greedy", "white", actions=actions)
     observation, info = env.reset(seed=4)
-    for k in range(6):
+    for k in range(3):
         if k:
             observation, info = env.reset()
         reward, over = 0.0, False
         while not over:
-            action = greedy_action(rules, observation, "white")
-            assert info["action_mask"][action] == 1
-            observation, reward, terminated, truncated, info = env.step(action)
-            over = terminated or truncated
+            for action in greedy_actions(rules, observation, "white", actions):
+                assert not over and info["action_mask"][action] == 1
+                observation, reward, terminated, truncated, info = env.step(action)
+                over = terminated or truncated
         expected = run.points[k] if run.winner[k] == 0 else -run.points[k]
         assert reward == expected
 
 
-@pytest.mark.parametrize("rules", RULES)
-def test_L10_S9_pettingzoo_games_end_zero_sum(rules):
-    env = NardyAEC(rules)
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+@pytest.mark.parametrize("rules", RULES, ids=str)
+def test_L10_S9_pettingzoo_games_end_zero_sum(rules, actions):
+    env = NardyAEC(rules, actions=actions)
     rng = np.random.default_rng(1)
-    for episode in range(3):
+    for episode in range(2):
         env.reset(seed=episode)
         totals = {agent: 0.0 for agent in env.possible_agents}
         for agent in env.agent_iter(5000):
@@ -84,9 +140,78 @@ def test_T1_illegal_actions():
     assert terminated and reward == -2 and info["illegal"]
     with pytest.raises(FastNardyError):
         env.step(0)
+    steps = NardyEnv("short", actions="steps")
+    _, info = steps.reset(seed=2)
+    _, reward, terminated, _, info = steps.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert terminated and reward == -3 and info["illegal"]
     zoo = NardyAEC("short")
     zoo.reset(seed=0)
     with pytest.raises(FastNardyError, match="T1"):
         zoo.step(5219)
+    wrapped = pettingzoo_env.env("short", actions="steps")
+    wrapped.reset(seed=0)
+    mover = wrapped.agent_selection
+    wrapped.step(int(np.flatnonzero(wrapped.observe(mover)["action_mask"] == 0)[0]))
+    assert wrapped.terminations[mover] and wrapped.rewards[mover] == -3
+    for bad in ({"opponent": "smart"}, {"actions": "moves"}, {"render_mode": "rgb_array"}):
+        with pytest.raises(FastNardyError):
+            NardyEnv("long", **bad)
     with pytest.raises(FastNardyError):
-        NardyEnv("long", "smart")
+        NardyAEC("long", actions=3)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=str)
+def test_L10_S9_vector_games_are_the_simulated_games(rules):
+    """NardyVectorEnv's game i after reset(seed=s) is NardyEnv's episode i, which is game i
+    of simulate(rules, ..., s, "greedy") when the agent plays greedy too."""
+    run = simulate(rules, 4, 6, "greedy")
+    env = NardyVectorEnv(rules, 4, "greedy")
+    observation, info = env.reset(seed=6)
+    assert env.observation_space.shape == (4, 52) and env.action_masks().shape == (4, 5220)
+    first = {}
+    while len(first) < 4:
+        actions = np.array([greedy_actions(rules, row, "white", "turns")[0]
+                            for row in observation])
+        assert env.action_masks()[np.arange(4), actions].all() and (actions < info["legal"]).all()
+        observation, rewards, terminated, truncated, info = env.step(actions)
+        for i in np.flatnonzero(terminated | truncated):
+            first.setdefault(int(i), (rewards[i], info["final_obs"][i]))
+    for i, (reward, final) in first.items():
+        assert reward == (run.points[i] if run.winner[i] == 0 else -run.points[i])
+        assert final.shape == (52,) and not final[50:].any()
+
+
+def test_T1_vector_illegal_actions_end_those_games_and_unseeded_runs_differ():
+    env = NardyVectorEnv("short", 3)
+    observation, info = env.reset(seed=2)
+    actions = np.zeros(3, dtype=np.int64)
+    actions[1] = info["legal"][1]
+    _, rewards, terminated, _, info = env.step(actions)
+    assert terminated[1] and rewards[1] == -3 and info["_final_obs"][1]
+    assert np.array_equal(info["final_obs"][1], observation[1])
+    with pytest.raises(FastNardyError):
+        env.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(FastNardyError):
+        NardyVectorEnv("short", 3).step(actions)
+    one, two = NardyVectorEnv("long", 4), NardyVectorEnv("long", 4)
+    assert not np.array_equal(one.reset()[0], two.reset()[0])  # their dice differ
+
+
+def test_T1_vector_env_as_sb3_vec_env():
+    pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
+    venv = NardyVectorEnv("short", 4, max_turns=6).sb3()
+    venv.seed(5)
+    observation = venv.reset()
+    assert observation.shape == (4, 52) and venv.render_mode is None
+    again = NardyVectorEnv("short", 4).sb3()
+    again.seed(5)
+    assert np.array_equal(again.reset(), observation)
+    ended = 0
+    for _ in range(8):
+        masks = np.stack(venv.env_method("action_masks"))
+        observation, rewards, dones, infos = venv.step(masks.argmax(axis=1))
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == (52,)
+            assert infos[i]["TimeLimit.truncated"]  # max_turns 6: cut off, not finished
+            ended += 1
+    assert ended and venv.get_attr("opponent") == ["random"] * 4

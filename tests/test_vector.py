@@ -75,3 +75,20 @@ def test_T6_truncated_games_restart():
     env = VectorEnv("long", 8, 1, max_turns=5)
     truncated = sum(int(step.truncated.sum()) for step in run(env, 30, 0))
     assert truncated > 0
+
+
+def test_T2_segment_argmax_is_the_first_best_child_of_each_game():
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 9, size=200)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    values = rng.integers(0, 4, size=int(offsets[-1])).astype(np.float64)  # many ties
+    best = batch.segment_argmax(values, offsets)
+    assert best.dtype == np.int64
+    for i in range(200):
+        assert best[i] == int(np.argmax(values[offsets[i]:offsets[i + 1]]))  # first of ties
+    assert list(batch.segment_argmax(np.array([-np.inf, 2, 2]), [0, 1, 3])) == [0, 0]
+    for bad_values, bad_offsets in ((values[:3], [0, 3, 3]), (values[:3], [0, 2]),
+                                    (np.array([np.nan, 1.0]), [0, 2]), (values[:3], [1, 3]),
+                                    (np.zeros((2, 2)), [0, 2]), (values[:3], [0.0, 3.0])):
+        with pytest.raises(FastNardyError):
+            batch.segment_argmax(bad_values, bad_offsets)

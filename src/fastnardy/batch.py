@@ -41,7 +41,8 @@ from .position import Position
 from .rules import Rules
 
 __all__ = ["KEY_DTYPE", "PROBABILITY", "ROLLS", "ROW_WIDTH", "ChanceNodes", "chance_expand",
-           "count_turns", "decode", "encode", "expand", "keys_from_rows", "rows_from_keys"]
+           "count_turns", "decode", "encode", "expand", "keys_from_rows", "rows_from_keys",
+           "segment_argmax"]
 
 # a row: one position as 50 int8, the mover's 24 points and bar, then the opponent's
 ROW_WIDTH = 50
@@ -189,6 +190,35 @@ def chance_expand(rules: object, boards: npt.ArrayLike, *, keys: bool = False,
     children, parent, roll, offsets = _kernel.chance_batch(
         Rules.of(rules).code, boards, checks.flag(keys, "keys"), checks.limit(max_children))
     return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
+
+
+def segment_argmax(values: npt.ArrayLike, offsets: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """The best child of each game: for segments ``values[offsets[i]:offsets[i + 1]]`` (the
+    layout of ``expand`` children per parent and of ``VectorEnv`` steps), the index within
+    segment i of its highest value, ties to the first (T2 order). (N,) int64 from
+    (M,) real values and (N + 1,) increasing offsets from 0 to M; an empty segment, a NaN or
+    offsets that do not fit are a FastNardyError."""
+    array = np.asarray(values)
+    bounds = np.asarray(offsets)
+    if array.ndim != 1 or array.dtype.kind not in "iuf":
+        raise FastNardyError(f"values must be a 1-D real array, not {array.dtype} {array.shape}")
+    if bounds.ndim != 1 or bounds.dtype.kind not in "iu" or len(bounds) < 2 \
+            or bounds[0] != 0 or bounds[-1] != len(array):
+        raise FastNardyError(f"offsets must be N + 1 integers from 0 to len(values) = "
+                             f"{len(array)}, not {bounds!r}")
+    sizes = np.diff(bounds)
+    if (sizes <= 0).any():
+        raise FastNardyError(f"segment {int(np.argmax(sizes <= 0))} is empty (offsets must "
+                             f"increase): it has no best child")
+    if array.dtype.kind == "f" and np.isnan(array).any():
+        raise FastNardyError(f"values[{int(np.argmax(np.isnan(array)))}] is NaN")
+    starts = bounds[:-1].astype(np.int64)
+    segment = np.repeat(np.arange(len(starts)), sizes)
+    hits = np.flatnonzero(array == np.maximum.reduceat(array, starts)[segment])
+    first = np.ones(len(hits), dtype=bool)
+    first[1:] = segment[hits[1:]] != segment[hits[:-1]]
+    best: npt.NDArray[np.int64] = hits[first] - starts
+    return best
 
 
 def _index(name: str, value: object, size: int) -> int:

@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, TextIO, Tupl
 import numpy as np
 import numpy.typing as npt
 
-from .batch import MIRROR_COLUMNS, ROW_WIDTH, decode, encode, expand
+from .batch import MIRROR_COLUMNS, ROW_WIDTH, decode, encode, expand, segment_argmax
 from .errors import EngineError, FastNardyError
 from .network import Evaluator
 from .position import Position
@@ -53,12 +53,10 @@ Indices = npt.NDArray[np.int64]
 
 
 def first_best(values: npt.NDArray[Any], parent: npt.NDArray[Any], count: int) -> Indices:
-    """The index of the first highest value among each parent's children (T2 order)."""
-    starts = np.searchsorted(parent, np.arange(count))
-    best = np.maximum.reduceat(values, starts)
-    hits = np.flatnonzero(values == best[parent])
-    _, first = np.unique(parent[hits], return_index=True)
-    out: Indices = hits[first]
+    """The index of the first highest value among each parent's children (parents sorted,
+    each with at least one child; T2 order)."""
+    offsets = np.searchsorted(parent, np.arange(count + 1))
+    out: Indices = offsets[:-1] + segment_argmax(values, offsets)
     return out
 
 

@@ -18,6 +18,14 @@ N games are always waiting for an action.
 **Observations**: the positions to move, from the mover's view, as ``"rows"`` (N, 50) int8,
 ``"keys"`` (N,) ``KEY_DTYPE`` or ``("features", kind)`` (N, F) float32 of
 :func:`fastnardy.features`, with ``dice`` (N, 2) and ``mover`` (N,) (0 white, 1 black).
+
+This is its own API, for self-play and afterstate learning (both sides choose, every child
+given). For the conventions of the RL libraries, one agent against the kernel's random or
+greedy player, :class:`fastnardy.gymnasium_env.NardyVectorEnv` is a
+``gymnasium.vector.VectorEnv`` on the same kernel batch, and its ``sb3()`` a
+stable-baselines3 ``VecEnv``; the step encoding (``actions="steps"``) is
+:class:`fastnardy.gymnasium_env.NardyEnv`'s, vectorized by Gymnasium's or SB3's own vector
+environments.
 """
 
 from __future__ import annotations
