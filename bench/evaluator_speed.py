@@ -15,6 +15,8 @@ against GNU Backgammon on the same machine.
    positions of the GNU Backgammon benchmark set whose roll has more than three legal turns;
    and how often the two choose the same turn (goals: <= 0.5x gnubg's CPU, >= 85% equal).
    Also the cost per ply (0 to 3) of ``best_turn`` with ``GNUBG_FILTERS``.
+4. Threads: ``simulate`` with the network on ``workers=2`` against one thread, wall time
+   (goal: >= 1.7x on 2 cores; meaningful only on an otherwise idle machine).
 
 Thread CPU time (``time.thread_time``) for fastnardy, interleaved rounds, medians. gnubg
 (Debian's ``gnubg``) is skipped, with a line saying so, where it is not installed.
@@ -166,6 +168,15 @@ def main() -> None:
                  "row": "batch 1, Evaluator.evaluate(one row)",
                  "kernel": "batched, Evaluator.evaluate(100,000 rows)"}[name]
         print(f"   {label:44s} {rate:12,.0f}{versus}")
+
+    print("4. threads: simulate('short', 2000, policy=network), wall seconds")
+    walls = {}
+    for workers in (None, 2):
+        start = time.perf_counter()
+        simulate("short", 4000, 1, nets["short"], workers=workers)
+        walls[workers] = time.perf_counter() - start
+    print(f"   one thread {walls[None]:.2f} s, two workers {walls[2]:.2f} s: "
+          f"{walls[None] / walls[2]:.2f}x (goal >= 1.7x)")
 
     print(f"3. 2-ply best_turn on {args.positions} contact positions (> 3 legal turns)")
     rng = np.random.default_rng(5)
