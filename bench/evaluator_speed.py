@@ -9,14 +9,14 @@ against GNU Backgammon on the same machine.
    Position, and ``Evaluator.evaluate`` of one row), and batched inside the kernel
    (``Evaluator.evaluate`` of 100,000 rows), against gnubg's own rate: its ``calibrate``
    (single thread) reports evaluations per second (goals: >= 1x and >= 20x).
-3. 2-ply ``best_turn`` CPU per decision with the default filter (``MoveFilter()`` at every
+3. Threads: ``simulate`` with the network on ``workers=2`` against one thread, wall time
+   (goal: >= 1.7x on 2 cores; meaningful only on an otherwise idle machine).
+4. 2-ply ``best_turn`` CPU per decision with the default filter (``MoveFilter()`` at every
    level) and with ``GNUBG_FILTERS`` against gnubg's 2-ply ``findbestmove`` (its own CPU
    time inside its process, start-up excluded; set threads 1), on ``--positions`` contact
    positions of the GNU Backgammon benchmark set whose roll has more than three legal turns;
    and how often the two choose the same turn (goals: <= 0.5x gnubg's CPU, >= 85% equal).
    Also the cost per ply (0 to 3) of ``best_turn`` with ``GNUBG_FILTERS``.
-4. Threads: ``simulate`` with the network on ``workers=2`` against one thread, wall time
-   (goal: >= 1.7x on 2 cores; meaningful only on an otherwise idle machine).
 
 Thread CPU time (``time.thread_time``) for fastnardy, interleaved rounds, medians. gnubg
 (Debian's ``gnubg``) is skipped, with a line saying so, where it is not installed.
@@ -169,7 +169,7 @@ def main() -> None:
                  "kernel": "batched, Evaluator.evaluate(100,000 rows)"}[name]
         print(f"   {label:44s} {rate:12,.0f}{versus}")
 
-    print("4. threads: simulate('short', 2000, policy=network), wall seconds")
+    print("3. threads: simulate('short', 4000, policy=network), wall seconds")
     walls = {}
     for workers in (None, 2):
         start = time.perf_counter()
@@ -178,7 +178,7 @@ def main() -> None:
     print(f"   one thread {walls[None]:.2f} s, two workers {walls[2]:.2f} s: "
           f"{walls[None] / walls[2]:.2f}x (goal >= 1.7x)")
 
-    print(f"3. 2-ply best_turn on {args.positions} contact positions (> 3 legal turns)")
+    print(f"4. 2-ply best_turn on {args.positions} contact positions (> 3 legal turns)")
     rng = np.random.default_rng(5)
     chosen, rolls = [], []
     for index in rng.permutation(len(rows)):
