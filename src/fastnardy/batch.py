@@ -110,8 +110,7 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     other = Position.start(rules)
     if turn == WHITE:
         other = Position(rules, BLACK, other.white_points, 0, other.black_points, 0)
-    made = _kernel._restore_legal_turns(other, entries, 1, 2)  # type: ignore[attr-defined]
-    return [entry.position for entry in made]
+    return _kernel._positions_after(other, entries)  # type: ignore[attr-defined]
 
 
 def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
