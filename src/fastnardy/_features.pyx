@@ -19,6 +19,7 @@ import numpy as np
 
 from fastnardy._kernel cimport nb_board, nb_board_from_key, nb_build, nb_check_key, nb_entry
 from fastnardy import _kernel
+from fastnardy.checks import array as _array
 from fastnardy.errors import InvalidPositionError
 
 cdef enum:
@@ -315,7 +316,7 @@ def features(int kind, int is_short, object boards, object mirror):
         raise ValueError(f"kind must be 0, 1 or 2, not {kind}")
     width = WIDTH[kind]
     mir = _mirror(mirror)
-    array = np.asarray(boards)
+    array = _array(boards, "boards", InvalidPositionError)
     if array.dtype.names is not None:
         array = _keys(array)
         n = array.shape[0]
@@ -364,7 +365,7 @@ def rows_of_keys(int is_short, object keys, object mirror):
     cdef Py_ssize_t i, n
     cdef int faults = 0
     mir = _mirror(mirror)
-    array = _keys(np.asarray(keys))
+    array = _keys(_array(keys, "keys", InvalidPositionError))
     n = array.shape[0]
     result = np.empty((n, 50), dtype=np.int8)
     if n == 0:
@@ -393,7 +394,7 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     cdef Py_ssize_t i, n, width = sizeof(nb_entry) if entries else 16
     cdef int faults = 0, fault
     mir = _mirror(mirror)
-    array = _rows(np.asarray(rows))
+    array = _rows(_array(rows, "rows", InvalidPositionError))
     n = array.shape[0]
     result = (np.zeros(n * width, dtype=np.uint8) if entries
               else np.empty(n, dtype=_kernel.KEY_DTYPE))
@@ -468,7 +469,7 @@ def held_masks(object rows, object mirror):
     cdef int64_t* out
     cdef Py_ssize_t i, n
     cdef int side
-    array = _rows(np.asarray(rows))
+    array = _rows(_array(rows, "rows", InvalidPositionError))
     n = array.shape[0]
     result = np.zeros((n, 6), dtype=np.int64)
     if n == 0:

@@ -15,6 +15,7 @@ from fastnardy._movegen cimport (NB_COUNT, _generate, ctx_acquire, ctx_release, 
 from fastnardy._args cimport _index, _key_of, _parse_code, _parse_dice, _parse_die, _parse_position
 
 from collections.abc import Sequence as _Sequence
+from itertools import islice as _islice
 
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError, ResourceLimitError
 from .rules import Rules
@@ -72,14 +73,14 @@ cdef uint64_t _seq_of(object steps) except? 0:
     cdef uint64_t seq = 0
     cdef int i = 0, src, dst
     try:
-        items = tuple(steps)
+        items = tuple(_islice(steps, 5))  # an endless iterator is read no further
     except TypeError:
         raise IllegalTurnError("T1", f"steps must be a sequence of (src, dst, hit), not {steps!r}") from None
     if len(items) > 4:
-        raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
+        raise IllegalTurnError("L4", "a turn has at most four steps, got more")
     for step in items:
         try:
-            fields = tuple(step)
+            fields = tuple(_islice(step, 4))
         except TypeError:
             fields = ()
         if len(fields) not in (2, 3):

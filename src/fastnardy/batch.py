@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _features, _kernel, checks
-from .errors import FastNardyError, InvalidPositionError, integer
+from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, integer
 from .basics import ALL_ROLLS, BLACK, MIRROR_COLUMNS as _MIRROR, ROLL_PROBABILITIES, WHITE
 from .position import Position
 from .rules import Rules
@@ -59,13 +59,11 @@ def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[
     """The positions from each side to move's view: board rows (N, 50) int8, or with
     ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys (each position's own key; the
     rows are decoded from them in compiled code)."""
-    if isinstance(positions, (str, bytes)):
+    items = checks.bounded(positions, checks.MAX_ITEMS)
+    if items is None:
         raise InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
-    try:
-        items = list(positions)
-    except TypeError:  # not iterable (nor is a 0-d numpy array)
-        raise InvalidPositionError(
-            f"expected an iterable of Position values, not {positions!r}") from None
+    if len(items) > checks.MAX_ITEMS:
+        raise InvalidPositionError(f"at most {checks.MAX_ITEMS:,} positions are encoded at once")
     if not all(isinstance(position, Position) for position in items):
         wrong = next(item for item in items if not isinstance(item, Position))
         raise InvalidPositionError(f"expected Position values, not {wrong!r}")
@@ -88,7 +86,7 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     the Position constructor)."""
     rules = Rules.of(rules)
     checks.side(turn)
-    array = np.asarray(boards)
+    array = checks.array(boards, "boards", InvalidPositionError)
     if array.dtype == KEY_DTYPE:
         rows = rows_from_keys(rules, array)
     else:
@@ -140,7 +138,9 @@ def count_turns(rules: object, boards: npt.ArrayLike,
     """The number of distinct legal turns (T1; a pass counts 1, a finished game 0) of each
     row for its roll: int32 array of N. ``dice`` is (N, 2), or (2,) for the same roll on
     every row."""
-    return _kernel.count_turns_batch(Rules.of(rules).code, boards, dice)
+    return _kernel.count_turns_batch(Rules.of(rules).code,
+                                     checks.array(boards, "boards", InvalidPositionError),
+                                     checks.array(dice, "dice", InvalidDiceError))
 
 
 def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: bool = False,
@@ -152,8 +152,10 @@ def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: b
     ``parent[i]`` is the row that ``children[i]`` came from. The i-th child of a row is the
     position of ``Position.legal_turns(roll)[i]`` (the same T2 order). A pass is one child; a
     finished game has none. ``dice`` is (N, 2)."""
-    return _kernel.expand_batch(Rules.of(rules).code, boards, dice, checks.flag(keys, "keys"),
-                                checks.limit(max_children))
+    return _kernel.expand_batch(Rules.of(rules).code,
+                                checks.array(boards, "boards", InvalidPositionError),
+                                checks.array(dice, "dice", InvalidDiceError),
+                                checks.flag(keys, "keys"), checks.limit(max_children))
 
 
 class ChanceNodes(NamedTuple):
@@ -186,7 +188,8 @@ def chance_expand(rules: object, boards: npt.ArrayLike, *, keys: bool = False,
     rolls of T5, the same children as 21 ``expand`` calls, in the layout of
     :class:`ChanceNodes`."""
     children, parent, roll, offsets = _kernel.chance_batch(
-        Rules.of(rules).code, boards, checks.flag(keys, "keys"), checks.limit(max_children))
+        Rules.of(rules).code, checks.array(boards, "boards", InvalidPositionError),
+        checks.flag(keys, "keys"), checks.limit(max_children))
     return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
 
 
@@ -199,7 +202,7 @@ def _index(name: str, value: object, size: int) -> int:
 
 
 def _rows(boards: object) -> np.ndarray:
-    rows = np.asarray(boards)
+    rows = checks.array(boards, "boards", InvalidPositionError)
     if rows.ndim != 2 or rows.shape[1] != ROW_WIDTH or rows.dtype.kind not in "iu":
         raise InvalidPositionError(
             f"boards must be an integer array of shape (N, {ROW_WIDTH}), not "

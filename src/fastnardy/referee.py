@@ -42,16 +42,12 @@ def _as_steps(turn: object) -> List[Pair]:
         return notation.parse_turn(turn)
     if isinstance(turn, bytes):
         raise NotationError("a turn must be notation text, steps or a Turn, not bytes")
-    if not isinstance(turn, Iterable):
+    items = checks.bounded(turn, 4)
+    if items is None:
         raise NotationError(f"a turn must be notation text, a sequence of (src, dst) steps or "
                             f"a Turn, not {turn!r}")
-    try:
-        items = list(turn)
-    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
-        raise NotationError(f"a turn must be notation text, a sequence of (src, dst) steps or "
-                            f"a Turn, not {turn!r}") from None
     if len(items) > 4:
-        raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
+        raise IllegalTurnError("L4", "a turn has at most four steps, got more")
     return [_pair(item, number) for number, item in enumerate(items, 1)]
 
 
