@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -99,6 +100,23 @@ def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130(extra):
     finally:
         child.kill()
     assert time.monotonic() - sent < GENEROUS
+    assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out
+
+
+def test_the_td_trainer_stops_on_ctrl_c_with_one_line_and_exit_130(tmp_path):
+    """examples/train_td.py: SIGINT once training has begun (its first progress line) ends
+    it with ``interrupted`` and 130, no traceback."""
+    script = Path(__file__).resolve().parent.parent / "examples" / "train_td.py"
+    child = subprocess.Popen([sys.executable, str(script), "--game", "short", "--games",
+                              "1000000", "--report", "0.1", "--out", str(tmp_path / "x.npz")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                             preexec_fn=_default_sigint)
+    try:
+        assert child.stdout.readline()  # a progress line: training has begun
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
     assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out
 
 

@@ -102,8 +102,6 @@ OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
                               "tuples"),
     "fastnardy.counting.read_perft_file": ((OSError,), "a path that does not open is the "
                                         "operating system's error about that file"),
-    "Evaluator.save": ((OSError,), "a path that cannot be written is the operating system's "
-                       "error about that file"),
 }
 
 START = Position.start("long")
