@@ -49,13 +49,12 @@ import os
 import threading
 import time
 from collections import Counter
-from concurrent.futures import (Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor,
-                                as_completed)
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import (Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple,
                     Union)
 
-from . import _files, _kernel, checks
+from . import _executors, _files, _kernel, checks
 from . import backend as _backend
 from ._kernel import dice_pair
 from .basics import ALL_ROLLS, Roll
@@ -349,11 +348,7 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
                                        time.perf_counter() - start, probes, hits, resumed))
     except BaseException:
         stop.set()
-        if isinstance(pool, ProcessPoolExecutor):
-            _terminate(pool)  # its manager fails every pending future (a cancelled one it trips on)
-        else:
-            for future in futures:
-                future.cancel()
+        _executors.abandon(pool, futures)
         raise
     finally:
         del _stops[token]
@@ -362,17 +357,6 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
         if saved is not None:
             saved.write()
     return counts
-
-
-def _terminate(pool: ProcessPoolExecutor) -> None:
-    """End the worker processes of a process pool that runs an interrupted call's subtasks
-    (nothing else stops a subtask in another process; the pool is broken afterwards)."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        try:
-            process.terminate()
-        except (OSError, AttributeError):  # already gone
-            pass
 
 
 class _Checkpoint:
