@@ -279,7 +279,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parse(argv)
     command = "python examples/train_td.py " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    net = train(args, command)
+    try:
+        net = train(args, command)
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 130, not a traceback
+        print("interrupted", file=sys.stderr)
+        return 130
     print(f"wrote {args.out}: {net.metadata['games']} games, "
           f"{net.metadata['cpu_seconds']} s CPU")
     return 0

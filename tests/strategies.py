@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import assume, strategies as st
 
 from fastnardy import Position, Rules
-from fastnardy.samples import KINDS_OF_PLACEMENT, place
+from fastnardy.basics import mirror
+from fastnardy.samples import KINDS_OF_PLACEMENT, place, spread, valid
 
 LONG_RULES = [Rules.long(head_rule=h, block_rule=b, block_check=c)
               for h in ("classic", "tournament", "blocked")
@@ -33,3 +34,23 @@ def positions(draw, rules=st.sampled_from(ALL_RULES)) -> Position:
 
 
 dice = st.tuples(st.integers(1, 6), st.integers(1, 6))
+
+
+@st.composite
+def bear_in_positions(draw, rules=st.sampled_from(ALL_RULES)) -> Position:
+    """A valid position (T7), white to move, with one to three of white's checkers just
+    outside its home or (short nardy) on the bar and the rest home or off: where one checker's
+    dice must wait for another's (S5 bar entry, L8/S7 bear-off)."""
+    rules = draw(rules)
+    rng = draw(st.randoms(use_true_random=False))
+    game = 0 if rules.is_long else 1
+    outside = rng.randint(1, 3)
+    home = rng.randint(0, 15 - outside)
+    me = spread(rng, home, list(range(1, 7)), rng.randint(1, 6))
+    me_bar = outside if game and rng.random() < 0.5 else 0
+    me = [a + b for a, b in zip(me, spread(rng, outside - me_bar, list(range(7, 13)), 2))]
+    free = [q for q in range(1, 25) if not me[mirror(game, q) - 1]]
+    opp = spread(rng, rng.randint(1, 15), free, rng.randint(1, 8))
+    placed = (tuple(me), me_bar, tuple(opp), 0)
+    assume(valid(rules.code, *placed))
+    return Position.from_points(rules, placed[0], placed[2], "white", me_bar, 0)

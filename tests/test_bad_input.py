@@ -5,17 +5,23 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
+from pathlib import Path
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+import fastnardy
 from hypothesis import given, settings, strategies as st
 
 from fastnardy import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                        NotationError,
                        InvalidRulesError, Position, Rules, Turn, batch, perft, perft_divide)
-from fastnardy import reference
+from fastnardy import bearoff, checks, notation, reference
+from fastnardy.errors import InvalidRecordError
+from fastnardy.record import read_mat, write_mat
+from fastnardy.search import evaluator, expectimax
+from fastnardy.vector import VectorEnv
 
 
 def test_errors_are_value_errors():
@@ -113,6 +119,59 @@ def test_endless_dice_are_refused_not_read_forever(backend):
         pos.legal_turns(itertools.count(1))
     with pytest.raises(InvalidDiceError):
         pos.check_turn(itertools.repeat(6), "24/18 18/13")
+
+
+def test_endless_iterables_are_read_no_further_than_their_largest_legal_length(monkeypatch):
+    """Steps (at most 4, L4), a step's fields, 24 point counts, and positions or games (at
+    most checks.MAX_ITEMS, set low here) are read to one item past the most: an endless
+    iterator is the documented error, not a hang until memory is gone."""
+    start = Position.start("long")
+    game = fastnardy.Game("long", seed=1)
+    game.dice = (6, 5)
+    for call in (lambda: start.check_turn((6, 5), itertools.count()),
+                 lambda: start.check_turn((6, 5), itertools.repeat((24, 18))),
+                 lambda: start.check_played((6, 5), itertools.repeat("24/18")),
+                 lambda: start.play(itertools.repeat("24/18")),
+                 lambda: start.play(itertools.repeat((24, 18)), (6, 5)),
+                 lambda: game.play(itertools.repeat((24, 18))),
+                 lambda: Turn(itertools.repeat((24, 18)), start),
+                 lambda: Turn([itertools.count(24)], start)):
+        with pytest.raises((IllegalTurnError, NotationError)):
+            call()
+    for call in (lambda: Position.from_points("long", itertools.repeat(0), start.black_points),
+                 lambda: notation.format_side(itertools.count(), 0)):
+        with pytest.raises(InvalidPositionError, match="got more"):
+            call()
+    monkeypatch.setattr(checks, "MAX_ITEMS", 50)
+    with pytest.raises(InvalidPositionError, match="at most 50 positions"):
+        batch.encode(itertools.repeat(start))
+    assert len(batch.encode(itertools.repeat(start, 50))) == 50
+    games = read_mat((Path(__file__).parent / "data" / "gnubg" / "selfplay_0001.mat").read_text())
+    with pytest.raises(InvalidRecordError, match="at most 50 games"):
+        write_mat(itertools.repeat(games[0]))
+
+
+def _reset(env: VectorEnv) -> VectorEnv:
+    env.reset(seed=1)
+    return env
+
+
+@pytest.mark.parametrize("call", [
+    lambda: batch.expand("long", [[0] * 50, [0] * 49], [(6, 5), (6, 5)]),
+    lambda: batch.expand("long", batch.encode([Position.start("long")]), [[6, 5], [1]]),
+    lambda: batch.chance_expand("short", [[0] * 50, [1]]),
+    lambda: batch.count_turns("short", [[0] * 50, [1]], [(6, 5)]),
+    lambda: batch.decode("short", [[0] * 50, [1]]),
+    lambda: fastnardy.features("short", [[0] * 50, [1]], "tdgammon"),
+    lambda: expectimax("long", [[0] * 50, [1]], evaluator(lambda rows: rows[:, 0], "rows")),
+    lambda: _reset(VectorEnv("short", 2)).step([[0], [1, 2]]),
+    lambda: bearoff.indices([[1, 0, 0, 0, 0, 0], [1]]),
+])
+def test_ragged_lists_are_documented_errors(call):
+    """Rows of different lengths: numpy refuses them (ValueError); fastnardy says which
+    argument is ragged, as its own error."""
+    with pytest.raises(FastNardyError, match="ragged"):
+        call()
 
 
 @pytest.mark.parametrize("turn", [

@@ -18,11 +18,12 @@ import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from fastnardy import FastNardyError, Position, ResourceLimitError, perft
-from fastnardy import _files
+from fastnardy import _files, counting
 from fastnardy.counting import PerftProgress, available_memory
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -102,6 +103,23 @@ def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130(extra):
     assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out
 
 
+def test_the_td_trainer_stops_on_ctrl_c_with_one_line_and_exit_130(tmp_path):
+    """examples/train_td.py: SIGINT once training has begun (its first progress line) ends
+    it with ``interrupted`` and 130, no traceback."""
+    script = Path(__file__).resolve().parent.parent / "examples" / "train_td.py"
+    child = subprocess.Popen([sys.executable, str(script), "--game", "short", "--games",
+                              "1000000", "--report", "0.1", "--out", str(tmp_path / "x.npz")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                             preexec_fn=_default_sigint)
+    try:
+        assert child.stdout.readline()  # a progress line: training has begun
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out
+
+
 # --------------------------------------------------------------------------- checkpoints
 
 def _stop_after(n: int):
@@ -154,13 +172,32 @@ def test_a_checkpoint_of_another_call_is_refused(tmp_path):
     path.write_text("{not json")
     with pytest.raises(FastNardyError, match="not a fastnardy perft checkpoint"):
         perft(LONG, 3, checkpoint=path)
-    path.write_text(json.dumps({"fastnardy_perft_checkpoint": 1, "position": LONG.to_string(),
-                                "depth": 3, "weighted": False, "parallelism": 1,
-                                "done": [["long w 24:15 24:15", 2, -5]]}))
+    document = {"fastnardy_perft_checkpoint": 2, "position": LONG.to_string(), "depth": 3,
+                "weighted": False, "parallelism": 1, "done": [["long w 24:15 24:15", 2, -5]]}
+    path.write_text(json.dumps({**document, "sha256": counting._checksum(document)}))
     with pytest.raises(FastNardyError, match="does not read"):
         perft(LONG, 3, checkpoint=path)
     with pytest.raises(FastNardyError, match="checkpoint must name a file"):
         perft(LONG, 3, checkpoint=3)
+
+
+def test_a_damaged_checkpoint_is_refused_not_counted_T5(tmp_path):
+    """One stored count +1 (perft(short, 3) would be 116,154,994): the checksum does not
+    match, the file is refused; a checkpoint from before checksums is refused too."""
+    path = tmp_path / "short3.json"
+    short = Position.start("short")
+    with pytest.raises(KeyboardInterrupt):
+        perft(short, 3, checkpoint=path, progress=_stop_after(3))
+    saved = json.loads(path.read_text())
+    saved["done"][0][2] += 1
+    path.write_text(json.dumps(saved))
+    with pytest.raises(FastNardyError, match="is damaged.*delete it to start afresh"):
+        perft(short, 3, checkpoint=path)
+    del saved["sha256"]
+    saved["fastnardy_perft_checkpoint"] = 1
+    path.write_text(json.dumps(saved))
+    with pytest.raises(FastNardyError, match="without a checksum.*delete it to start afresh"):
+        perft(short, 3, checkpoint=path)
 
 
 def test_the_command_line_resumes_a_checkpoint(tmp_path):
@@ -171,6 +208,9 @@ def test_the_command_line_resumes_a_checkpoint(tmp_path):
     again = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=300)
     assert first.returncode == again.returncode == 0
     assert "2,411,418" in first.stdout and "2,411,418" in again.stdout
+    # the resumed count's rate is of the nodes counted in this run: none
+    assert "from the checkpoint" not in first.stdout
+    assert "0.0 M nodes/s   2,411,418 nodes from the checkpoint" in again.stdout
     other = subprocess.run(args[:5] + ["3"] + args[6:], capture_output=True, text=True,
                            env=ENV, timeout=300)
     assert other.returncode == 2 and other.stderr.startswith("error: the checkpoint")

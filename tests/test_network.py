@@ -5,7 +5,11 @@ trainer's determinism for a seed (examples/train_td.py) and the strength harness
 from __future__ import annotations
 
 import importlib.util
+import io
+import json
 import sys
+import tracemalloc
+import zipfile
 from pathlib import Path
 from types import ModuleType
 
@@ -231,3 +235,90 @@ def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) 
     rows = batch.encode([Position.start("short")])
     with pytest.raises(EngineError, match="T1: gnubg's move"):
         player.choose(Rules.of("short"), rows, np.array([[6, 5]]))
+
+
+def _hostile(tmp_path: Path, name: str, content: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(content)
+    return path
+
+
+def _npz_with(tmp_path: Path, name: str, **members: bytes) -> Path:
+    """An .npz whose members are the given raw .npy bytes (headers that may lie)."""
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, raw in members.items():
+            archive.writestr(f"{member}.npy", raw)
+    return path
+
+
+def _npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def test_hostile_evaluator_files_are_clear_errors(tmp_path: Path) -> None:
+    """Truncated, flipped, empty, a .npy named .npz, metadata nested 100 000 deep, weights
+    whose header declares 4 GB, complex or NaN weights: each a FastNardyError naming the
+    file (and the member), read without allocating the declared size."""
+    net = Evaluator.load("short")
+    good = tmp_path / "good.npz"
+    net.save(good)
+    content = good.read_bytes()
+    members = {name: _npy(np.asarray(value)) for name, value in (
+        ("kind", np.array(net.kind)), ("metadata", np.array(json.dumps(net.metadata))),
+        ("hidden_weights", net.hidden_weights), ("hidden_bias", net.hidden_bias),
+        ("output_weights", net.output_weights), ("output_bias", net.output_bias))}
+    cases = {
+        "truncated.npz": (_hostile(tmp_path, "truncated.npz", content[:len(content) // 2]),
+                          "damaged or not an .npz file"),
+        "empty.npz": (_hostile(tmp_path, "empty.npz", b""), "damaged or not an .npz file"),
+        "array.npz": (_hostile(tmp_path, "array.npz", _npy(np.zeros(3))),
+                      "damaged or not an .npz file"),
+        "nested.npz": (_npz_with(tmp_path, "nested.npz", **{
+            **members, "metadata": _npy(np.array("[" * 100_000 + "]" * 100_000))}),
+            "member 'metadata': JSON nested 100000 deep"),
+        "bomb.npz": (_npz_with(tmp_path, "bomb.npz", **{**members, "hidden_weights": _header((198, 5_000_000))}),
+            "member 'hidden_weights': 3,960,000,000 bytes of data, more than"),
+        "complex.npz": (_npz_with(tmp_path, "complex.npz", **{
+            **members, "hidden_weights": _npy(net.hidden_weights.astype(np.complex64))}),
+            r"member 'hidden_weights': dtype complex64 .*\(complex numbers are refused\)"),
+        "nan.npz": (_npz_with(tmp_path, "nan.npz", **{
+            **members, "output_bias": _npy(net.output_bias * np.nan)}),
+            "member 'output_bias': holds a value that is not finite"),
+        "missing.npz": (_npz_with(tmp_path, "missing.npz", kind=members["kind"]),
+                        "has no member 'metadata'"),
+    }
+    for name, (path, message) in cases.items():
+        tracemalloc.start()
+        with pytest.raises(FastNardyError, match=message) as caught:
+            Evaluator.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert name in str(caught.value) and peak < 16 << 20, (name, peak)
+    for offset in range(0, len(content), 61):  # one byte flipped anywhere
+        flipped = bytearray(content)
+        flipped[offset] ^= 0x5A
+        try:
+            loaded = Evaluator.load(_hostile(tmp_path, "flipped.npz", bytes(flipped)))
+        except FastNardyError:
+            continue
+        assert loaded.kind == net.kind  # a flip the format does not see (e.g. a zip date)
+
+
+def _header(shape: tuple) -> bytes:
+    """A float32 .npy header declaring ``shape``, with 1 KB of data."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": "<f4", "fortran_order": False, "shape": shape})
+    return buffer.getvalue() + bytes(1024)
+
+
+def test_a_failed_save_leaves_no_file(tmp_path: Path) -> None:
+    net = Evaluator.load("short")
+    target = tmp_path / "taken.npz"
+    target.mkdir()  # the rename over it fails
+    with pytest.raises(FastNardyError, match="cannot write"):
+        net.save(target)
+    assert [p.name for p in tmp_path.iterdir()] == ["taken.npz"]

@@ -138,6 +138,35 @@ def test_an_abbreviated_bear_off_reads_as_its_steps_S7(backend):
     assert str(alone.check_turn((4, 3), "6/off")) == "6/2 2/off"
 
 
+@pytest.mark.parametrize("text, dice, written, legal", [
+    # S5: both checkers enter before either goes on
+    ("short w bar:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5", (2, 2), "bar/21(2)",
+     "bar/23 bar/23 23/21 23/21"),
+    # S7: bearing off waits until both checkers are home
+    ("short w 12:1,10:1,3:7,2:6 12:15", (6, 6), "12/off 10/off", "12/6 10/4 6/off 4/off"),
+    # L6 (every step): 21/18 21/18 must come between 23/20 and 20/17
+    ("long b 24:15 23:1,22:2,21:2,20:5,19:1,10:1,9:1,8:1,5:1", (3, 3), "23/17 21/18(2)",
+     None),
+])
+def test_abbreviated_moves_interleave_with_other_checkers_steps_T1(backend, text, dice,
+                                                                   written, legal):
+    position = Position.from_string(text)
+    turn = position.check_turn(dice, written)
+    assert turn in position.legal_turns(dice)
+    if legal is not None:
+        assert str(turn) == legal
+    assert position.play(written, dice) == turn.position
+
+
+def test_an_interleaving_that_breaks_a_rule_is_refused_by_that_rule_S3(backend):
+    """Only one checker enters with 2-2 when the 4 point is closed for the second: bar/21(2)
+    is refused, as S3, the rule its steps break."""
+    position = Position.from_string("short w bar:2,13:5,8:3,6:5 24:2,13:5,8:3,6:3,4:2")
+    with pytest.raises(fastnardy.IllegalTurnError) as caught:
+        position.check_turn((2, 2), "bar/21(2)")
+    assert caught.value.rule == "S3"
+
+
 def test_abbreviations_read_in_play_game_and_records_T1(backend):
     start = Position.start("short")
     assert start.play("24/13") == start.legal_turns((6, 5))[0].position

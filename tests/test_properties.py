@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fastnardy import ALL_ROLLS, IllegalTurnError, Position
-from strategies import dice, positions
+from fastnardy.notation import format_point
+from strategies import bear_in_positions, dice, positions
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -85,3 +86,32 @@ def test_pass_and_game_over_over_all_rolls(backend, position):
     for roll in ALL_ROLLS:
         turns = position.legal_turns(roll)
         assert (turns == []) == position.is_game_over()
+
+
+def _as_paths(turn, join) -> list:
+    """The turn written as each checker's path from/to (``24/13``, ``bar/21``), a step that
+    starts where an earlier one ended (and did not hit) joined to it when ``join`` says so."""
+    paths: list = []  # [src, dst, hit at dst]
+    for step in turn.steps:
+        ends = [p for p in paths if p[1] == step.src and not p[2]]
+        if ends and join():
+            ends[0][1:] = [step.dst, step.hit]
+        else:
+            paths.append([step.src, step.dst, step.hit])
+    return [f"{format_point(src)}/{format_point(dst)}" for src, dst, _ in paths]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+@given(position=st.one_of(positions(), bear_in_positions()),
+       roll=st.one_of(dice, st.integers(1, 6).map(lambda d: (d, d))),
+       rng=st.randoms(use_true_random=False))
+def test_every_legal_turn_written_as_paths_is_accepted_T1(position, roll, rng):
+    """T1: a legal turn written as each checker's from/to path, the paths in any order, is
+    accepted and plays to the same position (checkers' steps may interleave: bar/21(2), S5;
+    12/off 10/off, S7; a six-block passed through under every_step, L6)."""
+    for turn in position.legal_turns(roll):
+        paths = _as_paths(turn, lambda: rng.random() < 0.8)
+        rng.shuffle(paths)
+        written = " ".join(paths) if paths else "pass"
+        assert position.check_turn(roll, written) == turn, written

@@ -31,6 +31,7 @@ import pkgutil
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, NamedTuple, Tuple, Type
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -38,7 +39,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fastnardy
-from fastnardy import FastNardyError, Game, Position, Rules, batch, simulate
+from fastnardy import FastNardyError, Game, Position, Rules, batch, checks, simulate
 from fastnardy.record import read_mat
 from fastnardy.network import Evaluator
 from fastnardy.search import MoveFilter, evaluator
@@ -110,8 +111,6 @@ OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
                               "tuples"),
     "fastnardy.counting.read_perft_file": ((OSError,), "a path that does not open is the "
                                         "operating system's error about that file"),
-    "Evaluator.save": ((OSError,), "a path that cannot be written is the operating system's "
-                       "error about that file"),
 }
 
 START = Position.start("long")
@@ -319,6 +318,39 @@ def _surface() -> List[Entry]:
 
 SURFACE = _surface()
 
+class _ReadTooFar(BaseException):
+    """An endless iterator read past READ_LIMIT items: a read without a bound (a hang, then
+    memory gone, without the guard). A BaseException, so no ``except Exception`` hides it."""
+
+
+READ_LIMIT = 10_000  # more than any legal length in the walk (checks.MAX_ITEMS is set lower)
+
+
+class _Endless:
+    """An endless iterator of one item that fails the walk when read too far."""
+
+    def __init__(self, item: Any) -> None:
+        self.item, self.read = item, 0
+
+    def __iter__(self) -> "_Endless":
+        return self
+
+    def __next__(self) -> Any:
+        self.read += 1
+        if self.read > READ_LIMIT:
+            raise _ReadTooFar(f"an endless iterator of {self.item!r} was read past "
+                              f"{READ_LIMIT} items")
+        return self.item
+
+    def __repr__(self) -> str:
+        return f"<endless {self.item!r}>"
+
+
+ENDLESS = st.builds(_Endless, st.sampled_from([0, 6, "24/18", (24, 18), (24, 18, False),
+                                               START, TURN, None]))
+RAGGED = st.sampled_from([[[1, 2], [3]], [[6, 5], [1]], [[0] * 50, [0] * 49], [[0] * 6, [1]],
+                          [[0] * 198, [0]], [[1, [2]]]])
+
 _ARRAY_DTYPES = st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.uint64, np.float64,
                                  np.bool_, np.dtype("U5"), np.dtype("S3"), np.complex64,
                                  batch.KEY_DTYPE])
@@ -339,6 +371,7 @@ GARBAGE = st.one_of(
                      np.array(["white", "black"]), np.array([24, 18]), np.zeros((2, 50)),
                      np.full((1, 50), 16, dtype=np.int8), np.zeros(3, dtype=batch.KEY_DTYPE)]),
     st.builds(object), st.sampled_from([object, Ellipsis, print, START.legal_turns]),
+    ENDLESS, RAGGED,
 )
 
 
@@ -410,10 +443,11 @@ def test_garbage_raises_only_documented_errors(entry: Entry, data: st.DataObject
     if any(callable(kwargs.get(name)) for name in CALLBACKS):
         other = (Exception,)  # the callback's own error
     for function in entry.target():
-        try:
-            function(*args, **kwargs)
-        except (FastNardyError, *other):
-            pass
+        with patch.object(checks, "MAX_ITEMS", 100):  # iterators of positions, games
+            try:
+                function(*args, **kwargs)
+            except (FastNardyError, *other):
+                pass
 
 
 def test_the_walk_covers_the_public_surface() -> None:
@@ -454,7 +488,8 @@ def test_openspiel_constructors_raise_only_documented_errors() -> None:
     the interpreter (NardyState(None) did, through pyspiel)."""
     openspiel = pytest.importorskip("fastnardy.openspiel", exc_type=ImportError)
     garbage = [None, object(), "long", 3, 2.5, np.array([[6, 5]]), [1, 2], {"max_turns": "x"},
-               {"max_turns": -1}, {"unknown": 1}, {"max_turns": np.array([5])}]
+               {"max_turns": -1}, {"unknown": 1}, {"max_turns": np.array([5])},
+               _Endless(3), [[1, 2], [3]]]
     for make in (openspiel.LongNardyGame, openspiel.ShortNardyGame, openspiel.NardyState):
         for value in garbage:
             try:
@@ -462,6 +497,13 @@ def test_openspiel_constructors_raise_only_documented_errors() -> None:
             except FastNardyError:
                 pass
     game = openspiel.LongNardyGame()
+    for value in garbage[1:]:
+        for call in (lambda: game.make_py_observer(value),
+                     lambda: game.make_py_observer(None, value)):
+            try:
+                call()
+            except FastNardyError:
+                pass
     state = openspiel.NardyState(game)
     assert state.is_chance_node()
     for value in garbage:

@@ -96,3 +96,66 @@ def test_play_trusts_only_its_own_turns_and_dice():
     assert other.play(str(turn)).white_points == turn.position.white_points
     with pytest.raises(FastNardyError):
         start.play(turn, (6, 6))  # a 6-5 turn is not legal for 6-6
+
+
+def _last_frame_file(exc: BaseException) -> str:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename if tb is not None else ""
+
+
+def test_a_pickle_with_any_byte_changed_loads_equal_consistent_or_refused_T1():
+    """Every byte of the pickles of a LegalTurns, a Turn, a Position and its Rules changed
+    (three ways): the load gives the value, another valid one (a LegalTurns always its
+    position's legal turns, T1), or an error; an error raised by fastnardy's own restore is a
+    FastNardyError (pickle's own, on a broken stream, are pickle's). Never a crash."""
+    position = Position.from_string("short w bar:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5")
+    turns = position.legal_turns((2, 2))
+    for value in (turns, turns[3], position, position.rules):
+        data = pickle.dumps(value)
+        for i in range(len(data)):
+            for flip in (0x01, 0x80, 0xFF):
+                damaged = bytearray(data)
+                damaged[i] ^= flip
+                try:
+                    loaded = pickle.loads(bytes(damaged))
+                except FastNardyError:
+                    continue
+                except Exception as exc:  # pickle's own: a broken stream, a wrong call
+                    assert "fastnardy" not in _last_frame_file(exc) \
+                        or "positional argument" in str(exc), (i, flip, exc)
+                    continue
+                if isinstance(loaded, LegalTurns):
+                    origin = loaded.__reduce__()[1][0]
+                    fresh = origin.legal_turns(loaded.roll, backend="kernel")
+                    assert [(t.steps, t.position) for t in loaded] == \
+                        [(t.steps, t.position) for t in fresh], (i, flip)
+                str(loaded), repr(loaded)
+
+
+@pytest.mark.parametrize("index", [-1, -2**40, 2**40])
+def test_a_restored_iterator_out_of_range_is_exhausted(index):
+    """A LegalTurns iterator pickled with its index changed reads no entry outside the
+    turns: it stops."""
+    iterator = iter(Position.start("short").legal_turns((2, 2)))
+    restore, args, state = iterator.__reduce__()
+    damaged = restore(*args)
+    damaged.__setstate__((index,) + state[1:])
+    assert list(damaged) == [] and damaged.__length_hint__() == 0
+
+
+def test_a_spliced_legal_turns_pickle_is_refused_T1():
+    """A LegalTurns whose entry carries another turn's steps (a valid key, valid steps) is
+    refused when restored: its Turns would be trusted as legal by Position.play."""
+    position = Position.start("short")
+    restore, (origin, data, d1, d2) = position.legal_turns((6, 5)).__reduce__()
+    size = len(data) // len(position.legal_turns((6, 5)))
+    spliced = data[:16] + data[size + 16:size + 24] + data[24:]  # entry 0 with entry 1's steps
+    with pytest.raises(InvalidPositionError, match="T1"):
+        restore(origin, spliced, d1, d2)
+    with pytest.raises(InvalidPositionError, match="turns; its position has"):
+        restore(origin, data[:-size], d1, d2)
+    with pytest.raises(InvalidPositionError, match="Position"):
+        restore(position.rules, data, d1, d2)
+    assert list(restore(origin, data, d1, d2)) == list(position.legal_turns((6, 5)))

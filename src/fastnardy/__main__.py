@@ -431,9 +431,10 @@ def _run_perft(args: argparse.Namespace) -> int:
         raise FastNardyError("give --workers or --dask, not both")
     for each in depths:
         start = time.perf_counter()
-        count, note = _count(args, position, each, args.checkpoint if each == depth else None)
+        count, counted, note = _count(args, position, each,
+                                      args.checkpoint if each == depth else None)
         seconds = time.perf_counter() - start
-        rate = count / seconds if seconds else 0.0
+        rate = counted / seconds if seconds else 0.0
         results.append({"depth": each, "count": count, "seconds": round(seconds, 6),
                         "nodes_per_second": round(rate)})
         if not args.json:
@@ -445,15 +446,17 @@ def _run_perft(args: argparse.Namespace) -> int:
 
 
 def _count(args: argparse.Namespace, position: Position, depth: int,
-           checkpoint: Optional[str]) -> Tuple[int, str]:
-    """One perft count with the counting options, and a note on the table's hit rate."""
+           checkpoint: Optional[str]) -> Tuple[int, int, str]:
+    """One perft count with the counting options, the nodes counted in this run (not read
+    from the checkpoint: the rate's), and a note on the table's hit rate and the resumed
+    nodes."""
     shown = args.progress if args.progress is not None else sys.stderr.isatty()
     last: List[PerftProgress] = []
 
     def progress(p: PerftProgress) -> None:
         last[:] = [p]
         if shown:
-            rate = p.nodes / p.seconds if p.seconds else 0.0
+            rate = (p.nodes - p.resumed) / p.seconds if p.seconds else 0.0
             eta = p.seconds * (p.total - p.done) / p.done if p.done else 0.0
             print(f"\r  perft({depth}): {p.done}/{p.total} subtrees, {p.nodes:,} nodes, "
                   f"{rate / 1e6:,.1f} M nodes/s, ETA {eta:,.0f} s   ", end="", file=sys.stderr,
@@ -474,7 +477,10 @@ def _count(args: argparse.Namespace, position: Position, depth: int,
     note = ""
     if args.tt_mb is not None and last and last[0].probes:
         note = f"   table hits {last[0].hits / last[0].probes:.1%}"
-    return count, note
+    resumed = last[0].resumed if last else count if checkpoint is not None else 0
+    if resumed:
+        note += f"   {resumed:,} nodes from the checkpoint"
+    return count, count - resumed, note
 
 
 def _count_on_dask(args: argparse.Namespace, position: Position, depth: int,

@@ -440,7 +440,7 @@ def keys_of_rows(int is_short, object rows, object mirror):
 
 def entries_of_rows(int is_short, object rows, object mirror):
     """The keys of (N, 50) board rows, checked, as the bytes of the kernel's turn entries
-    (``nb_entry`` of _kernel.pxd, no steps): what ``_kernel._restore_legal_turns`` reads."""
+    (``nb_entry`` of _kernel.pxd, no steps): what ``_kernel._positions_after`` reads."""
     return _pack(is_short, rows, mirror, 1)
 
 

@@ -30,7 +30,8 @@ from fastnardy._batches import (GameBatch, _Memory, chance_batch, count_turns_ba
                                 pack,
                                 simulate_games, swap_key, unpack)
 from fastnardy._values import (LegalTurns, PackedPosition, PackedTurn, PackedTurns,
-                               _restore_legal_turns, _restore_position, _TurnIterator, bind,
+                               _positions_after, _restore_legal_turns, _restore_position,
+                               _TurnIterator, bind,
                                count_turns, enumerate_packed, enumerate_turns)
 
 # Names the single-file kernel exposed as a side effect of its imports, kept for code that

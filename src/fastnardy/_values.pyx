@@ -4,7 +4,6 @@ kernel's packed result; enumerate_turns, enumerate_packed and count_turns in the
 (see fastnardy.backend). Rule ids (T1, T2, ...) refer to RULES.md."""
 
 from libc.stdint cimport uint64_t, int8_t
-from libc.string cimport memcpy
 from libc.stdlib cimport calloc, malloc, free
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
@@ -16,8 +15,10 @@ from fastnardy._movegen cimport (NB_COUNT, _generate, ctx_acquire, ctx_release, 
 from fastnardy._args cimport _index, _key_of, _parse_code, _parse_dice, _parse_die, _parse_position
 
 from collections.abc import Sequence as _Sequence
+from itertools import islice as _islice
 
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError, ResourceLimitError
+from .rules import Rules
 
 
 # --------------------------------------------------------------------------- results
@@ -72,14 +73,14 @@ cdef uint64_t _seq_of(object steps) except? 0:
     cdef uint64_t seq = 0
     cdef int i = 0, src, dst
     try:
-        items = tuple(steps)
+        items = tuple(_islice(steps, 5))  # an endless iterator is read no further
     except TypeError:
         raise IllegalTurnError("T1", f"steps must be a sequence of (src, dst, hit), not {steps!r}") from None
     if len(items) > 4:
-        raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
+        raise IllegalTurnError("L4", "a turn has at most four steps, got more")
     for step in items:
         try:
-            fields = tuple(step)
+            fields = tuple(_islice(step, 4))
         except TypeError:
             fields = ()
         if len(fields) not in (2, 3):
@@ -362,10 +363,16 @@ cdef class PackedPosition:
 
 
 def _restore_position(cls, rules, lo, hi, turn):
-    """Unpickle a position (of class ``cls``) from its rules, key and side to move."""
+    """Unpickle a position (of class ``cls``) from its rules, key and side to move, each
+    checked (T7: the key is a valid position)."""
     cdef PackedPosition p
     if not (isinstance(cls, type) and issubclass(cls, PackedPosition)):
         raise InvalidPositionError(f"not a position class: {cls!r}")
+    if not isinstance(rules, Rules):
+        raise InvalidPositionError(f"a pickled position's rules must be a Rules, not {rules!r}")
+    if not (type(turn) is str and turn in ("white", "black")):
+        raise InvalidPositionError(f"a pickled position's side to move must be 'white' or "
+                                   f"'black', not {turn!r}")
     p = PackedPosition.__new__(cls)
     _parse_code(rules.code, &p.r)
     _key_of(lo, hi, p.r.game, &p.lo, &p.hi)
@@ -551,25 +558,55 @@ cdef class LegalTurns:
         return self
 
 
-def _restore_legal_turns(PackedPosition origin, bytes data, d1, d2):
-    """Unpickle a LegalTurns: its position, its packed entries and its roll."""
+def _restore_legal_turns(origin, data, d1, d2):
+    """Unpickle a LegalTurns: its position, its packed entries and its roll. The turns are
+    generated afresh and must be the pickled ones, position and steps (T1, T2), or the
+    pickle is refused: a restored Turn is trusted as legal."""
     cdef LegalTurns view = LegalTurns.__new__(LegalTurns)
+    cdef PackedPosition position
+    cdef nb_board b
+    cdef const nb_entry* given
     cdef Py_ssize_t i
-    if len(data) % sizeof(nb_entry):
+    if not isinstance(origin, PackedPosition):
+        raise InvalidPositionError(f"a pickled LegalTurns' position must be a Position, "
+                                   f"not {origin!r}")
+    if type(data) is not bytes or len(data) % sizeof(nb_entry):
         raise InvalidPositionError("LegalTurns data of a wrong size")
-    view.origin = origin
+    position = <PackedPosition>origin
+    view.origin = position
     _parse_dice((d1, d2), &view.d1, &view.d2)
-    view.n = len(data) // sizeof(nb_entry)
-    if view.n:
-        view.entries = <nb_entry*>malloc(len(data))
-        if view.entries == NULL:
-            raise ResourceLimitError("cannot allocate a LegalTurns")
-        memcpy(view.entries, <char*>data, len(data))
-        for i in range(view.n):
-            if nb_check_key(view.entries[i].lo, view.entries[i].hi, origin.r.game):
-                view.n = 0
-                raise InvalidPositionError("LegalTurns data holds an invalid key")
+    nb_board_from_key(position.lo, position.hi, position.r.game, &b)
+    view.n = _generate(&position.r, &b, view.d1, view.d2, 1, &view.entries)
+    given = <const nb_entry*><const char*>data
+    if len(data) != view.n * sizeof(nb_entry):
+        raise InvalidPositionError(f"a pickled LegalTurns holds {len(data) // sizeof(nb_entry)} "
+                                   f"turns; its position has {view.n} for the roll")
+    for i in range(view.n):
+        if (given[i].lo != view.entries[i].lo or given[i].hi != view.entries[i].hi
+                or given[i].seq != view.entries[i].seq):
+            raise InvalidPositionError(f"a pickled LegalTurns' turn {i} is not its position's "
+                                       f"legal turn {i} for the roll (T1, T2)")
     return view
+
+
+def _positions_after(origin, data):
+    """The positions after turns of ``origin`` (a Position) that end in the keys of the
+    packed entries ``data`` (their steps unread), each key checked (T7): batch.decode's
+    positions, made from keys without a LegalTurns."""
+    cdef PackedPosition position
+    cdef const nb_entry* given
+    cdef Py_ssize_t i
+    if not isinstance(origin, PackedPosition):
+        raise InvalidPositionError(f"a Position is needed, not {origin!r}")
+    if type(data) is not bytes or len(data) % sizeof(nb_entry):
+        raise InvalidPositionError("entry data of a wrong size")
+    position = <PackedPosition>origin
+    given = <const nb_entry*><const char*>data
+    for i in range(len(data) // sizeof(nb_entry)):
+        if nb_check_key(given[i].lo, given[i].hi, position.r.game):
+            raise InvalidPositionError(f"entry {i} holds an invalid key")
+    return [position._after(given[i].lo, given[i].hi)
+            for i in range(len(data) // sizeof(nb_entry))]
 
 
 cdef class _TurnIterator:
@@ -580,12 +617,14 @@ cdef class _TurnIterator:
         return self
 
     def __next__(self):
-        if self.i >= self.view.n:
+        if self.view is None or not 0 <= self.i < self.view.n:  # a restored pickle, too
             raise StopIteration
         self.i += 1
         return self.view._turn(self.i - 1)
 
     def __length_hint__(self):
+        if self.view is None or not 0 <= self.i <= self.view.n:
+            return 0
         return self.view.n - self.i
 
 

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _features, _kernel, checks
-from .errors import FastNardyError, InvalidPositionError, integer
+from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, integer
 from .basics import ALL_ROLLS, BLACK, MIRROR_COLUMNS as _MIRROR, ROLL_PROBABILITIES, WHITE
 from .position import Position
 from .rules import Rules
@@ -60,13 +60,11 @@ def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[
     """The positions from each side to move's view: board rows (N, 50) int8, or with
     ``keys`` an (N,) ``KEY_DTYPE`` array of their packed keys (each position's own key; the
     rows are decoded from them in compiled code)."""
-    if isinstance(positions, (str, bytes)):
+    items = checks.bounded(positions, checks.MAX_ITEMS)
+    if items is None:
         raise InvalidPositionError(f"expected an iterable of Position values, not {positions!r}")
-    try:
-        items = list(positions)
-    except TypeError:  # not iterable (nor is a 0-d numpy array)
-        raise InvalidPositionError(
-            f"expected an iterable of Position values, not {positions!r}") from None
+    if len(items) > checks.MAX_ITEMS:
+        raise InvalidPositionError(f"at most {checks.MAX_ITEMS:,} positions are encoded at once")
     if not all(isinstance(position, Position) for position in items):
         wrong = next(item for item in items if not isinstance(item, Position))
         raise InvalidPositionError(f"expected Position values, not {wrong!r}")
@@ -89,7 +87,7 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     the Position constructor)."""
     rules = Rules.of(rules)
     checks.side(turn)
-    array = np.asarray(boards)
+    array = checks.array(boards, "boards", InvalidPositionError)
     if array.dtype == KEY_DTYPE:
         rows = rows_from_keys(rules, array)
     else:
@@ -111,8 +109,7 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     other = Position.start(rules)
     if turn == WHITE:
         other = Position(rules, BLACK, other.white_points, 0, other.black_points, 0)
-    made = _kernel._restore_legal_turns(other, entries, 1, 2)  # type: ignore[attr-defined]
-    return [entry.position for entry in made]
+    return _kernel._positions_after(other, entries)  # type: ignore[attr-defined]
 
 
 def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
@@ -142,7 +139,9 @@ def count_turns(rules: object, boards: npt.ArrayLike,
     """The number of distinct legal turns (T1; a pass counts 1, a finished game 0) of each
     row for its roll: int32 array of N. ``dice`` is (N, 2), or (2,) for the same roll on
     every row."""
-    return _kernel.count_turns_batch(Rules.of(rules).code, boards, dice)
+    return _kernel.count_turns_batch(Rules.of(rules).code,
+                                     checks.array(boards, "boards", InvalidPositionError),
+                                     checks.array(dice, "dice", InvalidDiceError))
 
 
 def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: bool = False,
@@ -154,8 +153,10 @@ def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: b
     ``parent[i]`` is the row that ``children[i]`` came from. The i-th child of a row is the
     position of ``Position.legal_turns(roll)[i]`` (the same T2 order). A pass is one child; a
     finished game has none. ``dice`` is (N, 2)."""
-    return _kernel.expand_batch(Rules.of(rules).code, boards, dice, checks.flag(keys, "keys"),
-                                checks.limit(max_children))
+    return _kernel.expand_batch(Rules.of(rules).code,
+                                checks.array(boards, "boards", InvalidPositionError),
+                                checks.array(dice, "dice", InvalidDiceError),
+                                checks.flag(keys, "keys"), checks.limit(max_children))
 
 
 class ChanceNodes(NamedTuple):
@@ -188,7 +189,8 @@ def chance_expand(rules: object, boards: npt.ArrayLike, *, keys: bool = False,
     rolls of T5, the same children as 21 ``expand`` calls, in the layout of
     :class:`ChanceNodes`."""
     children, parent, roll, offsets = _kernel.chance_batch(
-        Rules.of(rules).code, boards, checks.flag(keys, "keys"), checks.limit(max_children))
+        Rules.of(rules).code, checks.array(boards, "boards", InvalidPositionError),
+        checks.flag(keys, "keys"), checks.limit(max_children))
     return ChanceNodes(children, parent, roll, offsets, PROBABILITY)
 
 
@@ -230,7 +232,7 @@ def _index(name: str, value: object, size: int) -> int:
 
 
 def _rows(boards: object) -> np.ndarray:
-    rows = np.asarray(boards)
+    rows = checks.array(boards, "boards", InvalidPositionError)
     if rows.ndim != 2 or rows.shape[1] != ROW_WIDTH or rows.dtype.kind not in "iu":
         raise InvalidPositionError(
             f"boards must be an integer array of shape (N, {ROW_WIDTH}), not "
@@ -251,7 +253,9 @@ def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:
     (:mod:`fastnardy._features`, through the kernel's own key decoder). A field of 31, more
     than 15 checkers of a side or (long nardy) a bar checker raise InvalidPositionError."""
     game = Rules.of(rules).game
-    return _features.rows_of_keys(game == "short", keys, MIRROR_COLUMNS[game])
+    return _features.rows_of_keys(game == "short",
+                                  checks.array(keys, "keys", InvalidPositionError),
+                                  MIRROR_COLUMNS[game])
 
 
 def keys_from_rows(rules: object, rows: object) -> npt.NDArray[Any]:
@@ -259,7 +263,9 @@ def keys_from_rows(rules: object, rows: object) -> npt.NDArray[Any]:
     builder): the inverse of :func:`rows_from_keys`. Rows are checked as
     :func:`fastnardy.features.features` checks them (InvalidPositionError)."""
     game = Rules.of(rules).game
-    return _features.keys_of_rows(game == "short", rows, MIRROR_COLUMNS[game])
+    return _features.keys_of_rows(game == "short",
+                                  checks.array(rows, "rows", InvalidPositionError),
+                                  MIRROR_COLUMNS[game])
 
 
 def __getattr__(name: str) -> object:

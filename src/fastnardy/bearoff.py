@@ -47,6 +47,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from . import checks
 from .basics import ALL_ROLLS
 from .batch import ROW_DTYPE, ROW_WIDTH, expand
 from .errors import InvalidPositionError
@@ -95,7 +96,7 @@ def index(points: object) -> int:
 
 def indices(points: object) -> npt.NDArray[np.int64]:
     """:func:`index` of every row of an (N, 6) integer array, vectorized: int64 array of N."""
-    rows = np.asarray(points)
+    rows = checks.array(points, "bear-off positions", InvalidPositionError)
     if rows.ndim != 2 or rows.shape[1] != HOME_POINTS or rows.dtype.kind not in "iu":
         raise InvalidPositionError(
             f"bear-off positions must be an integer array of shape (N, {HOME_POINTS}), not "

@@ -10,13 +10,42 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from concurrent.futures import Executor
-from typing import Optional, Tuple, Type
+from itertools import islice
+from typing import Any, List, Optional, Tuple, Type
+
+import numpy as np
+import numpy.typing as npt
 
 from ._kernel import PackedPosition
 from .basics import CHECKERS, MAX_DEPTH, SIDES, Points
 from .errors import FastNardyError, InvalidPositionError, integer
 
 MAX_TABLE_MB = 1 << 20  # a transposition table of at most 1 TB
+MAX_ITEMS = 1 << 24  # an iterator of positions or games is read to at most this many
+
+
+def bounded(value: object, most: int) -> Optional[List[Any]]:
+    """The items of an iterable argument, read no further than ``most`` + 1 (an endless
+    iterator stops there: the caller refuses more than ``most``), or None when ``value`` is
+    not iterable (text and bytes are not read as iterables). A sized value is read whole up
+    to the same bound."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        return None
+    try:
+        return list(islice(value, most + 1))
+    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
+        return None
+
+
+def array(value: object, name: str, error: Type[FastNardyError] = FastNardyError
+          ) -> npt.NDArray[Any]:
+    """``value`` as a numpy array: ``error`` for a ragged nesting of lists (rows of
+    different lengths), which numpy refuses."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise error(f"{name} must be an array (rows of one length), not a ragged "
+                    f"{type(value).__name__}: {exc}") from None
 
 
 def number(value: object, name: str, low: int, high: Optional[int] = None,
@@ -93,14 +122,12 @@ def checkers(value: object, name: str) -> int:
 
 def points(value: object, name: str) -> Points:
     """A side's 24 checker counts, each from 0 to 15 (the total is the caller's, T7)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    items = bounded(value, 24)
+    if items is None:
         raise InvalidPositionError(f"{name} must be 24 checker counts, not {value!r}")
-    try:
-        items = list(value)
-    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
-        raise InvalidPositionError(f"{name} must be 24 checker counts, not {value!r}") from None
     if len(items) != 24:
-        raise InvalidPositionError(f"{name} must be 24 checker counts, got {len(items)}")
+        got = "more" if len(items) > 24 else len(items)
+        raise InvalidPositionError(f"{name} must be 24 checker counts, got {got}")
     return tuple(checkers(v, f"{name}[{i}]") for i, v in enumerate(items))
 
 

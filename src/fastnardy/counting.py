@@ -34,25 +34,27 @@ terminated (that pool is broken afterwards); nothing is awaited.
 ``checkpoint=FILE`` keeps the finished subtasks and their counts in FILE (JSON, written
 whole: a temporary file renamed over it, at most once a second and when the call ends), so
 that a call interrupted or killed resumes where it stopped, with the same count; a
-checkpoint of another position, depth or weighting is refused (FastNardyError).
+checkpoint of another position, depth or weighting is refused (FastNardyError), and so is
+one whose content does not match the SHA-256 it carries (a damaged file) or one written
+before checkpoints carried it (delete either to start afresh).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import json
 import os
 import threading
 import time
 from collections import Counter
-from concurrent.futures import (Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor,
-                                as_completed)
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import (Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple,
                     Union)
 
-from . import _files, _kernel, checks
+from . import _executors, _files, _kernel, checks
 from . import backend as _backend
 from ._kernel import dice_pair
 from .basics import ALL_ROLLS, Roll
@@ -81,6 +83,7 @@ class PerftProgress(NamedTuple):
     seconds: float      # since the start
     probes: int         # transposition-table lookups in the finished subtasks
     hits: int           # ... of which answered by the table
+    resumed: int = 0    # of ``nodes``, those of subtasks read from the checkpoint
 
 
 def perft(position: Position, depth: int, *, weighted: bool = False,
@@ -310,7 +313,7 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
     (Ctrl-C): see the module docstring."""
     start = time.perf_counter()
     counts = {} if saved is None else {key: saved.done[key] for key in tasks if key in saved.done}
-    nodes = sum(counts[key] * tasks[key] for key in counts)
+    nodes = resumed = sum(counts[key] * tasks[key] for key in counts)
     probes = hits = 0
     token = (os.getpid(), next(_call_numbers))
     _stops[token] = stop = _kernel.PerftStop()
@@ -342,14 +345,10 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
                 saved.finished(key, count)
             if progress is not None:
                 progress(PerftProgress(len(counts), len(tasks), nodes,
-                                       time.perf_counter() - start, probes, hits))
+                                       time.perf_counter() - start, probes, hits, resumed))
     except BaseException:
         stop.set()
-        if isinstance(pool, ProcessPoolExecutor):
-            _terminate(pool)  # its manager fails every pending future (a cancelled one it trips on)
-        else:
-            for future in futures:
-                future.cancel()
+        _executors.abandon(pool, futures)
         raise
     finally:
         del _stops[token]
@@ -360,23 +359,13 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
     return counts
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
-    """End the worker processes of a process pool that runs an interrupted call's subtasks
-    (nothing else stops a subtask in another process; the pool is broken afterwards)."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        try:
-            process.terminate()
-        except (OSError, AttributeError):  # already gone
-            pass
-
-
 class _Checkpoint:
     """A checkpoint file (see the module docstring): the call it belongs to (position string,
     depth, weighted, the split's parallelism) and ``done``, the count of each finished
-    subtask, keyed as the split keys them."""
+    subtask, keyed as the split keys them, with the SHA-256 of all that (``sha256``): a
+    damaged file is refused, never counted."""
 
-    VERSION = 1
+    VERSION = 2  # 1: without a checksum
 
     def __init__(self, path: PathLike, root: Position, depth: int, options: _Options,
                  parallelism: int) -> None:
@@ -399,9 +388,17 @@ class _Checkpoint:
                                  f"{exc.strerror or exc}") from None
         except (ValueError, RecursionError):
             document = None
-        if not isinstance(document, dict) or document.get("fastnardy_perft_checkpoint") \
-                != self.VERSION:
+        version = document.get("fastnardy_perft_checkpoint") \
+            if isinstance(document, dict) else None
+        if version == 1:
+            raise FastNardyError(f"the checkpoint {self.path} was written by an older fastnardy, "
+                                 f"without a checksum, and cannot be trusted: delete it to "
+                                 f"start afresh")
+        if version != self.VERSION:
             raise FastNardyError(f"{self.path} is not a fastnardy perft checkpoint")
+        if document.get("sha256") != _checksum(document):
+            raise FastNardyError(f"the checkpoint {self.path} is damaged (its content does not "
+                                 f"match its checksum): delete it to start afresh")
         call = {key: document.get(key) for key in self.call}
         if call != self.call:
             raise FastNardyError(f"the checkpoint {self.path} belongs to perft({call['depth']}) "
@@ -432,8 +429,16 @@ class _Checkpoint:
                     "parallelism": self.parallelism,
                     "done": [[node.to_string(), left, count]
                              for (node, left), count in self.done.items()]}
+        document["sha256"] = _checksum(document)
         _files.write_whole(self.path, (json.dumps(document) + "\n").encode("utf-8"))
         self.last_write = time.monotonic()
+
+
+def _checksum(document: Dict[str, object]) -> str:
+    """The SHA-256 of a checkpoint's content: every field but ``sha256``, as canonical JSON."""
+    content = {key: value for key, value in document.items() if key != "sha256"}
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

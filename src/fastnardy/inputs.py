@@ -50,9 +50,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from . import _features
+from . import _features, checks
 from .batch import MIRROR_COLUMNS
-from .errors import InvalidRulesError
+from .errors import InvalidPositionError, InvalidRulesError
 from .rules import Rules
 
 __all__ = ["ENCODINGS", "WIDTHS", "features"]
@@ -75,7 +75,8 @@ def features(rules: object, boards: object, kind: str = "raw") -> npt.NDArray[np
     game = ENCODINGS[kind]
     if game is not None and game != rules.game:
         raise InvalidRulesError(f"kind {kind!r} is for {game} nardy only, not {rules.game}")
-    return _features.features(_CODES[kind], rules.game == "short", boards,
+    return _features.features(_CODES[kind], rules.game == "short",
+                              checks.array(boards, "boards", InvalidPositionError),
                               MIRROR_COLUMNS[rules.game])
 
 

@@ -33,7 +33,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import _nnet
+from . import _nnet, _npz
 from .batch import MIRROR_COLUMNS, encode
 from .errors import FastNardyError, InvalidPositionError
 from .inputs import _CODES, ENCODINGS, WIDTHS
@@ -105,31 +105,29 @@ class Evaluator:
             raise FastNardyError(f"Evaluator.load takes 'long', 'short' or the path of a "
                                  f".npz file, not {name!r}")
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = [data[key] for key in _ARRAYS]
-                kind = str(data["kind"])
-                metadata = json.loads(str(data["metadata"]))
+            data = _npz.read(path, {"kind": _npz.Member("U", ()),
+                                    "metadata": _npz.Member("U", ()),
+                                    "hidden_weights": _npz.Member("f", (None, None)),
+                                    "hidden_bias": _npz.Member("f", (None,)),
+                                    "output_weights": _npz.Member("f", (None, None)),
+                                    "output_bias": _npz.Member("f", (None,))})
         except FileNotFoundError:
             raise FastNardyError(f"no evaluator file {str(path)!r}") from None
-        except (OSError, KeyError, ValueError) as error:
-            raise FastNardyError(f"{str(path)!r} is not an evaluator file: {error}") from None
-        w1, b1, w2, b2 = arrays
-        return cls(kind, w1, b1, w2, b2, metadata=metadata)
+        except FastNardyError as error:
+            raise FastNardyError(f"not an evaluator file: {error}") from None
+        return cls(str(data["kind"][()]), *(data[key] for key in _ARRAYS),
+                   metadata=_npz.json_text(data["metadata"], path, "metadata"))
 
     def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
-        beside and renamed into place, so a reader never sees half a file. The operating
-        system's OSError when the file cannot be written."""
+        whole beside and renamed into place, so a reader never sees half a file and a failed
+        write leaves none. FastNardyError when the file cannot be written."""
         if not isinstance(filename, (str, os.PathLike)) or not str(filename).endswith(".npz"):
             raise FastNardyError(f"an evaluator is saved to a path ending in .npz, not "
                                  f"{filename!r}")
-        target = Path(filename)
-        partial = target.with_name(target.name + ".partial")
-        with open(partial, "wb") as stream:
-            np.savez_compressed(stream, kind=np.array(self.kind),
-                                metadata=np.array(json.dumps(self.metadata, sort_keys=True)),
-                                **{key: getattr(self, key) for key in _ARRAYS})
-        os.replace(partial, target)
+        _npz.write(filename, {"kind": np.array(self.kind),
+                              "metadata": np.array(json.dumps(self.metadata, sort_keys=True)),
+                              **{key: getattr(self, key) for key in _ARRAYS}})
 
     def probabilities(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
         """The five outputs (``OUTPUTS``) of each row of an (N, F) feature array: (N, 5)."""

@@ -216,6 +216,12 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(self, iig_obs_type: Optional["pyspiel.IIGObservationType"] = None,
                          params: Optional[Dict[str, Any]] = None) -> object:
         """The board-and-roll observer; perfect-recall views get the history."""
+        if iig_obs_type is not None and not isinstance(iig_obs_type,
+                                                       pyspiel.IIGObservationType):
+            raise InvalidRulesError(f"iig_obs_type must be a pyspiel.IIGObservationType or "
+                                    f"None, not {iig_obs_type!r}")
+        if params is not None and not isinstance(params, dict):
+            raise InvalidRulesError(f"observation params must be a dict or None, not {params!r}")
         if iig_obs_type is None or (iig_obs_type.public_info
                                     and not iig_obs_type.perfect_recall):
             return NardyObserver(self.rules, params)

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
-from . import notation
+from . import checks, notation
 from .basics import BLACK, SIDES, WHITE, Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidRecordError, NotationError
 from .position import Position
@@ -492,10 +492,9 @@ def _to_gnubg(turn: str) -> str:
 def write_mat(games: Sequence[MatGame]) -> str:
     """The games as a GNU Backgammon ``.mat`` match export, laid out as GNU Backgammon 1.07
     writes it (without its ``;`` comment lines): :func:`read_mat` reads it back."""
-    try:
-        items = [] if isinstance(games, (str, bytes)) else list(games)
-    except TypeError:  # not iterable (nor is a 0-d numpy array)
-        items = []
+    items = checks.bounded(games, checks.MAX_ITEMS) or []
+    if len(items) > checks.MAX_ITEMS:
+        raise InvalidRecordError(f"write_mat writes at most {checks.MAX_ITEMS:,} games")
     if not items or not all(isinstance(g, MatGame) for g in items):
         raise InvalidRecordError(f"write_mat needs a non-empty sequence of MatGame, "
                                  f"not {games!r}")

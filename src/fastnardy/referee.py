@@ -7,9 +7,10 @@ is not (a six-block at the end of the turn, or a play using more dice, or the la
 exists).
 
 Notation is read as players write it (T1): a move of one checker over several dice, ``24/13``
-for 6-5, ``24/16`` or ``13/5(2)`` for 4-4, ``6/off``, is the steps it abbreviates, in any
-order of the dice that is legal; an intermediate landing may not hit (a hit on the way is
-written, ``13/7*/5``). Every reading reaches the same position (the checkers go from the
+for 6-5, ``24/16`` or ``13/5(2)`` for 4-4, ``6/off``, is the single-die steps it abbreviates, in
+any order of the dice, and the steps of several checkers in any order that keeps each
+checker's own in sequence (``bar/21(2)`` with 2-2 is bar/23 bar/23 23/21 23/21, S5); an
+intermediate landing may not hit (a hit on the way is written, ``13/7*/5``). Every reading reaches the same position (the checkers go from the
 written points to the written points, and the blots hit are those on written landings), so
 the order of the dice never changes the turn. Text that does not read is a
 :class:`~fastnardy.errors.NotationError`, not an illegal turn.
@@ -41,16 +42,12 @@ def _as_steps(turn: object) -> List[Pair]:
         return notation.parse_turn(turn)
     if isinstance(turn, bytes):
         raise NotationError("a turn must be notation text, steps or a Turn, not bytes")
-    if not isinstance(turn, Iterable):
+    items = checks.bounded(turn, 4)
+    if items is None:
         raise NotationError(f"a turn must be notation text, a sequence of (src, dst) steps or "
                             f"a Turn, not {turn!r}")
-    try:
-        items = list(turn)
-    except TypeError:  # an Iterable that refuses, e.g. a 0-d numpy array
-        raise NotationError(f"a turn must be notation text, a sequence of (src, dst) steps or "
-                            f"a Turn, not {turn!r}") from None
     if len(items) > 4:
-        raise IllegalTurnError("L4", f"a turn has at most four steps, got {len(items)}")
+        raise IllegalTurnError("L4", "a turn has at most four steps, got more")
     return [_pair(item, number) for number, item in enumerate(items, 1)]
 
 
@@ -128,33 +125,75 @@ def _initial_dice(dice: Roll) -> Tuple[int, ...]:
     return dice * 2 if dice[0] == dice[1] else dice
 
 
-def _realize(rules: ref.Rules, limit: int, state: ref.State, dice_left: Tuple[int, ...],
-             steps: List[Pair]) -> Iterator[Tuple[ref.State, Path]]:
-    """End states of playing all of the written moves ``steps`` in this order, over every
-    way to split each into dice (one die, or one checker over several), every die assignment
-    and (S8) every choice of which checker moves, each with the steps as played (hits
-    marked)."""
-    if not steps:
-        yield state, ()
+Move = Tuple[int, int, Tuple[int, ...], Optional[bool]]  # (written move number, at point,
+#                                                         dice still to play, as hitter)
+Furthest = List[Tuple[int, int, ref.Problem]]  # the refusal after the most steps: (steps
+#                                                played before it, move number, problem)
+
+
+def _dice_splits(moves: List[Pair],
+                 dice_left: Tuple[int, ...]) -> Iterator[List[Tuple[int, ...]]]:
+    """T1: every way to give each written move its dice (one die, or one checker over
+    several in some order), using each die of the roll at most once."""
+    if not moves:
+        yield []
         return
-    src, dst = steps[0]
+    src, dst = moves[0]
     for way in _ways(src, dst, dice_left):
         rest = list(dice_left)
         for die in way:
             rest.remove(die)
-        for as_hitter in ref.mover_choices(rules, state, src) if state.mine[src] else ():
-            result = _walk(rules, limit, state, src, way, as_hitter)
-            if not isinstance(result, (ref.Problem, int)) and result[1][-1][1] == dst:
-                for end, played in _realize(rules, limit, result[0], tuple(rest), steps[1:]):
-                    yield end, result[1] + played
+        for others in _dice_splits(moves[1:], tuple(rest)):
+            yield [way] + others
+
+
+def _interleave(rules: ref.Rules, limit: int, state: ref.State, moves: Tuple[Move, ...],
+                furthest: Furthest, depth: int = 0) -> Iterator[Tuple[ref.State, Path]]:
+    """End states of playing every move's single-die steps, each checker's own steps in
+    sequence but the checkers' steps in any order (``bar/21(2)`` with 2-2 is bar/23 bar/23
+    23/21 23/21, S5), with the steps as played. An intermediate landing may not hit (T1);
+    a moving checker stays the one that has hit, or not, that it was when it started (S8).
+    The refusal met after the most steps is kept in ``furthest``."""
+    if all(not dice for _, _, dice, _ in moves):
+        yield state, ()
+        return
+    for index, (number, src, dice, hitter) in enumerate(moves):
+        if not dice or any(m[1:] == (src, dice, hitter) for m in moves[:index]):
+            continue  # done, or the same as an earlier move: the same readings
+        choices = ref.mover_choices(rules, state, src) if state.mine[src] else (False,)
+        for as_hitter in (c for c in choices if hitter in (None, c)):
+            result = ref.try_step(rules, limit, state, src, dice[0], as_hitter)
+            if isinstance(result, ref.Problem):
+                if not furthest or depth > furthest[0][0]:
+                    furthest[:] = [(depth, number, result)]
+                continue
+            after, step = result
+            if step[2] and len(dice) > 1:
+                continue  # an unwritten hit on the way (T1)
+            rest = moves[:index] + ((number, step[1], dice[1:], as_hitter),) + moves[index + 1:]
+            for end, played in _interleave(rules, limit, after, rest, furthest, depth + 1):
+                yield end, (step,) + played
+
+
+def _realize(rules: ref.Rules, limit: int, state: ref.State, dice: Tuple[int, ...],
+             steps: List[Pair], furthest: Furthest) -> Iterator[Tuple[ref.State, Path]]:
+    """End states of playing all of the written moves ``steps``, over every way to split each
+    into dice, every order of the checkers' single-die steps that keeps each checker's own
+    in sequence (the written order, a move's dice back to back, first) and (S8) every choice
+    of which checker moves, each with the steps as played (hits marked)."""
+    for split in _dice_splits(steps, dice):
+        moves = tuple((number, src, way, None)
+                      for number, ((src, _), way) in enumerate(zip(steps, split), 1))
+        yield from _interleave(rules, limit, state, moves, furthest)
 
 
 def _first_problem(rules: ref.Rules, limit: int, start: ref.State, dice: Roll,
-                   steps: List[Pair]) -> Tuple[ref.State, int]:
+                   steps: List[Pair], furthest: Furthest) -> Tuple[ref.State, int]:
     """Play the written moves ``steps`` in the given order; the first that no die, nor one
     checker over several dice, can legally play raises IllegalTurnError (or NotationError
-    when the only way would hit a blot on the way unwritten). Returns the end state and the
-    number of steps played otherwise."""
+    when the only way would hit a blot on the way unwritten), naming the rule broken by the
+    reading that got furthest (``furthest``, when it played more steps). Returns the end
+    state and the number of steps played otherwise."""
     long_game = rules.game == LONG_GAME
     state, left, played = start, list(_initial_dice(dice)), 0
     for number, (src, dst) in enumerate(steps, 1):
@@ -196,6 +235,9 @@ def _first_problem(rules: ref.Rules, limit: int, start: ref.State, dice: Roll,
             continue
         if hit_on_the_way is None:
             assert problem is not None
+            if furthest and furthest[0][0] > played:  # another checker's steps came between
+                _, number, problem = furthest[0]
+                where = f"step {number}, {_step_text(*steps[number - 1])}"
             raise IllegalTurnError(problem.rule, f"{problem.message} ({where})", number)
         raise NotationError(f"{_step_text(src, dst)} would hit a blot on the way, on point "
                             f"{hit_on_the_way}: a hit on the way is written "
@@ -236,20 +278,20 @@ def check_played(position: PackedPosition, dice: Roll,
 def _match(position: PackedPosition, dice: Roll,
            steps: List[Pair]) -> Tuple[PackedTurn, Tuple[StepTuple, ...]]:
     """The legal turn that the written moves play, with the steps as played: in the order
-    given, or else in the first other order (of the moves, and of the dice within a move of
-    one checker over several) that plays it; or the reason there is none."""
+    given, or else in the first other order of the single-die steps (each checker's own in
+    sequence) that plays it; or the reason there is none."""
     legal: Dict[PackedPosition, PackedTurn] = {t.position: t
                                                for t in position.legal_turns(dice)}
     if not legal:
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")
     rules, start, limit = _setup(position, dice)
-    for order in dict.fromkeys(permutations(steps)):
-        for end, played in _realize(rules, limit, start, _initial_dice(dice), list(order)):
-            me, me_bar, opp, opp_bar = ref.from_state(rules, end)
-            after = position._from_mover_frame(me, me_bar, opp, opp_bar)
-            if after in legal:
-                return legal[after], played
-    end, count = _first_problem(rules, limit, start, dice, steps)
+    furthest: Furthest = []
+    for end, played in _realize(rules, limit, start, _initial_dice(dice), steps, furthest):
+        me, me_bar, opp, opp_bar = ref.from_state(rules, end)
+        after = position._from_mover_frame(me, me_bar, opp, opp_bar)
+        if after in legal:
+            return legal[after], played
+    end, count = _first_problem(rules, limit, start, dice, steps, furthest)
     raise _whole_turn_problem(rules, start, dice, end, count)
 
 

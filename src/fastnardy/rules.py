@@ -163,6 +163,10 @@ class Rules:
                     BLOCK_CHECKS.index(self.block_check), 0)
         return (1, 0, 0, 0, HIT_AND_HIDE.index(self.hit_and_hide))
 
+    def __reduce__(self) -> Tuple[type, Tuple[object, ...]]:
+        """Pickles rebuild through the constructor, so a damaged pickle is refused."""
+        return (Rules, tuple(getattr(self, f) for f in self.__dataclass_fields__))
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.variants().items())
         return f"Rules.{self.game}({args})"

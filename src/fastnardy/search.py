@@ -53,7 +53,7 @@ from typing import Any, Callable, NamedTuple, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import _features, _kernel
+from . import _features, _kernel, checks
 from .batch import (PROBABILITY, chance_expand, decode, encode, expand,
                     keys_from_rows, rows_from_keys)
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
@@ -275,7 +275,7 @@ def expectimax(rules: object, boards: object, evaluate: Evaluate, plies: int = 1
     rules = Rules.of(rules)
     depth = _plies(plies)
     search = _Search(rules, evaluate, filter)
-    array = np.asarray(boards)
+    array = checks.array(boards, "boards", InvalidPositionError)
     if array.dtype == _kernel.KEY_DTYPE:
         rows = rows_from_keys(rules, array)
     else:

@@ -40,13 +40,13 @@ noise than their means.
 
 from __future__ import annotations
 
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from . import _kernel, checks
+from . import _executors, _kernel, checks
 from .basics import BLACK, WHITE
 from .batch import encode, keys_from_rows, rows_from_keys
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError
@@ -118,12 +118,19 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
     else:
         workers = checks.workers(workers, executor)
         pool = executor if executor is not None else ThreadPoolExecutor(workers)
+        futures: List["Future[Any]"] = []
+        finished = False
         try:
-            futures = [pool.submit(_play, task, first, count) for first, count in chunks]
+            for first, count in chunks:
+                futures.append(pool.submit(_play, task, first, count))
             parts = [future.result() for future in futures]
+            finished = True
+        except BaseException:  # Ctrl-C: queued chunks cancelled, running ones not awaited
+            _executors.abandon(pool, futures)
+            raise
         finally:
             if executor is None:
-                pool.shutdown(wait=True, cancel_futures=True)
+                pool.shutdown(wait=finished, cancel_futures=True)
     if not parts:
         return Simulation(np.empty(0, np.int8), np.empty(0, np.int8), np.empty(0, np.int8),
                           np.empty(0, np.int32))

@@ -106,7 +106,7 @@ class VectorEnv:
         game; FastNardyError names a game whose action is not one of its legal turns."""
         if self._games is None:
             raise FastNardyError("call reset() before step()")
-        array = np.asarray(actions)
+        array = checks.array(actions, "actions")
         if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
             raise FastNardyError(f"actions must be {self.num_envs} ints, not "
                                  f"{array.dtype} {array.shape}")
