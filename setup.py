@@ -11,9 +11,14 @@ Set FASTNARDY_NATIVE=1 to compile for this machine's CPU (-march=native: about 1
 enumeration here; the result is then not portable). The default build is portable.
 Set FASTNARDY_PROFILE=1 for the release build (-O3, the same directives) with symbols, not
 stripped, under build/profile: what `perf record` needs to name the kernel's functions.
+Set FASTNARDY_NO_INT128=1 to build perft's 128-bit counts as two 64-bit halves, the path of
+compilers without unsigned __int128 (MSVC), under build/noint128: CI tests that path with gcc.
+Compiler flags are gcc's and clang's (the compilers the code builds with, on Linux and macOS;
+CC=clang picks clang); the release build is stripped on Linux.
 """
 
 import os
+import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -22,8 +27,9 @@ from setuptools.command.build_ext import build_ext
 DEBUG = os.environ.get("FASTNARDY_DEBUG", "") not in ("", "0")
 NATIVE = os.environ.get("FASTNARDY_NATIVE", "") not in ("", "0")
 PROFILE = os.environ.get("FASTNARDY_PROFILE", "") not in ("", "0") and not DEBUG
+NO_INT128 = os.environ.get("FASTNARDY_NO_INT128", "") not in ("", "0")
 BUILD_BASE = os.path.join("build", "debug" if DEBUG else "native" if NATIVE else
-                          "profile" if PROFILE else "release")
+                          "profile" if PROFILE else "noint128" if NO_INT128 else "release")
 
 directives = {
     "language_level": 3,
@@ -51,7 +57,9 @@ extensions = [
         f"fastnardy.{name}",
         sources=[f"src/fastnardy/{name}.pyx"],
         extra_compile_args=compile_args,
-        extra_link_args=[] if DEBUG or PROFILE else ["-s"],
+        extra_link_args=["-s"] if sys.platform.startswith("linux") and not (DEBUG or PROFILE)
+        else [],
+        define_macros=[("NB_NO_INT128", "1")] if NO_INT128 else [],
     )
     for name in COMPILED_MODULES
 ]
