@@ -4,7 +4,8 @@ once, for both.
 Set FASTNARDY_DEBUG=1 to build with bounds checks, wraparound checks and -O0 -g, unstripped
 (the debug build that a CI job or a test run can use); the normal build is -O3 and stripped.
 Each build keeps its generated C and objects under its own folder (build/release,
-build/debug or build/native), so switching between them in one tree never reuses the other's output (and
+build/debug or build/native; build/release-clang with CC=clang), so switching between them
+in one tree never reuses the other's output (and
 `build_ext --inplace` always copies its own kernel into src/); the generated C never lands
 in src/.
 Set FASTNARDY_NATIVE=1 to compile for this machine's CPU (-march=native: about 15% faster
@@ -28,8 +29,11 @@ DEBUG = os.environ.get("FASTNARDY_DEBUG", "") not in ("", "0")
 NATIVE = os.environ.get("FASTNARDY_NATIVE", "") not in ("", "0")
 PROFILE = os.environ.get("FASTNARDY_PROFILE", "") not in ("", "0") and not DEBUG
 NO_INT128 = os.environ.get("FASTNARDY_NO_INT128", "") not in ("", "0")
-BUILD_BASE = os.path.join("build", "debug" if DEBUG else "native" if NATIVE else
-                          "profile" if PROFILE else "noint128" if NO_INT128 else "release")
+# another compiler (CC=clang) builds in its own folder too: objects are never shared
+COMPILER = os.path.basename(os.environ.get("CC", "").split(" ")[0])
+BUILD_BASE = os.path.join("build", ("debug" if DEBUG else "native" if NATIVE else
+                                    "profile" if PROFILE else "noint128" if NO_INT128 else
+                                    "release") + (f"-{COMPILER}" if COMPILER else ""))
 
 directives = {
     "language_level": 3,
