@@ -4,16 +4,22 @@ once, for both.
 Set FASTNARDY_DEBUG=1 to build with bounds checks, wraparound checks and -O0 -g, unstripped
 (the debug build that a CI job or a test run can use); the normal build is -O3 and stripped.
 Each build keeps its generated C and objects under its own folder (build/release,
-build/debug or build/native), so switching between them in one tree never reuses the other's output (and
+build/debug or build/native; build/release-clang with CC=clang), so switching between them
+in one tree never reuses the other's output (and
 `build_ext --inplace` always copies its own kernel into src/); the generated C never lands
 in src/.
 Set FASTNARDY_NATIVE=1 to compile for this machine's CPU (-march=native: about 15% faster
 enumeration here; the result is then not portable). The default build is portable.
 Set FASTNARDY_PROFILE=1 for the release build (-O3, the same directives) with symbols, not
 stripped, under build/profile: what `perf record` needs to name the kernel's functions.
+Set FASTNARDY_NO_INT128=1 to build perft's 128-bit counts as two 64-bit halves, the path of
+compilers without unsigned __int128 (MSVC), under build/noint128: CI tests that path with gcc.
+Compiler flags are gcc's and clang's (the compilers the code builds with, on Linux and macOS;
+CC=clang picks clang); the release build is stripped on Linux.
 """
 
 import os
+import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -22,8 +28,12 @@ from setuptools.command.build_ext import build_ext
 DEBUG = os.environ.get("FASTNARDY_DEBUG", "") not in ("", "0")
 NATIVE = os.environ.get("FASTNARDY_NATIVE", "") not in ("", "0")
 PROFILE = os.environ.get("FASTNARDY_PROFILE", "") not in ("", "0") and not DEBUG
-BUILD_BASE = os.path.join("build", "debug" if DEBUG else "native" if NATIVE else
-                          "profile" if PROFILE else "release")
+NO_INT128 = os.environ.get("FASTNARDY_NO_INT128", "") not in ("", "0")
+# another compiler (CC=clang) builds in its own folder too: objects are never shared
+COMPILER = os.path.basename(os.environ.get("CC", "").split(" ")[0])
+BUILD_BASE = os.path.join("build", ("debug" if DEBUG else "native" if NATIVE else
+                                    "profile" if PROFILE else "noint128" if NO_INT128 else
+                                    "release") + (f"-{COMPILER}" if COMPILER else ""))
 
 directives = {
     "language_level": 3,
@@ -55,7 +65,9 @@ extensions = [
         f"fastnardy.{name}",
         sources=[f"src/fastnardy/{name}.pyx"],
         extra_compile_args=compile_args,
-        extra_link_args=[] if DEBUG or PROFILE else ["-s"],
+        extra_link_args=["-s"] if sys.platform.startswith("linux") and not (DEBUG or PROFILE)
+        else [],
+        define_macros=[("NB_NO_INT128", "1")] if NO_INT128 else [],
     )
     for name in COMPILED_MODULES
 ]

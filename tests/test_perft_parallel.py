@@ -116,12 +116,12 @@ def test_T5_table_counts_are_exact_across_positions_and_variants(position, depth
     assert with_table == perft(position, depth, weighted=weighted)
 
 
-def test_T5_the_readme_ray_adapter_gives_the_serial_count():
-    ray = pytest.importorskip("ray", reason="Ray is not installed (the README's adapter is "
+def test_T5_the_perft_pages_ray_adapter_gives_the_serial_count():
+    ray = pytest.importorskip("ray", reason="Ray is not installed (the Perft page's adapter is "
                                             "tested only where it is)")
     import concurrent.futures
 
-    class RayExecutor(concurrent.futures.Executor):  # the README's five lines
+    class RayExecutor(concurrent.futures.Executor):  # the Perft page's adapter
         def submit(self, fn, /, *args, **kwargs):
             return ray.remote(fn).remote(*args, **kwargs).future()
 

@@ -121,6 +121,17 @@ def test_record_values_check_their_fields(build):
         build()
 
 
+def test_rolls_are_written_high_die_first_and_read_in_either_order():
+    game = Game("long", players=("a", "b"), opening=(6, 4))
+    game.dice = (3, 6)  # thrown low die first
+    game.play("24/21 21/15")
+    text = game.record()
+    assert "\n1 white 6-3 24/18 18/15\n" in text  # T2 form of the turn, 6-3 not 3-6
+    assert game.history[0][0] == (6, 3)
+    assert Game.from_record(text).history == game.history
+    assert read_record(text.replace(" 6-3 ", " 3-6 ")).turns[0].roll == (3, 6)
+
+
 # --------------------------------------------------------------------------- GNU Backgammon .mat
 
 def test_mat_reads_turns_cube_actions_and_the_result():
@@ -150,6 +161,12 @@ def test_mat_game_to_record_takes_t6_from_the_first_roll():
     assert all(isinstance(t, RecordedTurn) for t in record.turns)
     first_right = read_mat((GNUBG_DATA / "selfplay_0001.mat").read_text())[0].to_record()
     assert first_right.opening == (3, 6) and first_right.turns[0].side == "black"
+
+
+def test_mat_rolls_are_written_high_die_first_as_gnubg_writes_them():
+    game = MatGame(1, 1, ("white", "black"), (0, 0),
+                   (RecordedTurn(1, "white", (2, 5), "13/8 24/22"),))
+    assert " 52: 13/8 24/22" in write_mat([game])
 
 
 def mat_game(*actions):

@@ -42,8 +42,8 @@ cdef inline uint64_t tt_meta(const nb_rules* r, int depth, int weighted) noexcep
 
 
 cdef inline nb_tt_entry* tt_bucket(nb_tt* tt, uint64_t lo, uint64_t hi, uint64_t meta) noexcept nogil:
-    cdef nb_count h = hkey(lo ^ (meta * <uint64_t>0x9E3779B97F4A7C15), hi)
-    return &tt.e[2 * <uint64_t>((h * tt.buckets) >> 64)]  # the hash's high bits pick it
+    cdef uint64_t h = hkey(lo ^ (meta * <uint64_t>0x9E3779B97F4A7C15), hi)
+    return &tt.e[2 * nb_mulhi(h, tt.buckets)]  # the hash's high bits pick it
 
 
 cdef inline void count_key(const nb_rules* r, const nb_board* b, uint64_t* lo, uint64_t* hi,
@@ -86,22 +86,18 @@ cdef void tt_store(nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
         e = e + 1
     e.lo = lo
     e.hi = hi
-    e.count = <uint64_t>count
-    e.count_hi = <uint64_t>(count >> 64)
+    e.count = nb_count_lo(count)
+    e.count_hi = nb_count_hi(count)
     e.meta = meta
 
 
 cdef extern from *:
     """
-    static inline int nb_count_add(nb_count* total, nb_count x, int twice) {
-        return (twice && __builtin_add_overflow(x, x, &x)) || __builtin_add_overflow(*total, x, total);
-    }
     static inline void nb_halt(int* halt) { __atomic_store_n(halt, 1, __ATOMIC_RELAXED); }
     static inline int nb_halted(const int* halt) {
         return halt != NULL && __atomic_load_n(halt, __ATOMIC_RELAXED);
     }
     """
-    int nb_count_add(nb_count* total, nb_count x, int twice) noexcept nogil
     int nb_halted(const int* halt) noexcept nogil
     void nb_halt(int* halt) noexcept nogil
 
@@ -113,13 +109,13 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
     tt (or NULL) is an exact transposition table of subtree counts (key, depth, weighted,
     rules). Every sum is checked: past 2**128 - 1 it sets c.stop = 2. Returns 0 early when
     the context stops (c.stop: a signal, the overflow, or *halt set by another thread)."""
-    cdef nb_count total = 0
+    cdef nb_count total = nb_count_of(0, 0)
     cdef int d1, d2, n, i, twice
     cdef uint64_t lo, hi, meta = 0, klo = b.lo, khi = b.hi
     cdef nb_board kid
     cdef nb_tt_entry* e = NULL
     if depth == 0 or b.m[0] >= 15 or b.o[0] >= 15:
-        return 1
+        return nb_count_of(0, 1)
     if tt != NULL:
         meta = tt_meta(r, depth, weighted)
         if depth == 1:
@@ -129,7 +125,7 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
         nb_lock(&e[0].meta)
         for i in range(2):
             if (e[i].meta & ~NB_LOCK) == meta and e[i].lo == klo and e[i].hi == khi:
-                total = (<nb_count>e[i].count_hi << 64) | e[i].count
+                total = nb_count_of(e[i].count_hi, e[i].count)
                 nb_unlock(&e[0].meta)
                 c.tt_hits += 1
                 return total
@@ -141,9 +137,9 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
             if nb_tick(c) or nb_halted(halt):
                 if not c.stop:
                     c.stop = 1
-                return 0
+                return nb_count_of(0, 0)
             if depth == 1:
-                total += (1 + twice) * <nb_count>n  # at most 2 * 36 * NB_MAX_TURNS
+                nb_count_add_small(&total, <uint64_t>((1 + twice) * n))  # <= 2 * 36 * NB_MAX_TURNS
                 continue
             memcpy(bufs[depth], c.out, n * sizeof(nb_entry))
             for i in range(n):
@@ -153,7 +149,7 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
                                                  halt), twice):
                     c.stop = 2
                 if c.stop:
-                    return 0
+                    return nb_count_of(0, 0)
     if tt != NULL:
         nb_lock(&e[0].meta)
         tt_store(e, klo, khi, meta, total)
@@ -289,7 +285,7 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
             ctx_release(c)
         for k in range(NB_MAX_DEPTH + 1):
             free(bufs[k])
-    count = (<object><uint64_t>(total >> 64) << 64) | <object><uint64_t>total
+    count = (<object>nb_count_hi(total) << 64) | <object>nb_count_lo(total)
     if stats:
         return (count, probes, hits)
     return count

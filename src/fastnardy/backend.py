@@ -44,7 +44,7 @@ Board = Points  # the name that _kernel.pyi gives the points it returns
 
 class Backend(Protocol):
     """The contract of the module docstring: both backend modules satisfy it (mypy checks
-    the modules against it in :func:`_load`)."""
+    the modules against it in ``_load``)."""
 
     def enumerate_turns(self, code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
                         opp_bar: SupportsIndex, die1: SupportsIndex,

@@ -22,7 +22,7 @@ to numpy without a copy; large buffers grow by remapping and the unused tail is 
 touched, so the peak resident memory is close to the output itself. A contact position of
 short nardy has about 20 children per roll (about 400 over the 21 rolls): a chance node of
 one row is about 8 KB as keys, 22 KB as rows. Pass ``max_children`` to bound a call: a
-result that would be larger raises :class:`ResourceLimitError` (a ``MemoryError`` and a
+result that would be larger raises :class:`~fastnardy.errors.ResourceLimitError` (a ``MemoryError`` and a
 ``FastNardyError``) before the memory is used, as does a failed allocation; split the rows
 into chunks to stay within it.
 """
@@ -261,7 +261,7 @@ def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:
 def keys_from_rows(rules: object, rows: object) -> npt.NDArray[Any]:
     """Packed keys (1-D ``KEY_DTYPE``) of board rows (N, 50), compiled (the kernel's own key
     builder): the inverse of :func:`rows_from_keys`. Rows are checked as
-    :func:`fastnardy.features.features` checks them (InvalidPositionError)."""
+    :func:`fastnardy.features` checks them (InvalidPositionError)."""
     game = Rules.of(rules).game
     return _features.keys_of_rows(game == "short",
                                   checks.array(rows, "rows", InvalidPositionError),

@@ -576,7 +576,7 @@ def _relaxed_step(game: int, state: Key, src: int, die: int) -> Optional[Tuple[K
 def explain(parent: Position, roll: Roll, text: str, steps: Optional[str] = None) -> ExtraTurn:
     """Why the child ``text`` (a position string or GNU Backgammon ID, the other side to
     move) is not a legal turn of ``parent`` for ``roll``: the rule its steps break, by the
-    referee (:meth:`Position.check_played`). The steps are the engine's when given, else the
+    referee (:meth:`~fastnardy.Position.check_played`). The steps are the engine's when given, else the
     first sequence in T2 order of the roll's dice that reaches the child."""
     _request("string", 1, roll, parent)  # the checks of a request
     if not isinstance(text, str) or not (steps is None or isinstance(steps, str)):

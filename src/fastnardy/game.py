@@ -21,7 +21,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import checks
+from . import checks, notation
 from ._kernel import dice_pair
 from .basics import Roll
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError,
@@ -47,8 +47,9 @@ def _generator(seed: object) -> np.random.Generator:
 class Game:
     """A mutable game of long or short nardy: the position, the dice and the turns played.
 
-    ``history`` holds ``(roll, Turn)`` pairs, the Turn being the legal turn played (its
-    ``str()`` is the T2 notation, its ``position`` the position after it).
+    ``history`` holds ``(roll, Turn)`` pairs, the roll high die first as records print it,
+    the Turn being the legal turn played (its ``str()`` is the T2 notation, its ``position``
+    the position after it).
     """
 
     def __init__(self, rules: object = "long", seed: Optional[int] = None, *,
@@ -116,7 +117,7 @@ class Game:
 
     @property
     def history(self) -> Tuple[Tuple[Roll, Turn], ...]:
-        """The turns played: ``(roll, Turn)`` pairs, oldest first."""
+        """The turns played: ``(roll, Turn)`` pairs, oldest first, each roll high die first."""
         return tuple(self._history)
 
     def is_over(self) -> bool:
@@ -168,14 +169,14 @@ class Game:
             played = turn
         else:
             played = position.check_turn(dice, turn)
-        self._history.append((dice, played))
+        self._history.append(((max(dice), min(dice)), played))
         self._positions.append(played.position)
         self._dice = None
         return played
 
     def undo(self) -> Tuple[Roll, Turn]:
-        """Take back the last turn; its roll becomes the current roll again. Returns the
-        ``(roll, Turn)`` taken back."""
+        """Take back the last turn; its roll (high die first) becomes the current roll again.
+        Returns the ``(roll, Turn)`` taken back."""
         if not self._history:
             raise FastNardyError("there is no turn to undo")
         self._positions.pop()
@@ -209,7 +210,7 @@ class Game:
         else:
             game = cls(record.rules, seed, players=record.players, opening=record.opening)
         for entry in record.turns:
-            where = (f"move {entry.number}, {entry.side} {entry.roll[0]}-{entry.roll[1]} "
+            where = (f"move {entry.number}, {entry.side} {notation.format_roll(entry.roll)} "
                      f"{entry.turn}" + (f", line {entry.line}" if entry.line else ""))
             if game.is_over():
                 raise IllegalTurnError("T4", f"the game is over: there is no legal turn "

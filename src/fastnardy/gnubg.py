@@ -85,7 +85,7 @@ def decode_position_id(pid: str) -> tuple[tuple[int, ...], int, tuple[int, ...],
     """Decode a Position ID to ``(mover_points, mover_bar, other_points, other_bar)``.
 
     ``mover`` is the player on roll. Each ``*_points`` holds 24 checker counts in that
-    player's own numbering (index 0 = its point 1). Raises :class:`InvalidPositionError`
+    player's own numbering (index 0 = its point 1). Raises :class:`~fastnardy.errors.InvalidPositionError`
     on any malformed ID.
     """
     data = _bytes_from_id(pid)
@@ -141,7 +141,7 @@ def encode_position_id(
 ) -> str:
     """Encode a position as a GNU Backgammon Position ID; the inverse of :func:`decode_position_id`.
 
-    Raises :class:`InvalidPositionError` on bad input (wrong shape, negative counts, or more
+    Raises :class:`~fastnardy.errors.InvalidPositionError` on bad input (wrong shape, negative counts, or more
     than 15 checkers for a side).
     """
     mover = _check_side(mover_points, mover_bar, "mover")

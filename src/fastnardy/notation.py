@@ -18,7 +18,7 @@ Turn notation: steps in the mover's numbering separated by spaces, ``24/18 18/13
 turn. When reading, chains (``24/18/13``), repeats (``24/18(2)``), commas and a missing ``*``
 are accepted, and a move of one checker over several dice (``24/13`` for 6-5, ``13/5(2)``
 for 4-4, ``6/off``) is read by the referee as the steps it abbreviates (T1, see
-:mod:`fastnardy.referee`). Text that does not read raises :class:`NotationError` (T1).
+:mod:`fastnardy.referee`). Text that does not read raises :class:`~fastnardy.errors.NotationError` (T1).
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ _RULE_FIELDS: Dict[str, Dict[str, Tuple[object, ...]]] = {
 
 
 def format_rules(rules: Rules) -> str:
+    """The rules field of a position string: ``long``, ``short(hit_and_hide=forbidden)``
+    (the game and its non-default variants)."""
     if not isinstance(rules, Rules):
         raise InvalidRulesError(f"format_rules needs a Rules, not {rules!r}")
     variants = rules.variants()
@@ -58,6 +60,7 @@ def format_rules(rules: Rules) -> str:
 
 
 def parse_rules(text: str) -> Rules:
+    """Read a rules field (:func:`format_rules`'s form) back into a Rules."""
     if not isinstance(text, str):
         raise InvalidPositionError(f"rules text must be a str, not {type(text).__name__}")
     match = re.fullmatch(r"(long|short)(?:\((.*)\))?", text)
@@ -124,6 +127,7 @@ def parse_side(text: str, who: str) -> Tuple[Points, int]:
 
 
 def format_position(position: PackedPosition) -> str:
+    """The position string: rules, side to move, white's then black's checkers."""
     checks.position(position)
     return " ".join((format_rules(position.rules), position.turn[0],
                      format_side(position.white_points, position.white_bar),
@@ -149,10 +153,11 @@ def parse_position(text: object) -> Tuple[Rules, str, Points, int, Points, int]:
 
 # --------------------------------------------------------------------------- rolls
 
-def format_roll(dice: Sequence[int]) -> str:
-    """A roll as printed everywhere: the higher die first, ``6-5``, ``3-3``."""
+def format_roll(dice: Sequence[int], sep: str = "-") -> str:
+    """A roll as printed everywhere: the higher die first, ``6-5``, ``3-3`` (``sep=""``:
+    ``65``, as GNU Backgammon's ``.mat`` writes it)."""
     d1, d2 = dice_pair(dice)
-    return f"{max(d1, d2)}-{min(d1, d2)}"
+    return f"{max(d1, d2)}{sep}{min(d1, d2)}"
 
 
 # --------------------------------------------------------------------------- turns
@@ -171,6 +176,7 @@ def format_step(step: Sequence[int]) -> str:
 
 
 def format_steps(steps: Sequence[Sequence[int]]) -> str:
+    """Steps ``(src, dst, hit)`` in turn notation, ``24/18 18/13*``; ``pass`` when empty."""
     if not isinstance(steps, (list, tuple)):
         raise FastNardyError(f"steps are a list or tuple of (src, dst, hit), not {steps!r}")
     return " ".join(format_step(s) for s in steps) if steps else PASS

@@ -90,6 +90,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
                       "pip install 'fastnardy[openspiel]'") from exc
 
 from . import _kernel
+from .notation import format_roll
 from .basics import ALL_ROLLS, MAX_TURNS_PER_ROLL, Roll
 from .batch import PROBABILITY, encode
 from .errors import IllegalTurnError, InvalidDiceError, InvalidPositionError, InvalidRulesError
@@ -160,10 +161,6 @@ def _parameters(defaults: Dict[str, Any], params: object) -> Dict[str, Any]:
         raise InvalidRulesError(f"parameters must be a dict of {', '.join(defaults)}, "
                                 f"not {params!r}")
     return {**defaults, **params}
-
-
-def _roll_text(roll: Roll) -> str:
-    return f"{max(roll)}-{min(roll)}"
 
 
 class NardyGame(pyspiel.Game):  # type: ignore[misc]
@@ -331,7 +328,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
         if player != pyspiel.PlayerId.CHANCE:
             return str(self._turn(action))
         if self._opened:
-            return "roll " + _roll_text(_ROLLS[self._chance_index(action, len(_ROLLS),
+            return "roll " + format_roll(_ROLLS[self._chance_index(action, len(_ROLLS),
                                                                   "T5 roll")])
         if self._position.rules.is_long:
             return LONG_OPENING[self._chance_index(action, len(LONG_OPENING),
@@ -367,7 +364,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
         elif self._dice is None:
             what = f"{position.turn} to roll"
         else:
-            what = f"{position.turn} plays {_roll_text(self._dice)}"
+            what = f"{position.turn} plays {format_roll(self._dice)}"
         return f"{position.to_string()}, {what}"
 
     def _turn(self, action: int) -> Turn:
@@ -378,7 +375,7 @@ class NardyState(pyspiel.State):  # type: ignore[misc]
         if not isinstance(action, int) or not 0 <= action < len(turns):
             raise IllegalTurnError("T1", f"action {action!r} is not one of the "
                                          f"{len(turns)} legal turns (0-{len(turns) - 1}) of "
-                                         f"{self._position.turn}'s {_roll_text(self._dice)}")
+                                         f"{self._position.turn}'s {format_roll(self._dice)}")
         return turns[action]
 
     @staticmethod

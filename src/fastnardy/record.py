@@ -18,8 +18,8 @@ match export (short nardy).
   higher die moves first. Or instead ``start <position string>``: the game began from that
   position, with its side to move (T6 skipped);
 * one line per turn: the move number (Game.record writes 1, 2, 3 …; read, they must not
-  decrease), the side (``white`` / ``black``, alternating from the first mover), the roll as
-  thrown (``6-5``) and the turn in notation (:mod:`fastnardy.notation`; ``pass`` for a pass).
+  decrease), the side (``white`` / ``black``, alternating from the first mover), the roll, high
+  die first (``6-5``; read in either order) and the turn in notation (:mod:`fastnardy.notation`; ``pass`` for a pass).
   Short nardy's first turn plays the opening throw (T6).
 
 Blank lines and lines starting with ``#`` are skipped. The header lines come first, each once.
@@ -170,7 +170,7 @@ class GameRecord:
             raise InvalidRecordError(
                 f"{_at(first.line)}T6: short nardy's first turn plays the opening throw "
                 f"{self.opening[0]} and {self.opening[1]}, not "
-                f"{first.roll[0]}-{first.roll[1]}")
+                f"{notation.format_roll(first.roll)}")
 
 
 # --------------------------------------------------------------------------- fastnardy record
@@ -189,7 +189,7 @@ def write_record(record: GameRecord) -> str:
     else:
         assert record.opening is not None
         lines.append(f"opening {record.opening[0]} {record.opening[1]}")
-    lines += [f"{t.number} {t.side} {t.roll[0]}-{t.roll[1]} {t.turn}" for t in record.turns]
+    lines += [f"{t.number} {t.side} {notation.format_roll(t.roll)} {t.turn}" for t in record.turns]
     return "\n".join(lines) + "\n"
 
 
@@ -563,7 +563,7 @@ def _cell_text(action: Union[RecordedTurn, CubeAction]) -> str:
     if isinstance(action, RecordedTurn):
         steps = _to_gnubg(action.turn).split()
         moves = "".join(f"{s} " if i < 3 else s for i, s in enumerate(steps))
-        return f"{action.roll[0]}{action.roll[1]}: {moves}"
+        return f"{notation.format_roll(action.roll, '')}: {moves}"
     if action.action == "double":
         return f" Doubles => {action.cube}"
     return " Takes" if action.action == "take" else " Drops"
@@ -587,7 +587,7 @@ def is_mat(text: str, name: str = "") -> bool:
 
 
 def read_games(text: str, name: str = "") -> List[GameRecord]:
-    """The games of a record file: a ``.mat`` match export (:func:`is_mat`) or one fastnardy
+    """The games of a record file: a ``.mat`` match export (``is_mat``) or one fastnardy
     record."""
     if is_mat(text, name):
         return [game.to_record() for game in read_mat(text)]

@@ -209,7 +209,7 @@ def _first_problem(rules: ref.Rules, limit: int, start: ref.State, dice: Roll,
             move = f"bears a checker off from point {src}" if dst == 0 \
                 else f"moves a checker {src - dst} pips"
             raise IllegalTurnError("L4" if long_game else "S4",
-                                   f"no die left in the roll {dice[0]}-{dice[1]}, alone or "
+                                   f"no die left in the roll {notation.format_roll(dice)}, alone or "
                                    f"with others, {move} ({where})", number)
         problem: Optional[ref.Problem] = None
         hit_on_the_way: Optional[int] = None

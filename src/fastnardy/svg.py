@@ -75,7 +75,7 @@ def board(position: PackedPosition, *, size: Optional[int] = None, flipped: bool
 
     ``size`` is the picture's width in pixels (None: the natural size, 634 or 700); ``flipped``
     shows the board from black's side (black's home at the bottom right); ``highlight`` is a
-    legal turn of this position, a :class:`Turn` or its notation, drawn as one arrow per step;
+    legal turn of this position, a :class:`~fastnardy.Turn` or its notation, drawn as one arrow per step;
     ``numbering`` labels the points in ``"white"``'s numbering (board coordinates, RULES §0),
     ``"black"``'s or the side to move's (``"mover"``).
 
