@@ -158,6 +158,10 @@ def swap_key(lo: SupportsIndex, hi: SupportsIndex,
     """The key of the same position with the other side to move."""
     ...
 
+def _positions_after(origin: Position, data: bytes) -> list[Position]:
+    """The positions after turns of ``origin`` ending in the keys of packed entries."""
+    ...
+
 def bind(turn_type: type[PackedTurn], step_type: type[Step], backends: ModuleType) -> None:
     """Called once by fastnardy.position."""
     ...

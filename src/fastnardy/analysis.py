@@ -7,9 +7,9 @@ search module's values). The **probabilities** are the network's five outputs
 backgammon, the same lost) from the side to move's view; a finished game has its exact ones.
 
 * :func:`hint`: every legal turn of a roll (T1), best first, valued by
-  :func:`fastnardy.search.best_turn` at ``plies`` (a turn a :class:`MoveFilter` dropped keeps
-  its 0-ply value and says so); the probabilities of each are the network's on the position
-  after it (0 ply).
+  :func:`fastnardy.search.best_turn` at ``plies`` (a turn that a
+  :class:`fastnardy.search.MoveFilter` dropped keeps its 0-ply value and says so); the
+  probabilities of each are the network's on the position after it (0 ply).
 * :func:`evaluate`: the cubeless equity at ``plies`` (:func:`fastnardy.search.expectimax`),
   the probabilities (0 ply; at 1 ply or more the mean over the 21 rolls of the probabilities
   after the best turn at ``plies - 1``) and the money-game cube action.
@@ -32,8 +32,9 @@ backgammon, the same lost) from the side to move's view; a finished game has its
   position, so the mean is unbiased and its noise much smaller), a 95% interval per
   candidate. Game j of every candidate uses dice stream j of the seed (a hash of seed, j and
   the turn), so the result is the same however the games are split over ``workers``.
-* :func:`match`: seeded paired games between players (random, greedy, ``net:PLIES``, a
-  saved network, GNU Backgammon when installed), points a game with 95% intervals.
+* :func:`fastnardy.match.match`: seeded paired games between players (random, greedy,
+  ``net:PLIES``, a saved network, GNU Backgammon when installed), points a game with 95%
+  intervals.
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     other = Position.start(rules)
     if turn == WHITE:
         other = Position(rules, BLACK, other.white_points, 0, other.black_points, 0)
-    return _kernel._positions_after(other, entries)  # type: ignore[attr-defined]
+    return _kernel._positions_after(other, entries)
 
 
 def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
@@ -200,8 +200,8 @@ def segment_argmax(values: npt.ArrayLike, offsets: npt.ArrayLike) -> npt.NDArray
     segment i of its highest value, ties to the first (T2 order). (N,) int64 from
     (M,) real values and (N + 1,) increasing offsets from 0 to M; an empty segment, a NaN or
     offsets that do not fit are a FastNardyError."""
-    array = np.asarray(values)
-    bounds = np.asarray(offsets)
+    array = checks.array(values, "values")
+    bounds = checks.array(offsets, "offsets")
     if array.ndim != 1 or array.dtype.kind not in "iuf":
         raise FastNardyError(f"values must be a 1-D real array, not {array.dtype} {array.shape}")
     if bounds.ndim != 1 or bounds.dtype.kind not in "iu" or len(bounds) < 2 \

@@ -38,7 +38,7 @@ first step, ``4 0 0 0`` after the 6). All dice are 0 once the game is over.
 **Reward** (L10, S9, cube at 1): when the game ends, the points the agent won or minus the
 points it lost; 0 otherwise. ``truncated`` after ``max_turns`` turns (both sides').
 
-**Rendering** (``render_mode``): ``"ansi"`` returns the text board of :class:`Position` with
+**Rendering** (``render_mode``): ``"ansi"`` returns the text board of :class:`fastnardy.Position` with
 the roll and the steps taken, ``"human"`` prints it.
 """
 
@@ -328,7 +328,7 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         up to each agent's next choice (new games for those that end)."""
         if self._games is None:
             raise FastNardyError("call reset() before step()")
-        array = np.asarray(actions)
+        array = checks.array(actions, "actions")
         if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
             raise FastNardyError(f"actions must be {self.num_envs} ints, not {array.dtype} "
                                  f"{array.shape}")

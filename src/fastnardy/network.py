@@ -16,8 +16,9 @@ was trained is in its ``metadata`` and in ``weights/README.md``); ``Evaluator.lo
 reads any ``.npz`` that :meth:`Evaluator.save` wrote.
 
 Inference runs in compiled code (:mod:`fastnardy._nnet`, float32, no BLAS and no thread
-pool, without the GIL): on feature arrays (``evaluator(features)``, :meth:`probabilities`),
-and straight on board rows, packed keys or positions (:meth:`evaluate`, :meth:`value`),
+pool, without the GIL): on feature arrays (``evaluator(features)``,
+:meth:`Evaluator.probabilities`), and straight on board rows, packed keys or positions
+(:meth:`Evaluator.evaluate`, :meth:`Evaluator.value`),
 whose features are never materialised. The search, self-play and rollouts call the
 compiled network directly. An Evaluator is immutable (its arrays are read-only), so one
 may be shared by any number of threads.
@@ -33,7 +34,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import _nnet, _npz
+from . import _nnet, _npz, checks
 from .batch import MIRROR_COLUMNS, encode
 from .errors import FastNardyError, InvalidPositionError
 from .inputs import _CODES, ENCODINGS, WIDTHS
@@ -115,7 +116,8 @@ class Evaluator:
             raise FastNardyError(f"no evaluator file {str(path)!r}") from None
         except FastNardyError as error:
             raise FastNardyError(f"not an evaluator file: {error}") from None
-        return cls(str(data["kind"][()]), *(data[key] for key in _ARRAYS),
+        w1, b1, w2, b2 = (data[key] for key in _ARRAYS)
+        return cls(str(data["kind"][()]), w1, b1, w2, b2,
                    metadata=_npz.json_text(data["metadata"], path, "metadata"))
 
     def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
@@ -153,6 +155,8 @@ class Evaluator:
                 raise InvalidPositionError(f"this evaluator values {self.game} nardy "
                                            f"positions only")
             boards = encode(list(boards), keys=True)
+        else:
+            boards = checks.array(boards, "boards", InvalidPositionError)
         network = self._network
         return network.probabilities(boards) if probabilities else network.equities(boards)
 

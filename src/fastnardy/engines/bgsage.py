@@ -54,6 +54,7 @@ class Bgsage:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Serve bgsage's move generator to the cross-checker on stdin and stdout; the exit status."""
     args = options(__doc__.split("\n")[0]).parse_args(argv)
     try:
         import bgbot_cpp  # type: ignore[import-not-found]

@@ -139,6 +139,7 @@ def play(frame: Frame, move: str) -> Frame:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Serve GNU Backgammon's hint to the cross-checker on stdin and stdout; the exit status."""
     parser = options(__doc__.split("\n")[0])
     parser.add_argument("--gnubg", default=shutil.which("gnubg") or "/usr/games/gnubg",
                         help="the gnubg program (default %(default)s)")

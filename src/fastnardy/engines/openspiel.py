@@ -133,6 +133,7 @@ class OpenSpiel:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Serve OpenSpiel's backgammon to the cross-checker on stdin and stdout; the exit status."""
     parser = options(__doc__.split("\n")[0])
     parser.add_argument("--shim", default=DEFAULT_SHIM,
                         help="the peers kit's libosshim.so (default %(default)s)")

@@ -114,6 +114,7 @@ def divide(depth: int, roll: Roll, position: Position, as_id: bool,
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Serve the pure-Python reference to the cross-checker on stdin and stdout; the exit status."""
     parser = options(__doc__.split("\n")[0])
     parser.add_argument("--break", dest="broken", choices=sorted(BROKEN), default=None,
                         help="bend one rule of the reference")
