@@ -82,9 +82,12 @@ class BuildExt(build_ext):
         super().copy_extensions_to_source()
 
 
+# Cython and the C compiler use every core: the modules are independent once cythonized.
+JOBS = os.cpu_count() or 1
+
 setup(
     cmdclass={"build_ext": BuildExt},
     ext_modules=cythonize(extensions, compiler_directives=directives, include_path=["src"],
-                          build_dir=os.path.join(BUILD_BASE, "cython")),
-    options={"build": {"build_base": BUILD_BASE}},
+                          build_dir=os.path.join(BUILD_BASE, "cython"), nthreads=JOBS),
+    options={"build": {"build_base": BUILD_BASE}, "build_ext": {"parallel": JOBS}},
 )
