@@ -63,3 +63,30 @@ def test_batch_counts_reject_bad_arrays():
         kernel.count_turns_batch((0, 0, 0, 0, 0), np.full((1, 50), 16), np.array([[1, 2]]))
     with pytest.raises(FastNardyError):
         kernel.pack([0] * 24, 0, [0] * 24, 0, game="chess")
+
+
+@pytest.mark.parametrize("rules", ["long", "short", Rules("long", block_check="every_step"),
+                                   Rules("short", hit_and_hide="forbidden")])
+def test_position_count_turns_is_len_of_legal_turns(rules) -> None:
+    """T1/T3/T4: Position.count_turns counts what legal_turns builds, on random positions of
+    every roll, passes and finished games included."""
+    import numpy as np
+
+    from fastnardy import ALL_ROLLS, InvalidDiceError, Position, batch
+
+    rules = Rules.of(rules)
+    rng = np.random.default_rng(4)
+    rows = batch.encode([Position.start(rules)] * 16)
+    seen = []
+    for _ in range(60):
+        children, parent = batch.expand(rules, rows, rng.integers(1, 7, size=(len(rows), 2)))
+        over = [i for i in range(len(rows)) if not (parent == i).any()]  # T4: none
+        seen += batch.decode(rules, rows[over])
+        pick = [rng.choice(np.flatnonzero(parent == i)) for i in range(len(rows)) if i not in over]
+        rows = np.concatenate([children[pick], batch.encode([Position.start(rules)] * len(over))])
+        seen += batch.decode(rules, rows[::5])
+    for position in seen:
+        for roll in ALL_ROLLS:
+            assert position.count_turns(roll) == len(position.legal_turns(roll))
+    with pytest.raises(InvalidDiceError):
+        seen[0].count_turns((7, 1))
