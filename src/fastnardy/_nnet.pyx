@@ -40,14 +40,21 @@ cdef extern from *:
     /* eight floats: GCC's and clang's vector extension (two SSE registers, or one AVX) */
     typedef float nn_v8 __attribute__((vector_size(32)));
     typedef int32_t nn_v8i __attribute__((vector_size(32)));
-    static inline nn_v8 nn_load(const float* p) { nn_v8 v; memcpy(&v, p, 32); return v; }
-    static inline nn_v8 nn_pick(nn_v8i m, nn_v8 a, nn_v8 b) {
+    /* Every helper that takes or returns a vector is inlined, at -O0 too: a call between
+       the AVX2 clone and a helper compiled for the baseline would pass the vector in
+       different places (the two ABIs differ for 32-byte vectors). */
+    #define NN_INLINE static inline __attribute__((always_inline))
+    #if defined(__GNUC__)
+    #pragma GCC diagnostic ignored "-Wpsabi"  /* that ABI note, for the inlined helpers */
+    #endif
+    NN_INLINE nn_v8 nn_load(const float* p) { nn_v8 v; memcpy(&v, p, 32); return v; }
+    NN_INLINE nn_v8 nn_pick(nn_v8i m, nn_v8 a, nn_v8 b) {
         return (nn_v8)((m & (nn_v8i)a) | (~m & (nn_v8i)b));
     }
     /* exp(x) lane by lane: x = n ln2 + r, |r| <= ln2/2, exp(r) by Cephes' expf polynomial,
        2^n put in the exponent bits; clamped to [-87, 88] (a sigmoid's argument beyond
        that is 0 or 1 in float32 anyway) */
-    static inline nn_v8 nn_exp(nn_v8 x) {
+    NN_INLINE nn_v8 nn_exp(nn_v8 x) {
         const nn_v8 lo = {-87, -87, -87, -87, -87, -87, -87, -87};
         const nn_v8 hi = {88, 88, 88, 88, 88, 88, 88, 88};
         x = nn_pick(x < lo, lo, x);
@@ -64,7 +71,7 @@ cdef extern from *:
         nn_v8i bits = (__builtin_convertvector(n, nn_v8i) + 127) << 23;
         return p * (nn_v8)bits;
     }
-    static inline float nn_sum8(nn_v8 v) {
+    NN_INLINE float nn_sum8(nn_v8 v) {
         return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
     }
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
