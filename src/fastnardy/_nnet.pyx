@@ -326,6 +326,18 @@ cdef class Network:
         """The cubeless equity (N,) float64 of board rows or keys for their side to move."""
         return self._run(boards, 1)
 
+    def key_equity(self, uint64_t lo, uint64_t hi):
+        """The cubeless equity of one packed key (mover's frame), checked: batch 1 without
+        numpy."""
+        cdef nn_scratch s
+        cdef float probs[NN_OUTPUTS]
+        cdef int fault
+        s.base_net = NULL
+        fault = nn_key(&self.net, lo, hi, &s, probs)
+        if fault:
+            raise_fault(fault, 1)
+        return nn_equity(probs)
+
     def of_features(self, features):
         """The five outputs (N, 5) float32 of a C-contiguous (N, width) float32 array of
         finite features (fastnardy.network checks it)."""

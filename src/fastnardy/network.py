@@ -164,7 +164,10 @@ class Evaluator:
         """The equity of ``position`` for its side to move (no look-ahead)."""
         if not isinstance(position, Position):
             raise InvalidPositionError(f"position must be a Position, not {position!r}")
-        return float(self.evaluate(position)[0])
+        if position.rules.game != self.game:
+            raise InvalidPositionError(f"this evaluator values {self.game} nardy positions only")
+        lo, hi = position.key
+        return self._network.key_equity(lo, hi)
 
     @property
     def network(self) -> "_nnet.Network":
