@@ -31,9 +31,11 @@ import statistics
 import subprocess
 import tempfile
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
+
+from boundary import race
 
 from fastnardy import ALL_ROLLS, Position, batch
 from fastnardy.benchmark import gnubg_positions
@@ -63,17 +65,6 @@ for line in open(os.environ["FN_IN"]):
     out.write(f"{spent:.6f} {','.join(map(str, move))}\n")
 out.close()
 '''
-
-
-def median_rounds(contenders: Dict[str, Callable[[], object]], rounds: int) -> Dict[str, float]:
-    """Median thread CPU seconds of each contender, interleaved round by round."""
-    times: Dict[str, List[float]] = {name: [] for name in contenders}
-    for _ in range(rounds):
-        for name, run in contenders.items():
-            start = time.thread_time()
-            run()
-            times[name].append(time.thread_time() - start)
-    return {name: statistics.median(spent) for name, spent in times.items()}
 
 
 def gnubg_calibrate() -> Optional[float]:
@@ -142,7 +133,7 @@ def main() -> None:
           f"{args.rounds} interleaved rounds)")
     for game, net in nets.items():
         sizes = {"random": 4000, "network": 400}
-        spent = median_rounds({
+        spent = race({
             "random": lambda: simulate(game, sizes["random"], 1, "random"),
             "network": lambda: simulate(game, sizes["network"], 1, net)}, args.rounds)
         rates = {name: sizes[name] / spent[name] for name in spent}
@@ -157,7 +148,7 @@ def main() -> None:
     many = np.repeat(rows, 50, axis=0)[:100_000]
     positions = batch.decode("short", rows[:1000])
     net = nets["short"]
-    spent = median_rounds({
+    spent = race({
         "value": lambda: [net.value(p) for p in positions],
         "row": lambda: [net.evaluate(rows[i:i + 1]) for i in range(1000)],
         "kernel": lambda: net.evaluate(many)}, args.rounds)

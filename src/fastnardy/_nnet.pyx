@@ -133,21 +133,27 @@ BLOCKS[:] = [B_RAW, B_TDGAMMON, B_NARDY]
 cdef Py_ssize_t SLICE = 16384   # positions between two looks at Ctrl-C
 
 
+cdef inline void take(const nn_net* net, nn_scratch* s, int column, float value,
+                      int* counts) noexcept nogil:
+    """Gather the weight row of input ``column`` at ``value``: into ``s.ones`` (counts[0]) at
+    1, into ``s.rows`` and ``s.values`` (counts[1]) otherwise, not at all at 0."""
+    if value == 1.0:
+        s.ones[counts[0]] = net.w1 + <Py_ssize_t>column * net.stride
+        counts[0] += 1
+    elif value != 0.0:
+        s.rows[counts[1]] = net.w1 + <Py_ssize_t>column * net.stride
+        s.values[counts[1]] = value
+        counts[1] += 1
+
+
 cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
                          float* probs) noexcept nogil:
     """The five outputs of the input row ``x`` (``net.width`` floats, any values)."""
-    cdef int i, n_ones = 0, n_rows = 0
-    cdef float v
+    cdef int i, counts[2]
+    counts[0] = counts[1] = 0
     for i in range(net.width):
-        v = x[i]
-        if v == 1.0:
-            s.ones[n_ones] = net.w1 + <Py_ssize_t>i * net.stride
-            n_ones += 1
-        elif v != 0.0:
-            s.rows[n_rows] = net.w1 + <Py_ssize_t>i * net.stride
-            s.values[n_rows] = v
-            n_rows += 1
-    outputs(net, s, n_ones, n_rows, probs)
+        take(net, s, i, x[i], counts)
+    outputs(net, s, counts[0], counts[1], probs)
 
 
 cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* x,
@@ -157,8 +163,7 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* 
     partial sums are kept in ``s``: the next row with the same mover's points (a sibling
     in the search or in self-play: the side that just moved is the opponent) starts from
     them, the same floats as if summed again."""
-    cdef int side, p, n, j, c, n_ones = 0, n_rows = 0
-    cdef float v
+    cdef int p, n, j, n_ones = 0, counts[2]
     cdef const float* table
     if s.base_net != net or memcmp(s.base_row, row, 25) != 0:
         for p in range(24):
@@ -176,17 +181,12 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* 
         if n:
             s.ones[n_ones] = table + <Py_ssize_t>(16 * p + n) * net.stride
             n_ones += 1
+    counts[0] = n_ones
+    counts[1] = 0
     for j in range(net.n_extra):
-        c = net.extra[j]
-        v = x[c]
-        if v == 1.0:
-            s.ones[n_ones] = net.w1 + <Py_ssize_t>c * net.stride
-            n_ones += 1
-        elif v != 0.0:
-            s.rows[n_rows] = net.w1 + <Py_ssize_t>c * net.stride
-            s.values[n_rows] = v
-            n_rows += 1
-    nn_forward(net.stride, s.base, s.ones, n_ones, s.rows, s.values, n_rows, net.w2t, probs)
+        take(net, s, net.extra[j], x[net.extra[j]], counts)
+    nn_forward(net.stride, s.base, s.ones, counts[0], s.rows, s.values, counts[1], net.w2t,
+               probs)
     nn_sigmoid5(net.b2, probs)
 
 
