@@ -673,6 +673,8 @@ cdef class GameBatch:
             else:
                 self.net[side] = NULL
         self.nets = pair
+        if self.scratch != NULL:  # a re-initialised batch: no partial sums of the old nets
+            self.scratch.base_net = NULL
         self.koks = 1 if koks else 0
         self.backgammon = 1 if backgammon else 0
         self.max_turns = max_turns
