@@ -127,6 +127,9 @@ def test_immutable_picklable_and_shared_between_threads() -> None:
         net.hidden_weights[0, 0] = 1.0
     rows = positions("long", 300)
     expected = net.evaluate(rows)
+    with pytest.raises(FastNardyError, match="built once"):
+        net.network.__init__(1, True, [0] * 24, net.hidden_weights, net.hidden_bias,
+                             net.output_weights, net.output_bias)
     again = pickle.loads(pickle.dumps(net))
     np.testing.assert_array_equal(again.evaluate(rows), expected)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(net.network)).equities(rows),

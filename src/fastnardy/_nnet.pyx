@@ -269,6 +269,8 @@ cdef class Network:
     def __init__(self, int kind, bint is_short, mirror, hidden_weights, hidden_bias,
                  output_weights, output_bias):
         cdef int k
+        if self.arrays is not None:  # other threads may be reading its weights
+            raise FastNardyError("a Network is built once; make a new one")
         if kind < K_RAW or kind > K_NARDY:
             raise FastNardyError(f"kind must be 0, 1 or 2, not {kind}")
         given = [np.asarray(a, dtype=np.float32) for a in (hidden_weights, hidden_bias,
