@@ -38,6 +38,8 @@ ctypedef struct row_facts:
 
 
 cdef const mirror_map* mirror_of(object mirror) except NULL
+cdef object keys_array(object array)
+cdef object rows_array(object array)
 cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t* row,
                       float* out, int units) noexcept nogil
 cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,

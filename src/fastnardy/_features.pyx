@@ -276,7 +276,7 @@ cdef const mirror_map* mirror_of(object mirror) except NULL:
     return m
 
 
-cdef object _keys(object array):
+cdef object keys_array(object array):
     """A 1-D KEY_DTYPE array as a C-contiguous (N, 2) uint64 array."""
     if array.dtype != KEY_DTYPE or array.ndim != 1:
         raise InvalidPositionError(f"keys must be a 1-D array of dtype {KEY_DTYPE}, "
@@ -284,7 +284,7 @@ cdef object _keys(object array):
     return np.ascontiguousarray(array).view(np.uint64).reshape(array.shape[0], 2)
 
 
-cdef object _rows(object array):
+cdef object rows_array(object array):
     """(N, 50) integer rows as a C-contiguous int8 array. Counts are checked in the compiled
     pass for int8 and uint8 (a uint8 above 127 reads as negative); wider integers are
     range-checked here first, so that the narrowing cannot wrap."""
@@ -332,12 +332,12 @@ def features(int kind, int is_short, object boards, object mirror):
     mir = mirror_of(mirror)
     array = np.asarray(boards)
     if array.dtype.names is not None:
-        array = _keys(array)
+        array = keys_array(array)
         n = array.shape[0]
         if n:
             keys = <const uint64_t*><size_t>array.ctypes.data
     else:
-        array = _rows(array)
+        array = rows_array(array)
         n = array.shape[0]
         if n:
             rows = <const int8_t*><size_t>array.ctypes.data
@@ -379,7 +379,7 @@ def rows_of_keys(int is_short, object keys, object mirror):
     cdef Py_ssize_t i, n
     cdef int faults = 0
     mir = mirror_of(mirror)
-    array = _keys(np.asarray(keys))
+    array = keys_array(np.asarray(keys))
     n = array.shape[0]
     result = np.empty((n, 50), dtype=np.int8)
     if n == 0:
@@ -408,7 +408,7 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     cdef Py_ssize_t i, n, width = sizeof(nb_entry) if entries else 16
     cdef int faults = 0, fault
     mir = mirror_of(mirror)
-    array = _rows(np.asarray(rows))
+    array = rows_array(np.asarray(rows))
     n = array.shape[0]
     result = (np.zeros(n * width, dtype=np.uint8) if entries
               else np.empty(n, dtype=KEY_DTYPE))
@@ -483,7 +483,7 @@ def held_masks(object rows, object mirror):
     cdef int64_t* out
     cdef Py_ssize_t i, n
     cdef int side
-    array = _rows(np.asarray(rows))
+    array = rows_array(np.asarray(rows))
     n = array.shape[0]
     result = np.zeros((n, 6), dtype=np.int64)
     if n == 0:

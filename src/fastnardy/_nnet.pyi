@@ -7,8 +7,6 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import disjoint_base
 
-KEY_DTYPE: np.dtype[np.void]
-
 @disjoint_base
 class Network:
     """A network compiled for inference; read-only, safe to share between threads."""

@@ -27,11 +27,10 @@ import numpy as np
 
 from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_TDGAMMON,
                                   U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
-                                  W_TDGAMMON, key_features, mirror_of, raise_fault,
-                                  row_features)
+                                  W_TDGAMMON, key_features, keys_array, mirror_of,
+                                  raise_fault, row_features, rows_array)
 from fastnardy import _features
-from fastnardy._packed import KEY_DTYPE
-from fastnardy.errors import FastNardyError, InvalidPositionError
+from fastnardy.errors import FastNardyError
 
 cdef extern from *:
     """
@@ -383,19 +382,8 @@ cdef class Network:
         cdef Py_ssize_t i, n, start, stop
         cdef int faults = 0, fault, k
         array = np.asarray(boards)
-        if array.dtype == KEY_DTYPE and array.ndim == 1:
-            array = np.ascontiguousarray(array).view(np.uint64).reshape(-1, 2)
-            is_keys = True
-        elif array.ndim == 2 and array.shape[1] == 50 and array.dtype.kind in "iu":
-            if array.dtype.itemsize != 1 and array.size and (array.min() < 0
-                                                              or array.max() > 15):
-                raise_fault(1, 0)
-            array = np.ascontiguousarray(array).astype(np.int8, copy=False)
-            is_keys = False
-        else:
-            raise InvalidPositionError(
-                f"boards must be an integer array of shape (N, 50) or a 1-D array of "
-                f"packed keys, not {array.dtype} {array.shape}")
+        is_keys = array.dtype.names is not None  # as fastnardy._features reads boards
+        array = keys_array(array) if is_keys else rows_array(array)
         n = array.shape[0]
         if as_equity:
             result = np.empty(n, dtype=np.float64)
