@@ -123,7 +123,8 @@ def test_a_pickle_with_any_byte_changed_loads_equal_consistent_or_refused_T1():
                 except FastNardyError:
                     continue
                 except Exception as exc:  # pickle's own: a broken stream, a wrong call
-                    assert "fastnardy" not in _last_frame_file(exc) \
+                    where = _last_frame_file(exc)  # this file: pickle's C code raised
+                    assert where == __file__ or "fastnardy" not in where \
                         or "positional argument" in str(exc), (i, flip, exc)
                     continue
                 if isinstance(loaded, LegalTurns):
