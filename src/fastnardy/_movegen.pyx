@@ -255,13 +255,13 @@ cdef inline void s_append(nb_ctx* c, uint64_t lo, uint64_t hi, int dice, uint32_
         put_entry(c, lo, hi, used_big, seq)
 
 
-cdef inline void s_count(nb_ctx* c, int dice) noexcept nogil:
-    """Count a candidate with all the dice (dice = c.full) whose entry is not wanted
+cdef inline void s_count(nb_ctx* c, int dice, int k) noexcept nogil:
+    """Count k candidates with all the dice (dice = c.full) whose entries are not wanted
     (NB_COUNT)."""
     if dice > c.best:
         c.best = dice
         c.n = 0
-    c.n += 1
+    c.n += k
 
 
 cdef inline void d_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used_big,
@@ -449,12 +449,18 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                     d_record(c, nb, 1, used_big, seq1)
                     if k == 1 and not hit and (S0 & bit) and not ((b.blots >> (p - c.d0)) & 1):
                         T &= ~(1u << dst)  # this checker on with d0: reached d0 first
+                    if c.count_only and not (c.step_block or c.turn_end):
+                        # with no L6 check in force every source of T gives a legal last
+                        # step (no S8 hitters here: canon): count them without the leaves
+                        if T:
+                            s_count(c, 2, nb_popcount(T))
+                        continue
                     while T:
                         t = nb_hibit(T)
                         T ^= 1u << t
                         if leaf(c, nb, t, y, &lo, &hi, &dst2, &hit2):
                             if c.count_only:  # a full turn: only the number is wanted
-                                s_count(c, 2)
+                                s_count(c, 2, 1)
                             else:
                                 s_append(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
                     continue
@@ -480,11 +486,17 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
     S = sources(c, b, c.d0) & ((2u << last) - 1)
     if depth == 3:  # the fourth step: leaves, no boards
         if c.count_only:  # the number of full turns, no entries (all use the four dice)
+            if not (c.step_block or c.turn_end):
+                # no L6 check in force, and no S8 hitters on this path (nothing has hit, or
+                # hit-and-hide is allowed): every source of S gives a legal fourth step
+                if S:
+                    s_count(c, 4, nb_popcount(S))
+                return
             while S:
                 p = nb_hibit(S)
                 S ^= 1u << p
                 if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
-                    s_count(c, 4)
+                    s_count(c, 4, 1)
             return
         while S:
             p = nb_hibit(S)
