@@ -242,15 +242,23 @@ cdef inline uint64_t seq_add(uint64_t seq, int depth, int src, int dst, int hit)
 
 cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row) noexcept nogil:
     """The 50-byte board row of a key, from the view of the OTHER side (the one to move after
-    the turn): its 24 points (own numbering) and bar, then the key's mover's."""
-    cdef int p
-    cdef uint64_t v
-    memset(row, 0, 50)
-    for p in range(1, 25):
-        v = field(lo, hi, p)
-        if v >= 16:
-            row[mir(p, is_short) - 1] = <int8_t>(v - 15)
-        elif v:
-            row[24 + p] = <int8_t>v
+    the turn): its 24 points (own numbering) and bar, then the key's mover's. Every byte is
+    written once and no branch depends on the counts: bit 4 of a field tells whose it is
+    (0..15 the key's mover's count, 16..30 the other side's count + 15)."""
+    cdef int i
+    cdef uint64_t f, g, s, t
+    for i in range(12):
+        f = (lo >> (5 * i)) & 31        # point i + 1 of the key's mover
+        g = (hi >> (5 * i)) & 31        # point i + 13
+        s = f >> 4
+        t = g >> 4
+        row[25 + i] = <int8_t>(f & (s - 1))
+        row[37 + i] = <int8_t>(g & (t - 1))
+        if is_short:                    # the mirror of §0: 25 - q
+            row[23 - i] = <int8_t>((f - 15) & (0 - s))
+            row[11 - i] = <int8_t>((g - 15) & (0 - t))
+        else:                           # q + 12 or q - 12
+            row[12 + i] = <int8_t>((f - 15) & (0 - s))
+            row[i] = <int8_t>((g - 15) & (0 - t))
     row[24] = <int8_t>(hi >> 60)
     row[49] = <int8_t>(lo >> 60)

@@ -5,7 +5,8 @@ positions x the 21 rolls:
 
 * children: ``batch.expand`` (keys, rows), ``batch.chance_expand`` (keys, rows), and
   ``list(position.legal_turns(roll))`` (every Turn built);
-* counts: ``batch.count_turns``, one ``_kernel.count_turns`` call per position-roll, and
+* counts: ``batch.count_turns``, one ``_kernel.count_turns`` call per position-roll (the
+  position as 48 ints), one ``position.count_turns(roll)`` call (the packed position), and
   ``len(position.legal_turns(roll))``;
 * perft from the start (one thread, no table) and random self-play (``simulate``).
 
@@ -115,6 +116,11 @@ def _count_calls(game: str, positions: List[Position]) -> Tuple[int, Run]:
     return len(items), run
 
 
+def _count_positions(game: str, positions: List[Position]) -> Tuple[int, Run]:
+    pairs = [(p, roll) for p in positions for roll in ALL_ROLLS]
+    return len(pairs), lambda: sum(p.count_turns(roll) for p, roll in pairs)
+
+
 def _legal_turns(build: bool) -> Setup:
     def setup(game: str, positions: List[Position]) -> Tuple[int, Run]:
         pairs = [(p, roll) for p in positions for roll in ALL_ROLLS]
@@ -142,7 +148,9 @@ LEVELS: Dict[str, Level] = {
                                         _chance(False)),
     "list(legal_turns)": Level("children", "Python API, every Turn built", _legal_turns(True)),
     "batch.count_turns": Level("counts", "numpy batch", _count_batch),
-    "_kernel.count_turns": Level("counts", "one Python call each", _count_calls),
+    "_kernel.count_turns": Level("counts", "one Python call each, 48 ints", _count_calls),
+    "Position.count_turns": Level("counts", "one Python call each, a Position",
+                                  _count_positions),
     "len(legal_turns)": Level("counts", "Python API, lazy", _legal_turns(False)),
 }
 
