@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fastnardy import (ALL_ROLLS, FastNardyError, InvalidDiceError, InvalidPositionError,
                        Position, batch)
+from fastnardy.benchmark import gnubg_positions as benchmark_positions
 from fastnardy.errors import ResourceLimitError
 from strategies import ALL_RULES, positions
 
@@ -274,3 +275,113 @@ def test_decode_judges_L6_blocks_as_the_position_constructor(block_rule):
             else:
                 assert batch.decode(rules, row[None], turn=turn) == [expected]
     assert (raised > 0) == (block_rule != "none")
+
+
+# ----------------------------------------------------------------- Expander (issue 22)
+
+def _rolls_of(positions_):
+    rows = np.repeat(batch.encode(positions_), 21, axis=0)
+    return rows, np.tile(batch.ROLLS, (len(positions_), 1))
+
+
+@SETTINGS
+@given(st.sampled_from(ALL_RULES), st.booleans(), st.data())
+def test_T1_T2_an_expander_gives_expand_and_chance_expand_call_after_call(rules, keys, data):
+    """The same children, parents, rolls and offsets as the functions, in every variant,
+    whatever the calls before it left in the buffers (larger, smaller, the other call)."""
+    expander = batch.Expander(rules, keys=keys)
+    for _ in range(3):
+        group = _group(rules, data, size=data.draw(st.integers(0, 4)))
+        rows, dice = _rolls_of(group)
+        boards = batch.keys_from_rows(rules, rows) if keys else rows
+        got = expander.expand(boards, dice)
+        want = batch.expand(rules, boards, dice, keys=keys)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+        got_nodes = expander.chance_expand(boards[::21])
+        want_nodes = batch.chance_expand(rules, boards[::21], keys=keys)
+        assert all(np.array_equal(g, w) for g, w in zip(got_nodes, want_nodes))
+
+
+def test_an_expander_overwrites_its_last_result_and_keeps_what_outgrew_it():
+    """The arrays are views valid until the next call; a result larger than the buffers moves
+    to new ones, and the arrays of the earlier call keep the old ones alive (overwritten, but
+    never freed under them)."""
+    expander = batch.Expander("short", keys=True)
+    start = batch.encode([Position.start("short")], keys=True)
+    small, _ = expander.expand(start, [(6, 5)])
+    kept = small.copy()
+    rows, dice = _rolls_of(benchmark_positions()[:300])
+    big, parent = expander.expand(batch.keys_from_rows("short", rows), dice)
+    assert len(big) > 4096 and not np.shares_memory(small, big)  # moved to new buffers
+    assert len(small.tolist()) == len(kept)  # the old view is still memory to read
+    again, _ = expander.expand(start, [(6, 5)])
+    assert np.array_equal(again, kept) and np.shares_memory(again, big)  # reused, overwritten
+
+
+def test_an_expander_expands_its_own_children_again():
+    """Children of the last call given back as boards are copied before the buffers are
+    written (no corrupted input)."""
+    for keys in (False, True):
+        expander = batch.Expander("long", keys=keys)
+        nodes = expander.chance_expand(batch.encode([Position.start("long")], keys=keys))
+        children = nodes.children
+        dice = np.tile([3, 1], (len(children), 1))
+        want = batch.expand("long", children.copy(), dice, keys=keys)
+        got = expander.expand(children, dice)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_an_expander_refuses_bad_input_and_stays_usable():
+    expander = batch.Expander("short")
+    start = batch.encode([Position.start("short")])
+    with pytest.raises(InvalidDiceError):
+        expander.expand(start, [(7, 1)])
+    with pytest.raises(ResourceLimitError):
+        expander.expand(np.repeat(start, 100, axis=0), np.tile([6, 5], (100, 1)),
+                        max_children=10)
+    with pytest.raises(FastNardyError):
+        batch.Expander("short", keys="yes")
+    children, parent = expander.expand(start, [(6, 5)])
+    assert np.array_equal(children, batch.expand("short", start, [(6, 5)])[0])
+
+
+def test_an_expander_pickles_as_a_new_one():
+    import pickle
+
+    expander = batch.Expander("long", keys=True)
+    expander.expand(batch.encode([Position.start("long")], keys=True), [(6, 5)])
+    copy = pickle.loads(pickle.dumps(expander))
+    assert repr(copy) == "Expander(Rules.long(), keys=True)"
+    with pytest.raises(TypeError):
+        pickle.dumps(expander._buffers)
+
+
+def test_one_expander_hammered_from_threads_refuses_or_works():
+    """Issue 24 item 1 for issue 22's buffers: a call while another thread's call runs is
+    refused with FastNardyError ("in use"); every call that runs gives the right children."""
+    import threading
+
+    rows, dice = _rolls_of(benchmark_positions()[:150])
+    want = batch.expand("short", rows, dice, keys=True)
+    expander = batch.Expander("short", keys=True)
+    broken: list = []
+    served: list = []
+
+    def hammer() -> None:
+        for _ in range(10):
+            try:
+                # the views may be overwritten by another thread's call once this one returns:
+                # only their length is this call's for sure
+                served.append(len(expander.expand(rows, dice)[1]))
+            except FastNardyError as error:
+                if "in use" not in str(error):
+                    broken.append(error)
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert broken == [] and served and set(served) == {len(want[1])}
+    children, parent = expander.expand(rows, dice)
+    assert np.array_equal(children, want[0]) and np.array_equal(parent, want[1])

@@ -192,6 +192,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         Game: game,
         MatGame: lambda: MAT_GAMES[:1],
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
+        batch.Expander: lambda: [batch.Expander("long"), batch.Expander("short", keys=True)],
         Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],
         VectorEnv: environments,
         **_rl_samples(),

@@ -27,6 +27,7 @@ ctypedef struct nb_out:
     int width
     int with_roll
     Py_ssize_t first_cap  # children the first allocation holds (an estimate of the whole)
+    int borrowed        # the buffers are an ExpandBuffers' (grow by copying, never realloc)
 
 
 cdef int greedy_score(const nb_entry* e, int is_short) noexcept nogil

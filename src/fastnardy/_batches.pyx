@@ -62,6 +62,8 @@ cdef int out_reserve(nb_out* o, Py_ssize_t k) noexcept nogil:
     cap = cap * 2 if cap else o.first_cap
     while cap < o.n + k:
         cap *= 2
+    if o.borrowed:
+        return out_unborrow(o, cap)
     p = realloc(o.kids, cap * o.width)
     if p == NULL:
         return 2
@@ -76,6 +78,30 @@ cdef int out_reserve(nb_out* o, Py_ssize_t k) noexcept nogil:
             return 2
         o.roll = <int8_t*>p
     o.cap = cap
+    return 0
+
+
+cdef int out_unborrow(nb_out* o, Py_ssize_t cap) noexcept nogil:
+    """Grow borrowed buffers (an ExpandBuffers', which arrays may still view) by copying into
+    new blocks of cap children: the old blocks are left to their owner. 0, or 2 out of
+    memory."""
+    cdef char* kids = <char*>malloc(cap * o.width)
+    cdef int32_t* parent = <int32_t*>malloc(cap * sizeof(int32_t))
+    cdef int8_t* roll = <int8_t*>malloc(cap) if o.with_roll else NULL
+    if kids == NULL or parent == NULL or (o.with_roll and roll == NULL):
+        free(kids)
+        free(parent)
+        free(roll)
+        return 2
+    memcpy(kids, o.kids, o.n * o.width)
+    memcpy(parent, o.parent, o.n * sizeof(int32_t))
+    if o.with_roll:
+        memcpy(roll, o.roll, o.n)
+    o.kids = kids
+    o.parent = parent
+    o.roll = roll
+    o.cap = cap
+    o.borrowed = 0
     return 0
 
 
@@ -112,6 +138,33 @@ cdef class _Memory:
 
     def __releasebuffer__(self, Py_buffer* view):
         pass
+
+
+cdef _Memory _own(void* data, Py_ssize_t nbytes):
+    """A _Memory that frees data (malloc'd) with its last reference."""
+    cdef _Memory m = _Memory.__new__(_Memory)
+    m.data = data
+    m.nbytes = nbytes
+    return m
+
+
+cdef class ExpandBuffers:
+    """The output buffers of expand_batch and chance_batch, kept from call to call so that
+    the pages of a large result are written again rather than faulted in afresh. The arrays
+    a call returns are views of them, valid until the next call with the same buffers (which
+    overwrites them); a call whose result does not fit moves to larger buffers and leaves the
+    old ones to the arrays that still view them. One call at a time: a call while another
+    thread's call uses them raises FastNardyError."""
+    cdef _Memory kids      # children (width bytes each), parent (int32), roll (int8)
+    cdef _Memory parent
+    cdef _Memory roll
+    cdef _Memory offsets   # chance nodes' CSR offsets (int64)
+    cdef Py_ssize_t cap    # children the three buffers hold
+    cdef int width         # bytes a child (16 keys, 50 rows; 0 before the first call)
+    cdef int busy
+
+    def __reduce__(self):
+        raise TypeError("ExpandBuffers holds scratch memory and cannot be pickled")
 
 
 cdef object _adopt(void* data, Py_ssize_t n, Py_ssize_t item, object dtype, tuple shape):
@@ -220,18 +273,45 @@ def count_turns_batch(code, boards, dice):
     return out
 
 
+cdef object _unshared(object array, ExpandBuffers bufs):
+    """array, or a copy of it when it views the buffers that a call is about to overwrite
+    (the children of the last call expanded again)."""
+    if bufs is None or bufs.kids is None or array is None:
+        return array
+    arr = np.asarray(array)
+    for mem in (bufs.kids, bufs.parent, bufs.roll, bufs.offsets):
+        if mem is not None and np.may_share_memory(arr, np.frombuffer(mem, dtype=np.uint8)):
+            return arr.copy()
+    return array
+
+
 cdef tuple _expand(object code, object boards, object dice, int keys, object max_children,
-                   int chance):
+                   int chance, ExpandBuffers bufs):
     """The work of expand_batch (one roll a row) and chance_batch (the 21 rolls of T5 for
-    every row, row-major), without the GIL."""
+    every row, row-major), without the GIL; into bufs when it is given."""
+    if bufs is None:
+        return _expand_into(code, boards, dice, keys, max_children, chance, None)
+    if bufs.busy:
+        raise FastNardyError("these ExpandBuffers are in use by another call: one thread at "
+                             "a time (give each thread its own)")
+    bufs.busy = 1
+    try:
+        return _expand_into(code, _unshared(boards, bufs), _unshared(dice, bufs), keys,
+                            max_children, chance, bufs)
+    finally:
+        bufs.busy = 0
+
+
+cdef tuple _expand_into(object code, object boards, object dice, int keys, object max_children,
+                        int chance, ExpandBuffers bufs):
     cdef nb_rules r
     cdef nb_board b
     cdef nb_batch bt
     cdef nb_out o
     cdef const int8_t* dv = NULL
     cdef int64_t* offsets = NULL
-    cdef Py_ssize_t i, step = 0, bad = -1
-    cdef int err = 0, full = 0, k, d1, d2, ri
+    cdef Py_ssize_t i, step = 0, bad = -1, n_offsets
+    cdef int err = 0, full = 0, k, d1, d2, ri, own_offsets = 1
     cdef nb_ctx* c
     _parse_code(code, &r)
     bt.is_short = r.game
@@ -252,10 +332,21 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
                 or max_children.__index__() < 0):
             raise FastNardyError(f"max_children must be an int >= 0 or None, not {max_children!r}")
         o.limit = min(max_children.__index__(), 2 ** 62)
+    if bufs is not None and bufs.kids is not None:
+        o.borrowed = 1
+        o.kids = <char*>bufs.kids.data
+        o.parent = <int32_t*>bufs.parent.data
+        o.roll = <int8_t*>bufs.roll.data
+        o.cap = min(bufs.kids.nbytes // o.width, bufs.cap)
+    n_offsets = bt.n * 21 + 1
     if chance:
-        offsets = <int64_t*>malloc((bt.n * 21 + 1) * sizeof(int64_t))
-        if offsets == NULL:
-            raise ResourceLimitError(f"cannot allocate the offsets of {bt.n} rows")
+        if bufs is not None and bufs.offsets is not None and bufs.offsets.nbytes >= n_offsets * 8:
+            offsets = <int64_t*>bufs.offsets.data
+            own_offsets = 0
+        else:
+            offsets = <int64_t*>malloc(n_offsets * sizeof(int64_t))
+            if offsets == NULL:
+                raise ResourceLimitError(f"cannot allocate the offsets of {bt.n} rows")
         offsets[0] = 0
     c = ctx_acquire()
     try:
@@ -294,14 +385,23 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
             raise ResourceLimitError(
                 f"out of memory after {o.n} children ({o.n * (o.width + 4 + chance)} bytes) at "
                 f"row {i} of {bt.n}; call with fewer rows at a time, or set max_children")
+        if bufs is not None and not o.borrowed and o.roll == NULL:
+            o.roll = <int8_t*>malloc(o.cap if o.cap else 1)
+            if o.roll == NULL:
+                raise ResourceLimitError("cannot allocate the expansion's buffers")
     except BaseException:
-        free(o.kids)
-        free(o.parent)
-        free(o.roll)
-        free(offsets)
+        if not o.borrowed:
+            free(o.kids)
+            free(o.parent)
+            free(o.roll)
+        if own_offsets:
+            free(offsets)
         raise
     finally:
         ctx_release(c)
+    if bufs is not None:
+        return _into_buffers(bufs, &o, offsets if own_offsets else NULL, n_offsets, keys,
+                             chance)
     if keys:
         children = _adopt(o.kids, o.n, 16, KEY_DTYPE, (o.n,))
     else:
@@ -310,25 +410,59 @@ cdef tuple _expand(object code, object boards, object dice, int keys, object max
     if not chance:
         return (children, parent)
     roll = _adopt(o.roll, o.n, 1, np.int8, (o.n,))
-    return (children, parent, roll, _adopt(offsets, bt.n * 21 + 1, 8, np.int64, (bt.n * 21 + 1,)))
+    return (children, parent, roll, _adopt(offsets, n_offsets, 8, np.int64, (n_offsets,)))
 
 
-def expand_batch(code, boards, dice, keys=False, max_children=None):
+cdef tuple _into_buffers(ExpandBuffers bufs, nb_out* o, int64_t* new_offsets,
+                         Py_ssize_t n_offsets, int keys, int chance):
+    """The result of a call into bufs, as views of them: new blocks (a first call, or one
+    that outgrew them) become the buffers, the old ones left to the arrays that view them."""
+    if not o.borrowed and o.kids == NULL:  # no child, and no buffers yet
+        free(o.roll)
+        children = np.empty(0, dtype=KEY_DTYPE) if keys else np.empty((0, 50), dtype=np.int8)
+        parent = np.empty(0, dtype=np.int32)
+        if not chance:
+            return (children, parent)
+        offsets = np.frombuffer(_own(new_offsets, n_offsets * sizeof(int64_t)) if new_offsets
+                                != NULL else bufs.offsets, dtype=np.int64, count=n_offsets)
+        return (children, parent, np.empty(0, dtype=np.int8), offsets)
+    if not o.borrowed:
+        bufs.kids = _own(o.kids, o.cap * o.width)
+        bufs.parent = _own(o.parent, o.cap * sizeof(int32_t))
+        bufs.roll = _own(o.roll, o.cap if o.cap else 1)
+        bufs.cap = o.cap
+    if new_offsets != NULL:
+        bufs.offsets = _own(new_offsets, n_offsets * sizeof(int64_t))
+    bufs.width = o.width
+    if keys:
+        children = np.frombuffer(bufs.kids, dtype=KEY_DTYPE, count=o.n)
+    else:
+        children = np.frombuffer(bufs.kids, dtype=np.int8, count=o.n * 50).reshape(o.n, 50)
+    parent = np.frombuffer(bufs.parent, dtype=np.int32, count=o.n)
+    if not chance:
+        return (children, parent)
+    return (children, parent, np.frombuffer(bufs.roll, dtype=np.int8, count=o.n),
+            np.frombuffer(bufs.offsets, dtype=np.int64, count=n_offsets))
+
+
+def expand_batch(code, boards, dice, keys=False, max_children=None, ExpandBuffers buffers=None):
     """Every legal turn of every row, without the GIL: ``(children, parent)``. ``children``
     are the resulting positions from the NEXT mover's view, in T2 order per row: (M, 50) int8
     rows (opp[24], opp_bar, me[24], me_bar) or, with ``keys``, an (M,) KEY_DTYPE array;
     ``parent`` (M,) int32 is the row each came from. Boards as in count_turns_batch; dice
     (N, 2).
-    More than ``max_children`` children raise ResourceLimitError."""
-    return _expand(code, boards, dice, 1 if keys else 0, max_children, 0)
+    More than ``max_children`` children raise ResourceLimitError. With ``buffers`` (an
+    ExpandBuffers) the arrays are views of them, valid until their next call."""
+    return _expand(code, boards, dice, 1 if keys else 0, max_children, 0, buffers)
 
 
-def chance_batch(code, boards, keys=False, max_children=None):
+def chance_batch(code, boards, keys=False, max_children=None, ExpandBuffers buffers=None):
     """Every legal turn of every row for each of the 21 rolls of T5 (ROLLS order), without
     the GIL: ``(children, parent, roll, offsets)`` where ``roll`` (M,) int8 indexes the roll
     and ``offsets`` (N * 21 + 1,) int64 is the CSR index: the children of row i and roll j
-    are ``children[offsets[21 * i + j]:offsets[21 * i + j + 1]]``."""
-    return _expand(code, boards, None, 1 if keys else 0, max_children, 1)
+    are ``children[offsets[21 * i + j]:offsets[21 * i + j + 1]]``. ``buffers`` as in
+    expand_batch."""
+    return _expand(code, boards, None, 1 if keys else 0, max_children, 1, buffers)
 
 
 

@@ -61,14 +61,20 @@ def count_turns_batch(code: Code, boards: npt.ArrayLike,
     No GIL."""
     ...
 
+@disjoint_base
+class ExpandBuffers:
+    """Output buffers that expand_batch and chance_batch reuse from call to call (their
+    arrays are views, valid until the next call); one call at a time."""
+    def __reduce__(self) -> Any: ...
+
 def expand_batch(code: Code, boards: npt.ArrayLike, dice: npt.ArrayLike, keys: bool = False,
-                 max_children: Optional[int] = None
+                 max_children: Optional[int] = None, buffers: Optional[ExpandBuffers] = None
                  ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.int32]]:
     """Every legal turn of every row: (children from the next mover's view, parent). No GIL."""
     ...
 
 def chance_batch(code: Code, boards: npt.ArrayLike, keys: bool = False,
-                 max_children: Optional[int] = None
+                 max_children: Optional[int] = None, buffers: Optional[ExpandBuffers] = None
                  ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.int32], npt.NDArray[np.int8],
                             npt.NDArray[np.int64]]:
     """The 21 rolls of every row: (children, parent, roll, offsets). No GIL."""

@@ -26,8 +26,8 @@ from fastnardy._packed import KEY_DTYPE
 from fastnardy._movegen import _set_fast_paths
 from fastnardy._args import dice_pair
 from fastnardy._perftcount import PerftStop, PerftTable, perft_count
-from fastnardy._batches import (GameBatch, _Memory, chance_batch, count_turns_batch, expand_batch,
-                                pack,
+from fastnardy._batches import (ExpandBuffers, GameBatch, _Memory, chance_batch,
+                                count_turns_batch, expand_batch, pack,
                                 simulate_games, swap_key, unpack)
 from fastnardy._values import (LegalTurns, PackedPosition, PackedTurn, PackedTurns,
                                _positions_after, _restore_legal_turns, _restore_position,

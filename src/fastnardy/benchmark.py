@@ -3,7 +3,8 @@
 Each level is a way a program gets from positions to their turns, timed over the same
 positions x the 21 rolls:
 
-* children: ``batch.expand`` (keys, rows), ``batch.chance_expand`` (keys, rows), and
+* children: ``batch.expand`` (keys, rows), ``batch.Expander.expand`` (keys, rows: its
+  buffers reused from round to round), ``batch.chance_expand`` (keys, rows), and
   ``list(position.legal_turns(roll))`` (every Turn built);
 * counts: ``batch.count_turns``, one ``_kernel.count_turns`` call per position-roll (the
   position as 48 ints), one ``position.count_turns(roll)`` call (the packed position), and
@@ -90,6 +91,14 @@ def _expand(keys: bool) -> Setup:
     return setup
 
 
+def _expander(keys: bool) -> Setup:
+    def setup(game: str, positions: List[Position]) -> Tuple[int, Run]:
+        rows, dice = _every_roll(positions)
+        expander = batch.Expander(game, keys=keys)
+        return len(rows), lambda: len(expander.expand(rows, dice)[1])
+    return setup
+
+
 def _chance(keys: bool) -> Setup:
     def setup(game: str, positions: List[Position]) -> Tuple[int, Run]:
         boards = batch.encode(positions, keys=keys)
@@ -142,6 +151,10 @@ class Level(NamedTuple):
 LEVELS: Dict[str, Level] = {
     "batch.expand(keys=True)": Level("children", "numpy batch", _expand(True)),
     "batch.expand (rows)": Level("children", "numpy batch", _expand(False)),
+    "Expander.expand(keys=True)": Level("children", "numpy batch, buffers reused",
+                                        _expander(True)),
+    "Expander.expand (rows)": Level("children", "numpy batch, buffers reused",
+                                    _expander(False)),
     "batch.chance_expand(keys=True)": Level("children", "numpy batch, 21 rolls a call",
                                             _chance(True)),
     "batch.chance_expand (rows)": Level("children", "numpy batch, 21 rolls a call",
