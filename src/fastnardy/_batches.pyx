@@ -117,7 +117,7 @@ cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll
             key = <uint64_t*>(o.kids + 16 * o.n)
             nb_swap_key(c.out[j].lo, c.out[j].hi, is_short, &key[0], &key[1])
         else:
-            nb_key_to_row(c.out[j].lo, c.out[j].hi, is_short, <int8_t*>(o.kids + 50 * o.n))
+            nb_key_to_row(c.out[j].lo, c.out[j].hi, is_short, <int8_t*>(o.kids + 50 * o.n), 0)
         o.parent[o.n] = <int32_t>parent
         if o.with_roll:
             o.roll[o.n] = <int8_t>roll

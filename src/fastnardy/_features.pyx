@@ -2,10 +2,9 @@
 :mod:`fastnardy.features`, packed keys to board rows (:func:`fastnardy.batch.rows_from_keys`)
 and board rows to keys, each row or key validated in the same pass that reads it.
 
-Keys are read and written through the kernel's own checker, decoder and builder
-(``nb_check_key``, ``nb_board_from_key`` and ``nb_build`` of ``_kernel.pxd``), so the key
-layout has one home,
-:mod:`fastnardy._kernel`. The mirror of RULES.md section 0 comes from the caller
+Keys are read and written through the kernel's own decoder and builder (``nb_key_has_31``,
+``nb_key_to_row`` and ``nb_build`` of ``_packed.pxd``), so the key layout has one home,
+:mod:`fastnardy._packed`. The mirror of RULES.md section 0 comes from the caller
 (``fastnardy.batch.MIRROR_COLUMNS``); the meaning of every feature column is in
 :mod:`fastnardy.features`. Errors are counted as bits during the pass (no Python object is
 built per row) and raised after it, the first kind in the order of the checks below, so
@@ -17,7 +16,7 @@ from libc.string cimport memcmp, memcpy, memset
 
 import numpy as np
 
-from fastnardy._packed cimport nb_board, nb_board_from_key, nb_build, nb_check_key, nb_entry
+from fastnardy._packed cimport nb_board, nb_build, nb_entry, nb_key_has_31, nb_key_to_row
 from fastnardy._packed import KEY_DTYPE
 from fastnardy.errors import InvalidPositionError
 
@@ -134,20 +133,16 @@ cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short,
 
 
 cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m,
-                        int8_t* row) noexcept nogil:
-    """The board row of a key (the kernel's decoder, then each side in its own numbering),
-    or the E_* bit of its fault."""
-    cdef nb_board b
-    cdef int p, err = nb_check_key(lo, hi, is_short)
-    if err:
-        return E_FIELD if err == 7 else E_BAR if err == 2 else E_COUNT
-    nb_board_from_key(lo, hi, is_short, &b)
-    for p in range(24):
-        row[p] = b.m[p + 1]
-        row[25 + p] = b.o[m.column[p] + 1]
-    row[24] = b.m[25]
-    row[49] = b.o[25]
-    return 0
+                        int8_t* row, row_facts* facts) noexcept nogil:
+    """The board row of a key and its facts, in the pass that checks it (the kernel's
+    branch-free decoder, then the row's masks eight counts at a time), or the E_* bit of its
+    fault. A key's fields each hold one side, so no point holds both (E_BOTH)."""
+    cdef int fault
+    if nb_key_has_31(lo, hi):
+        return E_FIELD
+    nb_key_to_row(lo, hi, is_short, row, 1)
+    fault = row_faults(row, m, is_short, facts)
+    return fault & (E_COUNT | E_BAR)
 
 
 cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) noexcept nogil:
@@ -221,23 +216,31 @@ cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t*
     cdef int fault = row_faults(row, m, is_short, &facts)
     if fault:
         return fault
-    if kind == K_TDGAMMON:
-        tdgammon_row(row, &facts, out, units)
-    elif kind == K_NARDY:
-        nardy_row(row, &facts, m, out, units)
-    else:
-        raw_row(row, &facts, out)
+    _write(kind, m, row, &facts, out, units)
     return 0
+
+
+cdef inline void _write(int kind, const mirror_map* m, const int8_t* row,
+                        const row_facts* facts, float* out, int units) noexcept nogil:
+    """The features of ``kind`` of a well-formed row and its facts."""
+    if kind == K_TDGAMMON:
+        tdgammon_row(row, facts, out, units)
+    elif kind == K_NARDY:
+        nardy_row(row, facts, m, out, units)
+    else:
+        raw_row(row, facts, out)
 
 
 cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,
                       int8_t* row, float* out, int units) noexcept nogil:
     """The features of ``kind`` of a packed key (its board row written to ``row``, 50
     bytes), or the key's E_* fault bits; ``units`` as for row_features."""
-    cdef int fault = key_row(lo, hi, is_short, m, row)
+    cdef row_facts facts
+    cdef int fault = key_row(lo, hi, is_short, m, row, &facts)
     if fault:
         return fault
-    return row_features(kind, is_short, m, row, out, units)
+    _write(kind, m, row, &facts, out, units)
+    return 0
 
 
 cdef int raise_fault(int faults, int keys) except -1:
@@ -348,10 +351,8 @@ def features(int kind, int is_short, object boards, object mirror):
     with nogil:
         for i in range(n):
             if keys != NULL:
-                fault = key_row(keys[2 * i], keys[2 * i + 1], is_short, mir, scratch)
+                fault = key_row(keys[2 * i], keys[2 * i + 1], is_short, mir, scratch, &facts)
                 row = scratch
-                if not fault:
-                    row_faults(row, mir, is_short, &facts)  # a key's row is well formed
             else:
                 row = rows + 50 * i
                 fault = row_faults(row, mir, is_short, &facts)
@@ -360,12 +361,7 @@ def features(int kind, int is_short, object boards, object mirror):
                 continue
             if faults:
                 continue  # the call raises: only the remaining faults matter
-            if kind == K_TDGAMMON:
-                tdgammon_row(row, &facts, out + width * i, 1)
-            elif kind == K_NARDY:
-                nardy_row(row, &facts, mir, out + width * i, 1)
-            else:
-                raw_row(row, &facts, out + width * i)
+            _write(kind, mir, row, &facts, out + width * i, 1)
     if faults:
         _raise(faults, keys != NULL)
     return result
@@ -376,6 +372,7 @@ def rows_of_keys(int is_short, object keys, object mirror):
     cdef const mirror_map* mir
     cdef const uint64_t* data
     cdef int8_t* out
+    cdef row_facts facts
     cdef Py_ssize_t i, n
     cdef int faults = 0
     mir = mirror_of(mirror)
@@ -388,7 +385,8 @@ def rows_of_keys(int is_short, object keys, object mirror):
     out = <int8_t*><size_t>result.ctypes.data
     with nogil:
         for i in range(n):
-            faults |= key_row(data[2 * i], data[2 * i + 1], is_short, mir, out + 50 * i)
+            faults |= key_row(data[2 * i], data[2 * i + 1], is_short, mir, out + 50 * i,
+                              &facts)
     if faults:
         _raise(faults, 1)
     return result

@@ -240,25 +240,37 @@ cdef inline uint64_t seq_add(uint64_t seq, int depth, int src, int dst, int hit)
     return seq | (code << (4 + 10 * (3 - depth))) | (<uint64_t>hit << (3 - depth))
 
 
-cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row) noexcept nogil:
-    """The 50-byte board row of a key, from the view of the OTHER side (the one to move after
-    the turn): its 24 points (own numbering) and bar, then the key's mover's. Every byte is
-    written once and no branch depends on the counts: bit 4 of a field tells whose it is
-    (0..15 the key's mover's count, 16..30 the other side's count + 15)."""
+cdef inline uint64_t nb_key_has_31(uint64_t lo, uint64_t hi) noexcept nogil:
+    """Nonzero iff one of the 24 point fields of a key is 31 (which encodes nothing)."""
+    cdef uint64_t ones = <uint64_t>0x084210842108421   # bit 0 of each of the 12 fields
+    cdef uint64_t a = lo & (lo >> 1) & (lo >> 2) & (lo >> 3) & (lo >> 4)
+    cdef uint64_t b = hi & (hi >> 1) & (hi >> 2) & (hi >> 3) & (hi >> 4)
+    return (a | b) & ones
+
+
+cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
+                               int mover_first) noexcept nogil:
+    """The 50-byte board row of a key (a well-formed one: no field of 31): each side's 24
+    points in its own numbering and its bar, the key's mover's side first if
+    ``mover_first``, else the OTHER side's first (the view of the side to move after the
+    turn). Every byte is written once and no branch depends on the counts: bit 4 of a field
+    tells whose it is (0..15 the key's mover's count, 16..30 the other side's count + 15)."""
     cdef int i
     cdef uint64_t f, g, s, t
+    cdef int8_t* mover = row if mover_first else row + 25
+    cdef int8_t* other = row + 25 if mover_first else row
     for i in range(12):
         f = (lo >> (5 * i)) & 31        # point i + 1 of the key's mover
         g = (hi >> (5 * i)) & 31        # point i + 13
         s = f >> 4
         t = g >> 4
-        row[25 + i] = <int8_t>(f & (s - 1))
-        row[37 + i] = <int8_t>(g & (t - 1))
+        mover[i] = <int8_t>(f & (s - 1))
+        mover[12 + i] = <int8_t>(g & (t - 1))
         if is_short:                    # the mirror of §0: 25 - q
-            row[23 - i] = <int8_t>((f - 15) & (0 - s))
-            row[11 - i] = <int8_t>((g - 15) & (0 - t))
+            other[23 - i] = <int8_t>((f - 15) & (0 - s))
+            other[11 - i] = <int8_t>((g - 15) & (0 - t))
         else:                           # q + 12 or q - 12
-            row[12 + i] = <int8_t>((f - 15) & (0 - s))
-            row[i] = <int8_t>((g - 15) & (0 - t))
-    row[24] = <int8_t>(hi >> 60)
-    row[49] = <int8_t>(lo >> 60)
+            other[12 + i] = <int8_t>((f - 15) & (0 - s))
+            other[i] = <int8_t>((g - 15) & (0 - t))
+    mover[24] = <int8_t>(lo >> 60)
+    other[24] = <int8_t>(hi >> 60)
