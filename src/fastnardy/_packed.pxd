@@ -73,37 +73,38 @@ cdef inline void key_add(nb_board* b, int p, int delta) noexcept nogil:
 
 
 cdef inline void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil:
-    """The board of a key: counts, masks and off counts in one pass over the fields."""
-    cdef int p, sm, so
+    """The board of a key: counts, masks and off counts in one pass over the fields, with
+    no branch on the counts (bit 4 of a field tells whose checkers it holds)."""
+    cdef int i, p
     cdef uint32_t mine = 0, closed = 0, blots = 0
-    cdef uint64_t v, x
-    sm = b.m[25] = <int8_t>(lo >> 60)
-    so = b.o[25] = <int8_t>(hi >> 60)
-    for p in range(1, 25):
-        x = lo if p <= 12 else hi
-        v = (x >> (5 * ((p - 1) % 12))) & 31
-        if v >= 16:
-            b.m[p] = 0
-            b.o[p] = <int8_t>(v - 15)
-            so += <int>v - 15
-            if is_short:
-                closed |= <uint32_t>(v >= 17) << p
-                blots |= <uint32_t>(v == 16) << p
-            else:
-                closed |= 1u << p
+    cdef uint64_t f, s, mv, ov, sm, so, x
+    sm = lo >> 60
+    so = hi >> 60
+    b.m[25] = <int8_t>sm
+    b.o[25] = <int8_t>so
+    for i in range(24):
+        p = i + 1
+        x = lo if i < 12 else hi
+        f = (x >> (5 * (i % 12))) & 31
+        s = f >> 4
+        mv = f & (s - 1)                # the mover's count (0 on the opponent's points)
+        ov = (f - 15) & (0 - s)         # the opponent's
+        b.m[p] = <int8_t>mv
+        b.o[p] = <int8_t>ov
+        sm += mv
+        so += ov
+        mine |= <uint32_t>((mv + 15) >> 4) << p
+        if is_short:
+            closed |= <uint32_t>((ov + 14) >> 4) << p
+            blots |= <uint32_t>(((ov ^ 1) - 1) >> 63) << p
         else:
-            b.m[p] = <int8_t>v
-            b.o[p] = 0
-            sm += <int>v
-            mine |= <uint32_t>(v > 0) << p
-    if b.m[25]:
-        mine |= BAR
-    b.mine = mine
+            closed |= <uint32_t>s << p
+    b.mine = mine | <uint32_t>((((lo >> 60) + 15) >> 4) << 25)   # the bar (BAR)
     b.closed = closed
     b.blots = blots
     b.hitters = 0
-    b.m[0] = <int8_t>(15 - sm)
-    b.o[0] = <int8_t>(15 - so)
+    b.m[0] = <int8_t>(15 - <int>sm)
+    b.o[0] = <int8_t>(15 - <int>so)
     b.lo = lo
     b.hi = hi
 
