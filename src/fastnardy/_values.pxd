@@ -22,9 +22,11 @@ cdef class PackedPosition:
 
 cdef class PackedTurn:
     cdef uint64_t seq
-    cdef PackedPosition _position
+    cdef PackedPosition _position  # None until asked for, in a generated turn
     cdef PackedPosition origin   # the position it was generated from (None: built by hand)
     cdef int d1, d2              # and its roll
+    cdef uint64_t lo, hi         # a generated turn's resulting key, origin's mover's frame
+    cdef PackedPosition _pos(self)
 
 
 cdef class LegalTurns:

@@ -413,10 +413,19 @@ cdef class PackedTurn:
         numbering (25 = bar, 0 = off); empty for a pass (T3)."""
         return _steps_of(self.seq, _STEP_VALUES)
 
+    cdef PackedPosition _pos(self):
+        """The resulting position, built at the first request in a generated turn (a list
+        of turns that is only searched by steps or counted makes no Position)."""
+        if self._position is None:
+            if self.origin is None:  # Turn.__new__ without __init__
+                raise InvalidPositionError("this Turn was made without a position")
+            self._position = self.origin._after(self.lo, self.hi)
+        return self._position
+
     @property
     def position(self):
         """The position the turn produces, the other side to move."""
-        return self._position
+        return self._pos()
 
     def is_pass(self):
         """T3: the empty turn."""
@@ -436,17 +445,17 @@ cdef class PackedTurn:
     def __eq__(self, other):
         if not isinstance(other, PackedTurn):
             return NotImplemented
-        return self._position == (<PackedTurn>other)._position
+        return self._pos() == (<PackedTurn>other)._pos()
 
     def __ne__(self, other):
         result = self.__eq__(other)
         return result if result is NotImplemented else not result
 
     def __hash__(self):
-        return hash(self._position)
+        return hash(self._pos())
 
     def __reduce__(self):
-        return (type(self), (self.steps, self._position))
+        return (type(self), (self.steps, self._pos()))
 
     def __copy__(self):
         return self
@@ -503,7 +512,8 @@ cdef class LegalTurns:
             return <object>self.built[i]
         t = PackedTurn.__new__(_turn_type)
         t.seq = self.entries[i].seq
-        t._position = self.origin._after(self.entries[i].lo, self.entries[i].hi)
+        t.lo = self.entries[i].lo
+        t.hi = self.entries[i].hi
         t.origin = self.origin
         t.d1 = self.d1
         t.d2 = self.d2
