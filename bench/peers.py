@@ -1,6 +1,6 @@
 """fastnardy beside the other move generators, measured live in one run.
 
-    python bench/peers.py [--rounds 7] [--passes 3] [--peers DIR] [--json FILE]
+    python bench/peers.py [--rounds 7] [--passes 3] [--peers DIR] [--previous SRC] [--json FILE]
 
 Every program runs in a process of its own, once per round, the programs interleaved
 (A B C … A B C …), so that load on a shared machine falls on all of them alike; every figure
@@ -21,7 +21,11 @@ The Rust drivers come from ``--peers DIR`` (a folder that ``shared/peers/build.s
 built), else from ``$FASTNARDY_PEERS``, else ``shared/peers/build.sh`` beside the repository
 builds them (about a minute, once) into ``$TMPDIR/fastnardy-peers``. Programs that are
 missing (no peers kit, bgsage or open_spiel not installed: ``pip install ".[peers]"``) are
-left out with a note. It runs against the installed fastnardy.
+left out with a note. It runs against the installed fastnardy; ``--previous SRC`` adds every
+fastnardy row again for another copy (e.g. the previous main built in place: its ``src``
+folder, put first on ``PYTHONPATH`` of those runs), interleaved with the rest, so that a
+change is measured against what it changes in the same run. A level the other copy does not
+have is left out of its rows.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ class Program(NamedTuple):
     how: str
     command: List[str]
     reference: bool = False  # the row the others in its group are divided by
+    path: Optional[str] = None  # PYTHONPATH of the run (another copy of fastnardy)
 
 
 def find_drivers(peers: Optional[str]) -> "tuple[Optional[Path], str]":
@@ -125,6 +130,23 @@ def programs(drivers: Optional[Path], passes: int, depth: int, games: int) -> "t
     return out, notes
 
 
+def previous_rows(table: List[Program], src: str) -> List[Program]:
+    """The fastnardy rows again, run with the copy in ``src`` (the levels it has)."""
+    found = subprocess.run([sys.executable, "-c", "import fastnardy.benchmark as b; "
+                            "print('\\n'.join(b.LEVELS))"], env={**os.environ, "PYTHONPATH": src},
+                           check=True, capture_output=True, text=True).stdout.splitlines()
+    rows = []
+    for p in table:
+        if not p.name.startswith("fastnardy"):
+            continue
+        level = p.command[3].split(":", 1)[1] if p.command[2] == "movegen" else None
+        if level is not None and level not in found:
+            continue
+        rows.append(p._replace(name="previous " + p.name, how=p.how + f" ({src})",
+                               reference=False, path=src))
+    return rows
+
+
 def figure(program: Program, result: Dict[str, Dict[str, float]]) -> "tuple[float, str]":
     """One round's figure of a program: µs per position-roll, CPU s, or games per CPU s."""
     if "perft" in result:
@@ -149,16 +171,23 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--depth", type=int, default=3, help="short perft depth")
     parser.add_argument("--games", type=int, default=20000, help="self-play games per round")
     parser.add_argument("--peers", help="a folder that shared/peers/build.sh built")
+    parser.add_argument("--previous", help="the src folder of another fastnardy copy to run "
+                        "beside this one (e.g. the previous main, built in place)")
     parser.add_argument("--json", help="write every round's figures to this file")
     args = parser.parse_args(argv)
     drivers, found = find_drivers(args.peers)
     table, notes = programs(drivers, args.passes, args.depth, args.games)
+    if args.previous:
+        extra = previous_rows(table, str(Path(args.previous).resolve()))
+        table = [q for p in table for q in [p] + [e for e in extra if e.name == "previous " + p.name]]
     load_before = os.getloadavg()
     rounds: Dict[str, List[float]] = {p.name: [] for p in table}
     checks: Dict[str, set] = {p.name: set() for p in table}
     for _ in range(args.rounds):
         for program in table:
-            done = subprocess.run(program.command, check=True, capture_output=True, text=True)
+            env = {**os.environ, "PYTHONPATH": program.path} if program.path else None
+            done = subprocess.run(program.command, check=True, capture_output=True, text=True,
+                                  env=env)
             value, check = figure(program, json.loads(done.stdout.strip().splitlines()[-1]))
             rounds[program.name].append(value)
             checks[program.name].add(check)
