@@ -110,18 +110,25 @@ cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll
     """Append the k entries of a generation as children seen by the next mover."""
     cdef int err = out_reserve(o, k), j
     cdef uint64_t* key
+    cdef int8_t* row
+    cdef int32_t* up
     if err:
         return err
+    # one tight loop a kind of output (the compiler keeps the game's branch out of them)
+    if o.width == 16:
+        key = <uint64_t*>(o.kids + 16 * o.n)
+        for j in range(k):
+            nb_swap_key(c.out[j].lo, c.out[j].hi, is_short, &key[2 * j], &key[2 * j + 1])
+    else:
+        row = <int8_t*>(o.kids + 50 * o.n)
+        for j in range(k):
+            nb_key_to_row(c.out[j].lo, c.out[j].hi, is_short, row + 50 * j, 0)
+    up = o.parent + o.n
     for j in range(k):
-        if o.width == 16:
-            key = <uint64_t*>(o.kids + 16 * o.n)
-            nb_swap_key(c.out[j].lo, c.out[j].hi, is_short, &key[0], &key[1])
-        else:
-            nb_key_to_row(c.out[j].lo, c.out[j].hi, is_short, <int8_t*>(o.kids + 50 * o.n), 0)
-        o.parent[o.n] = <int32_t>parent
-        if o.with_roll:
-            o.roll[o.n] = <int8_t>roll
-        o.n += 1
+        up[j] = <int32_t>parent
+    if o.with_roll:
+        memset(o.roll + o.n, roll, k)
+    o.n += k
     return 0
 
 

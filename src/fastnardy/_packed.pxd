@@ -6,7 +6,14 @@
 # through a function pointer and cannot be inlined).
 
 from libc.stdint cimport uint64_t, uint32_t, int8_t, int64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
+
+cdef extern from *:
+    """
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    #error "fastnardy._packed stores eight counts a word, little-endian"
+    #endif
+    """
 
 cdef enum:
     # Worst-case number of distinct legal turns (T1) of one position and roll:
@@ -249,29 +256,69 @@ cdef inline uint64_t nb_key_has_31(uint64_t lo, uint64_t hi) noexcept nogil:
     return (a | b) & ones
 
 
+cdef inline uint64_t spread8(uint64_t x) noexcept nogil:
+    """Eight 5-bit fields (bits 0..39 of x) into the eight bytes of a word, in order."""
+    x = (x & <uint64_t>0xFFFFF) | ((x & <uint64_t>0xFFFFF00000) << 12)
+    x = (x & <uint64_t>0x000003FF000003FF) | ((x & <uint64_t>0x000FFC00000FFC00) << 6)
+    return (x & <uint64_t>0x001F001F001F001F) | ((x & <uint64_t>0x03E003E003E003E0) << 3)
+
+
+cdef inline uint64_t bytes_reversed(uint64_t x) noexcept nogil:
+    x = ((x & <uint64_t>0x00FF00FF00FF00FF) << 8) | ((x >> 8) & <uint64_t>0x00FF00FF00FF00FF)
+    x = ((x & <uint64_t>0x0000FFFF0000FFFF) << 16) | ((x >> 16) & <uint64_t>0x0000FFFF0000FFFF)
+    return (x << 32) | (x >> 32)
+
+
+cdef inline void split8(uint64_t x, uint64_t* mover, uint64_t* other) noexcept nogil:
+    """Eight fields spread to bytes (spread8) as the key's mover's counts and the other
+    side's: a byte of 16..30 (bit 4) holds the other side's count + 15."""
+    cdef uint64_t s = (x >> 4) & <uint64_t>0x0101010101010101
+    cdef uint64_t whose = s * 0xFF      # 0xFF in the other side's bytes
+    mover[0] = x & ~whose
+    other[0] = (x & whose) - s * 15
+
+
 cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
                                int mover_first) noexcept nogil:
     """The 50-byte board row of a key (a well-formed one: no field of 31): each side's 24
     points in its own numbering and its bar, the key's mover's side first if
     ``mover_first``, else the OTHER side's first (the view of the side to move after the
-    turn). Every byte is written once and no branch depends on the counts: bit 4 of a field
-    tells whose it is (0..15 the key's mover's count, 16..30 the other side's count + 15)."""
-    cdef int i
-    cdef uint64_t f, g, s, t
+    turn). Eight fields at a time, in words (little-endian: the bytes of a word are stored
+    lowest first), with no branch on the counts: bit 4 of a field tells whose it is (0..15
+    the key's mover's count, 16..30 the other side's count + 15)."""
+    cdef uint64_t m[4]
+    cdef uint64_t o[4]
+    cdef uint32_t w
     cdef int8_t* mover = row if mover_first else row + 25
     cdef int8_t* other = row + 25 if mover_first else row
-    for i in range(12):
-        f = (lo >> (5 * i)) & 31        # point i + 1 of the key's mover
-        g = (hi >> (5 * i)) & 31        # point i + 13
-        s = f >> 4
-        t = g >> 4
-        mover[i] = <int8_t>(f & (s - 1))
-        mover[12 + i] = <int8_t>(g & (t - 1))
-        if is_short:                    # the mirror of §0: 25 - q
-            other[23 - i] = <int8_t>((f - 15) & (0 - s))
-            other[11 - i] = <int8_t>((g - 15) & (0 - t))
-        else:                           # q + 12 or q - 12
-            other[12 + i] = <int8_t>((f - 15) & (0 - s))
-            other[i] = <int8_t>((g - 15) & (0 - t))
+    # the key's mover's points 1-8, 9-12, 13-20, 21-24
+    split8(spread8(lo & <uint64_t>0xFFFFFFFFFF), &m[0], &o[0])
+    split8(spread8((lo >> 40) & <uint64_t>0xFFFFF), &m[1], &o[1])
+    split8(spread8(hi & <uint64_t>0xFFFFFFFFFF), &m[2], &o[2])
+    split8(spread8((hi >> 40) & <uint64_t>0xFFFFF), &m[3], &o[3])
+    memcpy(mover, &m[0], 8)
+    w = <uint32_t>m[1]
+    memcpy(mover + 8, &w, 4)
+    memcpy(mover + 12, &m[2], 8)
+    w = <uint32_t>m[3]
+    memcpy(mover + 20, &w, 4)
+    if is_short:  # the mirror of §0, 25 - q: the other side's points in reverse order
+        o[3] = bytes_reversed(o[3]) >> 32
+        o[2] = bytes_reversed(o[2])
+        o[1] = bytes_reversed(o[1]) >> 32
+        o[0] = bytes_reversed(o[0])
+        w = <uint32_t>o[3]
+        memcpy(other, &w, 4)
+        memcpy(other + 4, &o[2], 8)
+        w = <uint32_t>o[1]
+        memcpy(other + 12, &w, 4)
+        memcpy(other + 16, &o[0], 8)
+    else:  # q + 12 or q - 12: the two halves exchanged
+        memcpy(other, &o[2], 8)
+        w = <uint32_t>o[3]
+        memcpy(other + 8, &w, 4)
+        memcpy(other + 12, &o[0], 8)
+        w = <uint32_t>o[1]
+        memcpy(other + 20, &w, 4)
     mover[24] = <int8_t>(lo >> 60)
     other[24] = <int8_t>(hi >> 60)
