@@ -16,7 +16,8 @@ from libc.string cimport memcmp, memcpy, memset
 
 import numpy as np
 
-from fastnardy._packed cimport nb_board, nb_build, nb_entry, nb_key_has_31, nb_key_to_row
+from fastnardy._packed cimport (nb_board, nb_build, nb_entry, nb_key_has_31, nb_key_to_row,
+                                nonzero8, sum8)
 from fastnardy._packed import KEY_DTYPE
 from fastnardy.errors import InvalidPositionError
 
@@ -46,24 +47,11 @@ cdef extern from *:
     }
     #endif
     #define FN_HIGH_NIBBLES 0xF0F0F0F0F0F0F0F0ULL  /* any count outside 0..15 */
-    #define FN_LOW7 0x7F7F7F7F7F7F7F7FULL
-    #define FN_HIGH_BITS 0x8080808080808080ULL
-    #define FN_ONES 0x0101010101010101ULL
-    #define FN_GATHER 0x0102040810204080ULL      /* each byte's low bit into the top byte */
     """
     uint64_t fn_load8(const int8_t* p) noexcept nogil
     int fn_ctz(uint32_t x) noexcept nogil
     # eight counts of a row at a time (SWAR; the counts are 0..15 where it matters)
-    uint64_t FN_HIGH_NIBBLES, FN_LOW7, FN_HIGH_BITS, FN_ONES, FN_GATHER
-
-
-cdef inline uint32_t held8(uint64_t x) noexcept nogil:
-    """Bit k: count k of the eight is not zero."""
-    return <uint32_t>(((((x + FN_LOW7) & FN_HIGH_BITS) >> 7) * FN_GATHER) >> 56)
-
-
-cdef inline int sum8(uint64_t x) noexcept nogil:
-    return <int>((x * FN_ONES) >> 56)
+    uint64_t FN_HIGH_NIBBLES
 
 
 cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
@@ -80,7 +68,7 @@ cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexc
     cdef uint64_t a = fn_load8(side), b = fn_load8(side + 8), c = fn_load8(side + 16)
     if ((a | b | c) & FN_HIGH_NIBBLES) or (side[24] & 0xF0):
         return E_RANGE
-    held[0] = held8(a) | (held8(b) << 8) | (held8(c) << 16)
+    held[0] = nonzero8(a) | (nonzero8(b) << 8) | (nonzero8(c) << 16)
     count[0] = sum8(a) + sum8(b) + sum8(c) + side[24]
     return 0
 

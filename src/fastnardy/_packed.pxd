@@ -79,43 +79,6 @@ cdef inline void key_add(nb_board* b, int p, int delta) noexcept nogil:
         b.hi += <uint64_t>(<int64_t>delta) << (5 * (p - 13))
 
 
-cdef inline void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil:
-    """The board of a key: counts, masks and off counts in one pass over the fields, with
-    no branch on the counts (bit 4 of a field tells whose checkers it holds)."""
-    cdef int i, p
-    cdef uint32_t mine = 0, closed = 0, blots = 0
-    cdef uint64_t f, s, mv, ov, sm, so, x
-    sm = lo >> 60
-    so = hi >> 60
-    b.m[25] = <int8_t>sm
-    b.o[25] = <int8_t>so
-    for i in range(24):
-        p = i + 1
-        x = lo if i < 12 else hi
-        f = (x >> (5 * (i % 12))) & 31
-        s = f >> 4
-        mv = f & (s - 1)                # the mover's count (0 on the opponent's points)
-        ov = (f - 15) & (0 - s)         # the opponent's
-        b.m[p] = <int8_t>mv
-        b.o[p] = <int8_t>ov
-        sm += mv
-        so += ov
-        mine |= <uint32_t>((mv + 15) >> 4) << p
-        if is_short:
-            closed |= <uint32_t>((ov + 14) >> 4) << p
-            blots |= <uint32_t>(((ov ^ 1) - 1) >> 63) << p
-        else:
-            closed |= <uint32_t>s << p
-    b.mine = mine | <uint32_t>((((lo >> 60) + 15) >> 4) << 25)   # the bar (BAR)
-    b.closed = closed
-    b.blots = blots
-    b.hitters = 0
-    b.m[0] = <int8_t>(15 - <int>sm)
-    b.o[0] = <int8_t>(15 - <int>so)
-    b.lo = lo
-    b.hi = hi
-
-
 cdef inline uint64_t field(uint64_t lo, uint64_t hi, int p) noexcept nogil:
     """The 5-bit key field of point p (1..24)."""
     if p <= 12:
@@ -322,3 +285,63 @@ cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* r
         memcpy(other + 20, &w, 4)
     mover[24] = <int8_t>(lo >> 60)
     other[24] = <int8_t>(hi >> 60)
+
+
+cdef inline uint32_t nonzero8(uint64_t x) noexcept nogil:
+    """Bit k: byte k of x (each byte 0..127) is not zero."""
+    return <uint32_t>(((((x + <uint64_t>0x7F7F7F7F7F7F7F7F) & <uint64_t>0x8080808080808080)
+                        >> 7) * <uint64_t>0x0102040810204080) >> 56)
+
+
+cdef inline uint32_t points24(const uint64_t* w) noexcept nogil:
+    """The mask (bit p = point p, 1..24) of the nonzero bytes of a side's four words (points
+    1-8, 9-12, 13-20, 21-24, as nb_key_to_row splits a key)."""
+    return (nonzero8(w[0]) << 1 | (nonzero8(w[1]) & 0xF) << 9 | nonzero8(w[2]) << 13
+            | (nonzero8(w[3]) & 0xF) << 21)
+
+
+cdef inline int sum8(uint64_t x) noexcept nogil:
+    """The sum of the bytes of x (at most 255)."""
+    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
+
+
+cdef inline void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil:
+    """The board of a key (a well-formed one): counts, masks and off counts eight fields at
+    a time (as nb_key_to_row), with no branch on the counts."""
+    cdef uint64_t m[4]
+    cdef uint64_t o[4]
+    cdef uint32_t w, held
+    cdef int i
+    split8(spread8(lo & <uint64_t>0xFFFFFFFFFF), &m[0], &o[0])
+    split8(spread8((lo >> 40) & <uint64_t>0xFFFFF), &m[1], &o[1])
+    split8(spread8(hi & <uint64_t>0xFFFFFFFFFF), &m[2], &o[2])
+    split8(spread8((hi >> 40) & <uint64_t>0xFFFFF), &m[3], &o[3])
+    memcpy(&b.m[1], &m[0], 8)
+    w = <uint32_t>m[1]
+    memcpy(&b.m[9], &w, 4)
+    memcpy(&b.m[13], &m[2], 8)
+    w = <uint32_t>m[3]
+    memcpy(&b.m[21], &w, 4)
+    memcpy(&b.o[1], &o[0], 8)
+    w = <uint32_t>o[1]
+    memcpy(&b.o[9], &w, 4)
+    memcpy(&b.o[13], &o[2], 8)
+    w = <uint32_t>o[3]
+    memcpy(&b.o[21], &w, 4)
+    b.m[25] = <int8_t>(lo >> 60)
+    b.o[25] = <int8_t>(hi >> 60)
+    b.m[0] = <int8_t>(15 - b.m[25] - sum8(m[0]) - sum8(m[1]) - sum8(m[2]) - sum8(m[3]))
+    b.o[0] = <int8_t>(15 - b.o[25] - sum8(o[0]) - sum8(o[1]) - sum8(o[2]) - sum8(o[3]))
+    b.mine = points24(m) | (BAR if b.m[25] else 0)
+    held = points24(o)
+    if is_short:
+        for i in range(4):  # halved counts: nonzero for two or more (S4)
+            o[i] = (o[i] >> 1) & <uint64_t>0x7F7F7F7F7F7F7F7F
+        b.closed = points24(o)
+        b.blots = held & ~b.closed
+    else:
+        b.closed = held
+        b.blots = 0
+    b.hitters = 0
+    b.lo = lo
+    b.hi = hi
