@@ -17,7 +17,7 @@ from libc.string cimport memcmp, memcpy, memset
 import numpy as np
 
 from fastnardy._packed cimport (nb_board, nb_build, nb_entry, nb_key_has_31, nb_key_to_row,
-                                nonzero8, sum8)
+                                nb_ctz, nb_load8, nonzero8, sum8)
 from fastnardy._packed import KEY_DTYPE
 from fastnardy.errors import InvalidPositionError
 
@@ -31,25 +31,8 @@ cdef enum:
 
 cdef extern from *:
     """
-    #include <stdint.h>
-    #include <string.h>
-    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    #error "fastnardy._features reads eight counts at a time, little-endian"
-    #endif
-    static inline uint64_t fn_load8(const int8_t* p) { uint64_t x; memcpy(&x, p, 8); return x; }
-    #if defined(__GNUC__) || defined(__clang__)
-    static inline int fn_ctz(uint32_t x) { return __builtin_ctz(x); }
-    #else
-    static inline int fn_ctz(uint32_t x) {
-        int n = 0;
-        while (!(x & 1u)) { x >>= 1; n++; }
-        return n;
-    }
-    #endif
     #define FN_HIGH_NIBBLES 0xF0F0F0F0F0F0F0F0ULL  /* any count outside 0..15 */
     """
-    uint64_t fn_load8(const int8_t* p) noexcept nogil
-    int fn_ctz(uint32_t x) noexcept nogil
     # eight counts of a row at a time (SWAR; the counts are 0..15 where it matters)
     uint64_t FN_HIGH_NIBBLES
 
@@ -65,7 +48,7 @@ cdef inline uint32_t mirrored(const mirror_map* m, uint32_t held) noexcept nogil
 
 cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexcept nogil:
     """A side's 24 points and bar: its held mask and its checker count, or E_RANGE."""
-    cdef uint64_t a = fn_load8(side), b = fn_load8(side + 8), c = fn_load8(side + 16)
+    cdef uint64_t a = nb_load8(side), b = nb_load8(side + 8), c = nb_load8(side + 16)
     if ((a | b | c) & FN_HIGH_NIBBLES) or (side[24] & 0xF0):
         return E_RANGE
     held[0] = nonzero8(a) | (nonzero8(b) << 8) | (nonzero8(c) << 16)
@@ -180,8 +163,8 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
         memset(block + 100, 0, 24 * sizeof(float))
         longest = 0
         while held:
-            start = fn_ctz(held)
-            run = fn_ctz(~(held >> start))  # held has 24 bits: the run ends by bit 24
+            start = nb_ctz(held)
+            run = nb_ctz(~(held >> start))  # held has 24 bits: the run ends by bit 24
             held &= ~((((<uint32_t>1) << run) - 1) << start)
             if run > 6:
                 value = SIXTH[6]

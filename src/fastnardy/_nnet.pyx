@@ -18,7 +18,7 @@ threads may evaluate with it at once (each call brings its own scratch). The bat
 run without the GIL, in slices between which Ctrl-C is checked.
 """
 
-from libc.stdint cimport int8_t, int32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 from cpython.exc cimport PyErr_CheckSignals
@@ -29,6 +29,7 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
                                   W_TDGAMMON, key_features, keys_array, mirror_of,
                                   raise_fault, row_features, rows_array)
+from fastnardy._packed cimport nb_ctz, nb_load8, nonzero8
 from fastnardy import _features
 from fastnardy.errors import FastNardyError
 
@@ -155,6 +156,21 @@ cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
     outputs(net, s, counts[0], counts[1], probs)
 
 
+cdef inline int point_rows(const nn_net* net, const int8_t* side, const float* table,
+                           const float** ones) noexcept nogil:
+    """The table rows of a side's occupied points (its 24 counts at ``side``) into
+    ``ones``, in point order, visiting only the occupied ones; returns their number."""
+    cdef uint32_t held = (nonzero8(nb_load8(side)) | nonzero8(nb_load8(side + 8)) << 8
+                          | nonzero8(nb_load8(side + 16)) << 16)
+    cdef int p, n = 0
+    while held:
+        p = nb_ctz(held)
+        held &= held - 1
+        ones[n] = table + <Py_ssize_t>(16 * p + side[p]) * net.stride
+        n += 1
+    return n
+
+
 cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* x,
                              nn_scratch* s, float* probs) noexcept nogil:
     """The five outputs of a checked board row whose features are ``x``: the point units
@@ -162,25 +178,12 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* 
     partial sums are kept in ``s``: the next row with the same mover's points (a sibling
     in the search or in self-play: the side that just moved is the opponent) starts from
     them, the same floats as if summed again."""
-    cdef int p, n, j, n_ones = 0, counts[2]
-    cdef const float* table
+    cdef int j, counts[2]
     if s.base_net != net or memcmp(s.base_row, row, 25) != 0:
-        for p in range(24):
-            n = row[p]
-            if n:
-                s.ones[n_ones] = net.points + <Py_ssize_t>(16 * p + n) * net.stride
-                n_ones += 1
-        nn_first(net.stride, net.b1, s.ones, n_ones, s.base)
+        nn_first(net.stride, net.b1, s.ones, point_rows(net, row, net.points, s.ones), s.base)
         memcpy(s.base_row, row, 25)
         s.base_net = net
-        n_ones = 0
-    table = net.points + <Py_ssize_t>24 * 16 * net.stride
-    for p in range(24):
-        n = row[25 + p]
-        if n:
-            s.ones[n_ones] = table + <Py_ssize_t>(16 * p + n) * net.stride
-            n_ones += 1
-    counts[0] = n_ones
+    counts[0] = point_rows(net, row + 25, net.points + <Py_ssize_t>24 * 16 * net.stride, s.ones)
     counts[1] = 0
     for j in range(net.n_extra):
         take(net, s, net.extra[j], x[net.extra[j]], counts)

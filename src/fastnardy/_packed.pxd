@@ -10,10 +10,25 @@ from libc.string cimport memcpy, memset
 
 cdef extern from *:
     """
+    #include <stdint.h>
+    #include <string.h>
     #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    #error "fastnardy._packed stores eight counts a word, little-endian"
+    #error "fastnardy reads and writes eight counts a word, little-endian"
+    #endif
+    static inline uint64_t nb_load8(const int8_t* p) { uint64_t x; memcpy(&x, p, 8); return x; }
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int nb_ctz(uint32_t x) { return __builtin_ctz(x); }
+    #else
+    static inline int nb_ctz(uint32_t x) {
+        int n = 0;
+        while (!(x & 1u)) { x >>= 1; n++; }
+        return n;
+    }
     #endif
     """
+    # eight counts of a row as a word; the lowest set bit of a nonzero mask
+    uint64_t nb_load8(const int8_t* p) noexcept nogil
+    int nb_ctz(uint32_t x) noexcept nogil
 
 cdef enum:
     # Worst-case number of distinct legal turns (T1) of one position and roll:
