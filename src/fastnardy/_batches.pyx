@@ -9,7 +9,7 @@ from libc.stdlib cimport malloc, realloc, free
 from cpython.buffer cimport PyBuffer_FillInfo
 
 from fastnardy._packed cimport (field, mir, nb_board, nb_board_from_key, nb_build, nb_check_key,
-                                nb_entry, nb_key_to_row, nb_rules, nb_swap_key)
+                                nb_entry, nb_key_to_row, nb_rules, nb_swap2, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _game_of, _key_of, _parse_code,
@@ -118,7 +118,7 @@ cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll
     if o.width == 16:
         key = <uint64_t*>(o.kids + 16 * o.n)
         for j in range(k):
-            nb_swap_key(c.out[j].lo, c.out[j].hi, is_short, &key[2 * j], &key[2 * j + 1])
+            nb_swap2(c.out[j].lo, c.out[j].hi, is_short, &key[2 * j])
     else:
         row = <int8_t*>(o.kids + 50 * o.n)
         for j in range(k):

@@ -25,10 +25,35 @@ cdef extern from *:
         return n;
     }
     #endif
+    /* The swap of a key (nb_swap_key) with both halves in one vector of two words, so that
+       each step is one instruction for the two: the other half's fields, in reverse order
+       for short nardy (swap neighbouring fields, then pairs, then the outer blocks of
+       four), the owners exchanged (f -> f + 15 for the mover's 1..15, f - 15 for the
+       opponent's 16..30, 0 stays 0: bit 4 of a field tells the opponent's), the bars
+       exchanged with the halves. */
+    typedef uint64_t nb_v2 __attribute__((vector_size(16)));
+    static inline void nb_swap2(uint64_t lo, uint64_t hi, int is_short, uint64_t* out) {
+        const uint64_t M60 = ((uint64_t)1 << 60) - 1;
+        const uint64_t ones = 0x084210842108421ULL;  /* bit 0 of each of the 12 fields */
+        nb_v2 x = {hi & M60, lo & M60};
+        nb_v2 bars = {hi & ~M60, lo & ~M60};
+        if (is_short) {
+            x = ((x & 0x7c1f07c1f07c1fULL) << 5) | ((x >> 5) & 0x7c1f07c1f07c1fULL);
+            x = ((x & 0x3ff003ff003ffULL) << 10) | ((x >> 10) & 0x3ff003ff003ffULL);
+            x = ((x & 0xfffffULL) << 40) | (x & (0xfffffULL << 20)) | ((x >> 40) & 0xfffffULL);
+        }
+        nb_v2 opp = (x >> 4) & ones;
+        nb_v2 mine = (((x & (ones * 15)) + ones * 15) >> 4) & ones & ~opp;
+        nb_v2 delta = mine - opp;  /* +1 or -1 in a field, times 15: (d << 4) - d */
+        x = x + ((delta << 4) - delta);
+        x |= bars;
+        memcpy(out, &x, 16);
+    }
     """
     # eight counts of a row as a word; the lowest set bit of a nonzero mask
     uint64_t nb_load8(const int8_t* p) noexcept nogil
     int nb_ctz(uint32_t x) noexcept nogil
+    void nb_swap2(uint64_t lo, uint64_t hi, int is_short, uint64_t* out) noexcept nogil
 
 cdef enum:
     # Worst-case number of distinct legal turns (T1) of one position and roll:
@@ -101,38 +126,16 @@ cdef inline uint64_t field(uint64_t lo, uint64_t hi, int p) noexcept nogil:
     return (hi >> (5 * (p - 13))) & 31
 
 
-cdef inline uint64_t flip12(uint64_t x) noexcept nogil:
-    """Exchange the owners in twelve 5-bit fields at once (f -> f + 15 for the mover's
-    1..15, f -> f - 15 for the opponent's 16..30, 0 stays 0): bit 4 of a field tells an
-    opponent field; the mover's get 15 added, the opponent's 15 taken away."""
-    cdef uint64_t ones = <uint64_t>0x084210842108421   # bit 0 of each of the 12 fields
-    cdef uint64_t opp = (x >> 4) & ones                # 1 in the fields holding the opponent
-    cdef uint64_t low4 = x & (ones * 15)
-    cdef uint64_t mine = ((low4 + ones * 15) >> 4) & ones & ~opp   # mover's: 1..15, not 0
-    return x + mine * 15 - opp * 15
-
-
-cdef inline uint64_t rev12(uint64_t x) noexcept nogil:
-    """The twelve 5-bit fields of x (bits 0..59) in reverse order: swap neighbouring fields,
-    then neighbouring pairs (each block of four is reversed), then the outer two blocks."""
-    x = ((x & <uint64_t>0x7c1f07c1f07c1f) << 5) | ((x >> 5) & <uint64_t>0x7c1f07c1f07c1f)
-    x = ((x & <uint64_t>0x3ff003ff003ff) << 10) | ((x >> 10) & <uint64_t>0x3ff003ff003ff)
-    return ((x & <uint64_t>0xfffff) << 40) | (x & (<uint64_t>0xfffff << 20)) | ((x >> 40) & <uint64_t>0xfffff)
-
-
 cdef inline void nb_swap_key(uint64_t lo, uint64_t hi, int is_short, uint64_t* olo,
                              uint64_t* ohi) noexcept nogil:
     """The key of the same position with the opponent to move (its own frame): the field of
     point q comes from the mirror point, owners exchanged; the bars change places. Long
-    nardy's mirror (q +- 12) exchanges the two halves whole."""
-    cdef uint64_t M60 = (<uint64_t>1 << 60) - 1
-    if not is_short:
-        olo[0] = flip12(hi & M60)
-        ohi[0] = flip12(lo & M60)
-        return
-    # short: q <- 25 - q, i.e. the other half with its fields in reverse order
-    olo[0] = flip12(rev12(hi & M60)) | ((hi >> 60) << 60)
-    ohi[0] = flip12(rev12(lo & M60)) | ((lo >> 60) << 60)
+    nardy's mirror (q +- 12) exchanges the two halves whole; short's (25 - q) reverses
+    them too. Both halves at once (nb_swap2)."""
+    cdef uint64_t out[2]
+    nb_swap2(lo, hi, is_short, out)
+    olo[0] = out[0]
+    ohi[0] = out[1]
 
 
 cdef inline int nb_build(const int8_t* me, int me_bar, const int8_t* opp, int opp_bar,
