@@ -57,9 +57,16 @@ from .errors import ResourceLimitError
 cdef extern from *:
     """
     static inline int nb_hibit(unsigned int x) { return 31 - __builtin_clz(x); }
+    /* inline: without -mpopcnt (the baseline x86-64) __builtin_popcount is a libgcc call */
+    static inline int nb_popcount(uint32_t x) {
+        x = x - ((x >> 1) & 0x55555555u);
+        x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+        x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+        return (int)((x * 0x01010101u) >> 24);
+    }
     """
     int nb_hibit(unsigned int x) noexcept nogil
-    int nb_popcount "__builtin_popcount"(unsigned int x) noexcept nogil
+    int nb_popcount(uint32_t x) noexcept nogil
     int nb_check_signals "PyErr_CheckSignals"()   # -1 with the exception set: no except clause,
                                                   # the caller records it in ctx.stop
 
