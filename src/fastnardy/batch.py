@@ -19,7 +19,9 @@ Memory (N input rows, M children):
 
 The children are written into buffers that grow by doubling with ``realloc`` and are handed
 to numpy without a copy; large buffers grow by remapping and the unused tail is never
-touched, so the peak resident memory is close to the output itself. A contact position of
+touched, so the peak resident memory is close to the output itself (within 2 MB: on Linux a
+buffer of 8 MB or more asks for transparent huge pages, one page fault per 2 MB instead of
+512, about a quarter of the time of an expansion to rows). A contact position of
 short nardy has about 20 children per roll (about 400 over the 21 rolls): a chance node of
 one row is about 8 KB as keys, 22 KB as rows. Pass ``max_children`` to bound a call: a
 result that would be larger raises :class:`~fastnardy.errors.ResourceLimitError` (a ``MemoryError`` and a
