@@ -9,6 +9,11 @@ drivers of wildbg and bkgm, which print the same JSON:
         thread's CPU seconds per pass (the mean), "cpu_min" the fastest pass
     python bench/peer_worker.py perft PROGRAM DEPTH      short nardy from the start
     python bench/peer_worker.py playout PROGRAM GAMES SEED   random self-play
+    python bench/peer_worker.py features fastnardy KIND SOURCE CONTACT_IDS RACE_IDS PASSES
+        {"features": {"ratio", "us"}}: fastnardy.features of the positions' keys or rows
+        (SOURCE) against numpy filling an array of the same shape (np.full), each pass
+        timed for both, interleaved; "ratio" the least of the passes' ratios, "us" the
+        features' least µs a row
 
 The positions are GNU Backgammon Position IDs (bench/data); converting them is not timed.
 """
@@ -111,6 +116,35 @@ def playout(games: int, seed: int) -> Dict[str, object]:
     return {"playout": {"games": games, "turns": int(run.turns.sum()), "cpu": cpu}}
 
 
+def features_ratio(kind: str, source: str, contact: str, race: str,
+                   passes: int) -> Dict[str, object]:
+    """fastnardy.features (short nardy) of every position as keys or rows, against np.full of
+    the same (N, F) float32 output, interleaved in this process."""
+    import numpy as np
+
+    from fastnardy import batch, features
+
+    positions = []
+    for path in (contact, race):
+        with open(path) as ids:
+            positions += [Position.from_gnubg_id(line.strip()) for line in ids if line.strip()]
+    boards = batch.encode(positions, keys=source == "keys")
+    shape = features("short", boards[:1], kind).shape[1]
+    ratios, spent = [], []
+    for _ in range(passes + 1):  # the first is a warm-up
+        start = time.thread_time()
+        for _ in range(20):
+            features("short", boards, kind)
+        mine = time.thread_time() - start
+        start = time.thread_time()
+        for _ in range(20):
+            np.full((len(boards), shape), 0.5, dtype=np.float32)
+        full = time.thread_time() - start
+        ratios.append(mine / full)
+        spent.append(mine / (20 * len(boards)) * 1e6)
+    return {"features": {"ratio": min(ratios[1:]), "us": min(spent[1:])}}
+
+
 def main(argv: List[str]) -> int:
     mode, program, *rest = argv
     if mode == "movegen":
@@ -119,6 +153,8 @@ def main(argv: List[str]) -> int:
         result = perft_serial(int(rest[0]))
     elif mode == "playout" and program == "fastnardy":
         result = playout(int(rest[0]), int(rest[1]))
+    elif mode == "features" and program == "fastnardy":
+        result = features_ratio(rest[0], rest[1], rest[2], rest[3], int(rest[4]))
     else:
         raise SystemExit(f"unknown measurement: {' '.join(argv)}")
     print(json.dumps(result))

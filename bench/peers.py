@@ -15,7 +15,9 @@ like, on the 2,000 GNU Backgammon benchmark positions shipped in fastnardy/data 
 * counts: ``batch.count_turns``, one ``_kernel.count_turns`` call each, ``len(legal_turns)``;
   and OpenSpiel's ``legal_actions`` (half-turn actions, at nodes of random OpenSpiel games);
 * perft: short nardy from the start, one thread, no table, in every program;
-* self-play: random games (a uniform roll, a uniform legal child), games per CPU second.
+* self-play: random games (a uniform roll, a uniform legal child), games per CPU second;
+* features: ``fastnardy.features`` of the positions' keys and rows (tdgammon and raw inputs)
+  divided by ``np.full`` of the same float32 output, timed in the same process.
 
 The Rust drivers come from ``--peers DIR`` (a folder that ``shared/peers/build.sh DIR``
 built), else from ``$FASTNARDY_PEERS``, else ``shared/peers/build.sh`` beside the repository
@@ -127,6 +129,12 @@ def programs(drivers: Optional[Path], passes: int, depth: int, games: int) -> "t
                            [bkgm, "playout", str(games), seed]))
     out.append(Program("self-play", "fastnardy simulate('short')", "kernel, one thread",
                        [*WORKER, "playout", "fastnardy", str(games), seed]))
+    for kind in ("tdgammon", "raw"):
+        for source in ("keys", "rows"):
+            out.append(Program("features", f"fastnardy features({source}, {kind!r})",
+                               "÷ np.full of the same (N, F) float32",
+                               [*WORKER, "features", "fastnardy", kind, source, *IDS,
+                                str(passes)]))
     return out, notes
 
 
@@ -154,6 +162,8 @@ def figure(program: Program, result: Dict[str, Dict[str, float]]) -> "tuple[floa
     if "playout" in result:
         run = result["playout"]
         return run["games"] / run["cpu"], f"{run['games']} games"
+    if "features" in result:
+        return result["features"]["ratio"], "2000 positions"
     calls = sum(result[part]["calls"] for part in ("contact", "race"))
     cpu = sum(result[part]["cpu"] for part in ("contact", "race"))
     count = sum(result[part]["count"] for part in ("contact", "race"))
@@ -161,7 +171,8 @@ def figure(program: Program, result: Dict[str, Dict[str, float]]) -> "tuple[floa
 
 
 UNITS = {"children": "µs per position-roll", "counts": "µs per position-roll",
-         "perft": "CPU s", "self-play": "games per CPU s"}
+         "perft": "CPU s", "self-play": "games per CPU s",
+         "features": "÷ np.full (same process)"}
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -195,7 +206,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"{args.rounds} interleaved rounds, each program in its own process, thread CPU "
           f"time; {found}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} "
           f"after, on {os.cpu_count()} cores\n")
-    for group in ("children", "counts", "perft", "self-play"):
+    for group in ("children", "counts", "perft", "self-play", "features"):
         rows = [p for p in table if p.group == group]
         # counts are divided by wildbg's children too: the goals of issue 12 are set so
         reference = next((p for p in table if p.reference and p.group == (
