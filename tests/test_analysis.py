@@ -20,6 +20,7 @@ from fastnardy.__main__ import main
 from fastnardy.batch import PROBABILITY, ROLLS, encode
 from fastnardy.inputs import features
 from fastnardy.network import Evaluator, equity
+from fastnardy.search import MoveFilter
 from fastnardy.record import MatGame, RecordedTurn, Win, write_mat
 from fastnardy.search import best_turn, expectimax
 
@@ -52,7 +53,7 @@ def test_hint_T1_lists_every_legal_turn_best_first_with_best_turns_values(positi
 def test_hint_with_a_filter_values_dropped_turns_at_0_ply():
     network = NETWORKS["short"]
     moves = analysis.hint(CONTACT, (3, 1), network, plies=1,
-                          filter=analysis.MoveFilter(2, 0.5))
+                          filter=MoveFilter(2, 0.5))
     assert [m.plies for m in moves].count(1) == 2 and moves[0].plies == 1
     assert all(m.plies == 0 for m in moves[2:])
 

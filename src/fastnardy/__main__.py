@@ -59,7 +59,7 @@ from .rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS
 
 if TYPE_CHECKING:
     from .network import Evaluator
-    from .search import MoveFilter
+    from .search import Filters, MoveFilter
 
 # The rule options: the variants that move generation reads (argparse dest = variant name)
 _RULE_OPTIONS = {name: VARIANTS[name] for name in MOVE_VARIANTS}
@@ -742,7 +742,9 @@ def _add_search_options(parser: argparse.ArgumentParser, plies: Sequence[int] = 
 def _add_filter(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--filter", type=_move_filter, metavar="KEEP,MARGIN", default=None,
                         help="at 1 ply or more, search only the KEEP best turns within MARGIN "
-                             "points at 0 ply deeper (default 8,0.16, as gnubg's)")
+                             "points at 0 ply deeper, at every level (default: gnubg's filters, "
+                             "8,0.16 at the root and the best turn at 0 ply of each roll "
+                             "inside the tree)")
 
 
 def _add_progress(parser: argparse.ArgumentParser) -> None:
@@ -849,11 +851,12 @@ def _add_analysis(sub: "argparse._SubParsersAction[_Parser]") -> None:
     p_match.set_defaults(run=_run_match)
 
 
-def _search_filter(args: argparse.Namespace) -> "Optional[MoveFilter]":
-    """--filter, by default MoveFilter() (8, 0.16) at 1 ply or more."""
-    from .search import MoveFilter
+def _search_filter(args: argparse.Namespace) -> "Filters":
+    """--filter at every level, by default GNU Backgammon's filters (search.GNUBG_FILTERS)
+    at 1 ply or more."""
+    from .search import GNUBG_FILTERS
 
-    return args.filter if args.filter is not None or not args.plies else MoveFilter()
+    return args.filter if args.filter is not None or not args.plies else GNUBG_FILTERS
 
 
 def _network(args: argparse.Namespace, game: str) -> "Evaluator":

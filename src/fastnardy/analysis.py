@@ -57,7 +57,7 @@ from .network import OUTPUTS, Evaluator
 from .position import Position, Turn
 from .record import GameRecord, read_games
 from .rules import Rules
-from .search import MoveFilter, best_turn, expectimax
+from .search import Filters, best_turn, expectimax
 
 __all__ = ["Analysis", "AnalysedTurn", "Candidate", "CubeAction", "Evaluation", "MARKS",
            "RolledCandidate", "analyse", "analyse_game", "cube_action", "evaluate", "hint",
@@ -148,7 +148,7 @@ class Candidate(NamedTuple):
 
 
 def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None,
-         plies: int = 0, filter: Optional[MoveFilter] = None) -> List[Candidate]:
+         plies: int = 0, filter: Filters = None) -> List[Candidate]:
     """Every legal turn (T1) of ``position`` for ``dice``, best first (ties in T2 order),
     with its equity at ``plies`` (module docstring). IllegalTurnError (T4) once the game is
     over."""
@@ -269,7 +269,7 @@ class Evaluation(NamedTuple):
 
 
 def probabilities(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
-                  filter: Optional[MoveFilter] = None) -> npt.NDArray[np.float64]:
+                  filter: Filters = None) -> npt.NDArray[np.float64]:
     """The five outputs of ``position`` to its side to move: the network's at 0 ply; at 1 ply
     or more the mean over the 21 rolls (T5) of the outputs after the best turn at
     ``plies - 1``; exact for a finished game."""
@@ -286,7 +286,7 @@ def probabilities(position: Position, evaluator: Optional[Evaluator] = None, pli
 
 
 def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
-             filter: Optional[MoveFilter] = None, owner: str = "centered") -> Evaluation:
+             filter: Filters = None, owner: str = "centered") -> Evaluation:
     """The equity, probabilities and money-game cube action of ``position`` (module
     docstring)."""
     position = _position(position)
@@ -410,7 +410,7 @@ class Analysis:
 
 
 def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plies: int = 0,
-                 filter: Optional[MoveFilter] = None, *, number: int = 1,
+                 filter: Filters = None, *, number: int = 1,
                  progress: Optional[Callable[[int], None]] = None) -> List[AnalysedTurn]:
     """Every turn of a recorded game (replayed by :meth:`fastnardy.Game.from_record`, which
     names an illegal turn's rule) analysed at ``plies``; ``progress(1)`` after each turn."""
@@ -448,7 +448,7 @@ def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plie
 
 
 def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, plies: int = 0,
-            filter: Optional[MoveFilter] = None,
+            filter: Filters = None,
             progress: Optional[Callable[[int, int], None]] = None) -> Analysis:
     """Analyse every game of a record file's text (a fastnardy record or a GNU Backgammon
     ``.mat`` export, :func:`fastnardy.record.read_games`); ``progress(done, total)`` counts

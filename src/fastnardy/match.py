@@ -4,8 +4,8 @@ and points a game with 95% intervals.
 Players (:func:`player`): ``random`` (uniform over the legal turns), ``greedy`` (the policy
 of ``fastnardy play``: :func:`fastnardy.play.evaluate`, first best in T2 order),
 ``net:P`` (the shipped :class:`fastnardy.network.Evaluator` searched P = 0, 1 or 2 plies by
-:func:`fastnardy.search.expectimax`, at 1 ply or more with the default
-:class:`fastnardy.search.MoveFilter`), ``FILE.npz`` or ``FILE.npz:P`` (a saved evaluator)
+:func:`fastnardy.search.expectimax`, at 1 ply or more with GNU Backgammon's filters,
+:data:`fastnardy.search.GNUBG_FILTERS`), ``FILE.npz`` or ``FILE.npz:P`` (a saved evaluator)
 and, in short nardy, ``gnubg:beginner`` / ``gnubg:expert`` (GNU Backgammon's presets: 0
 ply, cubeless, noise 0.060 / none), driven headless through ``data/gnubg_driver.py``; each
 move gnubg returns must be one of fastnardy's legal turns (T1) or the match stops with an
@@ -38,7 +38,7 @@ from .errors import EngineError, FastNardyError
 from .network import Evaluator
 from .position import Position
 from .rules import Rules
-from .search import MoveFilter, _kept, expectimax
+from .search import GNUBG_FILTERS, _kept, expectimax
 
 __all__ = ["GNUBG", "Gnubg", "Greedy", "Network", "Player", "Random", "Result", "interval",
            "match", "play_match", "player"]
@@ -121,7 +121,8 @@ class Greedy(Player):
 
 
 class Network(Player):
-    """The evaluator searched ``plies`` deep: each child valued -V_plies (search module)."""
+    """The evaluator searched ``plies`` deep with GNU Backgammon's filters: each child of the
+    root screen valued -V_plies (search module)."""
 
     def __init__(self, evaluator: Evaluator, plies: int, name: str = "") -> None:
         self.evaluator, self.plies = evaluator, plies
@@ -132,10 +133,10 @@ class Network(Player):
         values = -expectimax(rules, children, self.evaluator, 0)
         if self.plies:
             starts = np.searchsorted(parent, np.arange(len(rows)))
-            kept = _kept(values, starts, MoveFilter())
+            kept = _kept(values, starts, GNUBG_FILTERS[0])
             values[~kept] = -np.inf
             values[kept] = -expectimax(rules, children[kept], self.evaluator, self.plies,
-                                       MoveFilter())
+                                       GNUBG_FILTERS[1:])
         return first_best(values, parent, len(rows))
 
 

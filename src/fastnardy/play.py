@@ -85,7 +85,7 @@ def _network_policy(plies: int) -> Policy:
     ``plies`` (first in T2 order on a tie)."""
     from .batch import encode
     from .network import Evaluator
-    from .search import MoveFilter, expectimax
+    from .search import GNUBG_FILTERS, expectimax
 
     loaded: Dict[str, Any] = {}
 
@@ -94,7 +94,7 @@ def _network_policy(plies: int) -> Policy:
         if game not in loaded:
             loaded[game] = Evaluator.load(game)
         values = -expectimax(position.rules, encode([turn.position for turn in turns]),
-                             loaded[game], plies, MoveFilter())
+                             loaded[game], plies, GNUBG_FILTERS[1:])
         return turns[int(values.argmax())]
 
     return choose

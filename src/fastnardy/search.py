@@ -285,7 +285,7 @@ def expectimax(rules: object, boards: object, evaluate: Evaluate, plies: int = 1
 
 
 def best_turn(position: Position, dice: object, evaluate: Evaluate, plies: int = 0,
-              filter: Optional[MoveFilter] = None) -> BestTurn:
+              filter: Filters = None) -> BestTurn:
     """The legal turn (T1) of ``position`` for ``dice`` whose child has the highest value to
     the side to move, ``-V_plies(child)``: at 0 ply the evaluator on each child, at 1 ply the
     mean over the opponent's 21 rolls of its best reply valued by the evaluator, at 2 ply one
