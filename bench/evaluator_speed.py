@@ -11,8 +11,9 @@ against GNU Backgammon on the same machine.
    (single thread) reports evaluations per second (goals: >= 1x and >= 20x).
 3. Threads: ``simulate`` with the network on ``workers=2`` against one thread, wall time
    (goal: >= 1.7x on 2 cores; meaningful only on an otherwise idle machine).
-4. 2-ply ``best_turn`` CPU per decision with the default filter (``MoveFilter()`` at every
-   level) and with ``GNUBG_FILTERS`` against gnubg's 2-ply ``findbestmove`` (its own CPU
+4. 2-ply ``best_turn`` CPU per decision with the default filter of ``hint``, ``analyse``
+   and ``match`` (``GNUBG_FILTERS``) and with ``MoveFilter()`` at every level (``--filter
+   8,0.16``, the default before) against gnubg's 2-ply ``findbestmove`` (its own CPU
    time inside its process, start-up excluded; set threads 1), on ``--positions`` contact
    positions of the GNU Backgammon benchmark set whose roll has more than three legal turns;
    and how often the two choose the same turn (goals: <= 0.5x gnubg's CPU, >= 85% equal).
