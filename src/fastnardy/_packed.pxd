@@ -259,6 +259,29 @@ cdef inline void split8(uint64_t x, uint64_t* mover, uint64_t* other) noexcept n
     other[0] = (x & whose) - s * 15
 
 
+cdef inline void key_words(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) noexcept nogil:
+    """The 24 point fields of a key as four words of bytes a side, the key's mover's points
+    1-8, 9-12 (the low four bytes), 13-20 and 21-24 (the low four): m its counts, o the
+    other side's counts on those points."""
+    split8(spread8(lo & <uint64_t>0xFFFFFFFFFF), &m[0], &o[0])
+    split8(spread8((lo >> 40) & <uint64_t>0xFFFFF), &m[1], &o[1])
+    split8(spread8(hi & <uint64_t>0xFFFFFFFFFF), &m[2], &o[2])
+    split8(spread8((hi >> 40) & <uint64_t>0xFFFFF), &m[3], &o[3])
+
+
+cdef inline void store24(int8_t* out, uint64_t a, uint64_t b, uint64_t c,
+                         uint64_t d) noexcept nogil:
+    """24 bytes in a row: the eight of a, the low four of b, the eight of c, the low four of
+    d (little-endian words)."""
+    cdef uint32_t w
+    memcpy(out, &a, 8)
+    w = <uint32_t>b
+    memcpy(out + 8, &w, 4)
+    memcpy(out + 12, &c, 8)
+    w = <uint32_t>d
+    memcpy(out + 20, &w, 4)
+
+
 cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
                                int mover_first) noexcept nogil:
     """The 50-byte board row of a key (a well-formed one: no field of 31): each side's 24
@@ -272,17 +295,8 @@ cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* r
     cdef uint32_t w
     cdef int8_t* mover = row if mover_first else row + 25
     cdef int8_t* other = row + 25 if mover_first else row
-    # the key's mover's points 1-8, 9-12, 13-20, 21-24
-    split8(spread8(lo & <uint64_t>0xFFFFFFFFFF), &m[0], &o[0])
-    split8(spread8((lo >> 40) & <uint64_t>0xFFFFF), &m[1], &o[1])
-    split8(spread8(hi & <uint64_t>0xFFFFFFFFFF), &m[2], &o[2])
-    split8(spread8((hi >> 40) & <uint64_t>0xFFFFF), &m[3], &o[3])
-    memcpy(mover, &m[0], 8)
-    w = <uint32_t>m[1]
-    memcpy(mover + 8, &w, 4)
-    memcpy(mover + 12, &m[2], 8)
-    w = <uint32_t>m[3]
-    memcpy(mover + 20, &w, 4)
+    key_words(lo, hi, m, o)
+    store24(mover, m[0], m[1], m[2], m[3])
     if is_short:  # the mirror of §0, 25 - q: the other side's points in reverse order
         o[3] = bytes_reversed(o[3]) >> 32
         o[2] = bytes_reversed(o[2])
@@ -295,12 +309,7 @@ cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* r
         memcpy(other + 12, &w, 4)
         memcpy(other + 16, &o[0], 8)
     else:  # q + 12 or q - 12: the two halves exchanged
-        memcpy(other, &o[2], 8)
-        w = <uint32_t>o[3]
-        memcpy(other + 8, &w, 4)
-        memcpy(other + 12, &o[0], 8)
-        w = <uint32_t>o[1]
-        memcpy(other + 20, &w, 4)
+        store24(other, o[2], o[3], o[0], o[1])
     mover[24] = <int8_t>(lo >> 60)
     other[24] = <int8_t>(hi >> 60)
 
@@ -312,8 +321,8 @@ cdef inline uint32_t nonzero8(uint64_t x) noexcept nogil:
 
 
 cdef inline uint32_t points24(const uint64_t* w) noexcept nogil:
-    """The mask (bit p = point p, 1..24) of the nonzero bytes of a side's four words (points
-    1-8, 9-12, 13-20, 21-24, as nb_key_to_row splits a key)."""
+    """The mask (bit p = point p, 1..24) of the nonzero bytes of a side's four words (as
+    key_words splits a key)."""
     return (nonzero8(w[0]) << 1 | (nonzero8(w[1]) & 0xF) << 9 | nonzero8(w[2]) << 13
             | (nonzero8(w[3]) & 0xF) << 21)
 
@@ -328,24 +337,11 @@ cdef inline void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_bo
     a time (as nb_key_to_row), with no branch on the counts."""
     cdef uint64_t m[4]
     cdef uint64_t o[4]
-    cdef uint32_t w, held
+    cdef uint32_t held
     cdef int i
-    split8(spread8(lo & <uint64_t>0xFFFFFFFFFF), &m[0], &o[0])
-    split8(spread8((lo >> 40) & <uint64_t>0xFFFFF), &m[1], &o[1])
-    split8(spread8(hi & <uint64_t>0xFFFFFFFFFF), &m[2], &o[2])
-    split8(spread8((hi >> 40) & <uint64_t>0xFFFFF), &m[3], &o[3])
-    memcpy(&b.m[1], &m[0], 8)
-    w = <uint32_t>m[1]
-    memcpy(&b.m[9], &w, 4)
-    memcpy(&b.m[13], &m[2], 8)
-    w = <uint32_t>m[3]
-    memcpy(&b.m[21], &w, 4)
-    memcpy(&b.o[1], &o[0], 8)
-    w = <uint32_t>o[1]
-    memcpy(&b.o[9], &w, 4)
-    memcpy(&b.o[13], &o[2], 8)
-    w = <uint32_t>o[3]
-    memcpy(&b.o[21], &w, 4)
+    key_words(lo, hi, m, o)
+    store24(&b.m[1], m[0], m[1], m[2], m[3])
+    store24(&b.o[1], o[0], o[1], o[2], o[3])
     b.m[25] = <int8_t>(lo >> 60)
     b.o[25] = <int8_t>(hi >> 60)
     b.m[0] = <int8_t>(15 - b.m[25] - sum8(m[0]) - sum8(m[1]) - sum8(m[2]) - sum8(m[3]))
