@@ -191,7 +191,6 @@ cdef class ExpandBuffers:
     cdef _Memory roll
     cdef _Memory offsets   # chance nodes' CSR offsets (int64)
     cdef Py_ssize_t cap    # children the three buffers hold
-    cdef int width         # bytes a child (16 keys, 50 rows; 0 before the first call)
     cdef int busy
 
     def __reduce__(self):
@@ -200,16 +199,12 @@ cdef class ExpandBuffers:
 
 cdef object _adopt(void* data, Py_ssize_t n, Py_ssize_t item, object dtype, tuple shape):
     """A numpy array over n items of malloc'd memory, without a copy (the array frees it)."""
-    cdef _Memory m
     cdef void* p
     if n == 0:
         free(data)
         return np.empty(shape, dtype=dtype)
     p = realloc(data, n * item)  # give back the unused tail
-    m = _Memory.__new__(_Memory)
-    m.data = p if p != NULL else data
-    m.nbytes = n * item
-    return np.frombuffer(m, dtype=dtype).reshape(shape)
+    return np.frombuffer(_own(p if p != NULL else data, n * item), dtype=dtype).reshape(shape)
 
 
 cdef object _batch_boards(object boards, nb_batch* bt):
@@ -464,7 +459,6 @@ cdef tuple _into_buffers(ExpandBuffers bufs, nb_out* o, int64_t* new_offsets,
         bufs.cap = o.cap
     if new_offsets != NULL:
         bufs.offsets = _own(new_offsets, n_offsets * sizeof(int64_t))
-    bufs.width = o.width
     if keys:
         children = np.frombuffer(bufs.kids, dtype=KEY_DTYPE, count=o.n)
     else:
