@@ -220,9 +220,9 @@ class Expander:
     same Expander, which overwrites them: copy what you keep (``children.copy()``).
     Expanding the children of the last call again is safe (they are copied first). A result
     larger than the buffers moves to new, larger buffers; the arrays of earlier calls keep
-    the old ones alive (overwritten, never freed under them). One thread at a time: a call while another thread's call runs raises
-    :class:`~fastnardy.errors.FastNardyError`; give each thread its own Expander. It pickles
-    as a new Expander with empty buffers."""
+    the old ones alive (overwritten, never freed under them). One thread at a time: a call
+    while another thread's call runs raises :class:`~fastnardy.errors.FastNardyError`; give
+    each thread its own Expander. It pickles as a new Expander with empty buffers."""
 
     def __init__(self, rules: object, *, keys: bool = False) -> None:
         self.rules = Rules.of(rules)
