@@ -160,3 +160,17 @@ def test_a_spliced_legal_turns_pickle_is_refused_T1():
     with pytest.raises(InvalidPositionError, match="Position"):
         restore(position.rules, data, d1, d2)
     assert list(restore(origin, data, d1, d2)) == list(position.legal_turns((6, 5)))
+
+
+def test_T1_a_generated_turn_builds_its_position_once_when_asked():
+    """A Turn of legal_turns keeps its key and makes its Position at the first request (the
+    same object after that, equal to the reference's); one made by Turn.__new__ alone has no
+    position to give and says so."""
+    start = Position.start("short")
+    turns = start.legal_turns((6, 5))
+    first = turns[0]
+    assert first.position is first.position
+    assert first.position == start.legal_turns((6, 5), backend="reference")[0].position
+    assert pickle.loads(pickle.dumps(first)) == first and hash(first) == hash(first.position)
+    with pytest.raises(InvalidPositionError):
+        Turn.__new__(Turn).position
