@@ -83,12 +83,16 @@ MOVEGEN: Dict[str, Setup] = {
 }
 
 
+def gnubg_file(path: str) -> List[Position]:
+    """The positions of a file of GNU Backgammon Position IDs, one a line."""
+    with open(path) as ids:
+        return [Position.from_gnubg_id(line.strip()) for line in ids if line.strip()]
+
+
 def movegen(program: str, contact: str, race: str, passes: int) -> Dict[str, object]:
     out: Dict[str, object] = {}
     for label, path in (("contact", contact), ("race", race)):
-        with open(path) as ids:
-            positions = [Position.from_gnubg_id(line.strip()) for line in ids if line.strip()]
-        calls, run = MOVEGEN[program](positions)
+        calls, run = MOVEGEN[program](gnubg_file(path))
         count = run()  # the warm-up pass
         cpus = []
         for _ in range(passes):
@@ -124,11 +128,7 @@ def features_ratio(kind: str, source: str, contact: str, race: str,
 
     from fastnardy import batch, features
 
-    positions = []
-    for path in (contact, race):
-        with open(path) as ids:
-            positions += [Position.from_gnubg_id(line.strip()) for line in ids if line.strip()]
-    boards = batch.encode(positions, keys=source == "keys")
+    boards = batch.encode(gnubg_file(contact) + gnubg_file(race), keys=source == "keys")
     shape = features("short", boards[:1], kind).shape[1]
     ratios, spent = [], []
     for _ in range(passes + 1):  # the first is a warm-up
