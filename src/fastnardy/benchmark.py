@@ -21,6 +21,7 @@ the given seconds; the levels of a game are interleaved round by round.
 from __future__ import annotations
 
 import time
+from functools import partial
 from importlib import resources
 from typing import Callable, Dict, List, NamedTuple, Tuple, TypeVar
 
@@ -84,18 +85,13 @@ def _every_roll(positions: List[Position]) -> Tuple[np.ndarray, np.ndarray]:
     return rows, np.tile(batch.ROLLS, (len(positions), 1))
 
 
-def _expand(keys: bool) -> Setup:
+def _expand(keys: bool, reused: bool = False) -> Setup:
+    """batch.expand, or with ``reused`` the expand of one batch.Expander kept across rounds."""
     def setup(game: str, positions: List[Position]) -> Tuple[int, Run]:
         rows, dice = _every_roll(positions)
-        return len(rows), lambda: len(batch.expand(game, rows, dice, keys=keys)[1])
-    return setup
-
-
-def _expander(keys: bool) -> Setup:
-    def setup(game: str, positions: List[Position]) -> Tuple[int, Run]:
-        rows, dice = _every_roll(positions)
-        expander = batch.Expander(game, keys=keys)
-        return len(rows), lambda: len(expander.expand(rows, dice)[1])
+        expand = batch.Expander(game, keys=keys).expand if reused else \
+            partial(batch.expand, game, keys=keys)
+        return len(rows), lambda: len(expand(rows, dice)[1])
     return setup
 
 
@@ -152,9 +148,9 @@ LEVELS: Dict[str, Level] = {
     "batch.expand(keys=True)": Level("children", "numpy batch", _expand(True)),
     "batch.expand (rows)": Level("children", "numpy batch", _expand(False)),
     "Expander.expand(keys=True)": Level("children", "numpy batch, buffers reused",
-                                        _expander(True)),
+                                        _expand(True, reused=True)),
     "Expander.expand (rows)": Level("children", "numpy batch, buffers reused",
-                                    _expander(False)),
+                                    _expand(False, reused=True)),
     "batch.chance_expand(keys=True)": Level("children", "numpy batch, 21 rolls a call",
                                             _chance(True)),
     "batch.chance_expand (rows)": Level("children", "numpy batch, 21 rolls a call",
