@@ -169,19 +169,23 @@ def enumerate_packed(code, me, me_bar, opp, opp_bar, die1, die2):
     return out
 
 
+cdef int _count(const nb_rules* r, const nb_board* b, int d1, int d2) except -1:
+    """The number of legal turns, counted in a pooled context (NB_COUNT)."""
+    cdef nb_ctx* c = ctx_acquire()
+    cdef int n = nb_generate(c, r, b, d1, d2, NB_COUNT)
+    ctx_release(c)
+    return n
+
+
 def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
     """Number of distinct legal turns (a pass counts 1, game over 0); no Python objects built."""
     cdef nb_rules r
     cdef nb_board b
-    cdef int d1, d2, n
-    cdef nb_ctx* c
+    cdef int d1, d2
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
     d1 = _parse_die(die1, "die1")
     d2 = _parse_die(die2, "die2")
-    c = ctx_acquire()
-    n = nb_generate(c, &r, &b, d1, d2, NB_COUNT)
-    ctx_release(c)
-    return n
+    return _count(&r, &b, d1, d2)
 
 
 # --------------------------------------------------------------------------- values
@@ -334,15 +338,11 @@ cdef class PackedPosition:
         """The number of distinct legal turns for ``dice`` (T1; a pass counts 1, T3; a
         finished game 0, T4), counted by the kernel without building them: what
         ``len(legal_turns(dice))`` gives, without its parsing or its values."""
-        cdef int d1, d2, n
+        cdef int d1, d2
         cdef nb_board b
-        cdef nb_ctx* c
         _parse_dice(dice, &d1, &d2)
         nb_board_from_key(self.lo, self.hi, self.r.game, &b)
-        c = ctx_acquire()
-        n = nb_generate(c, &self.r, &b, d1, d2, NB_COUNT)
-        ctx_release(c)
-        return n
+        return _count(&self.r, &b, d1, d2)
 
     def _backend_turns(self, name, d1, d2):
         """legal_turns on another backend (see fastnardy.position)."""
