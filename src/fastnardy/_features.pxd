@@ -1,6 +1,7 @@
-# fastnardy._features: the network inputs of one board row or packed key, for compiled code
-# that evaluates positions without materialising a feature array (fastnardy._nnet). The
-# meaning of every column is in fastnardy.inputs; the code is in _features.pyx.
+# fastnardy._features: the network inputs of board rows and packed keys, and for compiled
+# code that evaluates positions without materialising a feature array (fastnardy._nnet) the
+# check of one row or key and what it learns on the way. The meaning of every column is in
+# fastnardy.inputs; the code is in _features.pyx.
 
 from libc.stdint cimport int8_t, uint32_t, uint64_t
 
@@ -40,8 +41,13 @@ ctypedef struct row_facts:
 cdef const mirror_map* mirror_of(object mirror) except NULL
 cdef object keys_array(object array)
 cdef object rows_array(object array)
-cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t* row,
-                      float* out, int units) noexcept nogil
-cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,
-                      int8_t* row, float* out, int units) noexcept nogil
+cdef inline uint32_t mirrored(const mirror_map* m, uint32_t held) noexcept nogil:
+    """The 24-bit mask with bit mirror(q) set for each bit q of ``held``."""
+    return m.bits[0][held & 0xFF] | m.bits[1][(held >> 8) & 0xFF] | m.bits[2][held >> 16]
+
+
+cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
+                    row_facts* facts) noexcept nogil
+cdef int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m, int8_t* row,
+                 row_facts* facts) noexcept nogil
 cdef int raise_fault(int faults, int keys) except -1

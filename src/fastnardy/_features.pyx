@@ -41,11 +41,6 @@ cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built onc
 cdef int _maps_n = 0
 
 
-cdef inline uint32_t mirrored(const mirror_map* m, uint32_t held) noexcept nogil:
-    """The 24-bit mask with bit mirror(q) set for each bit q of ``held``."""
-    return m.bits[0][held & 0xFF] | m.bits[1][(held >> 8) & 0xFF] | m.bits[2][held >> 16]
-
-
 cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexcept nogil:
     """A side's 24 points and bar: its held mask and its checker count, or E_RANGE."""
     cdef uint64_t a = nb_load8(side), b = nb_load8(side + 8), c = nb_load8(side + 16)
@@ -87,8 +82,8 @@ cdef void _tables() noexcept:
 _tables()
 
 
-cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short,
-                           row_facts* facts) noexcept nogil:
+cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
+                    row_facts* facts) noexcept nogil:
     """The faults of a board row (E_* bits; 0 for a well-formed row, ``facts`` filled)."""
     cdef int faults = 0
     if (side_masks(row, &facts.held[0], &facts.count[0])
@@ -103,8 +98,8 @@ cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short,
     return faults
 
 
-cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m,
-                        int8_t* row, row_facts* facts) noexcept nogil:
+cdef int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m,
+                 int8_t* row, row_facts* facts) noexcept nogil:
     """The board row of a key and its facts, in the pass that checks it (the kernel's
     branch-free decoder, then the row's masks eight counts at a time), or the E_* bit of its
     fault. A key's fields each hold one side, so no point holds both (E_BOTH)."""
@@ -124,16 +119,16 @@ cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) 
     out[51] = RAW15[15 - facts.count[1]]
 
 
-cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts, float* out,
-                              int units) noexcept nogil:
-    """The tdgammon features; the point units only if ``units``."""
+cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
+                              float* out) noexcept nogil:
+    """The tdgammon features."""
     cdef int side, p
     cdef const int8_t* points
     cdef float* block
     for side in range(2):
         points = row + 25 * side
         block = out + B_TDGAMMON * side
-        for p in range(24 if units else 0):
+        for p in range(24):
             memcpy(block + U_TDGAMMON * p, UNIT_TD[points[p]], U_TDGAMMON * sizeof(float))
         block[96] = HALF[points[24]]
         block[97] = FIFTEENTH[15 - facts.count[side]]
@@ -142,8 +137,8 @@ cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts, float* 
 
 
 cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
-                           float* out, int units) noexcept nogil:
-    """The nardy features; the point units only if ``units``."""
+                           float* out) noexcept nogil:
+    """The nardy features."""
     cdef int side, p, start, run, longest
     cdef uint32_t held
     cdef const int8_t* points
@@ -152,7 +147,7 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
     for side in range(2):
         points = row + 25 * side
         block = out + B_NARDY * side
-        for p in range(24 if units else 0):
+        for p in range(24):
             memcpy(block + U_NARDY * p, UNIT_NARDY[points[p]], U_NARDY * sizeof(float))
         block[96] = FIFTEENTH[15 - facts.count[side]]  # no bar in long nardy
         block[97] = FIFTEENTH[points[23]]
@@ -178,40 +173,15 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
         block[99] = SIXTH[longest]
 
 
-cdef int row_features(int kind, int is_short, const mirror_map* m, const int8_t* row,
-                      float* out, int units) noexcept nogil:
-    """The features of ``kind`` of one board row into ``out`` (WIDTH[kind] floats), or the
-    row's E_* fault bits (``out`` then unwritten). Without ``units`` the point units of the
-    tdgammon and nardy kinds are left unwritten (a caller that reads them from the row)."""
-    cdef row_facts facts
-    cdef int fault = row_faults(row, m, is_short, &facts)
-    if fault:
-        return fault
-    _write(kind, m, row, &facts, out, units)
-    return 0
-
-
 cdef inline void _write(int kind, const mirror_map* m, const int8_t* row,
-                        const row_facts* facts, float* out, int units) noexcept nogil:
+                        const row_facts* facts, float* out) noexcept nogil:
     """The features of ``kind`` of a well-formed row and its facts."""
     if kind == K_TDGAMMON:
-        tdgammon_row(row, facts, out, units)
+        tdgammon_row(row, facts, out)
     elif kind == K_NARDY:
-        nardy_row(row, facts, m, out, units)
+        nardy_row(row, facts, m, out)
     else:
         raw_row(row, facts, out)
-
-
-cdef int key_features(int kind, int is_short, const mirror_map* m, uint64_t lo, uint64_t hi,
-                      int8_t* row, float* out, int units) noexcept nogil:
-    """The features of ``kind`` of a packed key (its board row written to ``row``, 50
-    bytes), or the key's E_* fault bits; ``units`` as for row_features."""
-    cdef row_facts facts
-    cdef int fault = key_row(lo, hi, is_short, m, row, &facts)
-    if fault:
-        return fault
-    _write(kind, m, row, &facts, out, units)
-    return 0
 
 
 cdef int raise_fault(int faults, int keys) except -1:
@@ -332,7 +302,7 @@ def features(int kind, int is_short, object boards, object mirror):
                 continue
             if faults:
                 continue  # the call raises: only the remaining faults matter
-            _write(kind, mir, row, &facts, out + width * i, 1)
+            _write(kind, mir, row, &facts, out + width * i)
     if faults:
         _raise(faults, keys != NULL)
     return result

@@ -22,19 +22,22 @@ ctypedef struct nn_net:
     const float* b1     # stride
     const float* w2t    # NN_OUTPUTS x stride: the output weights, one row per output
     float b2[NN_OUTPUTS]
-    const float* points # 2 x 24 x 16 x stride: the first layer's sum over the units of
-                        # point p of side s (0 mover, 1 opponent) holding n checkers
-    const int* extra    # the other input columns, n_extra of them
-    int n_extra
+    # A board's inputs as a sum of table rows, each the first layer's share of one group of
+    # inputs of side s (0 the mover, 1 the opponent) in one of its states:
+    const float* bias   # stride: b1 plus the share of the inputs constant in every board
+    const float* points # 2 x 25 x 16 x stride: point p (24: the bar) holding n checkers
+    const float* offs   # 2 x 16 x stride: the side's n checkers on the board and bar
+    const float* runs   # 2 x 24 x 16 x stride (nardy, else NULL): a maximal run of n
+                        # points held by the side on the other side's path, from its point r
+    const float* longest  # 2 x 7 x stride (nardy): the longest such run, at most 6 (L6)
 
 
 ctypedef struct nn_scratch:
-    # what one evaluation writes on the way: the features, the board row, and the weight
-    # rows of the inputs switched on (those at 1, and the others with their values); and
-    # the first layer's partial sums of the last mover's points seen, with that network
-    float features[W_MAX]
+    # what one evaluation writes on the way: the board row of a key, and the weight rows of
+    # the inputs switched on (those at 1, and the others with their values); and the first
+    # layer's partial sums of the last mover's side seen, with that network
     int8_t row[50]
-    const float* ones[W_MAX + 48]
+    const float* ones[W_MAX]
     const float* rows[W_MAX]
     float values[W_MAX]
     float base[NN_MAX_HIDDEN]

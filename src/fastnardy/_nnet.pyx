@@ -1,13 +1,16 @@
 """fastnardy._nnet -- the network of :class:`fastnardy.network.Evaluator` in compiled code.
 
 One hidden layer of sigmoid units, five sigmoid outputs (``fastnardy.network.OUTPUTS``),
-float32 throughout. The first layer is a sum of weight rows: a board switches on few of its
-inputs (most point units are 0), so the hidden layer is the bias plus ``x_i * W1[i]`` over
-the inputs ``x_i != 0`` only. The features of a board are written to a scratch row by
-:mod:`fastnardy._features` (their one home) and never reach Python unless asked for; the
-units of a point (TD-Gammon's four) depend on its count alone, so their share of the first
-layer is precomputed per (side, point, count): one row per occupied point, then the few
-other inputs. The hidden units are computed eight at a time, each block held in registers
+float32 throughout. The first layer is a sum of weight rows. A board's inputs fall into
+groups that each depend on one small fact of one side: a point's count (TD-Gammon's four
+units, and the bar's and long nardy's head inputs), the side's checker count (borne off),
+and in long nardy each maximal run of held points and the longest (L6). So a board's share
+of the first layer is the bias plus one precomputed table row per occupied point, per run
+and per count, each made once from :mod:`fastnardy._features` (the one home of every
+input's value) on boards holding that fact alone; no feature is written for a board. The
+side to move did not just move, so its rows' sum is kept and shared by the siblings of a
+search or a self-play turn. Feature arrays (``of_features``) are summed input by input. The
+hidden units are computed eight at a time, each block held in registers
 all the way from the bias to its share of the outputs (GCC's vector extension; an AVX2 clone where the
 CPU has it, the same operations in the same order). The sigmoid is ``1 / (1 + exp(-x))``
 with a branch-free exp (Cody-Waite reduction and Cephes' degree-6 polynomial, within 2 ulp
@@ -27,9 +30,9 @@ import numpy as np
 
 from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_TDGAMMON,
                                   U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
-                                  W_TDGAMMON, key_features, keys_array, mirror_of,
-                                  raise_fault, row_features, rows_array)
-from fastnardy._packed cimport nb_ctz, nb_load8, nonzero8
+                                  W_TDGAMMON, key_row, keys_array, mirror_of, mirrored,
+                                  raise_fault, row_facts, row_faults, rows_array)
+from fastnardy._packed cimport nb_ctz
 from fastnardy import _features
 from fastnardy.errors import FastNardyError
 
@@ -79,34 +82,67 @@ cdef extern from *:
     #else
     #define NN_CLONES
     #endif
-    /* The first layer's partial sums of one position, eight hidden units at a time: the
-       bias plus the weight rows of the inputs at 1 in ``ones``, written to ``base``. */
-    NN_CLONES static void nn_first(int stride, const float* b1, const float* const* ones,
-                                   int n_ones, float* base) {
-        for (int h = 0; h < stride; h += 8) {
-            nn_v8 acc = nn_load(b1 + h);
-            for (int i = 0; i < n_ones; i++) acc += nn_load(ones[i] + h);
-            memcpy(base + h, &acc, 32);
+    /* The first layer's sums of K blocks of eight hidden units from unit h into acc: the
+       partial sums ``base``, plus the weight rows of the inputs that are 1 (``ones``), plus
+       value times row for the others (``rows``, ``values``). K accumulators, so that K
+       independent chains of adds hide each add's latency; each unit's sum is taken in the
+       same order whatever K. */
+    NN_INLINE void nn_sums(const int K, int h, const float* base, const float* const* ones,
+                           int n_ones, const float* const* rows, const float* values,
+                           int n_rows, nn_v8* acc) {
+        for (int k = 0; k < K; k++) acc[k] = nn_load(base + h + 8 * k);
+        for (int i = 0; i < n_ones; i++) {
+            const float* row = ones[i] + h;
+            for (int k = 0; k < K; k++) acc[k] += nn_load(row + 8 * k);
+        }
+        for (int i = 0; i < n_rows; i++) {
+            const float* row = rows[i] + h;
+            for (int k = 0; k < K; k++) acc[k] += values[i] * nn_load(row + 8 * k);
         }
     }
-    /* The five output sums, eight hidden units at a time, each block kept in registers:
-       the partial sums ``base`` (nn_first's), plus the weight rows of the inputs that are
-       1 (``ones``), plus value times row for the others (``rows``, ``values``), the
-       sigmoid, and the block's share of each output. ``stride``: the hidden units rounded
-       up to 8 (padded units have zero weights out). The same operations in the same order
-       on every CPU (AVX2 or not: no FMA), so the same results. */
+    /* nn_sums over all ``stride`` units (a multiple of 8), K blocks at a time: 8, then 4, 2
+       and 1 for the rest; ``then(acc, h, ...)`` takes each block in order */
+    #define NN_BLOCKS(stride, base, ones, n_ones, rows, values, n_rows, then) do {      \
+        int h_ = 0;                                                                  \
+        nn_v8 acc_[8];                                                               \
+        for (; h_ + 64 <= (stride); h_ += 64) {                                      \
+            nn_sums(8, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
+            for (int k_ = 0; k_ < 8; k_++) then(acc_[k_], h_ + 8 * k_);              \
+        }                                                                            \
+        for (int g_ = 4; g_ >= 1; g_ /= 2) {                                         \
+            if (h_ + 8 * g_ > (stride)) continue;                                   \
+            if (g_ == 4) nn_sums(4, h_, base, ones, n_ones, rows, values, n_rows, acc_); \
+            else if (g_ == 2) nn_sums(2, h_, base, ones, n_ones, rows, values, n_rows, acc_); \
+            else nn_sums(1, h_, base, ones, n_ones, rows, values, n_rows, acc_);    \
+            for (int k_ = 0; k_ < g_; k_++) then(acc_[k_], h_ + 8 * k_);             \
+            h_ += 8 * g_;                                                            \
+        }                                                                            \
+    } while (0)
+    /* The first layer's partial sums of one position: the bias plus the weight rows of the
+       inputs at 1 in ``ones``, written to ``base``. */
+    NN_CLONES static void nn_first(int stride, const float* b1, const float* const* ones,
+                                   int n_ones, float* base) {
+        #define NN_STORE(acc, h) memcpy(base + (h), &(acc), 32)
+        NN_BLOCKS(stride, b1, ones, n_ones, (const float* const*)0, (const float*)0, 0,
+                  NN_STORE);
+        #undef NN_STORE
+    }
+    /* The five output sums: the hidden sums (nn_sums from the partial sums ``base``), the
+       sigmoid, and each block's share of each output, block by block in order.
+       ``stride``: the hidden units rounded up to 8 (padded units have zero weights out).
+       The same operations in the same order on every CPU (AVX2 or not: no FMA), so the
+       same results. */
     NN_CLONES static void nn_forward(int stride, const float* base,
                                      const float* const* ones, int n_ones,
                                      const float* const* rows, const float* values,
                                      int n_rows, const float* w2t, float* out) {
         nn_v8 o[5] = {{0}, {0}, {0}, {0}, {0}};
-        for (int h = 0; h < stride; h += 8) {
-            nn_v8 acc = nn_load(base + h);
-            for (int i = 0; i < n_ones; i++) acc += nn_load(ones[i] + h);
-            for (int i = 0; i < n_rows; i++) acc += values[i] * nn_load(rows[i] + h);
-            nn_v8 unit = 1.0f / (1.0f + nn_exp(-acc));
-            for (int k = 0; k < 5; k++) o[k] += unit * nn_load(w2t + k * stride + h);
-        }
+        #define NN_OUT(acc, h) do {                                                   \
+            nn_v8 unit_ = 1.0f / (1.0f + nn_exp(-(acc)));                            \
+            for (int j_ = 0; j_ < 5; j_++) o[j_] += unit_ * nn_load(w2t + j_ * stride + (h)); \
+        } while (0)
+        NN_BLOCKS(stride, base, ones, n_ones, rows, values, n_rows, NN_OUT);
+        #undef NN_OUT
         for (int k = 0; k < 5; k++) out[k] = nn_sum8(o[k]);
     }
     /* the outputs' sigmoid */
@@ -149,46 +185,62 @@ cdef inline void take(const nn_net* net, nn_scratch* s, int column, float value,
 cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
                          float* probs) noexcept nogil:
     """The five outputs of the input row ``x`` (``net.width`` floats, any values)."""
-    cdef int i, counts[2]
+    cdef int i
+    cdef int counts[2]
     counts[0] = counts[1] = 0
     for i in range(net.width):
         take(net, s, i, x[i], counts)
     outputs(net, s, counts[0], counts[1], probs)
 
 
-cdef inline int point_rows(const nn_net* net, const int8_t* side, const float* table,
-                           const float** ones) noexcept nogil:
-    """The table rows of a side's occupied points (its 24 counts at ``side``) into
-    ``ones``, in point order, visiting only the occupied ones; returns their number."""
-    cdef uint32_t held = (nonzero8(nb_load8(side)) | nonzero8(nb_load8(side + 8)) << 8
-                          | nonzero8(nb_load8(side + 16)) << 16)
-    cdef int p, n = 0
-    while held:
-        p = nb_ctz(held)
-        held &= held - 1
-        ones[n] = table + <Py_ssize_t>(16 * p + side[p]) * net.stride
+cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t held,
+                          int count, const float** ones) noexcept nogil:
+    """The table rows of side ``s`` (0 the mover, 1 the opponent) of a checked row into
+    ``ones``: its 25 counts at ``side``, ``held`` its occupied points (own numbering) and
+    ``count`` its checkers. Returns their number."""
+    cdef Py_ssize_t stride = net.stride
+    cdef const float* points = net.points + s * 25 * 16 * stride
+    cdef uint32_t left = held
+    cdef int p, n = 0, start, run, longest = 0
+    while left:
+        p = nb_ctz(left)
+        left &= left - 1
+        ones[n] = points + (16 * p + side[p]) * stride
+        n += 1
+    if side[24]:
+        ones[n] = points + (16 * 24 + side[24]) * stride
+        n += 1
+    ones[n] = net.offs + (16 * s + count) * stride
+    n += 1
+    if net.runs != NULL:
+        left = mirrored(net.mirror, held)  # on the other side's path (L6)
+        while left:
+            start = nb_ctz(left)
+            run = nb_ctz(~(left >> start))  # 24 bits: the run ends by bit 24
+            left &= ~((((<uint32_t>1) << run) - 1) << start)
+            ones[n] = net.runs + ((24 * s + start) * 16 + run) * stride
+            n += 1
+            if run > longest:
+                longest = run
+        ones[n] = net.longest + (7 * s + (longest if longest < 6 else 6)) * stride
         n += 1
     return n
 
 
-cdef inline void forward_row(const nn_net* net, const int8_t* row, const float* x,
+cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_facts* facts,
                              nn_scratch* s, float* probs) noexcept nogil:
-    """The five outputs of a checked board row whose features are ``x``: the point units
-    from the table, the other inputs one by one. The mover's points come first, and their
-    partial sums are kept in ``s``: the next row with the same mover's points (a sibling
-    in the search or in self-play: the side that just moved is the opponent) starts from
-    them, the same floats as if summed again."""
-    cdef int j, counts[2]
+    """The five outputs of a checked board row and its facts, from the table rows. The
+    mover's rows come first, and their sum is kept in ``s``: the next row with the same
+    mover's side (a sibling in the search or in self-play: the side that just moved is the
+    opponent) starts from it, the same floats as if summed again."""
+    cdef int n
     if s.base_net != net or memcmp(s.base_row, row, 25) != 0:
-        nn_first(net.stride, net.b1, s.ones, point_rows(net, row, net.points, s.ones), s.base)
+        n = side_rows(net, 0, row, facts.held[0], facts.count[0], s.ones)
+        nn_first(net.stride, net.bias, s.ones, n, s.base)
         memcpy(s.base_row, row, 25)
         s.base_net = net
-    counts[0] = point_rows(net, row + 25, net.points + <Py_ssize_t>24 * 16 * net.stride, s.ones)
-    counts[1] = 0
-    for j in range(net.n_extra):
-        take(net, s, net.extra[j], x[net.extra[j]], counts)
-    nn_forward(net.stride, s.base, s.ones, counts[0], s.rows, s.values, counts[1], net.w2t,
-               probs)
+    n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
+    nn_forward(net.stride, s.base, s.ones, n, s.rows, s.values, 0, net.w2t, probs)
     nn_sigmoid5(net.b2, probs)
 
 
@@ -202,21 +254,22 @@ cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_row
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
                 float* probs) noexcept nogil:
     """The five outputs of a board row (mover's view), or its _features fault bits."""
-    cdef int fault = row_features(net.kind, net.is_short, net.mirror, row, s.features, 0)
+    cdef row_facts facts
+    cdef int fault = row_faults(row, net.mirror, net.is_short, &facts)
     if fault:
         return fault
-    forward_row(net, row, s.features, s, probs)
+    forward_row(net, row, &facts, s, probs)
     return 0
 
 
 cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
                 float* probs) noexcept nogil:
     """The five outputs of a packed key (mover's frame), or its _features fault bits."""
-    cdef int fault = key_features(net.kind, net.is_short, net.mirror, lo, hi, s.row,
-                                  s.features, 0)
+    cdef row_facts facts
+    cdef int fault = key_row(lo, hi, net.is_short, net.mirror, s.row, &facts)
     if fault:
         return fault
-    forward_row(net, s.row, s.features, s, probs)
+    forward_row(net, s.row, &facts, s, probs)
     return 0
 
 
@@ -238,28 +291,75 @@ cdef void nn_scratch_free(nn_scratch* s) noexcept nogil:
     free(s)
 
 
-def _point_table(int kind, bint is_short, mirror, w1):
-    """The first layer's share of each (side, point, count) as (2, 24, 16, stride) float32
-    (the units' values read from fastnardy._features on rows holding only that point), and
-    the columns outside the point units (int32)."""
-    cdef int units = UNITS[kind]
-    hidden = w1.shape[1]
-    rows = np.zeros((2, 24, 16, 50), dtype=np.int8)
-    for side in range(2):
-        for p in range(24):
-            rows[side, p, :, 25 * side + p] = np.arange(16)
-    x = _features.features(kind, is_short, rows.reshape(-1, 50), mirror).reshape(
-        2, 24, 16, -1)
-    table = np.empty((2, 24, 16, hidden), dtype=np.float32)
-    covered = np.zeros(WIDTHS[kind], dtype=bool)
-    for side in range(2):
-        for p in range(24):
-            first = BLOCKS[kind] * side + units * p
-            columns = slice(first, first + units)
-            table[side, p] = (x[side, p, :, columns].astype(np.float64)
-                              @ w1[columns].astype(np.float64))
-            covered[columns] = True
-    return table, np.flatnonzero(~covered).astype(np.intc)
+# where each kind's inputs are (fastnardy.inputs), by side s: the borne-off input, the bar's,
+# the head's (long nardy's point 24, which its point row also carries), the longest run and
+# the first of the 24 runs of L6; the constant inputs
+cdef dict LAYOUT = {
+    K_RAW: dict(off=lambda s: 50 + s, bar=lambda s: B_RAW * s + 24, head=(), runs=None,
+                constant=()),
+    K_TDGAMMON: dict(off=lambda s: B_TDGAMMON * s + 97, bar=lambda s: B_TDGAMMON * s + 96,
+                     head=(), runs=None, constant=(196, 197)),
+    K_NARDY: dict(off=lambda s: B_NARDY * s + 96, bar=None,
+                  head=lambda s: [B_NARDY * s + 97, B_NARDY * s + 98],
+                  runs=lambda s: B_NARDY * s + 100, longest=lambda s: B_NARDY * s + 99,
+                  constant=()),
+}
+
+
+def _tables(int kind, bint is_short, mirror, w1, b1):
+    """nn_net's tables (bias, points, offs, runs, longest) as float32 arrays for the padded
+    weights ``w1`` and bias ``b1`` (runs and longest None outside the nardy kind): each
+    group's inputs read from fastnardy._features on boards holding that group's fact alone,
+    times their weight rows, summed in float64."""
+    cdef int units = UNITS[kind], block = BLOCKS[kind]
+    layout = LAYOUT[kind]
+    w = w1.astype(np.float64)
+    width, stride = w.shape
+    mirror = np.asarray(mirror)
+    own = np.argsort(mirror)  # own[r]: the side's own point that is the other side's r
+
+    def share(rows, columns):
+        """Each row's inputs in ``columns`` times their weight rows, summed: (R, stride)."""
+        x = _features.features(kind, is_short, rows, mirror).astype(np.float64)
+        picked = np.zeros(width)
+        picked[list(columns)] = 1.0
+        return (x * picked) @ w
+
+    def holding(s, spans):
+        """Boards where side s holds one checker on each point of the other side's path in
+        each (start, length) of ``spans``."""
+        rows = np.zeros((len(spans), 50), dtype=np.int8)
+        for i, (start, length) in enumerate(spans):
+            rows[i, 25 * s + own[start:start + length]] = 1
+        return rows
+
+    bias = b1.astype(np.float64) + share(np.zeros((1, 50), np.int8), layout["constant"])[0]
+    points = np.zeros((2, 25, 16, stride))
+    offs = np.zeros((2, 16, stride))
+    runs = np.zeros((2, 24, 16, stride)) if layout["runs"] else None
+    longest = np.zeros((2, 7, stride)) if layout["runs"] else None
+    counts = np.zeros((16, 50), dtype=np.int8)
+    for s in range(2):
+        for p in range(25 if is_short else 24):  # no bar in long nardy (L3)
+            counts[:] = 0
+            counts[:, 25 * s + p] = np.arange(16)
+            if p == 24:
+                columns = [layout["bar"](s)]
+            else:
+                columns = list(range(block * s + units * p, block * s + units * (p + 1)))
+                columns += layout["head"](s) if p == 23 and layout["head"] else []
+            points[s, p] = share(counts, columns)
+        counts[:] = 0
+        counts[:, 25 * s] = np.arange(16)
+        offs[s] = share(counts, [layout["off"](s)])
+        if runs is not None:  # a side holds at most 15 points: runs of 1 to 15
+            spans = [(start, n) for start in range(24) for n in range(1, 16) if start + n <= 24]
+            shares = share(holding(s, spans), range(layout["runs"](s), layout["runs"](s) + 24))
+            for (start, n), row in zip(spans, shares):
+                runs[s, start, n] = row
+            longest[s] = share(holding(s, [(0, n) for n in range(7)]), [layout["longest"](s)])
+    return tuple(None if t is None else t.astype(np.float32)
+                 for t in (bias, points, offs, runs, longest))
 
 
 cdef class Network:
@@ -292,8 +392,10 @@ cdef class Network:
         w2t = np.zeros((NN_OUTPUTS, stride), dtype=np.float32)
         w2t[:, :hidden] = given[2].T
         b2 = np.ascontiguousarray(given[3])
-        points, extra = _point_table(kind, is_short, mirror, w1)
-        for array in (w1, b1, w2t, b2, points, extra):
+        bias, points, offs, runs, longest = _tables(kind, is_short, mirror, w1, b1)
+        tables = (w1, b1, w2t, b2, bias, points, offs) + ((runs, longest) if runs is not None
+                                                         else ())
+        for array in tables:
             array.setflags(write=False)
         self.net.mirror = mirror_of(mirror)
         self.net.kind = kind
@@ -304,12 +406,15 @@ cdef class Network:
         self.net.w1 = <const float*><size_t>w1.ctypes.data
         self.net.b1 = <const float*><size_t>b1.ctypes.data
         self.net.w2t = <const float*><size_t>w2t.ctypes.data
+        self.net.bias = <const float*><size_t>bias.ctypes.data
         self.net.points = <const float*><size_t>points.ctypes.data
-        self.net.extra = <const int*><size_t>extra.ctypes.data
-        self.net.n_extra = extra.shape[0]
+        self.net.offs = <const float*><size_t>offs.ctypes.data
+        self.net.runs = <const float*><size_t>runs.ctypes.data if runs is not None else NULL
+        self.net.longest = (<const float*><size_t>longest.ctypes.data if runs is not None
+                            else NULL)
         for k in range(NN_OUTPUTS):
             self.net.b2[k] = b2[k]
-        self.arrays = (w1, b1, w2t, b2, points, extra)
+        self.arrays = tables
         self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
                      output_weights, output_bias)
 
