@@ -12,7 +12,7 @@ that a batch with several faults always names the same one.
 """
 
 from libc.stdint cimport int8_t, int64_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memcmp, memcpy
 
 import numpy as np
 
@@ -62,10 +62,11 @@ cdef float FIFTEENTH[16]      # n / 15
 cdef float HALF[16]           # n / 2
 cdef float SIXTH[7]           # min(run, 6) / 6
 cdef float RAW15[16]          # float32(n) / float32(15)
+cdef uint64_t BYTES[256]      # the eight bits of n as eight bytes 0 or 1 (bit j: byte j)
 
 
 cdef void _tables() noexcept:
-    cdef int n
+    cdef int n, j
     for n in range(16):
         UNIT_TD[n][0] = UNIT_NARDY[n][0] = 1.0 if n >= 1 else 0.0
         UNIT_TD[n][1] = UNIT_NARDY[n][1] = 1.0 if n >= 2 else 0.0
@@ -77,6 +78,10 @@ cdef void _tables() noexcept:
         RAW15[n] = (<float>n) / (<float>15.0)
     for n in range(7):
         SIXTH[n] = <float>(n / 6.0)
+    for n in range(256):
+        BYTES[n] = 0
+        for j in range(8):
+            BYTES[n] |= (<uint64_t>((n >> j) & 1)) << (8 * j)
 
 
 _tables()
@@ -139,11 +144,11 @@ cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
 cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
                            float* out) noexcept nogil:
     """The nardy features."""
-    cdef int side, p, start, run, longest
-    cdef uint32_t held
+    cdef int side, p, k, j, longest
+    cdef uint32_t held, starts, cover
+    cdef uint64_t count[3]
     cdef const int8_t* points
     cdef float* block
-    cdef float value
     for side in range(2):
         points = row + 25 * side
         block = out + B_NARDY * side
@@ -153,23 +158,26 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
         block[97] = FIFTEENTH[points[23]]
         block[98] = 1.0 if points[23] == 15 else 0.0
         # L6 runs on the other side's points r (its numbering): the side holds r when it has
-        # a checker on its own point mirror(r)
+        # a checker on its own point mirror(r). min(run, 6) of each point is the number of
+        # k = 1..6 for which it lies in a window of k consecutive held points: those counts
+        # are added up eight points a word, without a branch per run
         held = mirrored(m, facts.held[side])
-        memset(block + 100, 0, 24 * sizeof(float))
-        longest = 0
-        while held:
-            start = nb_ctz(held)
-            run = nb_ctz(~(held >> start))  # held has 24 bits: the run ends by bit 24
-            held &= ~((((<uint32_t>1) << run) - 1) << start)
-            if run > 6:
-                value = SIXTH[6]
-                longest = 6
-            else:
-                value = SIXTH[run]
-                if run > longest:
-                    longest = run
-            for p in range(start, start + run):
-                block[100 + p] = value
+        starts = cover = held
+        longest = 1 if held else 0
+        for k in range(3):
+            count[k] = BYTES[(cover >> (8 * k)) & 0xFF]
+        for k in range(1, 6):
+            starts &= held >> k  # the first points of windows of k + 1
+            if not starts:
+                break
+            longest += 1
+            cover = starts
+            for j in range(1, k + 1):
+                cover |= starts << j
+            for j in range(3):
+                count[j] += BYTES[(cover >> (8 * j)) & 0xFF]
+        for p in range(24):
+            block[100 + p] = SIXTH[(count[p >> 3] >> (8 * (p & 7))) & 0xFF]
         block[99] = SIXTH[longest]
 
 

@@ -269,17 +269,19 @@ cdef inline void key_words(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) n
     split8(spread8((hi >> 40) & <uint64_t>0xFFFFF), &m[3], &o[3])
 
 
+cdef inline void words3(int8_t* out, uint64_t a, uint64_t b, uint64_t c) noexcept nogil:
+    """The 24 bytes of three little-endian words."""
+    memcpy(out, &a, 8)
+    memcpy(out + 8, &b, 8)
+    memcpy(out + 16, &c, 8)
+
+
 cdef inline void store24(int8_t* out, uint64_t a, uint64_t b, uint64_t c,
                          uint64_t d) noexcept nogil:
     """24 bytes in a row: the eight of a, the low four of b, the eight of c, the low four of
-    d (little-endian words)."""
-    cdef uint32_t w
-    memcpy(out, &a, 8)
-    w = <uint32_t>b
-    memcpy(out + 8, &w, 4)
-    memcpy(out + 12, &c, 8)
-    w = <uint32_t>d
-    memcpy(out + 20, &w, 4)
+    d (little-endian words), stored as three words, so that a reader of the row in words
+    (row_faults) gets each from one store (a load spanning two stores waits for both)."""
+    words3(out, a, (b & <uint64_t>0xFFFFFFFF) | (c << 32), (c >> 32) | (d << 32))
 
 
 cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
@@ -292,7 +294,6 @@ cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* r
     the key's mover's count, 16..30 the other side's count + 15)."""
     cdef uint64_t m[4]
     cdef uint64_t o[4]
-    cdef uint32_t w
     cdef int8_t* mover = row if mover_first else row + 25
     cdef int8_t* other = row + 25 if mover_first else row
     key_words(lo, hi, m, o)
@@ -302,12 +303,7 @@ cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* r
         o[2] = bytes_reversed(o[2])
         o[1] = bytes_reversed(o[1]) >> 32
         o[0] = bytes_reversed(o[0])
-        w = <uint32_t>o[3]
-        memcpy(other, &w, 4)
-        memcpy(other + 4, &o[2], 8)
-        w = <uint32_t>o[1]
-        memcpy(other + 12, &w, 4)
-        memcpy(other + 16, &o[0], 8)
+        words3(other, o[3] | (o[2] << 32), (o[2] >> 32) | (o[1] << 32), o[0])
     else:  # q + 12 or q - 12: the two halves exchanged
         store24(other, o[2], o[3], o[0], o[1])
     mover[24] = <int8_t>(lo >> 60)
