@@ -48,7 +48,7 @@ from cpython.exc cimport PyErr_Occurred
 from cpython.pythread cimport PyThread_get_thread_ident
 
 from fastnardy._packed cimport (BAR, HOME, NB_MAX_TURNS, PTS, hkey, key_add, mir, nb_board,
-                                nb_entry, nb_rules, seq_add)
+                                nb_entry, nb_rules, nb_unit_hi, nb_unit_lo, seq_add)
 
 import threading
 
@@ -284,33 +284,19 @@ cdef inline int leaf(nb_ctx* c, const nb_board* b, int p, int d, uint64_t* plo, 
     """The last step of a turn (die d from source p) without building the board: the key of
     the resulting position, or 0 when no checker on p may make the step. Same rules as
     child(): when both a hitter and another checker could step, the result is the same."""
-    cdef int dst, hit = 0, hb = (b.hitters >> p) & 1
-    cdef uint64_t lo = b.lo, hi = b.hi
+    cdef int dst = p - d if p > d else 0, hit, hb = (b.hitters >> p) & 1
+    cdef uint64_t lo, hi, grow
     cdef uint32_t mine
-    if p == 25:
-        dst = 25 - d
-        lo -= <uint64_t>1 << 60
-    else:
-        dst = p - d if p > d else 0
-        if p <= 12:
-            lo -= <uint64_t>1 << (5 * (p - 1))
-        else:
-            hi -= <uint64_t>1 << (5 * (p - 13))
     if b.m[p] - hb <= 0:  # only the hitter is there (S8)
         if dst != 0 and b.m[dst] != 0:
             return 0
-    if dst:
-        if c.is_short and b.o[dst] == 1:
-            hit = 1
-            hi += <uint64_t>1 << 60
-            if dst <= 12:
-                lo -= <uint64_t>15 << (5 * (dst - 1))
-            else:
-                hi -= <uint64_t>15 << (5 * (dst - 13))
-        elif dst <= 12:
-            lo += <uint64_t>1 << (5 * (dst - 1))
-        else:
-            hi += <uint64_t>1 << (5 * (dst - 13))
+    # the key's arithmetic without a branch: the source's field (or the bar) loses one, the
+    # destination's gains one (nothing when borne off), or, for an S3 hit, goes from 16 (one
+    # opponent) to 1 with the opponent's bar count up one
+    hit = c.is_short & (dst != 0) & (b.o[dst] == 1)
+    grow = <uint64_t>1 - (<uint64_t>hit << 4)
+    lo = b.lo - nb_unit_lo[p] + nb_unit_lo[dst] * grow
+    hi = b.hi - nb_unit_hi[p] + nb_unit_hi[dst] * grow + (<uint64_t>hit << 60)
     if c.step_block or c.turn_end:
         mine = b.mine
         if b.m[p] == 1:

@@ -49,11 +49,23 @@ cdef extern from *:
         x |= bars;
         memcpy(out, &x, 16);
     }
+    /* One checker in the key field of point p (1..24) or on the mover's bar (25), in the
+       key's low and high words; nothing for 0 (borne off). */
+    #define NB_U(k) ((uint64_t)1 << (5 * (k)))
+    static const uint64_t nb_unit_lo[26] = {
+        0, NB_U(0), NB_U(1), NB_U(2), NB_U(3), NB_U(4), NB_U(5), NB_U(6), NB_U(7), NB_U(8),
+        NB_U(9), NB_U(10), NB_U(11), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NB_U(12)};
+    static const uint64_t nb_unit_hi[26] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NB_U(0), NB_U(1), NB_U(2), NB_U(3), NB_U(4),
+        NB_U(5), NB_U(6), NB_U(7), NB_U(8), NB_U(9), NB_U(10), NB_U(11), 0};
+    #undef NB_U
     """
     # eight counts of a row as a word; the lowest set bit of a nonzero mask
     uint64_t nb_load8(const int8_t* p) noexcept nogil
     int nb_ctz(uint32_t x) noexcept nogil
     void nb_swap2(uint64_t lo, uint64_t hi, int is_short, uint64_t* out) noexcept nogil
+    const uint64_t nb_unit_lo[26]
+    const uint64_t nb_unit_hi[26]
 
 cdef enum:
     # Worst-case number of distinct legal turns (T1) of one position and roll:
@@ -111,12 +123,8 @@ cdef inline int mir(int q, int is_short) noexcept nogil:
 cdef inline void key_add(nb_board* b, int p, int delta) noexcept nogil:
     """Add delta to the key field of point p (1..24), or to the mover's bar count (p = 25);
     the field must stay within 0..30."""
-    if p == 25:
-        b.lo += <uint64_t>(<int64_t>delta) << 60
-    elif p <= 12:
-        b.lo += <uint64_t>(<int64_t>delta) << (5 * (p - 1))
-    else:
-        b.hi += <uint64_t>(<int64_t>delta) << (5 * (p - 13))
+    b.lo += nb_unit_lo[p] * <uint64_t>(<int64_t>delta)
+    b.hi += nb_unit_hi[p] * <uint64_t>(<int64_t>delta)
 
 
 cdef inline uint64_t field(uint64_t lo, uint64_t hi, int p) noexcept nogil:
