@@ -49,6 +49,9 @@ compile_args = ["-O0", "-g"] if DEBUG else ["-O3", "-g"] if PROFILE else ["-O3"]
 # No code here relies on floating-point traps: without them the compiler may vectorise the
 # network's clamped sigmoid (fastnardy._nnet), the same results either way.
 compile_args.append("-fno-trapping-math")
+# The network's floats are the same on every CPU: no multiply and add fused into one rounding
+# where a clone (AVX-512 implies FMA) or -march=native would allow it.
+compile_args.append("-ffp-contract=off")
 if NATIVE:
     compile_args.append("-march=native")
 

@@ -15,7 +15,7 @@ ctypedef struct nn_net:
     int kind            # the feature kind (_features' K_*) and its width
     int width
     int hidden
-    int stride          # hidden rounded up to 8: the length of every weight row below
+    int stride          # hidden rounded up to 16: the length of every weight row below
     int is_short
     const mirror_map* mirror
     const float* w1     # width x stride: row i is the first layer's weights of input i

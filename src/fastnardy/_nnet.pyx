@@ -10,11 +10,12 @@ and per count, each made once from :mod:`fastnardy._features` (the one home of e
 input's value) on boards holding that fact alone; no feature is written for a board. The
 side to move did not just move, so its rows' sum is kept and shared by the siblings of a
 search or a self-play turn. Feature arrays (``of_features``) are summed input by input. The
-hidden units are computed eight at a time, each block held in registers
-all the way from the bias to its share of the outputs (GCC's vector extension; an AVX2 clone where the
-CPU has it, the same operations in the same order). The sigmoid is ``1 / (1 + exp(-x))``
-with a branch-free exp (Cody-Waite reduction and Cephes' degree-6 polynomial, within 2 ulp
-of libm's), so no BLAS and no thread pool is involved.
+hidden units are computed sixteen at a time, each block held in registers all the way from
+the bias to its share of the outputs (GCC's vector extension; AVX-512 and AVX2 clones where
+the CPU has them, the same operations in the same order, no fused multiply-add: the same
+floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a branch-free exp (Cody-Waite
+reduction and Cephes' degree-6 polynomial, within 2 ulp of libm's), so no BLAS and no thread
+pool is involved.
 
 A :class:`Network` copies its weights once and is read-only after that: any number of
 threads may evaluate with it at once (each call brings its own scratch). The batch methods
@@ -40,125 +41,127 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
-    /* eight floats: GCC's and clang's vector extension (two SSE registers, or one AVX) */
-    typedef float nn_v8 __attribute__((vector_size(32)));
-    typedef int32_t nn_v8i __attribute__((vector_size(32)));
+    /* sixteen floats: GCC's and clang's vector extension (one AVX-512 register, two AVX
+       or four SSE registers: the same operations lane by lane whatever the CPU) */
+    #define NN_L 16
+    typedef float nn_vec __attribute__((vector_size(4 * NN_L)));
+    typedef int32_t nn_veci __attribute__((vector_size(4 * NN_L)));
     /* Every helper that takes or returns a vector is inlined, at -O0 too: a call between
-       the AVX2 clone and a helper compiled for the baseline would pass the vector in
-       different places (the two ABIs differ for 32-byte vectors). */
+       a clone and a helper compiled for the baseline would pass the vector in different
+       places (the ABIs differ for vectors wider than 16 bytes). */
     #define NN_INLINE static inline __attribute__((always_inline))
     #if defined(__GNUC__)
     #pragma GCC diagnostic ignored "-Wpsabi"  /* that ABI note, for the inlined helpers */
     #endif
-    NN_INLINE nn_v8 nn_load(const float* p) { nn_v8 v; memcpy(&v, p, 32); return v; }
-    NN_INLINE nn_v8 nn_pick(nn_v8i m, nn_v8 a, nn_v8 b) {
-        return (nn_v8)((m & (nn_v8i)a) | (~m & (nn_v8i)b));
+    NN_INLINE nn_vec nn_load(const float* p) { nn_vec v; memcpy(&v, p, sizeof v); return v; }
+    NN_INLINE nn_vec nn_pick(nn_veci m, nn_vec a, nn_vec b) {
+        return (nn_vec)((m & (nn_veci)a) | (~m & (nn_veci)b));
     }
     /* exp(x) lane by lane: x = n ln2 + r, |r| <= ln2/2, exp(r) by Cephes' expf polynomial,
        2^n put in the exponent bits; clamped to [-87, 88] (a sigmoid's argument beyond
        that is 0 or 1 in float32 anyway) */
-    NN_INLINE nn_v8 nn_exp(nn_v8 x) {
-        const nn_v8 lo = {-87, -87, -87, -87, -87, -87, -87, -87};
-        const nn_v8 hi = {88, 88, 88, 88, 88, 88, 88, 88};
+    NN_INLINE nn_vec nn_exp(nn_vec x) {
+        const nn_vec zero = {0}, lo = zero - 87.0f, hi = zero + 88.0f;
         x = nn_pick(x < lo, lo, x);
         x = nn_pick(x > hi, hi, x);
-        nn_v8 n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-        nn_v8 r = x - n * 0.693359375f;
+        nn_vec n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+        nn_vec r = x - n * 0.693359375f;
         r = r - n * -2.12194440e-4f;
-        nn_v8 p = r * 1.9875691500e-4f + 1.3981999507e-3f;
+        nn_vec p = r * 1.9875691500e-4f + 1.3981999507e-3f;
         p = p * r + 8.3334519073e-3f;
         p = p * r + 4.1665795894e-2f;
         p = p * r + 1.6666665459e-1f;
         p = p * r + 5.0000001201e-1f;
         p = p * r * r + r + 1.0f;
-        nn_v8i bits = (__builtin_convertvector(n, nn_v8i) + 127) << 23;
-        return p * (nn_v8)bits;
+        nn_veci bits = (__builtin_convertvector(n, nn_veci) + 127) << 23;
+        return p * (nn_vec)bits;
     }
-    NN_INLINE float nn_sum8(nn_v8 v) {
-        return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    /* the lanes' sum, as a tree */
+    NN_INLINE float nn_sum(nn_vec v) {
+        float half[8];
+        for (int i = 0; i < 8; i++) half[i] = v[i] + v[i + 8];
+        return ((half[0] + half[1]) + (half[2] + half[3]))
+               + ((half[4] + half[5]) + (half[6] + half[7]));
     }
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    #define NN_CLONES __attribute__((target_clones("avx2", "default")))
+    #define NN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
     #else
     #define NN_CLONES
     #endif
-    /* The first layer's sums of K blocks of eight hidden units from unit h into acc: the
+    /* The first layer's sums of K blocks of NN_L hidden units from unit h into acc: the
        partial sums ``base``, plus the weight rows of the inputs that are 1 (``ones``), plus
        value times row for the others (``rows``, ``values``). K accumulators, so that K
        independent chains of adds hide each add's latency; each unit's sum is taken in the
        same order whatever K. */
     NN_INLINE void nn_sums(const int K, int h, const float* base, const float* const* ones,
                            int n_ones, const float* const* rows, const float* values,
-                           int n_rows, nn_v8* acc) {
-        for (int k = 0; k < K; k++) acc[k] = nn_load(base + h + 8 * k);
+                           int n_rows, nn_vec* acc) {
+        for (int k = 0; k < K; k++) acc[k] = nn_load(base + h + NN_L * k);
         for (int i = 0; i < n_ones; i++) {
             const float* row = ones[i] + h;
-            for (int k = 0; k < K; k++) acc[k] += nn_load(row + 8 * k);
+            for (int k = 0; k < K; k++) acc[k] += nn_load(row + NN_L * k);
         }
         for (int i = 0; i < n_rows; i++) {
             const float* row = rows[i] + h;
-            for (int k = 0; k < K; k++) acc[k] += values[i] * nn_load(row + 8 * k);
+            for (int k = 0; k < K; k++) acc[k] += values[i] * nn_load(row + NN_L * k);
         }
     }
-    /* nn_sums over all ``stride`` units (a multiple of 8), K blocks at a time: 8, then 4, 2
+    /* nn_sums over all ``stride`` units (a multiple of NN_L), K blocks at a time: 4, then 2
        and 1 for the rest; ``then(acc, h, ...)`` takes each block in order */
     #define NN_BLOCKS(stride, base, ones, n_ones, rows, values, n_rows, then) do {      \
         int h_ = 0;                                                                  \
-        nn_v8 acc_[8];                                                               \
-        for (; h_ + 64 <= (stride); h_ += 64) {                                      \
-            nn_sums(8, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
-            for (int k_ = 0; k_ < 8; k_++) then(acc_[k_], h_ + 8 * k_);              \
+        nn_vec acc_[4];                                                              \
+        for (; h_ + 4 * NN_L <= (stride); h_ += 4 * NN_L) {                          \
+            nn_sums(4, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
+            for (int k_ = 0; k_ < 4; k_++) then(acc_[k_], h_ + NN_L * k_);           \
         }                                                                            \
-        for (int g_ = 4; g_ >= 1; g_ /= 2) {                                         \
-            if (h_ + 8 * g_ > (stride)) continue;                                   \
-            if (g_ == 4) nn_sums(4, h_, base, ones, n_ones, rows, values, n_rows, acc_); \
-            else if (g_ == 2) nn_sums(2, h_, base, ones, n_ones, rows, values, n_rows, acc_); \
-            else nn_sums(1, h_, base, ones, n_ones, rows, values, n_rows, acc_);    \
-            for (int k_ = 0; k_ < g_; k_++) then(acc_[k_], h_ + 8 * k_);             \
-            h_ += 8 * g_;                                                            \
+        if (h_ + 2 * NN_L <= (stride)) {                                             \
+            nn_sums(2, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
+            for (int k_ = 0; k_ < 2; k_++) then(acc_[k_], h_ + NN_L * k_);           \
+            h_ += 2 * NN_L;                                                          \
+        }                                                                            \
+        if (h_ < (stride)) {                                                         \
+            nn_sums(1, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
+            then(acc_[0], h_);                                                       \
         }                                                                            \
     } while (0)
     /* The first layer's partial sums of one position: the bias plus the weight rows of the
        inputs at 1 in ``ones``, written to ``base``. */
     NN_CLONES static void nn_first(int stride, const float* b1, const float* const* ones,
                                    int n_ones, float* base) {
-        #define NN_STORE(acc, h) memcpy(base + (h), &(acc), 32)
+        #define NN_STORE(acc, h) memcpy(base + (h), &(acc), sizeof(nn_vec))
         NN_BLOCKS(stride, b1, ones, n_ones, (const float* const*)0, (const float*)0, 0,
                   NN_STORE);
         #undef NN_STORE
     }
-    /* The five output sums: the hidden sums (nn_sums from the partial sums ``base``), the
-       sigmoid, and each block's share of each output, block by block in order.
-       ``stride``: the hidden units rounded up to 8 (padded units have zero weights out).
-       The same operations in the same order on every CPU (AVX2 or not: no FMA), so the
-       same results. */
+    /* The five outputs: the hidden sums (nn_sums from the partial sums ``base``), the
+       sigmoid, each block's share of each output, block by block in order, then the
+       outputs' bias ``b2`` and sigmoid. ``stride``: the hidden units rounded up to NN_L
+       (padded units have zero weights out). The same operations in the same order on every
+       CPU (AVX-512, AVX2 or not: no FMA), so the same results. */
     NN_CLONES static void nn_forward(int stride, const float* base,
                                      const float* const* ones, int n_ones,
                                      const float* const* rows, const float* values,
-                                     int n_rows, const float* w2t, float* out) {
-        nn_v8 o[5] = {{0}, {0}, {0}, {0}, {0}};
+                                     int n_rows, const float* w2t, const float* b2,
+                                     float* out) {
+        nn_vec o[5] = {{0}, {0}, {0}, {0}, {0}};
+        nn_vec x = {0};
         #define NN_OUT(acc, h) do {                                                   \
-            nn_v8 unit_ = 1.0f / (1.0f + nn_exp(-(acc)));                            \
+            nn_vec unit_ = 1.0f / (1.0f + nn_exp(-(acc)));                            \
             for (int j_ = 0; j_ < 5; j_++) o[j_] += unit_ * nn_load(w2t + j_ * stride + (h)); \
         } while (0)
         NN_BLOCKS(stride, base, ones, n_ones, rows, values, n_rows, NN_OUT);
         #undef NN_OUT
-        for (int k = 0; k < 5; k++) out[k] = nn_sum8(o[k]);
-    }
-    /* the outputs' sigmoid */
-    static inline void nn_sigmoid5(const float* b2, float* out) {
-        nn_v8 x = {0};
-        for (int k = 0; k < 5; k++) x[k] = out[k] + b2[k];
-        nn_v8 y = 1.0f / (1.0f + nn_exp(-x));
-        for (int k = 0; k < 5; k++) out[k] = y[k];
+        for (int k = 0; k < 5; k++) x[k] = nn_sum(o[k]) + b2[k];
+        x = 1.0f / (1.0f + nn_exp(-x));
+        for (int k = 0; k < 5; k++) out[k] = x[k];
     }
     """
     void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
                   float* base) noexcept nogil
     void nn_forward(int stride, const float* base, const float* const* ones, int n_ones,
                     const float* const* rows, const float* values, int n_rows,
-                    const float* w2t, float* out) noexcept nogil
-    void nn_sigmoid5(const float* b2, float* out) noexcept nogil
+                    const float* w2t, const float* b2, float* out) noexcept nogil
 
 cdef int WIDTHS[3]
 WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY]
@@ -240,15 +243,14 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
         memcpy(s.base_row, row, 25)
         s.base_net = net
     n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
-    nn_forward(net.stride, s.base, s.ones, n, s.rows, s.values, 0, net.w2t, probs)
-    nn_sigmoid5(net.b2, probs)
+    nn_forward(net.stride, s.base, s.ones, n, s.rows, s.values, 0, net.w2t, net.b2, probs)
 
 
 cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_rows,
                          float* probs) noexcept nogil:
     """The hidden layer and the five outputs from the rows gathered in ``s``."""
-    nn_forward(net.stride, net.b1, s.ones, n_ones, s.rows, s.values, n_rows, net.w2t, probs)
-    nn_sigmoid5(net.b2, probs)
+    nn_forward(net.stride, net.b1, s.ones, n_ones, s.rows, s.values, n_rows, net.w2t, net.b2,
+               probs)
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
@@ -384,7 +386,7 @@ cdef class Network:
         if (given[0].shape != (WIDTHS[kind], hidden) or hidden < 1
                 or given[2].shape != (hidden, NN_OUTPUTS) or given[3].shape != (NN_OUTPUTS,)):
             raise FastNardyError("the network's arrays do not fit its kind")
-        stride = -(-hidden // 8) * 8  # padded units: zero weights in and out
+        stride = -(-hidden // 16) * 16  # padded units (to NN_L): zero weights in and out
         w1 = np.zeros((WIDTHS[kind], stride), dtype=np.float32)
         w1[:, :hidden] = given[0]
         b1 = np.zeros(stride, dtype=np.float32)
