@@ -17,7 +17,7 @@ from libc.string cimport memcmp, memcpy
 import numpy as np
 
 from fastnardy._packed cimport (nb_board, nb_build, nb_entry, nb_key_has_31, nb_key_to_row,
-                                nb_ctz, nb_load8, nonzero8, sum8)
+                                nb_load8, nonzero8, sum8)
 from fastnardy._packed import KEY_DTYPE
 from fastnardy.errors import InvalidPositionError
 
@@ -164,8 +164,8 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
         held = mirrored(m, facts.held[side])
         starts = cover = held
         longest = 1 if held else 0
-        for k in range(3):
-            count[k] = BYTES[(cover >> (8 * k)) & 0xFF]
+        for j in range(3):
+            count[j] = BYTES[(cover >> (8 * j)) & 0xFF]
         for k in range(1, 6):
             starts &= held >> k  # the first points of windows of k + 1
             if not starts:
