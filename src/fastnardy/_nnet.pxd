@@ -35,7 +35,8 @@ ctypedef struct nn_net:
 ctypedef struct nn_scratch:
     # what one evaluation writes on the way: the board row of a key, and the weight rows of
     # the inputs switched on (those at 1, and the others with their values); and the first
-    # layer's partial sums of the last mover's side seen, with that network
+    # layer's partial sums of the side to move of the last board evaluated, that board's
+    # side (base_row) and the network
     int8_t row[50]
     const float* ones[W_MAX]
     const float* rows[W_MAX]
