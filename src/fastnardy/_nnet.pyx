@@ -316,16 +316,15 @@ def _tables(int kind, bint is_short, mirror, w1, b1):
     cdef int units = UNITS[kind], block = BLOCKS[kind]
     layout = LAYOUT[kind]
     w = w1.astype(np.float64)
-    width, stride = w.shape
+    stride = w.shape[1]
     mirror = np.asarray(mirror)
     own = np.argsort(mirror)  # own[r]: the side's own point that is the other side's r
 
     def share(rows, columns):
         """Each row's inputs in ``columns`` times their weight rows, summed: (R, stride)."""
-        x = _features.features(kind, is_short, rows, mirror).astype(np.float64)
-        picked = np.zeros(width)
-        picked[list(columns)] = 1.0
-        return (x * picked) @ w
+        columns = list(columns)
+        x = _features.features(kind, is_short, rows, mirror)[:, columns].astype(np.float64)
+        return x @ w[columns]
 
     def holding(s, spans):
         """Boards where side s holds one checker on each point of the other side's path in
