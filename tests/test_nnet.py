@@ -93,6 +93,28 @@ def test_positions_and_batch_one(game: str) -> None:
     assert net.evaluate(rows[:0]).shape == (0,)
 
 
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_siblings_in_a_batch_are_the_same_floats_as_one_at_a_time(game: str) -> None:
+    """A batch evaluates siblings (children of one turn: the same side to move) two at a
+    time, interleaved: bit for bit the outputs of evaluating each alone, for rows and keys,
+    odd and even counts, hits included (short nardy: siblings whose side to move differs)."""
+    net = Evaluator.load(game)
+    rows = positions(game, 40)
+    dice = np.random.default_rng(3).integers(1, 7, size=(len(rows), 2))
+    for keys in (False, True):
+        children = batch.expand(game, rows, dice, keys=keys)[0]
+        one = np.concatenate([net.evaluate(children[i:i + 1], probabilities=True)
+                              for i in range(len(children))])
+        n = len(children)
+        for start, stop in ((0, n), (1, n), (0, n - 1)):  # both pairings, odd and even
+            got = net.evaluate(children[start:stop], probabilities=True)
+            np.testing.assert_array_equal(got, one[start:stop])
+    keys = batch.expand(game, rows, dice, keys=True)[0][:5].copy()
+    keys.view(np.uint64)[5] = ~np.uint64(0)  # the second key of the third pair is bad
+    with pytest.raises(InvalidPositionError):
+        net.evaluate(keys)
+
+
 def test_saturated_sigmoids_stay_in_range() -> None:
     """Pre-activations in the hundreds (the exp is clamped): outputs in [0, 1], no NaN, and
     as the oracle to float32's precision at that size (sums of 1e3 carry 1e-4 of rounding)."""

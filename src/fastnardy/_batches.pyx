@@ -14,8 +14,8 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
                                  NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _game_of, _key_of, _parse_code,
                               _parse_side)
-from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_net, nn_scratch,
-                              nn_scratch_free, nn_scratch_new)
+from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2, nn_net,
+                              nn_scratch, nn_scratch_free, nn_scratch_new)
 
 cdef extern from *:
     """
@@ -1083,23 +1083,39 @@ cdef class GameBatch:
     cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil:
         """The first of the n children in c.out of highest value to the mover: the L10/S9
         points of a child that ends the game, else minus the network's equity of it."""
-        cdef int i, k = 0, points
-        cdef uint64_t lo, hi
+        cdef int i = 0, j, m, k = 0
+        cdef uint64_t keys[4]
         cdef double value, best = -1e300
-        cdef float probs[NN_OUTPUTS]
+        cdef float probs[2 * NN_OUTPUTS]
         cdef nb_board b
         cdef int8_t kind
-        for i in range(n):
-            nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &lo, &hi)
-            if moved_side_off(lo, hi):
-                nb_board_from_key(lo, hi, self.r.game, &b)
+        while i < n:
+            nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &keys[0], &keys[1])
+            m = 1
+            if moved_side_off(keys[0], keys[1]):
+                nb_board_from_key(keys[0], keys[1], self.r.game, &b)
                 value = nb_score(&b, self.r.game, self.koks, self.backgammon, &kind)
+                if value > best:
+                    best = value
+                    k = i
             else:
-                nn_key(net, lo, hi, self.scratch, probs)  # a child of the kernel: well formed
-                value = -nn_equity(probs)
-            if value > best:
-                best = value
-                k = i
+                # children of the kernel, well formed; two siblings evaluated at once
+                if i + 1 < n:
+                    nb_swap_key(c.out[i + 1].lo, c.out[i + 1].hi, self.r.game, &keys[2],
+                                &keys[3])
+                    if not moved_side_off(keys[2], keys[3]):
+                        m = 2
+                if m == 2:
+                    nn_key2(net, keys[0], keys[1], keys[2], keys[3], self.scratch, probs,
+                            probs + NN_OUTPUTS)
+                else:
+                    nn_key(net, keys[0], keys[1], self.scratch, probs)
+                for j in range(m):
+                    value = -nn_equity(probs + NN_OUTPUTS * j)
+                    if value > best:
+                        best = value
+                        k = i + j
+            i += m
         return k
 
     def prepare(self):

@@ -38,6 +38,8 @@ ctypedef struct nn_scratch:
     # layer's partial sums of the side to move of the last board evaluated, that board's
     # side (base_row) and the network
     int8_t row[50]
+    int8_t row2[50]     # and the second board's row and rows of a pair (nn_key2)
+    const float* ones2[W_MAX]
     const float* ones[W_MAX]
     const float* rows[W_MAX]
     float values[W_MAX]
@@ -50,6 +52,10 @@ cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
                 float* probs) noexcept nogil
 cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
                 float* probs) noexcept nogil
+cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn_scratch* s,
+                 float* probs_a, float* probs_b) noexcept nogil
+cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
+                 uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil
 cdef double nn_equity(const float* probs) noexcept nogil
 cdef nn_scratch* nn_scratch_new() noexcept nogil
 cdef void nn_scratch_free(nn_scratch* s) noexcept nogil

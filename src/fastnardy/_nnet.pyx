@@ -9,7 +9,8 @@ of the first layer is the bias plus one precomputed table row per occupied point
 and per count, each made once from :mod:`fastnardy._features` (the one home of every
 input's value) on boards holding that fact alone; no feature is written for a board. The
 side to move did not just move, so its rows' sum is kept and shared by the siblings of a
-search or a self-play turn. Feature arrays (``of_features``) are summed input by input. The
+search or a self-play turn, and two siblings are evaluated at once, interleaved, so that
+each one's chains of dependent operations fill the other's waits. Feature arrays (``of_features``) are summed input by input. The
 hidden units are computed sixteen at a time, each block held in registers all the way from
 the bias to its share of the outputs (GCC's vector extension; AVX-512 and AVX2 clones where
 the CPU has them, the same operations in the same order, no fused multiply-add: the same
@@ -134,6 +135,11 @@ cdef extern from *:
                   NN_STORE);
         #undef NN_STORE
     }
+    /* A block of hidden sums' sigmoid, and its share of the five outputs' sums ``o`` */
+    NN_INLINE void nn_out(nn_vec* o, nn_vec acc, const float* w2t, int stride, int h) {
+        nn_vec unit = 1.0f / (1.0f + nn_exp(-acc));
+        for (int j = 0; j < 5; j++) o[j] += unit * nn_load(w2t + j * stride + h);
+    }
     /* The five outputs: the hidden sums (nn_sums from the partial sums ``base``), the
        sigmoid, each block's share of each output, block by block in order, then the
        outputs' bias ``b2`` and sigmoid. ``stride``: the hidden units rounded up to NN_L
@@ -146,15 +152,53 @@ cdef extern from *:
                                      float* out) {
         nn_vec o[5] = {{0}, {0}, {0}, {0}, {0}};
         nn_vec x = {0};
-        #define NN_OUT(acc, h) do {                                                   \
-            nn_vec unit_ = 1.0f / (1.0f + nn_exp(-(acc)));                            \
-            for (int j_ = 0; j_ < 5; j_++) o[j_] += unit_ * nn_load(w2t + j_ * stride + (h)); \
-        } while (0)
+        #define NN_OUT(acc, h) nn_out(o, acc, w2t, stride, h)
         NN_BLOCKS(stride, base, ones, n_ones, rows, values, n_rows, NN_OUT);
         #undef NN_OUT
         for (int k = 0; k < 5; k++) x[k] = nn_sum(o[k]) + b2[k];
         x = 1.0f / (1.0f + nn_exp(-x));
         for (int k = 0; k < 5; k++) out[k] = x[k];
+    }
+    /* nn_forward of two boards a and b with the same partial sums ``base`` and no
+       ``rows``, interleaved so that each one's chains of dependent operations (the sigmoids,
+       the outputs' sums) fill the other's waits: the same operations per board as
+       nn_forward, so the same floats. The outputs' sigmoid takes a's in lanes 0-4 and b's
+       in lanes 8-12 of one vector. */
+    NN_CLONES static void nn_forward2(int stride, const float* base,
+                                      const float* const* ones_a, int n_a,
+                                      const float* const* ones_b, int n_b,
+                                      const float* w2t, const float* b2,
+                                      float* out_a, float* out_b) {
+        nn_vec oa[5] = {{0}, {0}, {0}, {0}, {0}}, ob[5] = {{0}, {0}, {0}, {0}, {0}};
+        nn_vec x = {0}, acc_a[2], acc_b[2];
+        int h = 0;
+        for (; h + 2 * NN_L <= stride; h += 2 * NN_L) {
+            nn_sums(2, h, base, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
+                    acc_a);
+            nn_sums(2, h, base, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
+                    acc_b);
+            for (int k = 0; k < 2; k++) {
+                nn_out(oa, acc_a[k], w2t, stride, h + NN_L * k);
+                nn_out(ob, acc_b[k], w2t, stride, h + NN_L * k);
+            }
+        }
+        if (h < stride) {
+            nn_sums(1, h, base, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
+                    acc_a);
+            nn_sums(1, h, base, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
+                    acc_b);
+            nn_out(oa, acc_a[0], w2t, stride, h);
+            nn_out(ob, acc_b[0], w2t, stride, h);
+        }
+        for (int k = 0; k < 5; k++) {
+            x[k] = nn_sum(oa[k]) + b2[k];
+            x[8 + k] = nn_sum(ob[k]) + b2[k];
+        }
+        x = 1.0f / (1.0f + nn_exp(-x));
+        for (int k = 0; k < 5; k++) {
+            out_a[k] = x[k];
+            out_b[k] = x[8 + k];
+        }
     }
     """
     void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
@@ -162,6 +206,9 @@ cdef extern from *:
     void nn_forward(int stride, const float* base, const float* const* ones, int n_ones,
                     const float* const* rows, const float* values, int n_rows,
                     const float* w2t, const float* b2, float* out) noexcept nogil
+    void nn_forward2(int stride, const float* base, const float* const* ones_a, int n_a,
+                     const float* const* ones_b, int n_b, const float* w2t, const float* b2,
+                     float* out_a, float* out_b) noexcept nogil
 
 cdef int WIDTHS[3]
 WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY]
@@ -237,13 +284,38 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     mover's side (a sibling in the search or in self-play: the side that just moved is the
     opponent) starts from it, the same floats as if summed again."""
     cdef int n
+    keep_base(net, row, facts, s)
+    n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
+    nn_forward(net.stride, s.base, s.ones, n, s.rows, s.values, 0, net.w2t, net.b2, probs)
+
+
+cdef inline void keep_base(const nn_net* net, const int8_t* row, const row_facts* facts,
+                           nn_scratch* s) noexcept nogil:
+    """The partial sums of the mover's side of a checked row into ``s.base``, unless they
+    are there already."""
+    cdef int n
     if s.base_net != net or memcmp(s.base_row, row, 25) != 0:
         n = side_rows(net, 0, row, facts.held[0], facts.count[0], s.ones)
         nn_first(net.stride, net.bias, s.ones, n, s.base)
         memcpy(s.base_row, row, 25)
         s.base_net = net
-    n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
-    nn_forward(net.stride, s.base, s.ones, n, s.rows, s.values, 0, net.w2t, net.b2, probs)
+
+
+cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_facts* facts_a,
+                              const int8_t* row_b, const row_facts* facts_b, nn_scratch* s,
+                              float* probs_a, float* probs_b) noexcept nogil:
+    """forward_row of two checked rows, the same floats: both at once when
+    their movers' sides are the same (siblings), else one after the other."""
+    cdef int n_a, n_b
+    if memcmp(row_a, row_b, 25) != 0:
+        forward_row(net, row_a, facts_a, s, probs_a)
+        forward_row(net, row_b, facts_b, s, probs_b)
+        return
+    keep_base(net, row_a, facts_a, s)
+    n_a = side_rows(net, 1, row_a + 25, facts_a.held[1], facts_a.count[1], s.ones)
+    n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
+    nn_forward2(net.stride, s.base, s.ones, n_a, s.ones2, n_b, net.w2t, net.b2, probs_a,
+                probs_b)
 
 
 cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_rows,
@@ -264,6 +336,22 @@ cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
     return 0
 
 
+cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn_scratch* s,
+                 float* probs_a, float* probs_b) noexcept nogil:
+    """nn_row of two rows, faster when they are siblings: the outputs of each well-formed
+    row, and the union of the two rows' fault bits."""
+    cdef row_facts facts_a, facts_b
+    cdef int fault_a = row_faults(row_a, net.mirror, net.is_short, &facts_a)
+    cdef int fault_b = row_faults(row_b, net.mirror, net.is_short, &facts_b)
+    if fault_a == 0 and fault_b == 0:
+        forward_pair(net, row_a, &facts_a, row_b, &facts_b, s, probs_a, probs_b)
+    elif fault_a == 0:
+        forward_row(net, row_a, &facts_a, s, probs_a)
+    elif fault_b == 0:
+        forward_row(net, row_b, &facts_b, s, probs_b)
+    return fault_a | fault_b
+
+
 cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
                 float* probs) noexcept nogil:
     """The five outputs of a packed key (mover's frame), or its _features fault bits."""
@@ -273,6 +361,22 @@ cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
         return fault
     forward_row(net, s.row, &facts, s, probs)
     return 0
+
+
+cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
+                 uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil:
+    """nn_key of two keys, faster when they are siblings (the same side to move): the
+    outputs of each well-formed key, and the union of the two keys' fault bits."""
+    cdef row_facts facts_a, facts_b
+    cdef int fault_a = key_row(lo_a, hi_a, net.is_short, net.mirror, s.row, &facts_a)
+    cdef int fault_b = key_row(lo_b, hi_b, net.is_short, net.mirror, s.row2, &facts_b)
+    if fault_a == 0 and fault_b == 0:
+        forward_pair(net, s.row, &facts_a, s.row2, &facts_b, s, probs_a, probs_b)
+    elif fault_a == 0:
+        forward_row(net, s.row, &facts_a, s, probs_a)
+    elif fault_b == 0:
+        forward_row(net, s.row2, &facts_b, s, probs_b)
+    return fault_a | fault_b
 
 
 cdef double nn_equity(const float* p) noexcept nogil:
@@ -321,10 +425,15 @@ def _tables(int kind, bint is_short, mirror, w1, b1):
     own = np.argsort(mirror)  # own[r]: the side's own point that is the other side's r
 
     def share(rows, columns):
-        """Each row's inputs in ``columns`` times their weight rows, summed: (R, stride)."""
+        """Each row's inputs in ``columns`` times their weight rows, summed column by column
+        in order: (R, stride). No BLAS: its threads would wake for this, and its sums'
+        order depends on the CPU."""
         columns = list(columns)
         x = _features.features(kind, is_short, rows, mirror)[:, columns].astype(np.float64)
-        return x @ w[columns]
+        total = np.zeros((len(x), stride))
+        for i, column in enumerate(columns):
+            total += x[:, i, None] * w[column]
+        return total
 
     def holding(s, spans):
         """Boards where side s holds one checker on each point of the other side's path in
@@ -484,12 +593,12 @@ cdef class Network:
         """Outputs (as_equity 0) or equities (1) of rows or keys."""
         cdef const int8_t* rows = NULL
         cdef const uint64_t* keys = NULL
-        cdef float probs[NN_OUTPUTS]
+        cdef float probs[2 * NN_OUTPUTS]
         cdef float* pout = NULL
         cdef double* eout = NULL
         cdef nn_scratch* s
         cdef Py_ssize_t i, n, start, stop
-        cdef int faults = 0, fault, k
+        cdef int faults = 0, k, j, m
         array = np.asarray(boards)
         is_keys = array.dtype.names is not None  # as fastnardy._features reads boards
         array = keys_array(array) if is_keys else rows_array(array)
@@ -515,18 +624,32 @@ cdef class Network:
             for start in range(0, n, SLICE):
                 stop = min(n, start + SLICE)
                 with nogil:
-                    for i in range(start, stop):
-                        if keys != NULL:
-                            fault = nn_key(&self.net, keys[2 * i], keys[2 * i + 1], s, probs)
+                    i = start
+                    while i < stop:
+                        if i + 1 == stop:
+                            m = 1
+                            if keys != NULL:
+                                faults |= nn_key(&self.net, keys[2 * i], keys[2 * i + 1], s,
+                                                 probs)
+                            else:
+                                faults |= nn_row(&self.net, rows + 50 * i, s, probs)
                         else:
-                            fault = nn_row(&self.net, rows + 50 * i, s, probs)
-                        if fault:
-                            faults |= fault
-                        elif eout != NULL:
-                            eout[i] = nn_equity(probs)
-                        else:
-                            for k in range(NN_OUTPUTS):
-                                pout[NN_OUTPUTS * i + k] = probs[k]
+                            m = 2
+                            if keys != NULL:
+                                faults |= nn_key2(&self.net, keys[2 * i], keys[2 * i + 1],
+                                                  keys[2 * i + 2], keys[2 * i + 3], s, probs,
+                                                  probs + NN_OUTPUTS)
+                            else:
+                                faults |= nn_row2(&self.net, rows + 50 * i, rows + 50 * i + 50,
+                                                  s, probs, probs + NN_OUTPUTS)
+                        if faults == 0:  # else the call raises: no result is kept
+                            for j in range(m):
+                                if eout != NULL:
+                                    eout[i + j] = nn_equity(probs + NN_OUTPUTS * j)
+                                else:
+                                    for k in range(NN_OUTPUTS):
+                                        pout[NN_OUTPUTS * (i + j) + k] = probs[NN_OUTPUTS * j + k]
+                        i += m
                 if faults:
                     raise_fault(faults, keys != NULL)
                 PyErr_CheckSignals()
