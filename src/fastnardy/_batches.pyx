@@ -15,7 +15,7 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
 from fastnardy._args cimport (_as_int, _build_error, _game_of, _key_of, _parse_code,
                               _parse_side)
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2, nn_net,
-                              nn_scratch, nn_scratch_free, nn_scratch_new)
+                              nn_scratch, nn_scratch_clear, nn_scratch_free, nn_scratch_new)
 
 cdef extern from *:
     """
@@ -833,7 +833,7 @@ cdef class GameBatch:
                 self.net[side] = NULL
         self.nets = pair
         if self.scratch != NULL:  # a re-initialised batch: no partial sums of the old nets
-            self.scratch.base_net = NULL
+            nn_scratch_clear(self.scratch)
         self.koks = 1 if koks else 0
         self.backgammon = 1 if backgammon else 0
         self.max_turns = max_turns

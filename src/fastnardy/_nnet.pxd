@@ -34,18 +34,18 @@ ctypedef struct nn_net:
 
 ctypedef struct nn_scratch:
     # what one evaluation writes on the way: the board row of a key, and the weight rows of
-    # the inputs switched on (those at 1, and the others with their values); and the first
-    # layer's partial sums of the side to move of the last board evaluated, that board's
-    # side (base_row) and the network
+    # the inputs switched on (those at 1, and the others with their values); the same for
+    # the second board of a pair (nn_key2); and in two slots, the first layer's partial sums
+    # of a side to move (base), that side (base_row) and the network (NULL: the slot is empty)
     int8_t row[50]
-    int8_t row2[50]     # and the second board's row and rows of a pair (nn_key2)
-    const float* ones2[W_MAX]
+    int8_t row2[50]
     const float* ones[W_MAX]
+    const float* ones2[W_MAX]
     const float* rows[W_MAX]
     float values[W_MAX]
-    float base[NN_MAX_HIDDEN]
-    int8_t base_row[25]
-    const nn_net* base_net
+    float base[2][NN_MAX_HIDDEN]
+    int8_t base_row[2][25]
+    const nn_net* base_net[2]
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
@@ -58,6 +58,7 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                  uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil
 cdef double nn_equity(const float* probs) noexcept nogil
 cdef nn_scratch* nn_scratch_new() noexcept nogil
+cdef void nn_scratch_clear(nn_scratch* s) noexcept nogil
 cdef void nn_scratch_free(nn_scratch* s) noexcept nogil
 
 

@@ -8,9 +8,10 @@ and in long nardy each maximal run of held points and the longest (L6). So a boa
 of the first layer is the bias plus one precomputed table row per occupied point, per run
 and per count, each made once from :mod:`fastnardy._features` (the one home of every
 input's value) on boards holding that fact alone; no feature is written for a board. The
-side to move did not just move, so its rows' sum is kept and shared by the siblings of a
-search or a self-play turn, and two siblings are evaluated at once, interleaved, so that
-each one's chains of dependent operations fill the other's waits. Feature arrays (``of_features``) are summed input by input. The
+side to move did not just move, so its rows' sum is kept (for two such sides: a hit in
+short nardy makes a second) and shared by the siblings of a search or a self-play turn; and
+two boards are evaluated at once, interleaved, so that each one's chains of dependent
+operations fill the other's waits. Feature arrays (``of_features``) are summed input by input. The
 hidden units are computed sixteen at a time, each block held in registers all the way from
 the bias to its share of the outputs (GCC's vector extension; AVX-512 and AVX2 clones where
 the CPU has them, the same operations in the same order, no fused multiply-add: the same
@@ -159,13 +160,14 @@ cdef extern from *:
         x = 1.0f / (1.0f + nn_exp(-x));
         for (int k = 0; k < 5; k++) out[k] = x[k];
     }
-    /* nn_forward of two boards a and b with the same partial sums ``base`` and no
-       ``rows``, interleaved so that each one's chains of dependent operations (the sigmoids,
+    /* nn_forward of two boards a and b from their partial sums, without ``rows``,
+       interleaved so that each one's chains of dependent operations (the sigmoids,
        the outputs' sums) fill the other's waits: the same operations per board as
        nn_forward, so the same floats. The outputs' sigmoid takes a's in lanes 0-4 and b's
        in lanes 8-12 of one vector. */
-    NN_CLONES static void nn_forward2(int stride, const float* base,
+    NN_CLONES static void nn_forward2(int stride, const float* base_a,
                                       const float* const* ones_a, int n_a,
+                                      const float* base_b,
                                       const float* const* ones_b, int n_b,
                                       const float* w2t, const float* b2,
                                       float* out_a, float* out_b) {
@@ -173,9 +175,9 @@ cdef extern from *:
         nn_vec x = {0}, acc_a[2], acc_b[2];
         int h = 0;
         for (; h + 2 * NN_L <= stride; h += 2 * NN_L) {
-            nn_sums(2, h, base, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
+            nn_sums(2, h, base_a, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
                     acc_a);
-            nn_sums(2, h, base, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
+            nn_sums(2, h, base_b, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
                     acc_b);
             for (int k = 0; k < 2; k++) {
                 nn_out(oa, acc_a[k], w2t, stride, h + NN_L * k);
@@ -183,9 +185,9 @@ cdef extern from *:
             }
         }
         if (h < stride) {
-            nn_sums(1, h, base, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
+            nn_sums(1, h, base_a, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
                     acc_a);
-            nn_sums(1, h, base, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
+            nn_sums(1, h, base_b, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
                     acc_b);
             nn_out(oa, acc_a[0], w2t, stride, h);
             nn_out(ob, acc_b[0], w2t, stride, h);
@@ -206,9 +208,9 @@ cdef extern from *:
     void nn_forward(int stride, const float* base, const float* const* ones, int n_ones,
                     const float* const* rows, const float* values, int n_rows,
                     const float* w2t, const float* b2, float* out) noexcept nogil
-    void nn_forward2(int stride, const float* base, const float* const* ones_a, int n_a,
-                     const float* const* ones_b, int n_b, const float* w2t, const float* b2,
-                     float* out_a, float* out_b) noexcept nogil
+    void nn_forward2(int stride, const float* base_a, const float* const* ones_a, int n_a,
+                     const float* base_b, const float* const* ones_b, int n_b,
+                     const float* w2t, const float* b2, float* out_a, float* out_b) noexcept nogil
 
 cdef int WIDTHS[3]
 WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY]
@@ -283,39 +285,39 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     mover's rows come first, and their sum is kept in ``s``: the next row with the same
     mover's side (a sibling in the search or in self-play: the side that just moved is the
     opponent) starts from it, the same floats as if summed again."""
-    cdef int n
-    keep_base(net, row, facts, s)
-    n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
-    nn_forward(net.stride, s.base, s.ones, n, s.rows, s.values, 0, net.w2t, net.b2, probs)
+    cdef int k = keep_base(net, row, facts, s, 1)
+    cdef int n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
+    nn_forward(net.stride, s.base[k], s.ones, n, s.rows, s.values, 0, net.w2t, net.b2, probs)
 
 
-cdef inline void keep_base(const nn_net* net, const int8_t* row, const row_facts* facts,
-                           nn_scratch* s) noexcept nogil:
-    """The partial sums of the mover's side of a checked row into ``s.base``, unless they
-    are there already."""
-    cdef int n
-    if s.base_net != net or memcmp(s.base_row, row, 25) != 0:
-        n = side_rows(net, 0, row, facts.held[0], facts.count[0], s.ones)
-        nn_first(net.stride, net.bias, s.ones, n, s.base)
-        memcpy(s.base_row, row, 25)
-        s.base_net = net
+cdef inline int keep_base(const nn_net* net, const int8_t* row, const row_facts* facts,
+                          nn_scratch* s, int avoid) noexcept nogil:
+    """The slot of ``s`` that holds the partial sums of the mover's side of a checked row:
+    one that has them already, else the other one than ``avoid``, where they are made."""
+    cdef int k, n
+    for k in range(2):
+        if s.base_net[k] == net and memcmp(s.base_row[k], row, 25) == 0:
+            return k
+    k = 1 - avoid
+    n = side_rows(net, 0, row, facts.held[0], facts.count[0], s.ones)
+    nn_first(net.stride, net.bias, s.ones, n, s.base[k])
+    memcpy(s.base_row[k], row, 25)
+    s.base_net[k] = net
+    return k
 
 
 cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_facts* facts_a,
                               const int8_t* row_b, const row_facts* facts_b, nn_scratch* s,
                               float* probs_a, float* probs_b) noexcept nogil:
-    """forward_row of two checked rows, the same floats: both at once when
-    their movers' sides are the same (siblings), else one after the other."""
-    cdef int n_a, n_b
-    if memcmp(row_a, row_b, 25) != 0:
-        forward_row(net, row_a, facts_a, s, probs_a)
-        forward_row(net, row_b, facts_b, s, probs_b)
-        return
-    keep_base(net, row_a, facts_a, s)
-    n_a = side_rows(net, 1, row_a + 25, facts_a.held[1], facts_a.count[1], s.ones)
-    n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
-    nn_forward2(net.stride, s.base, s.ones, n_a, s.ones2, n_b, net.w2t, net.b2, probs_a,
-                probs_b)
+    """forward_row of two checked rows at once, the same floats. Siblings share the partial
+    sums of their side to move; where they do not (a hit in short nardy), the two slots
+    keep both sides' sums for the siblings that follow."""
+    cdef int k_a = keep_base(net, row_a, facts_a, s, 1)
+    cdef int k_b = keep_base(net, row_b, facts_b, s, k_a)
+    cdef int n_a = side_rows(net, 1, row_a + 25, facts_a.held[1], facts_a.count[1], s.ones)
+    cdef int n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
+    nn_forward2(net.stride, s.base[k_a], s.ones, n_a, s.base[k_b], s.ones2, n_b, net.w2t,
+                net.b2, probs_a, probs_b)
 
 
 cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_rows,
@@ -338,8 +340,8 @@ cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
 
 cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn_scratch* s,
                  float* probs_a, float* probs_b) noexcept nogil:
-    """nn_row of two rows, faster when they are siblings: the outputs of each well-formed
-    row, and the union of the two rows' fault bits."""
+    """nn_row of two rows at once (faster, the same floats): the outputs of each
+    well-formed row, and the union of the two rows' fault bits."""
     cdef row_facts facts_a, facts_b
     cdef int fault_a = row_faults(row_a, net.mirror, net.is_short, &facts_a)
     cdef int fault_b = row_faults(row_b, net.mirror, net.is_short, &facts_b)
@@ -365,8 +367,8 @@ cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
 
 cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                  uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil:
-    """nn_key of two keys, faster when they are siblings (the same side to move): the
-    outputs of each well-formed key, and the union of the two keys' fault bits."""
+    """nn_key of two keys at once (faster, the same floats): the outputs of each
+    well-formed key, and the union of the two keys' fault bits."""
     cdef row_facts facts_a, facts_b
     cdef int fault_a = key_row(lo_a, hi_a, net.is_short, net.mirror, s.row, &facts_a)
     cdef int fault_b = key_row(lo_b, hi_b, net.is_short, net.mirror, s.row2, &facts_b)
@@ -389,8 +391,13 @@ cdef nn_scratch* nn_scratch_new() noexcept nogil:
     """A scratch for evaluations with any network (NULL when out of memory)."""
     cdef nn_scratch* s = <nn_scratch*>malloc(sizeof(nn_scratch))
     if s != NULL:
-        s.base_net = NULL  # no partial sums kept yet
+        nn_scratch_clear(s)
     return s
+
+
+cdef void nn_scratch_clear(nn_scratch* s) noexcept nogil:
+    """Forget the partial sums kept (their network may be gone, its address reused)."""
+    s.base_net[0] = s.base_net[1] = NULL
 
 
 cdef void nn_scratch_free(nn_scratch* s) noexcept nogil:
@@ -551,7 +558,7 @@ cdef class Network:
         cdef nn_scratch s
         cdef float probs[NN_OUTPUTS]
         cdef int fault
-        s.base_net = NULL
+        nn_scratch_clear(&s)
         fault = nn_key(&self.net, lo, hi, &s, probs)
         if fault:
             raise_fault(fault, 1)
