@@ -199,11 +199,11 @@ cdef type _turn_type = None      # fastnardy.position.Turn
 cdef tuple _NO_ARGS = ()
 
 
-cdef inline object _new(type cls):
-    """``cls.__new__(cls)`` without its Python-level call (an attribute lookup, an argument
-    tuple and a check each time): the type's tp_new slot, which a Python subclass of an
-    extension type inherits."""
-    return (<PyTypeObject*>cls).tp_new(cls, <PyObject*>_NO_ARGS, NULL)
+cdef inline object _new(type base, type cls):
+    """``base.__new__(cls)`` for a subclass ``cls`` of the extension type ``base``, without
+    its Python-level call (an attribute lookup, an argument tuple and a check each time):
+    base's own tp_new slot, given cls, as that call does."""
+    return (<PyTypeObject*>base).tp_new(cls, <PyObject*>_NO_ARGS, NULL)
 
 cdef tuple _STEP_VALUES = ()     # fastnardy.position.Step values, indexed as _STEPS
 cdef object _backends = None     # fastnardy.backend: names the default backend
@@ -243,7 +243,7 @@ cdef class PackedPosition:
     cdef PackedPosition _after(self, uint64_t lo, uint64_t hi):
         """The position after a turn of this one that ends in key (lo, hi) (this mover's
         frame): the other side to move. Trusted input (the kernel's own result)."""
-        cdef PackedPosition p = <PackedPosition>_new(type(self))
+        cdef PackedPosition p = <PackedPosition>_new(PackedPosition, type(self))
         nb_swap_key(lo, hi, self.r.game, &p.lo, &p.hi)
         p.r = self.r
         p._rules = self._rules
@@ -520,7 +520,7 @@ cdef class LegalTurns:
                 raise ResourceLimitError("cannot allocate a LegalTurns")
         elif self.built[i] != NULL:
             return <object>self.built[i]
-        t = <PackedTurn>_new(_turn_type)
+        t = <PackedTurn>_new(PackedTurn, _turn_type)
         t.seq = self.entries[i].seq
         t.lo = self.entries[i].lo
         t.hi = self.entries[i].hi
