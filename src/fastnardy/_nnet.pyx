@@ -11,11 +11,11 @@ input's value) on boards holding that fact alone; no feature is written for a bo
 side to move did not just move, so its rows' sum is kept (for two such sides: a hit in
 short nardy makes a second) and shared by the siblings of a search or a self-play turn; and
 two boards are evaluated at once, interleaved, so that each one's chains of dependent
-operations fill the other's waits. Feature arrays (``of_features``) are summed input by input. The
-hidden units are computed sixteen at a time, each block held in registers all the way from
-the bias to its share of the outputs (GCC's vector extension; AVX-512 and AVX2 clones where
-the CPU has them, the same operations in the same order, no fused multiply-add: the same
-floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a branch-free exp (Cody-Waite
+operations fill the other's waits. Feature arrays (``of_features``) are summed input by
+input. The hidden units are computed sixteen at a time, each block held in registers all
+the way from the bias to its share of the outputs (GCC's vector extension; AVX-512 and AVX2
+clones where the CPU has them, the same operations in the same order, no fused
+multiply-add: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a branch-free exp (Cody-Waite
 reduction and Cephes' degree-6 polynomial, within 2 ulp of libm's), so no BLAS and no thread
 pool is involved.
 
