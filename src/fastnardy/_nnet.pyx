@@ -15,9 +15,9 @@ operations fill the other's waits. Feature arrays (``of_features``) are summed i
 input. The hidden units are computed sixteen at a time, each block held in registers all
 the way from the bias to its share of the outputs (GCC's vector extension; AVX-512 and AVX2
 clones where the CPU has them, the same operations in the same order, no fused
-multiply-add: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a branch-free exp (Cody-Waite
-reduction and Cephes' degree-6 polynomial, within 2 ulp of libm's), so no BLAS and no thread
-pool is involved.
+multiply-add: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a
+branch-free exp (Cody-Waite reduction and Cephes' degree-6 polynomial, within 2 ulp of
+libm's), so no BLAS and no thread pool is involved.
 
 A :class:`Network` copies its weights once and is read-only after that: any number of
 threads may evaluate with it at once (each call brings its own scratch). The batch methods
@@ -338,6 +338,21 @@ cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
     return 0
 
 
+cdef inline int forward_checked(const nn_net* net, const int8_t* row_a,
+                                const row_facts* facts_a, int fault_a, const int8_t* row_b,
+                                const row_facts* facts_b, int fault_b, nn_scratch* s,
+                                float* probs_a, float* probs_b) noexcept nogil:
+    """The outputs of each of two checked rows that has no fault (both at once when neither
+    has), and the union of their fault bits."""
+    if fault_a == 0 and fault_b == 0:
+        forward_pair(net, row_a, facts_a, row_b, facts_b, s, probs_a, probs_b)
+    elif fault_a == 0:
+        forward_row(net, row_a, facts_a, s, probs_a)
+    elif fault_b == 0:
+        forward_row(net, row_b, facts_b, s, probs_b)
+    return fault_a | fault_b
+
+
 cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn_scratch* s,
                  float* probs_a, float* probs_b) noexcept nogil:
     """nn_row of two rows at once (faster, the same floats): the outputs of each
@@ -345,13 +360,8 @@ cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn
     cdef row_facts facts_a, facts_b
     cdef int fault_a = row_faults(row_a, net.mirror, net.is_short, &facts_a)
     cdef int fault_b = row_faults(row_b, net.mirror, net.is_short, &facts_b)
-    if fault_a == 0 and fault_b == 0:
-        forward_pair(net, row_a, &facts_a, row_b, &facts_b, s, probs_a, probs_b)
-    elif fault_a == 0:
-        forward_row(net, row_a, &facts_a, s, probs_a)
-    elif fault_b == 0:
-        forward_row(net, row_b, &facts_b, s, probs_b)
-    return fault_a | fault_b
+    return forward_checked(net, row_a, &facts_a, fault_a, row_b, &facts_b, fault_b, s,
+                           probs_a, probs_b)
 
 
 cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
@@ -372,13 +382,8 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
     cdef row_facts facts_a, facts_b
     cdef int fault_a = key_row(lo_a, hi_a, net.is_short, net.mirror, s.row, &facts_a)
     cdef int fault_b = key_row(lo_b, hi_b, net.is_short, net.mirror, s.row2, &facts_b)
-    if fault_a == 0 and fault_b == 0:
-        forward_pair(net, s.row, &facts_a, s.row2, &facts_b, s, probs_a, probs_b)
-    elif fault_a == 0:
-        forward_row(net, s.row, &facts_a, s, probs_a)
-    elif fault_b == 0:
-        forward_row(net, s.row2, &facts_b, s, probs_b)
-    return fault_a | fault_b
+    return forward_checked(net, s.row, &facts_a, fault_a, s.row2, &facts_b, fault_b, s,
+                           probs_a, probs_b)
 
 
 cdef double nn_equity(const float* p) noexcept nogil:
