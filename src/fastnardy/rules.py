@@ -137,10 +137,8 @@ class Rules:
         """``"long"``, ``"short"`` or a Rules value, as a Rules value."""
         if isinstance(game_or_rules, Rules):
             return game_or_rules
-        if isinstance(game_or_rules, str) and game_or_rules == LONG:
-            return cls.long()
-        if isinstance(game_or_rules, str) and game_or_rules == SHORT:
-            return cls.short()
+        if isinstance(game_or_rules, str) and game_or_rules in _DEFAULT_RULES:
+            return _DEFAULT_RULES[game_or_rules]  # immutable, so shared
         raise InvalidRulesError(f"game must be 'long', 'short' or a Rules, not {game_or_rules!r}")
 
     @property
@@ -170,3 +168,7 @@ class Rules:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.variants().items())
         return f"Rules.{self.game}({args})"
+
+
+# each game's default rules, built once: Rules.of of a game name returns them
+_DEFAULT_RULES = {LONG: Rules.long(), SHORT: Rules.short()}
