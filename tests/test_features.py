@@ -47,6 +47,10 @@ def test_rows_from_keys_of_no_keys():
     assert batch.rows_from_keys("short", np.empty(0, _kernel.KEY_DTYPE)).shape == (0, 50)
 
 
+EVERY = sum(1 << 5 * k for k in range(12))  # one in each of a key word's 12 fields
+FIVE = sum(1 << 5 * k for k in range(5))    # ... in its first five
+
+
 def key(lo: int, hi: int = 0) -> np.ndarray:
     return np.array([(lo, hi)], dtype=_kernel.KEY_DTYPE)
 
@@ -58,6 +62,8 @@ def key(lo: int, hi: int = 0) -> np.ndarray:
     ("short", key(15 << 60 | 1)),                 # 15 on the bar and one on point 1
     ("long", key(30 | 16 << 5)),                  # 16 of the opponent
     ("short", key(0, 15 << 60 | 16)),             # 15 on the opponent's bar and one more
+    ("short", key(EVERY * 15, FIVE * 15 | 1 << 25)),   # 256 of the mover: T7, with no
+    ("long", key(EVERY * 30, FIVE * 30 | 16 << 25)),   # sum wrapping to 0; 256 of the opponent
     ("long", key(1 << 60)),                       # a bar in long nardy (L3)
     ("long", key(0, 1 << 60)),
     ("short", np.zeros((2, 2), dtype=np.uint64)),  # not structured

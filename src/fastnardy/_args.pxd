@@ -17,3 +17,4 @@ cdef int _parse_dice(object dice, int* d1, int* d2) except -1
 cdef int _game_of(object game) except -1
 cdef int _key_of(object lo, object hi, int game, uint64_t* clo, uint64_t* chi) except -1
 cdef Py_ssize_t _index(object index, Py_ssize_t n, str what) except -1
+cdef size_t _data(object array) except? 0

@@ -4,6 +4,7 @@ well-formed case and raises the documented FastNardyError subclass, naming what 
 for anything else (errors.py). Rule ids (L3, T7, ...) refer to RULES.md."""
 
 from libc.stdint cimport uint64_t, int8_t
+from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBuffer_Release, PyObject_GetBuffer
 from cpython.list cimport PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
 from cpython.ref cimport PyObject
@@ -245,3 +246,15 @@ cdef Py_ssize_t _index(object index, Py_ssize_t n, str what) except -1:
     if not 0 <= i < n:
         raise IndexError(f"{what} index out of range")
     return i
+
+
+cdef size_t _data(object array) except? 0:
+    """The address of a C-contiguous array's data, through the buffer protocol (a fifth of
+    the cost of ``array.ctypes.data``; anything else raises BufferError). The caller keeps
+    ``array`` alive while it uses the address."""
+    cdef Py_buffer view
+    cdef size_t address
+    PyObject_GetBuffer(array, &view, PyBUF_C_CONTIGUOUS)
+    address = <size_t>view.buf
+    PyBuffer_Release(&view)
+    return address

@@ -12,7 +12,7 @@ from fastnardy._packed cimport (field, mir, nb_board, nb_board_from_key, nb_buil
                                 nb_entry, nb_key_to_row, nb_rules, nb_swap2, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
-from fastnardy._args cimport (_as_int, _build_error, _game_of, _key_of, _parse_code,
+from fastnardy._args cimport (_as_int, _build_error, _data, _game_of, _key_of, _parse_code,
                               _parse_side)
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2, nn_net,
                               nn_scratch, nn_scratch_clear, nn_scratch_free, nn_scratch_new)
@@ -217,7 +217,7 @@ cdef object _batch_boards(object boards, nb_batch* bt):
         arr = np.ascontiguousarray(arr).view(np.uint64).reshape(arr.shape[0], 2)
         bt.n = arr.shape[0]
         bt.rows = NULL
-        bt.keys = <const uint64_t*><size_t>arr.ctypes.data if bt.n else NULL
+        bt.keys = <const uint64_t*>_data(arr) if bt.n else NULL
         return arr
     if arr.ndim != 2 or arr.shape[1] != 50:
         raise InvalidPositionError(f"boards must be rows of shape (N, 50) or a 1-D array of "
@@ -229,7 +229,7 @@ cdef object _batch_boards(object boards, nb_batch* bt):
     arr = np.ascontiguousarray(arr, dtype=np.int8)
     bt.n = arr.shape[0]
     bt.keys = NULL
-    bt.rows = <const int8_t*><size_t>arr.ctypes.data if bt.n else NULL
+    bt.rows = <const int8_t*>_data(arr) if bt.n else NULL
     return arr
 
 
@@ -276,9 +276,9 @@ def count_turns_batch(code, boards, dice):
     bt.is_short = r.game
     keep = _batch_boards(boards, &bt)
     darr = _batch_dice(dice, bt.n, 1, &step)
-    dv = <const int8_t*><size_t>darr.ctypes.data
+    dv = <const int8_t*>_data(darr)
     out = np.empty(bt.n, dtype=np.int32)
-    ov = <int32_t*><size_t>out.ctypes.data
+    ov = <int32_t*>_data(out)
     c = ctx_acquire()
     try:
         ctx_watch(c)
@@ -344,7 +344,7 @@ cdef tuple _expand_into(object code, object boards, object dice, int keys, objec
     keep = _batch_boards(boards, &bt)
     if not chance:
         darr = _batch_dice(dice, bt.n, 0, &step)
-        dv = <const int8_t*><size_t>darr.ctypes.data
+        dv = <const int8_t*>_data(darr)
     memset(&o, 0, sizeof(nb_out))
     o.width = 16 if keys else 50
     # a first block for 32 children a position-roll: pages never written are never resident
@@ -637,10 +637,10 @@ def simulate_games(code, koks, backgammon, seed, first, n, policy, max_turns=100
     points = np.empty(count, dtype=np.int8)
     kind = np.empty(count, dtype=np.int8)
     turns = np.empty(count, dtype=np.int32)
-    wv = <int8_t*><size_t>winner.ctypes.data
-    pv = <int8_t*><size_t>points.ctypes.data
-    kv = <int8_t*><size_t>kind.ctypes.data
-    tv = <int32_t*><size_t>turns.ctypes.data
+    wv = <int8_t*>_data(winner)
+    pv = <int8_t*>_data(points)
+    kv = <int8_t*>_data(kind)
+    tv = <int32_t*>_data(turns)
     c = ctx_acquire()
     try:
         ctx_watch(c)
@@ -849,21 +849,21 @@ cdef class GameBatch:
         turns = np.zeros(n, dtype=np.int32)
         dice = np.zeros((n, 2), dtype=np.int8)
         self.arrays = (keyarr, rngs, small, turns, dice)
-        addr = keyarr.ctypes.data
+        addr = _data(keyarr)
         self.key = <uint64_t*>addr
-        addr = rngs.ctypes.data
+        addr = _data(rngs)
         self.dice_rng = <uint64_t*>addr
         self.pick_rng = self.dice_rng + self.n
-        addr = small.ctypes.data
+        addr = _data(small)
         self.side = <int8_t*>addr
         self.ended = self.side + self.n
         self.status = self.side + 2 * self.n
         self.winner = self.side + 3 * self.n
         self.points = self.side + 4 * self.n
         self.kind = self.side + 5 * self.n
-        addr = dice.ctypes.data
+        addr = _data(dice)
         self.dice = <int8_t*>addr
-        addr = turns.ctypes.data
+        addr = _data(turns)
         self.turns = <int32_t*>addr
         free(self.kids)  # NULL unless __init__ runs again
         self.kids = NULL
@@ -926,8 +926,8 @@ cdef class GameBatch:
             sdarr = np.ascontiguousarray(sides, dtype=np.int8)
             if sdarr.shape != (m,) or (m and (int(sdarr.min()) < 0 or int(sdarr.max()) > 1)):
                 raise FastNardyError(f"sides must be {m} values of 0 (white) and 1 (black)")
-            kv = <const uint64_t*><size_t>karr.ctypes.data
-            sdv = <const int8_t*><size_t>sdarr.ctypes.data
+            kv = <const uint64_t*>_data(karr)
+            sdv = <const int8_t*>_data(sdarr)
             for j in range(m):
                 err = nb_check_key(kv[2 * j], kv[2 * j + 1], self.r.game)
                 if err:
@@ -937,8 +937,8 @@ cdef class GameBatch:
                     raise InvalidPositionError(f"T7: in key {j} the side to move has borne "
                                                f"off 15 checkers")
         self._done()
-        gv = <const int64_t*><size_t>garr.ctypes.data
-        sv = <const int64_t*><size_t>sarr.ctypes.data
+        gv = <const int64_t*>_data(garr)
+        sv = <const int64_t*>_data(sarr)
         for j in range(m):
             g = gv[j]
             self.begin(g, sv[j])
@@ -1148,8 +1148,8 @@ cdef class GameBatch:
         self.nkids = 0
         games = np.empty(self.n, dtype=np.int64)
         offsets = np.empty(self.n + 1, dtype=np.int64)
-        gv = <int64_t*><size_t>games.ctypes.data
-        ov = <int64_t*><size_t>offsets.ctypes.data
+        gv = <int64_t*>_data(games)
+        ov = <int64_t*>_data(offsets)
         c = ctx_acquire()
         try:
             ctx_watch(c)
@@ -1170,9 +1170,9 @@ cdef class GameBatch:
             raise ResourceLimitError("out of memory for the children of the waiting games")
         children = np.empty(self.nkids, dtype=KEY_DTYPE)
         if self.nkids:
-            memcpy(<void*><size_t>children.ctypes.data, self.kids, 16 * self.nkids)
+            memcpy(<void*>_data(children), self.kids, 16 * self.nkids)
         exact = np.full(self.nkids, np.nan)
-        ev = <double*><size_t>exact.ctypes.data
+        ev = <double*>_data(exact)
         for i in range(self.nkids):
             if moved_side_off(self.kids[2 * i], self.kids[2 * i + 1]):
                 nb_board_from_key(self.kids[2 * i], self.kids[2 * i + 1], self.r.game, &b)
@@ -1202,9 +1202,9 @@ cdef class GameBatch:
         if self.nkids and np.isnan(varr).any():
             raise FastNardyError("values must not be NaN")
         games, offsets = self.waiting
-        vv = <const double*><size_t>varr.ctypes.data
-        gv = <const int64_t*><size_t>games.ctypes.data
-        ov = <const int64_t*><size_t>offsets.ctypes.data
+        vv = <const double*>_data(varr)
+        gv = <const int64_t*>_data(games)
+        ov = <const int64_t*>_data(offsets)
         for j in range(games.shape[0]):
             k = ov[j]
             best = vv[k]
@@ -1240,9 +1240,9 @@ cdef class GameBatch:
             j = bad[0]
             raise FastNardyError(f"choice {carr[j]} of waiting game {games[j]} is not an "
                                  f"index of its {offsets[j + 1] - offsets[j]} legal turns")
-        cv = <const int64_t*><size_t>carr.ctypes.data
-        gv = <const int64_t*><size_t>games.ctypes.data
-        ov = <const int64_t*><size_t>offsets.ctypes.data
+        cv = <const int64_t*>_data(carr)
+        gv = <const int64_t*>_data(games)
+        ov = <const int64_t*>_data(offsets)
         for j in range(games.shape[0]):
             k = ov[j] + cv[j]
             self.status[gv[j]] = 0

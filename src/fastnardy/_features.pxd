@@ -48,6 +48,6 @@ cdef inline uint32_t mirrored(const mirror_map* m, uint32_t held) noexcept nogil
 
 cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
                     row_facts* facts) noexcept nogil
-cdef int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m, int8_t* row,
+cdef int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
                  row_facts* facts) noexcept nogil
 cdef int raise_fault(int faults, int keys) except -1

@@ -10,8 +10,7 @@ def features(kind: int, is_short: int, boards: object,
     """(N, F) float32 inputs of kind 0 raw, 1 tdgammon, 2 nardy, mover's view."""
     ...
 
-def rows_of_keys(is_short: int, keys: object,
-                 mirror: npt.ArrayLike) -> npt.NDArray[np.int8]:
+def rows_of_keys(is_short: int, keys: object) -> npt.NDArray[np.int8]:
     """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
     ...
 

@@ -3,7 +3,7 @@
 and board rows to keys, each row or key validated in the same pass that reads it.
 
 Keys are read and written through the kernel's own decoder and builder (``nb_key_has_31``,
-``nb_key_to_row`` and ``nb_build`` of ``_packed.pxd``), so the key layout has one home,
+``nb_key_row_words`` and ``nb_build`` of ``_packed.pxd``), so the key layout has one home,
 :mod:`fastnardy._packed`. The mirror of RULES.md section 0 comes from the caller
 (``fastnardy.batch.MIRROR_COLUMNS``); the meaning of every feature column is in
 :mod:`fastnardy.features`. Errors are counted as bits during the pass (no Python object is
@@ -16,8 +16,9 @@ from libc.string cimport memcmp, memcpy
 
 import numpy as np
 
-from fastnardy._packed cimport (nb_board, nb_build, nb_entry, nb_key_has_31, nb_key_to_row,
-                                nb_load8, nonzero8, sum8)
+from fastnardy._args cimport _data
+from fastnardy._packed cimport (nb_board, nb_build, nb_entry, nb_key_has_31,
+                                nb_key_row_words, nb_load8, nonzero8, sum8, words3)
 from fastnardy._packed import KEY_DTYPE
 from fastnardy.errors import InvalidPositionError
 
@@ -39,6 +40,7 @@ cdef extern from *:
 
 cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
 cdef int _maps_n = 0
+cdef list _map_tuples = [None, None]  # the tuple each map was built from, if it was one
 
 
 cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexcept nogil:
@@ -62,6 +64,7 @@ cdef float FIFTEENTH[16]      # n / 15
 cdef float HALF[16]           # n / 2
 cdef float SIXTH[7]           # min(run, 6) / 6
 cdef float RAW15[16]          # float32(n) / float32(15)
+cdef float PAIR15[256][2]     # RAW15 of the two counts a | b << 4: RAW15[a], RAW15[b]
 cdef uint64_t BYTES[256]      # the eight bits of n as eight bytes 0 or 1 (bit j: byte j)
 
 
@@ -76,6 +79,9 @@ cdef void _tables() noexcept:
         FIFTEENTH[n] = <float>(n / 15.0)
         HALF[n] = <float>(n / 2.0)
         RAW15[n] = (<float>n) / (<float>15.0)
+    for n in range(256):
+        PAIR15[n][0] = RAW15[n & 15]
+        PAIR15[n][1] = RAW15[n >> 4]
     for n in range(7):
         SIXTH[n] = <float>(n / 6.0)
     for n in range(256):
@@ -103,17 +109,41 @@ cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
     return faults
 
 
-cdef int key_row(uint64_t lo, uint64_t hi, int is_short, const mirror_map* m,
-                 int8_t* row, row_facts* facts) noexcept nogil:
-    """The board row of a key and its facts, in the pass that checks it (the kernel's
-    branch-free decoder, then the row's masks eight counts at a time), or the E_* bit of its
-    fault. A key's fields each hold one side, so no point holds both (E_BOTH)."""
-    cdef int fault
+cdef inline int key_checked(uint64_t lo, uint64_t hi, int is_short, uint64_t* w,
+                            int* count) noexcept nogil:
+    """The row words of a key (nb_key_row_words) and each side's checker count, in the pass
+    that checks it, or the E_* bits of its faults. A key's fields each hold one side and
+    count 0..15, so no point holds both (E_BOTH) and no count is out of range (E_RANGE)."""
+    cdef int fault = 0
     if nb_key_has_31(lo, hi):
         return E_FIELD
-    nb_key_to_row(lo, hi, is_short, row, 1)
-    fault = row_faults(row, m, is_short, facts)
-    return fault & (E_COUNT | E_BAR)
+    nb_key_row_words(lo, hi, is_short, w)
+    # the sum of two words' bytes is at most 240, so sum8 adds them without a carry
+    count[0] = sum8(w[0] + w[1]) + sum8(w[2]) + <int>(lo >> 60)
+    count[1] = sum8(w[3] + w[4]) + sum8(w[5]) + <int>(hi >> 60)
+    if count[0] > 15 or count[1] > 15:
+        fault |= E_COUNT
+    if not is_short and (lo >> 60 or hi >> 60):
+        fault |= E_BAR
+    return fault
+
+
+cdef int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
+                 row_facts* facts) noexcept nogil:
+    """The board row of a key and its facts (key_checked, then each side's held mask), or
+    the E_* bits of its faults."""
+    cdef uint64_t w[6]
+    cdef int side, fault = key_checked(lo, hi, is_short, w, facts.count)
+    if fault:
+        return fault
+    for side in range(2):
+        facts.held[side] = (nonzero8(w[3 * side]) | (nonzero8(w[3 * side + 1]) << 8)
+                            | (nonzero8(w[3 * side + 2]) << 16))
+    words3(row, w[0], w[1], w[2])
+    words3(row + 25, w[3], w[4], w[5])
+    row[24] = <int8_t>(lo >> 60)
+    row[49] = <int8_t>(hi >> 60)
+    return 0
 
 
 cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) noexcept nogil:
@@ -122,6 +152,32 @@ cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) 
         out[i] = (<float>row[i]) / (<float>15.0)   # as RAW15: float32 division
     out[50] = RAW15[15 - facts.count[0]]
     out[51] = RAW15[15 - facts.count[1]]
+
+
+cdef inline void fifteenths8(uint64_t w, float* out) noexcept nogil:
+    """The eight counts (0..15) of a row word, as RAW15, two a lookup."""
+    cdef uint64_t pairs = w | (w >> 4)   # byte 2k: count 2k | count 2k + 1 << 4
+    cdef int k
+    for k in range(4):
+        memcpy(out + 2 * k, PAIR15[(pairs >> (16 * k)) & 0xFF], 2 * sizeof(float))
+
+
+cdef inline int raw_key(uint64_t lo, uint64_t hi, int is_short, float* out) noexcept nogil:
+    """The raw features of a key straight from its checked row words, or its faults (no row
+    in between: reading a row back in vectors right after writing it in words stalls)."""
+    cdef uint64_t w[6]
+    cdef int count[2]
+    cdef int j, fault = key_checked(lo, hi, is_short, w, count)
+    if fault:
+        return fault
+    for j in range(3):
+        fifteenths8(w[j], out + 8 * j)
+        fifteenths8(w[3 + j], out + 25 + 8 * j)
+    out[24] = RAW15[lo >> 60]
+    out[49] = RAW15[hi >> 60]
+    out[50] = RAW15[15 - count[0]]
+    out[51] = RAW15[15 - count[1]]
+    return 0
 
 
 cdef inline void tdgammon_row(const int8_t* row, const row_facts* facts,
@@ -198,11 +254,16 @@ cdef int raise_fault(int faults, int keys) except -1:
 
 
 cdef const mirror_map* mirror_of(object mirror) except NULL:
-    """The map of a mirror given as 24 columns (built at its first use)."""
+    """The map of a mirror given as 24 columns (built at its first use; a tuple that built a
+    map, such as MIRROR_COLUMNS' own, finds it again without a check, since it cannot
+    change)."""
     global _maps_n
     cdef int8_t column[24]
     cdef int i, k, v, j
     cdef mirror_map* m
+    for i in range(_maps_n):
+        if mirror is _map_tuples[i]:
+            return &_maps[i]
     table = np.asarray(mirror)
     if table.shape != (24,) or table.dtype.kind not in "iu":
         raise ValueError(f"the mirror is 24 columns, not {table.dtype} {table.shape}")
@@ -213,6 +274,8 @@ cdef const mirror_map* mirror_of(object mirror) except NULL:
         column[i] = <int8_t>v
     for i in range(_maps_n):
         if memcmp(_maps[i].column, column, 24) == 0:
+            if type(mirror) is tuple:
+                _map_tuples[i] = mirror
             return &_maps[i]
     if _maps_n == 2:
         raise ValueError("fastnardy._features knows two mirrors, the two games'")
@@ -224,6 +287,8 @@ cdef const mirror_map* mirror_of(object mirror) except NULL:
             for j in range(8):
                 if v >> j & 1:
                     m.bits[k][v] |= (<uint32_t>1) << column[8 * k + j]
+    if type(mirror) is tuple:
+        _map_tuples[_maps_n] = mirror
     _maps_n += 1
     return m
 
@@ -287,20 +352,23 @@ def features(int kind, int is_short, object boards, object mirror):
         array = keys_array(array)
         n = array.shape[0]
         if n:
-            keys = <const uint64_t*><size_t>array.ctypes.data
+            keys = <const uint64_t*>_data(array)
     else:
         array = rows_array(array)
         n = array.shape[0]
         if n:
-            rows = <const int8_t*><size_t>array.ctypes.data
+            rows = <const int8_t*>_data(array)
     result = np.empty((n, width), dtype=np.float32)
     if n == 0:
         return result
-    out = <float*><size_t>result.ctypes.data
+    out = <float*>_data(result)
     with nogil:
         for i in range(n):
+            if keys != NULL and kind == K_RAW:
+                faults |= raw_key(keys[2 * i], keys[2 * i + 1], is_short, out + width * i)
+                continue
             if keys != NULL:
-                fault = key_row(keys[2 * i], keys[2 * i + 1], is_short, mir, scratch, &facts)
+                fault = key_row(keys[2 * i], keys[2 * i + 1], is_short, scratch, &facts)
                 row = scratch
             else:
                 row = rows + 50 * i
@@ -316,26 +384,23 @@ def features(int kind, int is_short, object boards, object mirror):
     return result
 
 
-def rows_of_keys(int is_short, object keys, object mirror):
+def rows_of_keys(int is_short, object keys):
     """Board rows (N, 50) int8 of a 1-D KEY_DTYPE array, every key checked."""
-    cdef const mirror_map* mir
     cdef const uint64_t* data
     cdef int8_t* out
     cdef row_facts facts
     cdef Py_ssize_t i, n
     cdef int faults = 0
-    mir = mirror_of(mirror)
     array = keys_array(np.asarray(keys))
     n = array.shape[0]
     result = np.empty((n, 50), dtype=np.int8)
     if n == 0:
         return result
-    data = <const uint64_t*><size_t>array.ctypes.data
-    out = <int8_t*><size_t>result.ctypes.data
+    data = <const uint64_t*>_data(array)
+    out = <int8_t*>_data(result)
     with nogil:
         for i in range(n):
-            faults |= key_row(data[2 * i], data[2 * i + 1], is_short, mir, out + 50 * i,
-                              &facts)
+            faults |= key_row(data[2 * i], data[2 * i + 1], is_short, out + 50 * i, &facts)
     if faults:
         _raise(faults, 1)
     return result
@@ -361,8 +426,8 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
               else np.empty(n, dtype=KEY_DTYPE))
     if n == 0:
         return result.tobytes() if entries else result
-    data = <const int8_t*><size_t>array.ctypes.data
-    out = <char*><size_t>result.ctypes.data
+    data = <const int8_t*>_data(array)
+    out = <char*>_data(result)
     with nogil:
         for i in range(n):
             row = data + 50 * i
@@ -406,8 +471,8 @@ def winners(object rows):
     result = np.zeros(n, dtype=np.int8)
     if n == 0:
         return result
-    data = <const int8_t*><size_t>rows.ctypes.data
-    out = <int8_t*><size_t>result.ctypes.data
+    data = <const int8_t*>_data(rows)
+    out = <int8_t*>_data(result)
     with nogil:
         for i in range(n):
             mover = 0
@@ -435,8 +500,8 @@ def held_masks(object rows, object mirror):
     result = np.zeros((n, 6), dtype=np.int64)
     if n == 0:
         return result
-    data = <const int8_t*><size_t>array.ctypes.data
-    out = <int64_t*><size_t>result.ctypes.data
+    data = <const int8_t*>_data(array)
+    out = <int64_t*>_data(result)
     with nogil:
         for i in range(n):
             if row_faults(data + 50 * i, mir, 0, &facts) & E_RANGE:

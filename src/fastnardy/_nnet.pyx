@@ -35,6 +35,7 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
                                   W_TDGAMMON, key_row, keys_array, mirror_of, mirrored,
                                   raise_fault, row_facts, row_faults, rows_array)
+from fastnardy._args cimport _data
 from fastnardy._packed cimport nb_ctz
 from fastnardy import _features
 from fastnardy.errors import FastNardyError
@@ -368,7 +369,7 @@ cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
                 float* probs) noexcept nogil:
     """The five outputs of a packed key (mover's frame), or its _features fault bits."""
     cdef row_facts facts
-    cdef int fault = key_row(lo, hi, net.is_short, net.mirror, s.row, &facts)
+    cdef int fault = key_row(lo, hi, net.is_short, s.row, &facts)
     if fault:
         return fault
     forward_row(net, s.row, &facts, s, probs)
@@ -380,8 +381,8 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
     """nn_key of two keys at once (faster, the same floats): the outputs of each
     well-formed key, and the union of the two keys' fault bits."""
     cdef row_facts facts_a, facts_b
-    cdef int fault_a = key_row(lo_a, hi_a, net.is_short, net.mirror, s.row, &facts_a)
-    cdef int fault_b = key_row(lo_b, hi_b, net.is_short, net.mirror, s.row2, &facts_b)
+    cdef int fault_a = key_row(lo_a, hi_a, net.is_short, s.row, &facts_a)
+    cdef int fault_b = key_row(lo_b, hi_b, net.is_short, s.row2, &facts_b)
     return forward_checked(net, s.row, &facts_a, fault_a, s.row2, &facts_b, fault_b, s,
                            probs_a, probs_b)
 
@@ -525,14 +526,14 @@ cdef class Network:
         self.net.hidden = hidden
         self.net.stride = stride
         self.net.is_short = is_short
-        self.net.w1 = <const float*><size_t>w1.ctypes.data
-        self.net.b1 = <const float*><size_t>b1.ctypes.data
-        self.net.w2t = <const float*><size_t>w2t.ctypes.data
-        self.net.bias = <const float*><size_t>bias.ctypes.data
-        self.net.points = <const float*><size_t>points.ctypes.data
-        self.net.offs = <const float*><size_t>offs.ctypes.data
-        self.net.runs = <const float*><size_t>runs.ctypes.data if runs is not None else NULL
-        self.net.longest = (<const float*><size_t>longest.ctypes.data if runs is not None
+        self.net.w1 = <const float*>_data(w1)
+        self.net.b1 = <const float*>_data(b1)
+        self.net.w2t = <const float*>_data(w2t)
+        self.net.bias = <const float*>_data(bias)
+        self.net.points = <const float*>_data(points)
+        self.net.offs = <const float*>_data(offs)
+        self.net.runs = <const float*>_data(runs) if runs is not None else NULL
+        self.net.longest = (<const float*>_data(longest) if runs is not None
                             else NULL)
         for k in range(NN_OUTPUTS):
             self.net.b2[k] = b2[k]
@@ -585,8 +586,8 @@ cdef class Network:
         result = np.empty((n, NN_OUTPUTS), dtype=np.float32)
         if n == 0:
             return result
-        x = <const float*><size_t>features.ctypes.data
-        out = <float*><size_t>result.ctypes.data
+        x = <const float*>_data(features)
+        out = <float*>_data(result)
         s = nn_scratch_new()
         if s == NULL:
             raise MemoryError()
@@ -618,17 +619,17 @@ cdef class Network:
         if as_equity:
             result = np.empty(n, dtype=np.float64)
             if n:
-                eout = <double*><size_t>result.ctypes.data
+                eout = <double*>_data(result)
         else:
             result = np.empty((n, NN_OUTPUTS), dtype=np.float32)
             if n:
-                pout = <float*><size_t>result.ctypes.data
+                pout = <float*>_data(result)
         if n == 0:
             return result
         if is_keys:
-            keys = <const uint64_t*><size_t>array.ctypes.data
+            keys = <const uint64_t*>_data(array)
         else:
-            rows = <const int8_t*><size_t>array.ctypes.data
+            rows = <const int8_t*>_data(array)
         s = nn_scratch_new()
         if s == NULL:
             raise MemoryError()

@@ -284,36 +284,60 @@ cdef inline void words3(int8_t* out, uint64_t a, uint64_t b, uint64_t c) noexcep
     memcpy(out + 16, &c, 8)
 
 
+cdef inline void lay24(uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                       uint64_t* w) noexcept nogil:
+    """24 bytes in a row as three little-endian words: the eight of a, the low four of b,
+    the eight of c, the low four of d (each word of the row is then one store, so that a
+    reader of the row in words, row_faults, gets it from one store: a load spanning two
+    stores waits for both)."""
+    w[0] = a
+    w[1] = (b & <uint64_t>0xFFFFFFFF) | (c << 32)
+    w[2] = (c >> 32) | (d << 32)
+
+
 cdef inline void store24(int8_t* out, uint64_t a, uint64_t b, uint64_t c,
                          uint64_t d) noexcept nogil:
-    """24 bytes in a row: the eight of a, the low four of b, the eight of c, the low four of
-    d (little-endian words), stored as three words, so that a reader of the row in words
-    (row_faults) gets each from one store (a load spanning two stores waits for both)."""
-    words3(out, a, (b & <uint64_t>0xFFFFFFFF) | (c << 32), (c >> 32) | (d << 32))
+    """The 24 bytes of lay24, stored."""
+    cdef uint64_t w[3]
+    lay24(a, b, c, d, w)
+    words3(out, w[0], w[1], w[2])
 
 
-cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
-                               int mover_first) noexcept nogil:
-    """The 50-byte board row of a key (a well-formed one: no field of 31): each side's 24
-    points in its own numbering and its bar, the key's mover's side first if
-    ``mover_first``, else the OTHER side's first (the view of the side to move after the
-    turn). Eight fields at a time, in words (little-endian: the bytes of a word are stored
-    lowest first), with no branch on the counts: bit 4 of a field tells whose it is (0..15
-    the key's mover's count, 16..30 the other side's count + 15)."""
+cdef inline void nb_key_row_words(uint64_t lo, uint64_t hi, int is_short,
+                                  uint64_t* w) noexcept nogil:
+    """The 48 point counts of a key's board row (a well-formed key: no field of 31) as six
+    little-endian words, with no branch on the counts: w[0..2] the key's mover's points
+    1-24, w[3..5] the other side's points 1-24 in its own numbering. Eight fields at a time:
+    bit 4 of a field tells whose it is (0..15 the key's mover's count, 16..30 the other
+    side's count + 15)."""
     cdef uint64_t m[4]
     cdef uint64_t o[4]
-    cdef int8_t* mover = row if mover_first else row + 25
-    cdef int8_t* other = row + 25 if mover_first else row
     key_words(lo, hi, m, o)
-    store24(mover, m[0], m[1], m[2], m[3])
+    lay24(m[0], m[1], m[2], m[3], w)
     if is_short:  # the mirror of §0, 25 - q: the other side's points in reverse order
         o[3] = bytes_reversed(o[3]) >> 32
         o[2] = bytes_reversed(o[2])
         o[1] = bytes_reversed(o[1]) >> 32
         o[0] = bytes_reversed(o[0])
-        words3(other, o[3] | (o[2] << 32), (o[2] >> 32) | (o[1] << 32), o[0])
+        w[3] = o[3] | (o[2] << 32)
+        w[4] = (o[2] >> 32) | (o[1] << 32)
+        w[5] = o[0]
     else:  # q + 12 or q - 12: the two halves exchanged
-        store24(other, o[2], o[3], o[0], o[1])
+        lay24(o[2], o[3], o[0], o[1], w + 3)
+
+
+cdef inline void nb_key_to_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
+                               int mover_first) noexcept nogil:
+    """The 50-byte board row of a key (a well-formed one: no field of 31): each side's 24
+    points in its own numbering (nb_key_row_words) and its bar, the key's mover's side first
+    if ``mover_first``, else the OTHER side's first (the view of the side to move after the
+    turn)."""
+    cdef uint64_t w[6]
+    cdef int8_t* mover = row if mover_first else row + 25
+    cdef int8_t* other = row + 25 if mover_first else row
+    nb_key_row_words(lo, hi, is_short, w)
+    words3(mover, w[0], w[1], w[2])
+    words3(other, w[3], w[4], w[5])
     mover[24] = <int8_t>(lo >> 60)
     other[24] = <int8_t>(hi >> 60)
 

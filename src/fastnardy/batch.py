@@ -312,8 +312,7 @@ def rows_from_keys(rules: object, keys: object) -> npt.NDArray[np.int8]:
     than 15 checkers of a side or (long nardy) a bar checker raise InvalidPositionError."""
     game = Rules.of(rules).game
     return _features.rows_of_keys(game == "short",
-                                  checks.array(keys, "keys", InvalidPositionError),
-                                  MIRROR_COLUMNS[game])
+                                  checks.array(keys, "keys", InvalidPositionError))
 
 
 def keys_from_rows(rules: object, rows: object) -> npt.NDArray[Any]:
