@@ -57,8 +57,28 @@ from .errors import ResourceLimitError
 cdef extern from *:
     """
     static inline int nb_hibit(unsigned int x) { return 31 - __builtin_clz(x); }
-    /* inline: without -mpopcnt (the baseline x86-64) __builtin_popcount is a libgcc call */
+    /* Without -mpopcnt (the baseline x86-64) __builtin_popcount is a libgcc call: the
+       POPCNT instruction where the CPU has it (a flag set once, so a branch that is always
+       predicted), else the bit trick, which the debug build (-O0, no __OPTIMIZE__) always
+       takes, so that its test run covers it. */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && defined(__OPTIMIZE__)
+    #define NB_POPCNT 1
+    #endif
+    static int nb_has_popcnt = 0;
+    static void nb_detect_popcnt(void) {
+    #ifdef NB_POPCNT
+        __builtin_cpu_init();
+        nb_has_popcnt = __builtin_cpu_supports("popcnt");
+    #endif
+    }
     static inline int nb_popcount(uint32_t x) {
+    #ifdef NB_POPCNT
+        if (nb_has_popcnt) {
+            uint32_t n;
+            __asm__("popcntl %1, %0" : "=r"(n) : "rm"(x) : "cc");
+            return (int)n;
+        }
+    #endif
         x = x - ((x >> 1) & 0x55555555u);
         x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
         x = (x + (x >> 4)) & 0x0F0F0F0Fu;
@@ -67,8 +87,11 @@ cdef extern from *:
     """
     int nb_hibit(unsigned int x) noexcept nogil
     int nb_popcount(uint32_t x) noexcept nogil
+    void nb_detect_popcnt() noexcept nogil
     int nb_check_signals "PyErr_CheckSignals"()   # -1 with the exception set: no except clause,
                                                   # the caller records it in ctx.stop
+
+nb_detect_popcnt()
 
 cdef enum:
     # Open-addressing table of result positions: power of two > NB_MAX_TURNS.
