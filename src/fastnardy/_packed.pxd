@@ -237,6 +237,19 @@ cdef inline uint64_t seq_add(uint64_t seq, int depth, int src, int dst, int hit)
     return seq | (code << (4 + 10 * (3 - depth))) | (<uint64_t>hit << (3 - depth))
 
 
+cdef inline int seq_step(uint64_t seq, int i, int* src, int* dst, int* hit) noexcept nogil:
+    """Step i (0..3) of an encoded sequence (seq_add): 0 past its last step, else 1 with the
+    step's src (25 the bar), dst (0 borne off) and hit flag."""
+    cdef int code = <int>((seq >> (4 + 10 * (3 - i))) & 1023)
+    if code == 0:
+        return 0
+    code -= 1
+    src[0] = 25 - (code >> 5)
+    dst[0] = code & 31
+    hit[0] = <int>((seq >> (3 - i)) & 1)
+    return 1
+
+
 cdef inline uint64_t nb_key_has_31(uint64_t lo, uint64_t hi) noexcept nogil:
     """Nonzero iff one of the 24 point fields of a key is 31 (which encodes nothing)."""
     cdef uint64_t ones = <uint64_t>0x084210842108421   # bit 0 of each of the 12 fields

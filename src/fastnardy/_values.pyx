@@ -10,7 +10,7 @@ from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 from fastnardy._packed cimport (hkey, mir, nb_board, nb_board_from_key, nb_check_key, nb_entry,
-                                nb_rules, nb_swap_key, seq_add)
+                                nb_rules, nb_swap_key, seq_add, seq_step)
 from fastnardy._movegen cimport (NB_COUNT, _generate, ctx_acquire, ctx_release, nb_ctx,
                                  nb_generate)
 from fastnardy._args cimport _index, _key_of, _parse_code, _parse_dice, _parse_die, _parse_position
@@ -46,18 +46,13 @@ cdef inline tuple _tup24(const int8_t* vals):
 cdef tuple _steps_of(uint64_t seq, tuple table):
     """The steps of an encoded sequence (seq_add), as items of ``table`` (plain tuples, or
     the Step values of the public API)."""
-    cdef int i, n = 0, code, src, dst, hit
+    cdef int i, n = 0, src, dst, hit
     cdef int idx[4]
     cdef tuple t
     cdef object o
     for i in range(4):
-        code = <int>((seq >> (4 + 10 * (3 - i))) & 1023)
-        if code == 0:
+        if not seq_step(seq, i, &src, &dst, &hit):
             break
-        code -= 1
-        src = 25 - code // 32
-        dst = code % 32
-        hit = <int>((seq >> (3 - i)) & 1)
         idx[n] = (src * 32 + dst) * 2 + hit
         n += 1
     t = PyTuple_New(n)
