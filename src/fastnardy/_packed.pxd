@@ -49,6 +49,30 @@ cdef extern from *:
         x |= bars;
         memcpy(out, &x, 16);
     }
+    /* The 24 point fields of a key as bytes (nb_key_words of the .pxd), both halves of the
+       key at once, one in each lane: eight 5-bit fields spread to the eight bytes of a word
+       (bits 0..39) and four (bits 40..59) to the low four bytes of another, in three
+       shift-and-mask rounds; then split by bit 4 of each byte into the key's mover's counts
+       (0..15) and the other side's (16..30 hold that side's count + 15). */
+    static inline void nb_key_words2(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) {
+        const uint64_t ones = 0x0101010101010101ULL;
+        nb_v2 x = {lo, hi};
+        nb_v2 part[2] = {x & 0xFFFFFFFFFFULL, (x >> 40) & 0xFFFFFULL};
+        for (int k = 0; k < 2; k++) {
+            nb_v2 v = part[k];
+            v = (v & 0xFFFFFULL) | ((v & 0xFFFFF00000ULL) << 12);
+            v = (v & 0x000003FF000003FFULL) | ((v & 0x000FFC00000FFC00ULL) << 6);
+            v = (v & 0x001F001F001F001FULL) | ((v & 0x03E003E003E003E0ULL) << 3);
+            nb_v2 s = (v >> 4) & ones;
+            nb_v2 whose = (s << 8) - s;             /* 0xFF in the other side's bytes */
+            nb_v2 mine = v & ~whose;
+            nb_v2 theirs = (v & whose) - ((s << 4) - s);
+            m[k] = mine[0];
+            m[k + 2] = mine[1];
+            o[k] = theirs[0];
+            o[k + 2] = theirs[1];
+        }
+    }
     /* One checker in the key field of point p (1..24) or on the mover's bar (25), in the
        key's low and high words; nothing for 0 (borne off). */
     #define NB_U(k) ((uint64_t)1 << (5 * (k)))
@@ -64,6 +88,7 @@ cdef extern from *:
     uint64_t nb_load8(const int8_t* p) noexcept nogil
     int nb_ctz(uint32_t x) noexcept nogil
     void nb_swap2(uint64_t lo, uint64_t hi, int is_short, uint64_t* out) noexcept nogil
+    void nb_key_words2(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) noexcept nogil
     const uint64_t nb_unit_lo[26]
     const uint64_t nb_unit_hi[26]
 
@@ -258,36 +283,17 @@ cdef inline uint64_t nb_key_has_31(uint64_t lo, uint64_t hi) noexcept nogil:
     return (a | b) & ones
 
 
-cdef inline uint64_t spread8(uint64_t x) noexcept nogil:
-    """Eight 5-bit fields (bits 0..39 of x) into the eight bytes of a word, in order."""
-    x = (x & <uint64_t>0xFFFFF) | ((x & <uint64_t>0xFFFFF00000) << 12)
-    x = (x & <uint64_t>0x000003FF000003FF) | ((x & <uint64_t>0x000FFC00000FFC00) << 6)
-    return (x & <uint64_t>0x001F001F001F001F) | ((x & <uint64_t>0x03E003E003E003E0) << 3)
-
-
 cdef inline uint64_t bytes_reversed(uint64_t x) noexcept nogil:
     x = ((x & <uint64_t>0x00FF00FF00FF00FF) << 8) | ((x >> 8) & <uint64_t>0x00FF00FF00FF00FF)
     x = ((x & <uint64_t>0x0000FFFF0000FFFF) << 16) | ((x >> 16) & <uint64_t>0x0000FFFF0000FFFF)
     return (x << 32) | (x >> 32)
 
 
-cdef inline void split8(uint64_t x, uint64_t* mover, uint64_t* other) noexcept nogil:
-    """Eight fields spread to bytes (spread8) as the key's mover's counts and the other
-    side's: a byte of 16..30 (bit 4) holds the other side's count + 15."""
-    cdef uint64_t s = (x >> 4) & <uint64_t>0x0101010101010101
-    cdef uint64_t whose = s * 0xFF      # 0xFF in the other side's bytes
-    mover[0] = x & ~whose
-    other[0] = (x & whose) - s * 15
-
-
 cdef inline void key_words(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) noexcept nogil:
     """The 24 point fields of a key as four words of bytes a side, the key's mover's points
     1-8, 9-12 (the low four bytes), 13-20 and 21-24 (the low four): m its counts, o the
-    other side's counts on those points."""
-    split8(spread8(lo & <uint64_t>0xFFFFFFFFFF), &m[0], &o[0])
-    split8(spread8((lo >> 40) & <uint64_t>0xFFFFF), &m[1], &o[1])
-    split8(spread8(hi & <uint64_t>0xFFFFFFFFFF), &m[2], &o[2])
-    split8(spread8((hi >> 40) & <uint64_t>0xFFFFF), &m[3], &o[3])
+    other side's counts on those points (nb_key_words2: both halves at once)."""
+    nb_key_words2(lo, hi, m, o)
 
 
 cdef inline void words3(int8_t* out, uint64_t a, uint64_t b, uint64_t c) noexcept nogil:
