@@ -294,11 +294,11 @@ cdef const mirror_map* mirror_of(object mirror) except NULL:
 
 
 cdef object keys_array(object array):
-    """A 1-D KEY_DTYPE array as a C-contiguous (N, 2) uint64 array."""
+    """A 1-D KEY_DTYPE array, C-contiguous: its data is each key's lo and hi words."""
     if array.dtype != KEY_DTYPE or array.ndim != 1:
         raise InvalidPositionError(f"keys must be a 1-D array of dtype {KEY_DTYPE}, "
                                    f"not {array.dtype} {array.shape}")
-    return np.ascontiguousarray(array).view(np.uint64).reshape(array.shape[0], 2)
+    return np.ascontiguousarray(array)
 
 
 cdef object rows_array(object array):
