@@ -49,11 +49,13 @@ cdef extern from *:
         x |= bars;
         memcpy(out, &x, 16);
     }
-    /* The 24 point fields of a key as bytes (nb_key_words of the .pxd), both halves of the
-       key at once, one in each lane: eight 5-bit fields spread to the eight bytes of a word
-       (bits 0..39) and four (bits 40..59) to the low four bytes of another, in three
-       shift-and-mask rounds; then split by bit 4 of each byte into the key's mover's counts
-       (0..15) and the other side's (16..30 hold that side's count + 15). */
+    /* The 24 point fields of a key as four words of bytes a side: the key's mover's points
+       1-8, 9-12 (the low four bytes), 13-20 and 21-24 (the low four); m its counts, o the
+       other side's counts on those points. Both halves of the key at once, one in each
+       lane: eight 5-bit fields spread to the eight bytes of a word (bits 0..39) and four
+       (bits 40..59) to the low four bytes of another, in three shift-and-mask rounds; then
+       split by bit 4 of each byte into the key's mover's counts (0..15) and the other
+       side's (16..30 hold that side's count + 15). */
     static inline void nb_key_words2(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) {
         const uint64_t ones = 0x0101010101010101ULL;
         nb_v2 x = {lo, hi};
@@ -289,13 +291,6 @@ cdef inline uint64_t bytes_reversed(uint64_t x) noexcept nogil:
     return (x << 32) | (x >> 32)
 
 
-cdef inline void key_words(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) noexcept nogil:
-    """The 24 point fields of a key as four words of bytes a side, the key's mover's points
-    1-8, 9-12 (the low four bytes), 13-20 and 21-24 (the low four): m its counts, o the
-    other side's counts on those points (nb_key_words2: both halves at once)."""
-    nb_key_words2(lo, hi, m, o)
-
-
 cdef inline void words3(int8_t* out, uint64_t a, uint64_t b, uint64_t c) noexcept nogil:
     """The 24 bytes of three little-endian words."""
     memcpy(out, &a, 8)
@@ -331,7 +326,7 @@ cdef inline void nb_key_row_words(uint64_t lo, uint64_t hi, int is_short,
     side's count + 15)."""
     cdef uint64_t m[4]
     cdef uint64_t o[4]
-    key_words(lo, hi, m, o)
+    nb_key_words2(lo, hi, m, o)
     lay24(m[0], m[1], m[2], m[3], w)
     if is_short:  # the mirror of §0, 25 - q: the other side's points in reverse order
         o[3] = bytes_reversed(o[3]) >> 32
@@ -369,7 +364,7 @@ cdef inline uint32_t nonzero8(uint64_t x) noexcept nogil:
 
 cdef inline uint32_t points24(const uint64_t* w) noexcept nogil:
     """The mask (bit p = point p, 1..24) of the nonzero bytes of a side's four words (as
-    key_words splits a key)."""
+    nb_key_words2 splits a key)."""
     return (nonzero8(w[0]) << 1 | (nonzero8(w[1]) & 0xF) << 9 | nonzero8(w[2]) << 13
             | (nonzero8(w[3]) & 0xF) << 21)
 
@@ -386,7 +381,7 @@ cdef inline void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_bo
     cdef uint64_t o[4]
     cdef uint32_t held
     cdef int i
-    key_words(lo, hi, m, o)
+    nb_key_words2(lo, hi, m, o)
     store24(&b.m[1], m[0], m[1], m[2], m[3])
     store24(&b.o[1], o[0], o[1], o[2], o[3])
     b.m[25] = <int8_t>(lo >> 60)
