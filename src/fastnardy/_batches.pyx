@@ -229,7 +229,7 @@ cdef object _batch_boards(object boards, nb_batch* bt):
     if arr.dtype == KEY_DTYPE:
         if arr.ndim != 1:
             raise InvalidPositionError(f"keys must be a 1-D array of KEY_DTYPE, not shape {arr.shape}")
-        arr = np.ascontiguousarray(arr).view(np.uint64).reshape(arr.shape[0], 2)
+        arr = np.ascontiguousarray(arr)  # each key's lo and hi words, in order
         bt.n = arr.shape[0]
         bt.rows = NULL
         bt.keys = <const uint64_t*>_data(arr) if bt.n else NULL
@@ -937,7 +937,7 @@ cdef class GameBatch:
             karr = np.asarray(keys)
             if karr.dtype != KEY_DTYPE or karr.shape != (m,):
                 raise InvalidPositionError(f"keys must be a 1-D KEY_DTYPE array of {m}")
-            karr = np.ascontiguousarray(karr).view(np.uint64)
+            karr = np.ascontiguousarray(karr)
             sdarr = np.ascontiguousarray(sides, dtype=np.int8)
             if sdarr.shape != (m,) or (m and (int(sdarr.min()) < 0 or int(sdarr.max()) > 1)):
                 raise FastNardyError(f"sides must be {m} values of 0 (white) and 1 (black)")
