@@ -191,6 +191,8 @@ def count_turns(code, me, me_bar, opp, opp_bar, die1, die2):
 # kernel its classes through bind(): the kernel imports no module of the package but errors.
 
 cdef type _turn_type = None      # fastnardy.position.Turn
+cdef tuple _STEP_VALUES = ()     # fastnardy.position.Step values, indexed as _STEPS
+cdef object _backends = None     # fastnardy.backend: names the default backend
 cdef tuple _NO_ARGS = ()
 
 
@@ -199,9 +201,6 @@ cdef inline object _new(type base, type cls):
     its Python-level call (an attribute lookup, an argument tuple and a check each time):
     base's own tp_new slot, given cls, as that call does."""
     return (<PyTypeObject*>base).tp_new(cls, <PyObject*>_NO_ARGS, NULL)
-
-cdef tuple _STEP_VALUES = ()     # fastnardy.position.Step values, indexed as _STEPS
-cdef object _backends = None     # fastnardy.backend: names the default backend
 
 
 def bind(turn_type, step_type, backends):
