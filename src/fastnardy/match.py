@@ -27,6 +27,7 @@ import subprocess
 from abc import ABC, abstractmethod
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, TextIO, Tuple
 
@@ -140,17 +141,10 @@ class Network(Player):
         return first_best(values, parent, len(rows))
 
 
-class Gnubg(Player):
-    """GNU Backgammon's 0-ply move (cubeless, money game without Jacoby) for each row, its
-    legality checked against fastnardy's children (T1: a turn is the position it makes)."""
+class _Driver:
+    """One ``gnubg -t`` process running :data:`DRIVER`, through two FIFOs."""
 
-    def __init__(self, setting: str) -> None:
-        if setting not in NOISE:
-            raise FastNardyError(f"gnubg setting must be one of {sorted(NOISE)}, not "
-                                 f"{setting!r}")
-        if not Path(GNUBG).exists():
-            raise EngineError(f"{GNUBG} not found: apt-get install -y gnubg")
-        self.name, self.noise = f"gnubg:{setting}", NOISE[setting]
+    def __init__(self) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="gnubg-driver-")
         fifos = [os.path.join(self.folder.name, name) for name in ("in", "out")]
         for fifo in fifos:
@@ -161,7 +155,6 @@ class Gnubg(Player):
                                         stderr=subprocess.DEVNULL, env=environment)
         self.requests = self._open_writer(fifos[0])  # both ends in the driver's order
         self.answers = open(fifos[1])
-        self.seconds = 0.0  # gnubg's wall time (its CPU is another process's)
 
     def _open_writer(self, fifo: str, seconds: float = 120.0) -> TextIO:
         """The request FIFO, once gnubg opens it: never a hang on a gnubg that died."""
@@ -179,20 +172,80 @@ class Gnubg(Player):
         os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "w")
 
-    def moves(self, rows: Rows, dice: npt.NDArray[Any]) -> List[List[int]]:
-        """gnubg's move for each row: from, to pairs in the mover's numbering."""
-        request = ";".join(",".join(map(str, list(row) + list(d))) for row, d in zip(rows, dice))
-        started = time.perf_counter()
-        self.requests.write(f"{self.noise} {request}\n")
+    def ask(self, head: str, items: List[str]) -> List[str]:
+        """One request line, its answer's items."""
+        self.requests.write(f"{head} {';'.join(items)}\n")
         self.requests.flush()
         line = self.answers.readline()
         if not line.startswith("@@"):
             raise EngineError(f"gnubg exited ({self.process.poll()})")
-        self.seconds += time.perf_counter() - started
         answer = line[2:].strip()
         if answer.startswith("error"):
             raise EngineError(f"gnubg: {answer}")
-        return [[int(x) for x in part.split(",") if x] for part in answer.split(";")]
+        return answer.split(";")
+
+    def close(self) -> None:
+        self.requests.close()
+        self.answers.close()
+        self.process.wait(timeout=30)
+        self.folder.cleanup()
+
+
+class Gnubg(Player):
+    """GNU Backgammon's 0-ply move (cubeless, money game without Jacoby) for each row, its
+    legality checked against fastnardy's children (T1: a turn is the position it makes).
+    gnubg's Python calls wait on its task queue (about 10 ms a call however little they
+    compute), so a request is shared among ``processes`` gnubg processes asked at once."""
+
+    def __init__(self, setting: str, processes: int = 8) -> None:
+        if setting not in NOISE:
+            raise FastNardyError(f"gnubg setting must be one of {sorted(NOISE)}, not "
+                                 f"{setting!r}")
+        if not isinstance(processes, int) or processes < 1:
+            raise FastNardyError(f"processes must be a positive int, not {processes!r}")
+        if not Path(GNUBG).exists():
+            raise EngineError(f"{GNUBG} not found: apt-get install -y gnubg")
+        self.name, self.noise = f"gnubg:{setting}", NOISE[setting]
+        self.drivers: List[_Driver] = []
+        try:
+            for _ in range(processes):
+                self.drivers.append(_Driver())
+        except BaseException:
+            self.close()
+            raise
+        self.pool = ThreadPoolExecutor(processes) if processes > 1 else None
+        self.seconds = 0.0  # gnubg's wall time (its CPU is other processes')
+
+    def _ask(self, head: str, items: List[str]) -> List[str]:
+        """The answers' items to ``items``, shared among the drivers in contiguous parts."""
+        started = time.perf_counter()
+        k = min(len(self.drivers), len(items))
+        bounds = [len(items) * i // k for i in range(k + 1)]
+        parts = [items[bounds[i]:bounds[i + 1]] for i in range(k)]
+        if self.pool is None or k == 1:
+            answers = [self.drivers[0].ask(head, items)]
+        else:
+            answers = list(self.pool.map(lambda i: self.drivers[i].ask(head, parts[i]),
+                                         range(k)))
+        self.seconds += time.perf_counter() - started
+        return [item for answer in answers for item in answer]
+
+    def moves(self, rows: Rows, dice: npt.NDArray[Any]) -> List[List[int]]:
+        """gnubg's move for each row: from, to pairs in the mover's numbering."""
+        items = [",".join(map(str, list(row) + list(d))) for row, d in zip(rows, dice)]
+        return [[int(x) for x in part.split(",") if x] for part in self._ask(str(self.noise),
+                                                                            items)]
+
+    def probabilities(self, rows: Rows, plies: int = 0) -> npt.NDArray[np.float64]:
+        """gnubg's cubeless evaluation at ``plies`` plies of each board row (short nardy,
+        none finished) for its side to move: (N, 5), the five outputs of
+        :data:`fastnardy.network.OUTPUTS` (gnubg's win, win gammon, win backgammon, lose
+        gammon, lose backgammon)."""
+        if len(rows) == 0:
+            return np.zeros((0, 5))
+        items = [",".join(map(str, row)) for row in np.asarray(rows, dtype=np.int64)]
+        answer = self._ask(f"evaluate {int(plies)}", items)
+        return np.array([[float(x) for x in part.split(",")] for part in answer])
 
     def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
              parent: npt.NDArray[Any]) -> Indices:
@@ -219,10 +272,11 @@ class Gnubg(Player):
         return chosen
 
     def close(self) -> None:
-        self.requests.close()
-        self.answers.close()
-        self.process.wait(timeout=30)
-        self.folder.cleanup()
+        pool = getattr(self, "pool", None)  # not made when a driver failed to start
+        if pool is not None:
+            pool.shutdown()
+        for driver in self.drivers:
+            driver.close()
 
 
 class Result(NamedTuple):

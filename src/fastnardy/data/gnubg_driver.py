@@ -5,7 +5,10 @@ which names two FIFOs in the environment. Each line of GNUBG_DRIVER_IN is
 points 1-24 and bar, then the opponent's) and the two dice, comma separated. The answer, one
 line of GNUBG_DRIVER_OUT, is ``@@MOVE;MOVE;...``: each MOVE gnubg's best move at 0 ply
 (cubeless, deterministic noise NOISE) as from,to pairs in the mover's numbering (25 the bar,
-0 off), empty for no legal move; or ``@@error ...``. Jacoby is off, so gammons and
+0 off), empty for no legal move; or ``@@error ...``. A line ``evaluate PLIES ROW;ROW;...``
+(ROWs of 50 counts, no dice) asks for gnubg's cubeless evaluation of each row at PLIES plies
+for its side to move: the answer's items are its five probabilities (win, win gammon, win
+backgammon, lose gammon, lose backgammon), comma separated. Jacoby is off, so gammons and
 backgammons count (S9). The FIFOs keep the answers apart from what gnubg itself prints."""
 
 import os
@@ -23,16 +26,26 @@ requests = open(os.environ["GNUBG_DRIVER_IN"])
 answers_out = open(os.environ["GNUBG_DRIVER_OUT"], "w")
 for line in requests:
     try:
-        noise, request = line.split()
-        context = {"cubeful": 0, "plies": 0, "deterministic": 1, "noise": float(noise),
-                   "prune": 0}
+        words = line.split()
         answers = []
-        for item in request.split(";"):
-            numbers = [int(x) for x in item.split(",")]
-            row, dice = numbers[:50], numbers[50:52]
-            board = [row[25:50], row[0:25]]  # gnubg: the side not on roll first
-            move = gnubg.findbestmove(board, CUBE, context, tuple(dice))
-            answers.append(",".join(map(str, move)))
+        if words[0] == "evaluate":
+            context = {"cubeful": 0, "plies": int(words[1]), "deterministic": 1,
+                       "noise": 0.0, "prune": 0}
+            for item in words[2].split(";"):
+                row = [int(x) for x in item.split(",")]
+                board = [row[25:50], row[0:25]]  # gnubg: the side not on roll first
+                answers.append(",".join(repr(p) for p in
+                                        gnubg.evaluate(board, CUBE, context)[:5]))
+        else:
+            noise, request = words
+            context = {"cubeful": 0, "plies": 0, "deterministic": 1,
+                       "noise": float(noise), "prune": 0}
+            for item in request.split(";"):
+                numbers = [int(x) for x in item.split(",")]
+                row, dice = numbers[:50], numbers[50:52]
+                board = [row[25:50], row[0:25]]  # gnubg: the side not on roll first
+                move = gnubg.findbestmove(board, CUBE, context, tuple(dice))
+                answers.append(",".join(map(str, move)))
         answers_out.write("@@" + ";".join(answers) + "\n")
     except Exception as error:  # the caller reports it and stops
         message = f"{type(error).__name__}: {error}".replace("\n", " ")
