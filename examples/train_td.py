@@ -106,23 +106,30 @@ class Adam:
             p -= (scale * m / (np.sqrt(v) + 1e-8)).astype(np.float32)
 
 
+def step(params: List[np.ndarray], adam: Adam, xb: np.ndarray, yb: np.ndarray) -> float:
+    """One Adam step on the minibatch (xb, yb float32) on the weights ``params`` (the
+    Evaluator's four arrays, updated in place); its summed cross-entropy."""
+    w1, b1, w2, b2 = params
+    with np.errstate(over="ignore"):  # exp of a sum far below 0: inf, the sigmoid 0
+        hidden = 1.0 / (1.0 + np.exp(-(xb @ w1 + b1)))
+        out = 1.0 / (1.0 + np.exp(-(hidden @ w2 + b2)))
+    clipped = np.clip(out, 1e-6, 1 - 1e-6)
+    total = float(-(yb * np.log(clipped) + (1 - yb) * np.log(1 - clipped)).sum())
+    d_out = (out - yb) / len(xb)  # cross-entropy through the sigmoid
+    d_hidden = (d_out @ w2.T) * hidden * (1 - hidden)
+    adam.update([xb.T @ d_hidden, d_hidden.sum(0), hidden.T @ d_out, d_out.sum(0)])
+    return total
+
+
 def learn(params: List[np.ndarray], adam: Adam, x: np.ndarray, y: np.ndarray,
           minibatch: int, rng: np.random.Generator) -> float:
-    """One pass of Adam over (x, y) in shuffled minibatches on the weights ``params`` (the
-    Evaluator's four arrays, updated in place); the mean cross-entropy."""
-    w1, b1, w2, b2 = params
+    """One pass of Adam over (x, y) in shuffled minibatches (:func:`step`); the mean
+    cross-entropy."""
     order = rng.permutation(len(x))
     total = 0.0
     for start in range(0, len(x), minibatch):
         pick = order[start:start + minibatch]
-        xb, yb = x[pick], y[pick].astype(np.float32)
-        hidden = 1.0 / (1.0 + np.exp(-(xb @ w1 + b1)))
-        out = 1.0 / (1.0 + np.exp(-(hidden @ w2 + b2)))
-        clipped = np.clip(out, 1e-6, 1 - 1e-6)
-        total += float(-(yb * np.log(clipped) + (1 - yb) * np.log(1 - clipped)).sum())
-        d_out = (out - yb) / len(pick)  # cross-entropy through the sigmoid
-        d_hidden = (d_out @ w2.T) * hidden * (1 - hidden)
-        adam.update([xb.T @ d_hidden, d_hidden.sum(0), hidden.T @ d_out, d_out.sum(0)])
+        total += step(params, adam, x[pick], y[pick].astype(np.float32))
     return total / (len(x) * len(OUTPUTS))
 
 

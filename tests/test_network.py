@@ -64,7 +64,12 @@ def test_shipped_evaluator_loads_small_with_how_it_was_trained(game: str) -> Non
     assert net.output_weights.shape == (len(net.hidden_bias), len(OUTPUTS))
     meta = net.metadata
     assert meta["game"] == game and meta["variants"] == {}  # the default rules
-    assert meta["games"] > 0 and meta["cpu_seconds"] > 0 and "train_td.py" in meta["command"]
+    assert meta["cpu_seconds"] > 0
+    if "train_td.py" in meta["command"]:
+        assert meta["games"] > 0
+    else:  # a teacher's evaluations learnt: gnubg's in short nardy
+        assert "train_teacher.py" in meta["command"] and meta["rows"] > 0
+        assert meta["teacher"] == "gnubg" or game == "long"
     assert isinstance(meta["seed"], int)
 
 
@@ -178,6 +183,49 @@ def test_trainer_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     assert not np.allclose(a.output_weights, start.output_weights)
 
 
+def _teacher() -> ModuleType:
+    _module(ROOT / "examples" / "train_td.py", "train_td")  # what train_teacher imports
+    return _module(ROOT / "examples" / "train_teacher.py", "train_teacher")
+
+
+def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) -> None:
+    train = _teacher()
+    common = ["--game", "long", "--teacher", "long", "--plies", "1", "--positions", "400",
+              "--parallel", "16", "--hidden", "8", "--epochs", "2", "--top", "2"]
+    outs = []
+    for name, seed in (("a", "5"), ("b", "5"), ("c", "6")):
+        path = tmp_path / f"{name}.npz"
+        assert train.main(common + ["--seed", seed, "--out", str(path), "--data",
+                                    str(tmp_path / f"data-{name}.npz")]) == 0
+        outs.append(Evaluator.load(path))
+    a, b, c = outs
+    np.testing.assert_array_equal(a.hidden_weights, b.hidden_weights)
+    assert not np.array_equal(a.hidden_weights, c.hidden_weights)
+    assert (a.metadata["teacher"], a.metadata["plies"], a.metadata["kind"]) == ("long", 1,
+                                                                                 "nardy")
+    assert a.metadata["rows"] >= 400 * 0.5 and "train_teacher.py" in a.metadata["command"]
+    # the labelled rows are cached: a second fit on them, with another file as --extra
+    again = tmp_path / "again.npz"
+    assert train.main(common + ["--seed", "5", "--out", str(again), "--data",
+                                str(tmp_path / "data-a.npz"), "--extra",
+                                str(tmp_path / "data-c.npz")]) == 0
+    assert Evaluator.load(again).metadata["rows"] == a.metadata["rows"] + c.metadata["rows"]
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_one_ply_teacher_is_expectimax(game: str) -> None:
+    """The search teacher's outputs at 1 ply: their equity is expectimax's (no filter),
+    finished games (L10, S9) scored exactly, on middle-game and bear-off rows."""
+    train = _teacher()
+    rules, net = Rules.of(game), Evaluator.load(game)
+    home = Position.from_points(game, [2, 0, 1, 0, 0, 0] + [0] * 18,
+                                [3, 3, 3, 2, 2, 2] + [0] * 18, "white")
+    rows = np.concatenate([_middle_rows(game, 6), batch.encode([home])])
+    outputs = train.searched(rules, rows, net, 1)
+    np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, net, 1), atol=1e-9)
+    assert outputs[-1, 0] > 0.5  # 1-3 pips to bear off against a full home board
+
+
 def test_lambda_returns_end_in_the_outcome_and_flip_sides() -> None:
     train = _module(ROOT / "examples" / "train_td.py", "train_td")
     final = np.array([0.0, 0, 0, 1, 0])  # the loser's view: lost by mars
@@ -225,6 +273,34 @@ def test_gnubg_driver_moves_are_legal_turns() -> None:
     finally:
         gnubg.close()
     assert (result.turns > 0).all()  # every move gnubg chose was one of the legal turns
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
+                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
+    """S9 outputs from gnubg's 0 ply: the same rows, in order, whatever the processes."""
+    from fastnardy.match import Gnubg
+    rules = Rules.of("short")
+    start = batch.encode([Position.start("short")])
+    children, _ = batch.expand(rules, start, np.array([[3, 1]]))
+    rows = np.concatenate([start, children])
+    one, three = Gnubg("expert", processes=1), Gnubg("expert", processes=3)
+    try:
+        alone, shared = one.probabilities(rows), three.probabilities(rows)
+        empty = three.probabilities(rows[:0])
+    finally:
+        one.close()
+        three.close()
+    np.testing.assert_array_equal(alone, shared)
+    assert alone.shape == (len(rows), 5) and empty.shape == (0, 5)
+    # gnubg 1.07's nets at the start: on roll wins 52.1%, equity +0.067 (its `eval`)
+    assert alone[0, 0] == pytest.approx(0.52148, abs=1e-4)
+    assert equity(alone[:1])[0] == pytest.approx(0.0670, abs=1e-3)
+    # cumulative outputs: win >= win gammon >= win backgammon, likewise for losses
+    assert (alone[:, 0] >= alone[:, 1]).all() and (alone[:, 1] >= alone[:, 2]).all()
+    assert (1 - alone[:, 0] >= alone[:, 3]).all() and (alone[:, 3] >= alone[:, 4]).all()
+    with pytest.raises(FastNardyError, match="processes"):
+        Gnubg("expert", processes=0)
 
 
 def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) -> None:

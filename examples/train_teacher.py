@@ -1,0 +1,269 @@
+"""Train a fastnardy.network.Evaluator on a teacher's evaluations (supervised, in numpy).
+
+The teacher is GNU Backgammon (``--teacher gnubg``, short nardy: Debian's ``gnubg``,
+headless) or an Evaluator (``--teacher long``, ``short`` or a ``.npz``) searched one ply
+deeper than it plays. Three stages, the first two cached in ``--data`` (an ``.npz``; a later
+run with the same file skips them):
+
+1. *Positions.* ``--parallel`` games at a time are played by ``--policy`` (an Evaluator, the
+   game's shipped net by default, at 0 ply), each turn's choice made uniformly at random
+   instead with probability ``--explore``. Of each turn's children (the positions the
+   policy compares: the next mover's view, finished games left out), the ``--top`` best by
+   the policy are kept and ``--per-turn`` more drawn at random; the rows are then made
+   distinct.
+2. *Labels.* Each row's five outputs (``fastnardy.network.OUTPUTS``) for its side to move.
+   gnubg: its cubeless evaluation at ``--plies`` plies
+   (:meth:`fastnardy.match.Gnubg.probabilities`, money game without Jacoby: gammons and
+   backgammons count, S9), ``--gnubg`` processes at once. An Evaluator at ``--plies 1``:
+   the mean over the 21 rolls (T5) of the teacher's outputs of the child it would play
+   (the first best, T2 order; a finished game's exact outputs, L10/S9), seen from the side
+   to move; at ``--plies 0`` its own outputs.
+3. *Fit.* One hidden layer of ``--hidden`` sigmoid units on the game's inputs
+   (``tdgammon`` short, ``nardy`` long), five sigmoid outputs, Adam on the cross-entropy of
+   each output against the teacher's, ``--epochs`` passes in minibatches, the rate falling
+   linearly to a tenth; ``--holdout`` of the rows (drawn by the seed) are never learnt and
+   report the mean absolute error of the equity after each pass. The weights are written
+   to ``--out`` after each pass (``Evaluator.load(path)`` reads them); the metadata records
+   the command, seed, rows and CPU seconds (this process's and gnubg's).
+
+``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit.
+A run is deterministic for its arguments (numpy's PCG64 for the games, the holdout and the
+minibatches; gnubg is deterministic; BLAS on one thread).
+
+    python examples/train_teacher.py --game short --teacher gnubg --positions 20000 \\
+        --data /tmp/g.npz --out /tmp/short.npz
+"""
+
+from __future__ import annotations
+
+import os
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before numpy: one core, the same sums every run
+
+import argparse  # noqa: E402
+import resource  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from typing import Callable, List, Optional, Tuple  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from fastnardy import Rules, features  # noqa: E402
+from fastnardy.batch import chance_expand, expand, segment_argmax  # noqa: E402
+from fastnardy.match import Gnubg  # noqa: E402
+from fastnardy.network import OUTPUTS, Evaluator, equity  # noqa: E402
+
+from train_td import (HALF, KINDS, Adam, _start_row, final_targets, first_best,  # noqa: E402
+                      flip, new_network, roll, step)
+
+CHUNK = 64  # rows a gnubg request
+SEARCH_CHUNK = 1000  # rows a chance_expand of the search teacher
+
+
+def _ranks(score: np.ndarray, parent: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each child's rank by ``score`` (ascending) among its siblings."""
+    order = np.lexsort((score, parent))
+    rank = np.empty(len(score), dtype=np.int64)
+    rank[order] = np.arange(len(score)) - offsets[parent[order]]
+    return rank
+
+
+def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
+    """Distinct child rows of games played by the policy (stage 1)."""
+    rules = Rules.of(args.game)
+    policy = Evaluator.load(args.policy or args.game)
+    start = _start_row(KINDS[args.game])
+    n = args.parallel
+    rows = np.repeat(start[None], n, axis=0)
+    plies = np.zeros(n, dtype=np.int64)
+    kept: List[np.ndarray] = []
+    total = 0
+    while total < args.positions:
+        dice = roll(rng, n, plies == 0, args.game == "short")
+        children, parent = expand(rules, rows, dice)
+        values = -policy.evaluate(children)
+        won = children[:, HALF:].sum(axis=1) == 0  # the mover bore off its 15th (L9, S9)
+        values[won] = 1e9  # a finished game is chosen; it is never kept
+        choice = first_best(values, parent, n)
+        offsets = np.searchsorted(parent, np.arange(n + 1))
+        counts = np.diff(offsets)
+        wild = rng.random(n) < args.explore
+        choice[wild] = offsets[:-1][wild] + (rng.random(int(wild.sum())) * counts[wild]).astype(
+            np.int64)
+        drawn = _ranks(rng.random(len(children)), parent, offsets)
+        best = _ranks(-values, parent, offsets)
+        keep = ((drawn < args.per_turn) | (best < args.top)) & ~won
+        kept.append(children[keep])
+        total += int(keep.sum())
+        rows = children[choice]
+        plies += 1
+        over = won[choice] | (plies >= 2000)
+        rows[over] = start
+        plies[over] = 0
+    distinct = np.unique(np.concatenate(kept), axis=0)
+    return distinct[rng.permutation(len(distinct))]
+
+
+def searched(rules: Rules, rows: np.ndarray, teacher: Evaluator, plies: int) -> np.ndarray:
+    """The teacher's five outputs of each row at 0 or 1 ply (stage 2), side to move's view."""
+    if plies == 0:
+        return teacher.evaluate(rows, probabilities=True).astype(np.float64)
+    out: List[np.ndarray] = []
+    for i in range(0, len(rows), SEARCH_CHUNK):
+        part = rows[i:i + SEARCH_CHUNK]
+        nodes = chance_expand(rules, part)
+        outputs = teacher.evaluate(nodes.children, probabilities=True).astype(np.float64)
+        won = nodes.children[:, HALF:].sum(axis=1) == 0  # the mover bore off its 15th
+        if won.any():  # exact, from the loser's view (the child's side to move)
+            outputs[won] = final_targets(rules, nodes.children[won])
+        best = nodes.offsets[:-1] + segment_argmax(-equity(outputs), nodes.offsets)
+        mine = flip(outputs[best]).reshape(len(part), 21, len(OUTPUTS))
+        out.append(np.einsum("r,nrk->nk", nodes.probability, mine))
+        if (i // SEARCH_CHUNK) % 100 == 0:
+            print(f"labels {i + len(part):9d} / {len(rows)}  cpu {time.process_time():7.1f}s",
+                  flush=True)
+    return np.concatenate(out)
+
+
+def label(rows: np.ndarray, plies: int, processes: int) -> Tuple[np.ndarray, float]:
+    """gnubg's five outputs of each row (stage 2), and the gnubg processes' CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    engine = Gnubg("expert", processes)
+    block = CHUNK * processes
+    out: List[np.ndarray] = []
+    started = time.monotonic()
+    try:
+        for i in range(0, len(rows), block):
+            out.append(engine.probabilities(rows[i:i + block], plies))
+            if (i // block) % 100 == 0:
+                print(f"labels {i + len(out[-1]):9d} / {len(rows)}  "
+                      f"{time.monotonic() - started:6.0f} s", flush=True)
+    finally:
+        engine.close()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return np.concatenate(out), seconds
+
+
+def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np.ndarray,
+        save: Callable[[Evaluator, int, float], None]) -> Evaluator:
+    """Adam on the cross-entropy (stage 3); ``save(net, epoch, holdout error)`` after each
+    pass."""
+    kind = KINDS[args.game]
+    net = Evaluator.load(args.init) if args.init else new_network(kind, args.hidden, rng)
+    params = [net.hidden_weights.copy(), net.hidden_bias.copy(), net.output_weights.copy(),
+              net.output_bias.copy()]
+    held = np.zeros(len(x), dtype=bool)
+    held[rng.permutation(len(x))[:int(args.holdout * len(x))]] = True
+    train_x, train_y = x[~held], y[~held].astype(np.float32)
+    adam = Adam(params, args.rate)
+    batches = -(-len(train_x) // args.minibatch)
+    for epoch in range(1, args.epochs + 1):
+        order = rng.permutation(len(train_x))
+        total = 0.0
+        for b in range(batches):
+            adam.rate = args.rate * (1 - 0.9 * ((epoch - 1) * batches + b)
+                                     / (args.epochs * batches))
+            pick = order[b * args.minibatch:(b + 1) * args.minibatch]
+            total += step(params, adam, train_x[pick], train_y[pick])
+        net = Evaluator(kind, *params)
+        error = float(np.abs(equity(net.probabilities(x[held])) - equity(y[held])).mean())
+        print(f"epoch {epoch:3d}  loss {total / (len(train_x) * len(OUTPUTS)):.5f}  "
+              f"holdout equity error {error:.4f}  cpu {time.process_time():7.1f}s", flush=True)
+        save(net, epoch, error)
+    return net
+
+
+def train(args: argparse.Namespace, command: str) -> Evaluator:
+    rules = Rules.of(args.game)
+    rng = np.random.default_rng(args.seed)
+    gnubg_seconds = 0.0
+    if args.data and os.path.exists(args.data):
+        with np.load(args.data) as data:
+            rows, targets = data["rows"], data["targets"]
+            gnubg_seconds = float(data["gnubg_seconds"])
+        print(f"{len(rows)} labelled rows from {args.data}", flush=True)
+    else:
+        rows = gather(args, rng)
+        print(f"{len(rows)} distinct rows, cpu {time.process_time():.1f}s", flush=True)
+        if args.teacher == "gnubg":
+            targets, gnubg_seconds = label(rows, args.plies, args.gnubg)
+        else:
+            targets = searched(rules, rows, Evaluator.load(args.teacher), args.plies)
+        if args.data:
+            np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds)
+    for extra in args.extra:
+        with np.load(extra) as data:
+            rows = np.concatenate([rows, data["rows"]])
+            targets = np.concatenate([targets, data["targets"]])
+            gnubg_seconds += float(data["gnubg_seconds"])
+        print(f"{len(rows)} labelled rows with {extra}", flush=True)
+    x = features(rules, rows, KINDS[args.game])
+
+    def save(net: Evaluator, epoch: int, error: float) -> None:
+        net.metadata = {
+            "game": args.game, "variants": rules.variants(), "kind": KINDS[args.game],
+            "teacher": args.teacher, "plies": args.plies, "rows": len(rows),
+            "seed": args.seed, "epochs": epoch, "holdout_equity_error": round(error, 5),
+            "cpu_seconds": round(time.process_time(), 1),
+            "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
+            "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS)}
+        net.save(args.out)
+
+    return fit(args, rng, x, targets, save)
+
+
+def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(KINDS), required=True)
+    parser.add_argument("--teacher", required=True,
+                        help="gnubg (short), or an Evaluator: long, short or a .npz")
+    parser.add_argument("--out", required=True, help="the .npz to write after each pass")
+    parser.add_argument("--data", help="an .npz caching the labelled rows (stages 1-2)")
+    parser.add_argument("--extra", action="append", default=[],
+                        help="another --data file whose rows are learnt too (repeatable)")
+    parser.add_argument("--positions", type=int, default=200000,
+                        help="children kept before they are made distinct")
+    parser.add_argument("--policy", help="the Evaluator that plays (default: the game's)")
+    parser.add_argument("--explore", type=float, default=0.1)
+    parser.add_argument("--per-turn", type=int, default=4, help="children drawn a turn")
+    parser.add_argument("--top", type=int, default=0, help="the policy's best children kept")
+    parser.add_argument("--parallel", type=int, default=256, help="games played at once")
+    parser.add_argument("--plies", type=int, default=0,
+                        help="the teacher's plies (an Evaluator: 0 or 1)")
+    parser.add_argument("--gnubg", type=int, default=32, help="gnubg processes")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hidden", type=int, default=80)
+    parser.add_argument("--init", help="start from this .npz")
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--rate", type=float, default=3e-3, help="Adam's first rate")
+    parser.add_argument("--minibatch", type=int, default=256)
+    parser.add_argument("--holdout", type=float, default=0.05)
+    args = parser.parse_args(argv)
+    if args.top < 0 or min(args.positions, args.per_turn, args.parallel, args.gnubg, args.hidden,
+           args.epochs, args.minibatch) < 1 or not 0 <= args.explore <= 1 or args.plies < 0:
+        parser.error("counts must be positive (--top >= 0), --explore in [0, 1], --plies >= 0")
+    if args.teacher == "gnubg" and args.game != "short":
+        parser.error("GNU Backgammon teaches short nardy only")
+    if args.teacher != "gnubg" and args.plies > 1:
+        parser.error("an Evaluator teaches at 0 or 1 ply")
+    return args
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse(argv)
+    command = "python examples/train_teacher.py " + " ".join(
+        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    try:
+        net = train(args, command)
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 130, not a traceback
+        print("interrupted", file=sys.stderr)
+        return 130
+    print(f"wrote {args.out}: {net.metadata['rows']} rows, {net.metadata['epochs']} passes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
