@@ -11,9 +11,11 @@ probabilities for the side to move (before it rolls) of
 probabilities: ``2 win - 1 + win_mars + win_3 - lose_mars - lose_3``.
 
 ``Evaluator.load("long")`` and ``Evaluator.load("short")`` read the weights shipped in
-``fastnardy/weights/`` (trained by TD(lambda) self-play, ``examples/train_td.py``; how each
-was trained is in its ``metadata`` and in ``weights/README.md``); ``Evaluator.load(path)``
-reads any ``.npz`` that :meth:`Evaluator.save` wrote.
+``fastnardy/weights/`` (fitted by ``examples/train_teacher.py`` to GNU Backgammon's
+evaluations in short nardy and to its own 1-ply search in long nardy; ``examples/train_td.py``
+trains by TD(lambda) self-play; how each was trained is in its ``metadata`` and in
+``weights/README.md``); ``Evaluator.load(path)`` reads any ``.npz`` that
+:meth:`Evaluator.save` wrote.
 
 Inference runs in compiled code (:mod:`fastnardy._nnet`, float32, no BLAS and no thread
 pool, without the GIL): on feature arrays (``evaluator(features)``,
