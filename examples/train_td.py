@@ -38,7 +38,7 @@ import argparse  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from typing import List, Optional  # noqa: E402
+from typing import Callable, List, Optional  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -282,18 +282,26 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def launch(script: str, argv: Optional[List[str]],
+           parse: Callable[[Optional[List[str]]], argparse.Namespace],
+           train: Callable[[argparse.Namespace, str], Evaluator], counted: str) -> int:
+    """A trainer's command line: train(args, the command that replays it), then one line
+    naming the file written and the metadata's ``counted`` (games, rows); 130 on Ctrl-C."""
     args = parse(argv)
-    command = "python examples/train_td.py " + " ".join(
+    command = f"python examples/{script} " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     try:
         net = train(args, command)
     except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 130, not a traceback
         print("interrupted", file=sys.stderr)
         return 130
-    print(f"wrote {args.out}: {net.metadata['games']} games, "
+    print(f"wrote {args.out}: {net.metadata[counted]} {counted}, "
           f"{net.metadata['cpu_seconds']} s CPU")
     return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    return launch("train_td.py", argv, parse, train, "games")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,6 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import resource  # noqa: E402
-import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from typing import Callable, List, Optional, Tuple  # noqa: E402
@@ -56,7 +55,7 @@ from fastnardy.match import Gnubg  # noqa: E402
 from fastnardy.network import OUTPUTS, Evaluator, equity  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, final_targets, first_best,  # noqa: E402
-                      flip, new_network, roll, step)
+                      flip, launch, new_network, roll, step)
 
 CHUNK = 64  # rows a gnubg request
 SEARCH_CHUNK = 1000  # rows a chance_expand of the search teacher
@@ -253,16 +252,7 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    args = parse(argv)
-    command = "python examples/train_teacher.py " + " ".join(
-        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    try:
-        net = train(args, command)
-    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 130, not a traceback
-        print("interrupted", file=sys.stderr)
-        return 130
-    print(f"wrote {args.out}: {net.metadata['rows']} rows, {net.metadata['epochs']} passes")
-    return 0
+    return launch("train_teacher.py", argv, parse, train, "rows")
 
 
 if __name__ == "__main__":
