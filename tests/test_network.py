@@ -301,6 +301,10 @@ def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
     assert (1 - alone[:, 0] >= alone[:, 3]).all() and (alone[:, 3] >= alone[:, 4]).all()
     with pytest.raises(FastNardyError, match="processes"):
         Gnubg("expert", processes=0)
+    with pytest.raises(FastNardyError, match="plies"):
+        one.probabilities(rows, plies=9)
+    with pytest.raises(FastNardyError, match=r"\(N, 50\)"):
+        one.probabilities(rows[:, :49])
 
 
 def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,7 @@ import os
 import subprocess
 from abc import ABC, abstractmethod
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -214,20 +215,25 @@ class Gnubg(Player):
             self.close()
             raise
         self.pool = ThreadPoolExecutor(processes) if processes > 1 else None
+        self.lock = threading.Lock()  # one request at a time: the FIFOs carry one line each
         self.seconds = 0.0  # gnubg's wall time (its CPU is other processes')
 
     def _ask(self, head: str, items: List[str]) -> List[str]:
-        """The answers' items to ``items``, shared among the drivers in contiguous parts."""
-        started = time.perf_counter()
-        k = min(len(self.drivers), len(items))
-        bounds = [len(items) * i // k for i in range(k + 1)]
-        parts = [items[bounds[i]:bounds[i + 1]] for i in range(k)]
-        if self.pool is None or k == 1:
-            answers = [self.drivers[0].ask(head, items)]
-        else:
-            answers = list(self.pool.map(lambda i: self.drivers[i].ask(head, parts[i]),
-                                         range(k)))
-        self.seconds += time.perf_counter() - started
+        """The answers' items to ``items``, shared among the drivers in contiguous parts
+        (threads calling at once take turns)."""
+        if not items:
+            return []
+        with self.lock:
+            started = time.perf_counter()
+            k = min(len(self.drivers), len(items))
+            bounds = [len(items) * i // k for i in range(k + 1)]
+            parts = [items[bounds[i]:bounds[i + 1]] for i in range(k)]
+            if self.pool is None or k == 1:
+                answers = [self.drivers[0].ask(head, items)]
+            else:
+                answers = list(self.pool.map(lambda i: self.drivers[i].ask(head, parts[i]),
+                                             range(k)))
+            self.seconds += time.perf_counter() - started
         return [item for answer in answers for item in answer]
 
     def moves(self, rows: Rows, dice: npt.NDArray[Any]) -> List[List[int]]:
@@ -241,11 +247,15 @@ class Gnubg(Player):
         none finished) for its side to move: (N, 5), the five outputs of
         :data:`fastnardy.network.OUTPUTS` (gnubg's win, win gammon, win backgammon, lose
         gammon, lose backgammon)."""
-        if len(rows) == 0:
-            return np.zeros((0, 5))
-        items = [",".join(map(str, row)) for row in np.asarray(rows, dtype=np.int64)]
-        answer = self._ask(f"evaluate {int(plies)}", items)
-        return np.array([[float(x) for x in part.split(",")] for part in answer])
+        boards = np.asarray(rows)
+        if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
+            raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
+                                 f"{boards.shape} {boards.dtype}")
+        if not isinstance(plies, int) or not 0 <= plies <= 4:
+            raise FastNardyError(f"plies must be an int from 0 to 4, not {plies!r}")
+        items = [",".join(map(str, row)) for row in boards.astype(np.int64)]
+        answer = self._ask(f"evaluate {plies}", items)
+        return np.array([[float(x) for x in part.split(",")] for part in answer]).reshape(-1, 5)
 
     def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
              parent: npt.NDArray[Any]) -> Indices:
