@@ -15,12 +15,19 @@ import os
 
 import gnubg  # type: ignore[import-not-found]  # gnubg's embedded module
 
-gnubg.command("set threads 1")  # no hand-off to a worker per call: 0.6 ms a call, not 4
+gnubg.command("set threads 1")  # one worker; each call still waits ~10 ms of wall time on
+# gnubg's task queue, so fastnardy.match.Gnubg asks several of these drivers at once
 gnubg.command("set jacoby off")
 gnubg.command("set player 0 human")
 gnubg.command("set player 1 human")
 gnubg.command("new game")
 CUBE = gnubg.cubeinfo()
+
+
+def board(row: list[int]) -> list[list[int]]:
+    """gnubg's board of a row: the side not on roll first."""
+    return [row[25:50], row[0:25]]
+
 
 requests = open(os.environ["GNUBG_DRIVER_IN"])
 answers_out = open(os.environ["GNUBG_DRIVER_OUT"], "w")
@@ -33,9 +40,8 @@ for line in requests:
                        "noise": 0.0, "prune": 0}
             for item in words[2].split(";"):
                 row = [int(x) for x in item.split(",")]
-                board = [row[25:50], row[0:25]]  # gnubg: the side not on roll first
                 answers.append(",".join(repr(p) for p in
-                                        gnubg.evaluate(board, CUBE, context)[:5]))
+                                        gnubg.evaluate(board(row), CUBE, context)[:5]))
         else:
             noise, request = words
             context = {"cubeful": 0, "plies": 0, "deterministic": 1,
@@ -43,8 +49,7 @@ for line in requests:
             for item in request.split(";"):
                 numbers = [int(x) for x in item.split(",")]
                 row, dice = numbers[:50], numbers[50:52]
-                board = [row[25:50], row[0:25]]  # gnubg: the side not on roll first
-                move = gnubg.findbestmove(board, CUBE, context, tuple(dice))
+                move = gnubg.findbestmove(board(row), CUBE, context, tuple(dice))
                 answers.append(",".join(map(str, move)))
         answers_out.write("@@" + ";".join(answers) + "\n")
     except Exception as error:  # the caller reports it and stops
