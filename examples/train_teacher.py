@@ -244,8 +244,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     if args.top < 0 or min(args.positions, args.per_turn, args.parallel, args.gnubg, args.hidden,
            args.epochs, args.minibatch) < 1 or not 0 <= args.explore <= 1 or args.plies < 0:
         parser.error("counts must be positive (--top >= 0), --explore in [0, 1], --plies >= 0")
-    if args.teacher == "gnubg" and args.game != "short":
-        parser.error("GNU Backgammon teaches short nardy only")
+    if args.teacher == "gnubg" and (args.game != "short" or args.plies > 4):
+        parser.error("GNU Backgammon teaches short nardy only, at 0 to 4 plies")
     if args.teacher != "gnubg" and args.plies > 1:
         parser.error("an Evaluator teaches at 0 or 1 ply")
     return args
