@@ -26,7 +26,9 @@ run with the same file skips them):
    to ``--out`` after each pass (``Evaluator.load(path)`` reads them); the metadata records
    the command, seed, rows and CPU seconds (this process's and gnubg's).
 
-``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit.
+``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit;
+every file must have been labelled by the same teacher at the same depth (each records
+them), or the run stops.
 A run is deterministic for its arguments (numpy's PCG64 for the games, the holdout and the
 minibatches; gnubg is deterministic; BLAS on one thread).
 
@@ -175,29 +177,39 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
     return net
 
 
+def cached(path: str, args: argparse.Namespace) -> Tuple[np.ndarray, np.ndarray, float]:
+    """The labelled rows of a ``--data`` file, their targets and gnubg's CPU seconds; exits
+    when another teacher or depth labelled them (the metadata names one of each)."""
+    with np.load(path) as data:
+        made = (str(data["teacher"]), int(data["plies"]))
+        if made != (args.teacher, args.plies):
+            sys.exit(f"train_teacher.py: {path} was labelled by {made[0]} at {made[1]} "
+                     f"plies, not {args.teacher} at {args.plies}")
+        return data["rows"], data["targets"], float(data["gnubg_seconds"])
+
+
 def train(args: argparse.Namespace, command: str) -> Evaluator:
     rules = Rules.of(args.game)
     rng = np.random.default_rng(args.seed)
-    gnubg_seconds = 0.0
     if args.data and os.path.exists(args.data):
-        with np.load(args.data) as data:
-            rows, targets = data["rows"], data["targets"]
-            gnubg_seconds = float(data["gnubg_seconds"])
+        rows, targets, gnubg_seconds = cached(args.data, args)
         print(f"{len(rows)} labelled rows from {args.data}", flush=True)
     else:
         rows = gather(args, rng)
         print(f"{len(rows)} distinct rows, cpu {time.process_time():.1f}s", flush=True)
+        gnubg_seconds = 0.0
         if args.teacher == "gnubg":
             targets, gnubg_seconds = label(rows, args.plies, args.gnubg)
         else:
             targets = searched(rules, rows, Evaluator.load(args.teacher), args.plies)
         if args.data:
-            np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds)
+            np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds,
+                     teacher=args.teacher, plies=args.plies)
     for extra in args.extra:
-        with np.load(extra) as data:
-            rows = np.concatenate([rows, data["rows"]])
-            targets = np.concatenate([targets, data["targets"]])
-            gnubg_seconds += float(data["gnubg_seconds"])
+        more, more_targets, seconds = cached(extra, args)
+        rows = np.concatenate([rows, more])
+        targets = np.concatenate([targets, more_targets])
+        gnubg_seconds += seconds
         print(f"{len(rows)} labelled rows with {extra}", flush=True)
     x = features(rules, rows, KINDS[args.game])
 

@@ -210,6 +210,10 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
                                 str(tmp_path / "data-a.npz"), "--extra",
                                 str(tmp_path / "data-c.npz")]) == 0
     assert Evaluator.load(again).metadata["rows"] == a.metadata["rows"] + c.metadata["rows"]
+    # labels of another depth are refused, not recorded under this run's teacher
+    with pytest.raises(SystemExit, match="labelled by long at 1 plies, not long at 0"):
+        train.main([*common[:5], "0", *common[6:], "--seed", "5", "--out",
+                    str(tmp_path / "other.npz"), "--data", str(tmp_path / "data-a.npz")])
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
