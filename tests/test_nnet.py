@@ -219,3 +219,56 @@ def test_selfplay_with_the_network_in_the_kernel(game: str) -> None:
     for a, b in zip(inside, outside):
         np.testing.assert_array_equal(a, b)
     assert (inside.winner >= 0).all()
+
+
+SAME_FLOATS = """
+import sys
+import numpy as np
+from fastnardy import batch, features, _nnet
+from fastnardy.network import Evaluator
+rng = np.random.default_rng(5)
+out = []
+for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248)):
+    nets = [Evaluator.load(game)] + [
+        Evaluator(kind, rng.normal(0, 0.5, (width, n)), rng.normal(0, 0.5, n),
+                  rng.normal(0, 0.5, (n, 5)), rng.normal(0, 0.5, 5)) for n in (1, 17, 48, 200)]
+    rows = np.load(sys.argv[1])[game]
+    keys = batch.keys_from_rows(game, rows)
+    for net in nets:
+        out += [net.evaluate(rows, probabilities=True), net.evaluate(keys[1:], probabilities=True),
+                net.probabilities(features(game, rows[:300], kind))]
+np.savez(sys.argv[2], simd=_nnet.SIMD, *out)
+"""
+
+
+def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
+    """_nnet_simd.h built for AVX-512, AVX2 and the baseline (each where this CPU runs it,
+    chosen by FASTNARDY_SIMD in a fresh process): bit for bit the same outputs, for the
+    shipped networks and others of 1 to 200 hidden units (tails of 1 to 13 blocks), on
+    rows, keys (pairs in both phases) and feature arrays. A bad FASTNARDY_SIMD stops the
+    import with FastNardyError."""
+    import os
+    import subprocess
+    import sys
+
+    from fastnardy import _nnet
+
+    np.savez(tmp_path / "rows.npz", short=positions("short", 400), long=positions("long", 400))
+    script = tmp_path / "same.py"
+    script.write_text(SAME_FLOATS)
+    results = {}
+    for name in _nnet.SIMD_AVAILABLE:
+        out = tmp_path / f"{name}.npz"
+        subprocess.run([sys.executable, str(script), str(tmp_path / "rows.npz"), str(out)],
+                       check=True, env={**os.environ, "FASTNARDY_SIMD": name})
+        with np.load(out) as data:
+            assert str(data["simd"]) == name
+            results[name] = [data[f"arr_{i}"] for i in range(len(data.files) - 1)]
+    assert "base" in results and len(results["base"]) == 30
+    for name, arrays in results.items():
+        for got, expected in zip(arrays, results["base"]):
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+    bad = subprocess.run([sys.executable, "-c", "import fastnardy"], capture_output=True,
+                         text=True, env={**os.environ, "FASTNARDY_SIMD": "avx9"})
+    assert bad.returncode != 0
+    assert "FastNardyError: FASTNARDY_SIMD='avx9'" in bad.stderr

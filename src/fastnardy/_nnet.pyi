@@ -22,9 +22,11 @@ class Network:
     def of_features(self, features: object) -> npt.NDArray[np.float32]: ...
     def key_equity(self, lo: int, hi: int) -> float: ...
 
-def _point_table(kind: int, is_short: bool, mirror: npt.ArrayLike,
-                 w1: npt.NDArray[np.float32]) -> Tuple[npt.NDArray[np.float32],
-                                                       npt.NDArray[np.intc]]: ...
+# the instruction sets of the arithmetic (all give the same floats), those this CPU and
+# build run, and the one in use (the best, or FASTNARDY_SIMD's)
+SIMD_NAMES: Tuple[str, ...]
+SIMD_AVAILABLE: Tuple[str, ...]
+SIMD: str
 
 # Cython's doctest dictionary and the C API of _nnet.pxd's functions (for the kernel)
 __test__: dict[str, str]

@@ -13,9 +13,11 @@ short nardy makes a second) and shared by the siblings of a search or a self-pla
 two boards are evaluated at once, interleaved, so that each one's chains of dependent
 operations fill the other's waits. Feature arrays (``of_features``) are summed input by
 input. The hidden units are computed sixteen at a time, each block held in registers all
-the way from the bias to its share of the outputs (GCC's vector extension; AVX-512 and AVX2
-clones where the CPU has them, the same operations in the same order, no fused
-multiply-add: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a
+the way from the bias to its share of the outputs (``_nnet_simd.h``, in GCC's and clang's
+vector extension, built for AVX-512, AVX2 and the baseline with vectors as wide as each
+one's registers; the best one the CPU runs is used, or the one ``FASTNARDY_SIMD`` names
+(``SIMD_AVAILABLE``). They do the same operations in the same order, without fused
+multiply-adds: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a
 branch-free exp in base 2 (a polynomial of degree 5; the sigmoid within 1e-7 of the exact
 one), so no BLAS and no thread pool is involved.
 
@@ -28,6 +30,8 @@ from libc.stdint cimport int8_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 from cpython.exc cimport PyErr_CheckSignals
+
+import os
 
 import numpy as np
 
@@ -44,168 +48,90 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
-    /* sixteen floats: GCC's and clang's vector extension (one AVX-512 register, two AVX
-       or four SSE registers: the same operations lane by lane whatever the CPU) */
-    #define NN_L 16
-    typedef float nn_vec __attribute__((vector_size(4 * NN_L)));
-    typedef int32_t nn_veci __attribute__((vector_size(4 * NN_L)));
     /* Every helper that takes or returns a vector is inlined, at -O0 too: a call between
-       a clone and a helper compiled for the baseline would pass the vector in different
-       places (the ABIs differ for vectors wider than 16 bytes). */
+       functions of two instruction sets would pass a vector in different places. */
     #define NN_INLINE static inline __attribute__((always_inline))
     #if defined(__GNUC__)
     #pragma GCC diagnostic ignored "-Wpsabi"  /* that ABI note, for the inlined helpers */
     #endif
-    NN_INLINE nn_vec nn_load(const float* p) { nn_vec v; memcpy(&v, p, sizeof v); return v; }
-    NN_INLINE nn_vec nn_pick(nn_veci m, nn_vec a, nn_vec b) {
-        return (nn_vec)((m & (nn_veci)a) | (~m & (nn_veci)b));
-    }
-    /* exp(x) lane by lane in base 2: x / ln 2 = n + g, n an integer and |g| <= 1/2; 2^g
-       by a polynomial of degree 5 (fitted to it on [-1/2, 1/2]: relative error under
-       1e-7), 2^n added to its exponent bits. x / ln 2 is clamped to [-125, 127], where a
-       sigmoid is 1 or 0 in float32 anyway. Rounding x / ln 2 costs exp up to 62 ulp at
-       |x| = 80, yet a sigmoid stays within 1e-7 of the exact one: where x is large it is
-       flat. The clamp's masks come from the sign bit of a difference: GCC lowers a
-       comparison of sixteen floats lane by lane in its AVX2 clone, not an arithmetic shift. */
-    NN_INLINE nn_vec nn_exp(nn_vec x) {
-        const nn_vec zero = {0}, lo = zero - 125.0f, hi = zero + 127.0f;
-        nn_vec u = x * 1.44269504088896341f;
-        u = nn_pick((nn_veci)(u - lo) >> 31, lo, u);
-        u = nn_pick((nn_veci)(hi - u) >> 31, hi, u);
-        nn_vec n = (u + 12582912.0f) - 12582912.0f;
-        nn_vec g = u - n;
-        nn_vec p = g * 1.326472689897156e-3f + 9.671512660557956e-3f;
-        p = p * g + 5.550733744244639e-2f;
-        p = p * g + 2.4022242084919349e-1f;
-        p = p * g + 6.931469775984708e-1f;
-        p = p * g + 1.0f;
-        return (nn_vec)((nn_veci)p + (__builtin_convertvector(n, nn_veci) << 23));
-    }
-    /* the lanes' sum, as a tree */
-    NN_INLINE float nn_sum(nn_vec v) {
-        float half[8];
-        for (int i = 0; i < 8; i++) half[i] = v[i] + v[i + 8];
-        return ((half[0] + half[1]) + (half[2] + half[3]))
-               + ((half[4] + half[5]) + (half[6] + half[7]));
-    }
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    #define NN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-    #else
-    #define NN_CLONES
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #define NN_X86 1
+    #define NN_W 16
+    #define NN_ISA avx512
+    #define NN_TARGET __attribute__((target("avx512f")))
+    #include "_nnet_simd.h"
+    #undef NN_W
+    #undef NN_ISA
+    #undef NN_TARGET
+    #define NN_W 8
+    #define NN_ISA avx2
+    #define NN_TARGET __attribute__((target("avx2")))
+    #include "_nnet_simd.h"
+    #undef NN_W
+    #undef NN_ISA
+    #undef NN_TARGET
     #endif
-    /* The first layer's sums of K blocks of NN_L hidden units from unit h into acc: the
-       partial sums ``base``, plus the weight rows of the inputs that are 1 (``ones``), plus
-       value times row for the others (``rows``, ``values``). K accumulators, so that K
-       independent chains of adds hide each add's latency; each unit's sum is taken in the
-       same order whatever K. */
-    NN_INLINE void nn_sums(const int K, int h, const float* base, const float* const* ones,
+    #define NN_W 4
+    #define NN_ISA base
+    #define NN_TARGET
+    #include "_nnet_simd.h"
+    /* the instruction set in use (2 AVX-512, 1 AVX2, 0 the baseline), set once at import */
+    static int nn_isa = 0;
+    /* 1 when this CPU runs instruction set ``isa`` and this build has it */
+    static int nn_supports(int isa) {
+        if (isa == 0) return 1;
+    #ifdef NN_X86
+        __builtin_cpu_init();
+        if (isa == 1) return __builtin_cpu_supports("avx2");
+        if (isa == 2) return __builtin_cpu_supports("avx512f");
+    #endif
+        return 0;
+    }
+    static void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
+                         float* base) {
+    #ifdef NN_X86
+        if (nn_isa == 2) { nn_first_avx512(stride, b1, ones, n_ones, base); return; }
+        if (nn_isa == 1) { nn_first_avx2(stride, b1, ones, n_ones, base); return; }
+    #endif
+        nn_first_base(stride, b1, ones, n_ones, base);
+    }
+    static void nn_forward(int stride, const float* base, const float* const* ones,
                            int n_ones, const float* const* rows, const float* values,
-                           int n_rows, nn_vec* acc) {
-        for (int k = 0; k < K; k++) acc[k] = nn_load(base + h + NN_L * k);
-        for (int i = 0; i < n_ones; i++) {
-            const float* row = ones[i] + h;
-            for (int k = 0; k < K; k++) acc[k] += nn_load(row + NN_L * k);
+                           int n_rows, const float* w2t, const float* b2, float* out) {
+    #ifdef NN_X86
+        if (nn_isa == 2) {
+            nn_forward_avx512(stride, base, ones, n_ones, rows, values, n_rows, w2t, b2, out);
+            return;
         }
-        for (int i = 0; i < n_rows; i++) {
-            const float* row = rows[i] + h;
-            for (int k = 0; k < K; k++) acc[k] += values[i] * nn_load(row + NN_L * k);
+        if (nn_isa == 1) {
+            nn_forward_avx2(stride, base, ones, n_ones, rows, values, n_rows, w2t, b2, out);
+            return;
         }
+    #endif
+        nn_forward_base(stride, base, ones, n_ones, rows, values, n_rows, w2t, b2, out);
     }
-    /* nn_sums over all ``stride`` units (a multiple of NN_L), K blocks at a time: 4, then 2
-       and 1 for the rest; ``then(acc, h, ...)`` takes each block in order */
-    #define NN_BLOCKS(stride, base, ones, n_ones, rows, values, n_rows, then) do {      \
-        int h_ = 0;                                                                  \
-        nn_vec acc_[4];                                                              \
-        for (; h_ + 4 * NN_L <= (stride); h_ += 4 * NN_L) {                          \
-            nn_sums(4, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
-            for (int k_ = 0; k_ < 4; k_++) then(acc_[k_], h_ + NN_L * k_);           \
-        }                                                                            \
-        if (h_ + 2 * NN_L <= (stride)) {                                             \
-            nn_sums(2, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
-            for (int k_ = 0; k_ < 2; k_++) then(acc_[k_], h_ + NN_L * k_);           \
-            h_ += 2 * NN_L;                                                          \
-        }                                                                            \
-        if (h_ < (stride)) {                                                         \
-            nn_sums(1, h_, base, ones, n_ones, rows, values, n_rows, acc_);          \
-            then(acc_[0], h_);                                                       \
-        }                                                                            \
-    } while (0)
-    /* The first layer's partial sums of one position: the bias plus the weight rows of the
-       inputs at 1 in ``ones``, written to ``base``. */
-    NN_CLONES static void nn_first(int stride, const float* b1, const float* const* ones,
-                                   int n_ones, float* base) {
-        #define NN_STORE(acc, h) memcpy(base + (h), &(acc), sizeof(nn_vec))
-        NN_BLOCKS(stride, b1, ones, n_ones, (const float* const*)0, (const float*)0, 0,
-                  NN_STORE);
-        #undef NN_STORE
-    }
-    /* A block of hidden sums' sigmoid, and its share of the five outputs' sums ``o`` */
-    NN_INLINE void nn_out(nn_vec* o, nn_vec acc, const float* w2t, int stride, int h) {
-        nn_vec unit = 1.0f / (1.0f + nn_exp(-acc));
-        for (int j = 0; j < 5; j++) o[j] += unit * nn_load(w2t + j * stride + h);
-    }
-    /* The five outputs: the hidden sums (nn_sums from the partial sums ``base``), the
-       sigmoid, each block's share of each output, block by block in order, then the
-       outputs' bias ``b2`` and sigmoid. ``stride``: the hidden units rounded up to NN_L
-       (padded units have zero weights out). The same operations in the same order on every
-       CPU (AVX-512, AVX2 or not: no FMA), so the same results. */
-    NN_CLONES static void nn_forward(int stride, const float* base,
-                                     const float* const* ones, int n_ones,
-                                     const float* const* rows, const float* values,
-                                     int n_rows, const float* w2t, const float* b2,
-                                     float* out) {
-        nn_vec o[5] = {{0}, {0}, {0}, {0}, {0}};
-        nn_vec x = {0};
-        #define NN_OUT(acc, h) nn_out(o, acc, w2t, stride, h)
-        NN_BLOCKS(stride, base, ones, n_ones, rows, values, n_rows, NN_OUT);
-        #undef NN_OUT
-        for (int k = 0; k < 5; k++) x[k] = nn_sum(o[k]) + b2[k];
-        x = 1.0f / (1.0f + nn_exp(-x));
-        for (int k = 0; k < 5; k++) out[k] = x[k];
-    }
-    /* nn_forward of two boards a and b from their partial sums, without ``rows``,
-       interleaved so that each one's chains of dependent operations (the sigmoids,
-       the outputs' sums) fill the other's waits: the same operations per board as
-       nn_forward, so the same floats. The outputs' sigmoid takes a's in lanes 0-4 and b's
-       in lanes 8-12 of one vector. */
-    NN_CLONES static void nn_forward2(int stride, const float* base_a,
-                                      const float* const* ones_a, int n_a,
-                                      const float* base_b,
-                                      const float* const* ones_b, int n_b,
-                                      const float* w2t, const float* b2,
-                                      float* out_a, float* out_b) {
-        nn_vec oa[5] = {{0}, {0}, {0}, {0}, {0}}, ob[5] = {{0}, {0}, {0}, {0}, {0}};
-        nn_vec x = {0}, acc_a[2], acc_b[2];
-        int h = 0;
-        for (; h + 2 * NN_L <= stride; h += 2 * NN_L) {
-            nn_sums(2, h, base_a, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
-                    acc_a);
-            nn_sums(2, h, base_b, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
-                    acc_b);
-            for (int k = 0; k < 2; k++) {
-                nn_out(oa, acc_a[k], w2t, stride, h + NN_L * k);
-                nn_out(ob, acc_b[k], w2t, stride, h + NN_L * k);
-            }
+    static void nn_forward2(int stride, const float* base_a, const float* const* ones_a,
+                            int n_a, const float* base_b, const float* const* ones_b,
+                            int n_b, const float* w2t, const float* b2, float* out_a,
+                            float* out_b) {
+    #ifdef NN_X86
+        if (nn_isa == 2) {
+            nn_forward2_avx512(stride, base_a, ones_a, n_a, base_b, ones_b, n_b, w2t, b2,
+                               out_a, out_b);
+            return;
         }
-        if (h < stride) {
-            nn_sums(1, h, base_a, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
-                    acc_a);
-            nn_sums(1, h, base_b, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
-                    acc_b);
-            nn_out(oa, acc_a[0], w2t, stride, h);
-            nn_out(ob, acc_b[0], w2t, stride, h);
+        if (nn_isa == 1) {
+            nn_forward2_avx2(stride, base_a, ones_a, n_a, base_b, ones_b, n_b, w2t, b2,
+                             out_a, out_b);
+            return;
         }
-        for (int k = 0; k < 5; k++) {
-            x[k] = nn_sum(oa[k]) + b2[k];
-            x[8 + k] = nn_sum(ob[k]) + b2[k];
-        }
-        x = 1.0f / (1.0f + nn_exp(-x));
-        for (int k = 0; k < 5; k++) {
-            out_a[k] = x[k];
-            out_b[k] = x[8 + k];
-        }
+    #endif
+        nn_forward2_base(stride, base_a, ones_a, n_a, base_b, ones_b, n_b, w2t, b2, out_a,
+                         out_b);
     }
     """
+    int nn_isa
+    int nn_supports(int isa) noexcept nogil
     void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
                   float* base) noexcept nogil
     void nn_forward(int stride, const float* base, const float* const* ones, int n_ones,
@@ -214,6 +140,26 @@ cdef extern from *:
     void nn_forward2(int stride, const float* base_a, const float* const* ones_a, int n_a,
                      const float* base_b, const float* const* ones_b, int n_b,
                      const float* w2t, const float* b2, float* out_a, float* out_b) noexcept nogil
+
+# The instruction sets of the network's arithmetic, each giving the same floats: the best
+# this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one).
+SIMD_NAMES = ("base", "avx2", "avx512")
+SIMD_AVAILABLE = tuple(name for isa, name in enumerate(SIMD_NAMES) if nn_supports(isa))
+
+
+def _choose_simd():
+    """Set nn_isa from FASTNARDY_SIMD, or to the best instruction set available."""
+    global nn_isa
+    wanted = os.environ.get("FASTNARDY_SIMD", "")
+    if wanted and wanted not in SIMD_AVAILABLE:
+        raise FastNardyError(f"FASTNARDY_SIMD={wanted!r}: this CPU and build run "
+                             f"{', '.join(SIMD_AVAILABLE)}")
+    nn_isa = SIMD_NAMES.index(wanted or SIMD_AVAILABLE[len(SIMD_AVAILABLE) - 1])
+
+
+_choose_simd()
+SIMD = SIMD_NAMES[nn_isa]
+
 
 cdef int WIDTHS[3]
 WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY]

@@ -1,0 +1,202 @@
+/* fastnardy._nnet's arithmetic, included by _nnet.pyx once per instruction set, with
+   NN_W the lanes of one of its float vectors (16 AVX-512, 8 AVX2, 4 SSE2 or NEON), NN_ISA
+   the suffix of the names defined here and NN_TARGET the attribute of its functions.
+
+   The hidden units are taken in blocks of sixteen: unit h is lane h mod 16 of block h / 16.
+   Whatever NN_W, every unit's first-layer sum, its sigmoid, and every lane's share of each
+   output (summed block after block) are the same operations in the same order, and the
+   sixteen lanes are added in one tree at the end: the same floats on every CPU. A block is
+   16 / NN_W native vectors (a vector wider than the CPU's registers would be lowered by
+   the compiler to memory and back: four times slower under AVX2). */
+
+#define NN_CAT2(a, b) nn_##a##_##b
+#define NN_CAT(a, b) NN_CAT2(a, b)
+#define NN_(name) NN_CAT(name, NN_ISA)
+#define NN_P (16 / NN_W)  /* native vectors a block */
+
+typedef float NN_(vec) __attribute__((vector_size(4 * NN_W)));
+typedef int32_t NN_(veci) __attribute__((vector_size(4 * NN_W)));
+#define NN_VEC NN_(vec)
+#define NN_VECI NN_(veci)
+
+NN_TARGET NN_INLINE NN_VEC NN_(load)(const float* p) {
+    NN_VEC v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* exp(-x) lane by lane in base 2: -x / ln 2 = n + g, n an integer and |g| <= 1/2; 2^g by a
+   polynomial of degree 5 (fitted to it on [-1/2, 1/2]: relative error under 1e-7), 2^n
+   added to its exponent bits. -x / ln 2 is clamped to [-125, 127], where a sigmoid is 1 or
+   0 in float32 anyway. Rounding x / ln 2 costs exp up to 62 ulp at |x| = 80, yet the
+   sigmoid below stays within 1e-7 of the exact one: where x is large it is flat. The
+   clamp's masks come from the sign bit of a difference, which every instruction set keeps
+   in vectors (GCC lowers some comparisons lane by lane). */
+NN_TARGET NN_INLINE NN_VEC NN_(exp_neg)(NN_VEC x) {
+    const NN_VEC zero = {0}, lo = zero - 125.0f, hi = zero + 127.0f;
+    NN_VEC u = x * -1.44269504088896341f;
+    NN_VECI m = (NN_VECI)(u - lo) >> 31;
+    u = (NN_VEC)((m & (NN_VECI)lo) | (~m & (NN_VECI)u));
+    m = (NN_VECI)(hi - u) >> 31;
+    u = (NN_VEC)((m & (NN_VECI)hi) | (~m & (NN_VECI)u));
+    NN_VEC n = (u + 12582912.0f) - 12582912.0f;
+    NN_VEC g = u - n;
+    NN_VEC p = g * 1.326472689897156e-3f + 9.671512660557956e-3f;
+    p = p * g + 5.550733744244639e-2f;
+    p = p * g + 2.4022242084919349e-1f;
+    p = p * g + 6.931469775984708e-1f;
+    p = p * g + 1.0f;
+    return (NN_VEC)((NN_VECI)p + (__builtin_convertvector(n, NN_VECI) << 23));
+}
+
+NN_TARGET NN_INLINE NN_VEC NN_(sigmoid)(NN_VEC x) {
+    return 1.0f / (1.0f + NN_(exp_neg)(x));
+}
+
+/* K first-layer sums, of the NN_W units from h + 16 k (k < K), into acc: the partial sums
+   ``base``, plus the weight rows of the inputs that are 1 (``ones``), plus value times row
+   for the others (``rows``, ``values``). K independent chains of adds hide each add's
+   latency; each unit's sum is taken in the same order whatever K. */
+NN_TARGET NN_INLINE void NN_(sums)(const int K, int h, const float* base,
+                                   const float* const* ones, int n_ones,
+                                   const float* const* rows, const float* values,
+                                   int n_rows, NN_VEC* acc) {
+    for (int k = 0; k < K; k++) acc[k] = NN_(load)(base + h + 16 * k);
+    for (int i = 0; i < n_ones; i++) {
+        const float* row = ones[i] + h;
+        for (int k = 0; k < K; k++) acc[k] += NN_(load)(row + 16 * k);
+    }
+    for (int i = 0; i < n_rows; i++) {
+        const float* row = rows[i] + h;
+        for (int k = 0; k < K; k++) acc[k] += values[i] * NN_(load)(row + 16 * k);
+    }
+}
+
+/* A vector of hidden sums' sigmoid, and its share of the five outputs' lane sums ``o``
+   (w2t: the output weights, one row of ``stride`` per output) */
+NN_TARGET NN_INLINE void NN_(out)(NN_VEC* o, NN_VEC acc, const float* w2t, int stride,
+                                  int h) {
+    NN_VEC unit = NN_(sigmoid)(acc);
+    for (int j = 0; j < 5; j++) o[j] += unit * NN_(load)(w2t + j * stride + h);
+}
+
+/* The five outputs from their sixteen lane sums each (lanes[16 j + l]): each one's lanes
+   added as a tree, plus the bias b2, into x[first + j] */
+NN_TARGET NN_INLINE void NN_(totals)(const float* lanes, const float* b2, float* x,
+                                     int first) {
+    for (int j = 0; j < 5; j++) {
+        const float* v = lanes + 16 * j;
+        float half[8];
+        for (int i = 0; i < 8; i++) half[i] = v[i] + v[i + 8];
+        x[first + j] = ((half[0] + half[1]) + (half[2] + half[3]))
+                       + ((half[4] + half[5]) + (half[6] + half[7])) + b2[j];
+    }
+}
+
+/* The outputs' sigmoid over the sixteen floats of x, written to out_a (x[0..4]) and, if
+   not NULL, out_b (x[8..12]) */
+NN_TARGET NN_INLINE void NN_(finish)(float* x, float* out_a, float* out_b) {
+    for (int p = 0; p < NN_P; p++) {
+        NN_VEC v = NN_(sigmoid)(NN_(load)(x + NN_W * p));
+        memcpy(x + NN_W * p, &v, sizeof v);
+    }
+    for (int j = 0; j < 5; j++) {
+        out_a[j] = x[j];
+        if (out_b) out_b[j] = x[8 + j];
+    }
+}
+
+/* The first layer's partial sums of one position: the bias plus the weight rows of the
+   inputs at 1 in ``ones``, written to ``base``. */
+NN_TARGET static void NN_(first)(int stride, const float* b1, const float* const* ones,
+                                 int n_ones, float* base) {
+    NN_VEC acc[4];
+    for (int p = 0; p < NN_P; p++) {
+        int h = NN_W * p;
+        for (; h + 48 < stride; h += 64) {
+            NN_(sums)(4, h, b1, ones, n_ones, (const float* const*)0, (const float*)0, 0,
+                      acc);
+            for (int k = 0; k < 4; k++) memcpy(base + h + 16 * k, acc + k, sizeof acc[k]);
+        }
+        for (; h < stride; h += 16) {
+            NN_(sums)(1, h, b1, ones, n_ones, (const float* const*)0, (const float*)0, 0,
+                      acc);
+            memcpy(base + h, acc, sizeof acc[0]);
+        }
+    }
+}
+
+/* The five outputs: the hidden sums (sums from the partial sums ``base``), the sigmoid,
+   each unit's share of each output, block by block in order, then the outputs' bias
+   ``b2`` and sigmoid. ``stride``: the hidden units rounded up to 16 (padded units have zero
+   weights out). */
+NN_TARGET static void NN_(forward)(int stride, const float* base, const float* const* ones,
+                                   int n_ones, const float* const* rows, const float* values,
+                                   int n_rows, const float* w2t, const float* b2,
+                                   float* out) {
+    float lanes[80], x[16] = {0};
+    NN_VEC acc[4];
+    for (int p = 0; p < NN_P; p++) {
+        NN_VEC o[5] = {{0}, {0}, {0}, {0}, {0}};
+        int h = NN_W * p;
+        for (; h + 48 < stride; h += 64) {
+            NN_(sums)(4, h, base, ones, n_ones, rows, values, n_rows, acc);
+            for (int k = 0; k < 4; k++) NN_(out)(o, acc[k], w2t, stride, h + 16 * k);
+        }
+        for (; h < stride; h += 16) {
+            NN_(sums)(1, h, base, ones, n_ones, rows, values, n_rows, acc);
+            NN_(out)(o, acc[0], w2t, stride, h);
+        }
+        for (int j = 0; j < 5; j++) memcpy(lanes + 16 * j + NN_W * p, o + j, sizeof o[j]);
+    }
+    NN_(totals)(lanes, b2, x, 0);
+    NN_(finish)(x, out, (float*)0);
+}
+
+/* forward of two boards a and b from their partial sums, without ``rows``, interleaved so
+   that each one's chains of dependent operations (the sigmoids, the outputs' sums) fill
+   the other's waits: the same operations per board as forward, so the same floats. */
+NN_TARGET static void NN_(forward2)(int stride, const float* base_a,
+                                    const float* const* ones_a, int n_a,
+                                    const float* base_b, const float* const* ones_b,
+                                    int n_b, const float* w2t, const float* b2,
+                                    float* out_a, float* out_b) {
+    float lanes_a[80], lanes_b[80], x[16] = {0};
+    NN_VEC acc_a[2], acc_b[2];
+    for (int p = 0; p < NN_P; p++) {
+        NN_VEC oa[5] = {{0}, {0}, {0}, {0}, {0}}, ob[5] = {{0}, {0}, {0}, {0}, {0}};
+        int h = NN_W * p;
+        for (; h + 16 < stride; h += 32) {
+            NN_(sums)(2, h, base_a, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
+                      acc_a);
+            NN_(sums)(2, h, base_b, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
+                      acc_b);
+            for (int k = 0; k < 2; k++) {
+                NN_(out)(oa, acc_a[k], w2t, stride, h + 16 * k);
+                NN_(out)(ob, acc_b[k], w2t, stride, h + 16 * k);
+            }
+        }
+        if (h < stride) {
+            NN_(sums)(1, h, base_a, ones_a, n_a, (const float* const*)0, (const float*)0, 0,
+                      acc_a);
+            NN_(sums)(1, h, base_b, ones_b, n_b, (const float* const*)0, (const float*)0, 0,
+                      acc_b);
+            NN_(out)(oa, acc_a[0], w2t, stride, h);
+            NN_(out)(ob, acc_b[0], w2t, stride, h);
+        }
+        for (int j = 0; j < 5; j++) {
+            memcpy(lanes_a + 16 * j + NN_W * p, oa + j, sizeof oa[j]);
+            memcpy(lanes_b + 16 * j + NN_W * p, ob + j, sizeof ob[j]);
+        }
+    }
+    NN_(totals)(lanes_a, b2, x, 0);
+    NN_(totals)(lanes_b, b2, x, 8);
+    NN_(finish)(x, out_a, out_b);
+}
+
+#undef NN_VEC
+#undef NN_VECI
+#undef NN_P
+#undef NN_
+#undef NN_CAT
+#undef NN_CAT2
