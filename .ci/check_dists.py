@@ -3,7 +3,7 @@
     python .ci/check_dists.py dist/fastnardy-VERSION.tar.gz dist/fastnardy-VERSION-*.whl
 
 The sdist: the sources to build from (each kernel module's .pyx and .pxd, _features' and
-_nnet's, the .pyi stubs, py.typed, the rule book, the shipped weights), the example trainer, the
+_nnet's and _nnet_simd.h, the .pyi stubs, py.typed, the rule book, the shipped weights), the example trainer, the
 tests and their data, the benchmarks, README and LICENSE; no generated C, no compiled or
 build files. The wheel: the package with one compiled module per kernel module,
 _features and _nnet, the .pxd files (for code that cimports them), the .pyi stubs, py.typed,
@@ -24,7 +24,8 @@ SDIST_NEEDS = (
     "LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in",
     "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/_features.pyx",
     "src/fastnardy/_features.pyi", "src/fastnardy/_features.pxd", "src/fastnardy/_nnet.pyx",
-    "src/fastnardy/_nnet.pxd", "src/fastnardy/_nnet.pyi", "src/fastnardy/py.typed",
+    "src/fastnardy/_nnet.pxd", "src/fastnardy/_nnet.pyi", "src/fastnardy/_nnet_simd.h",
+    "src/fastnardy/py.typed",
     "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
     "src/fastnardy/data/bg_race_ids.txt", "src/fastnardy/weights/long.npz",
     "src/fastnardy/weights/short.npz", "src/fastnardy/weights/README.md",
