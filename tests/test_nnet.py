@@ -5,14 +5,17 @@ it exactly as they use the Python evaluator."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, batch, features
+from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, _nnet, batch, features
 from fastnardy.network import Evaluator
 from fastnardy.search import GNUBG_FILTERS, MoveFilter, best_turn, evaluator, expectimax
 from fastnardy.selfplay import simulate
@@ -247,12 +250,6 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
     shipped networks and others of 1 to 200 hidden units (tails of 1 to 13 blocks), on
     rows, keys (pairs in both phases) and feature arrays. A bad FASTNARDY_SIMD stops the
     import with FastNardyError."""
-    import os
-    import subprocess
-    import sys
-
-    from fastnardy import _nnet
-
     np.savez(tmp_path / "rows.npz", short=positions("short", 400), long=positions("long", 400))
     script = tmp_path / "same.py"
     script.write_text(SAME_FLOATS)
