@@ -35,6 +35,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, TextIO, Tupl
 import numpy as np
 import numpy.typing as npt
 
+from . import checks
 from .batch import MIRROR_COLUMNS, ROW_WIDTH, decode, encode, expand, segment_argmax
 from .errors import EngineError, FastNardyError
 from .network import Evaluator
@@ -202,8 +203,7 @@ class Gnubg(Player):
         if setting not in NOISE:
             raise FastNardyError(f"gnubg setting must be one of {sorted(NOISE)}, not "
                                  f"{setting!r}")
-        if not isinstance(processes, int) or processes < 1:
-            raise FastNardyError(f"processes must be a positive int, not {processes!r}")
+        processes = checks.number(processes, "processes", 1)
         if not Path(GNUBG).exists():
             raise EngineError(f"{GNUBG} not found: apt-get install -y gnubg")
         self.name, self.noise = f"gnubg:{setting}", NOISE[setting]
@@ -251,8 +251,7 @@ class Gnubg(Player):
         if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
             raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
                                  f"{boards.shape} {boards.dtype}")
-        if not isinstance(plies, int) or not 0 <= plies <= 4:
-            raise FastNardyError(f"plies must be an int from 0 to 4, not {plies!r}")
+        plies = checks.number(plies, "plies", 0, 4)
         items = [",".join(map(str, row)) for row in boards.astype(np.int64)]
         answer = self._ask(f"evaluate {plies}", items)
         return np.array([[float(x) for x in part.split(",")] for part in answer]).reshape(-1, 5)
