@@ -75,9 +75,8 @@ cdef extern from *:
     #define NN_ISA base
     #define NN_TARGET
     #include "_nnet_simd.h"
-    /* the instruction set in use (2 AVX-512, 1 AVX2, 0 the baseline), set once at import */
-    static int nn_isa = 0;
-    /* 1 when this CPU runs instruction set ``isa`` and this build has it */
+    /* 1 when this CPU runs instruction set ``isa`` (0 the baseline, 1 AVX2, 2 AVX-512)
+       and this build has it */
     static int nn_supports(int isa) {
         if (isa == 0) return 1;
     #ifdef NN_X86
@@ -87,51 +86,31 @@ cdef extern from *:
     #endif
         return 0;
     }
-    static void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
-                         float* base) {
+    /* the entry points of the instruction set in use, set once at import (nn_use) */
+    static void (*nn_first)(int, const float*, const float* const*, int, float*) =
+        nn_first_base;
+    static void (*nn_forward)(int, const float*, const float* const*, int,
+                              const float* const*, const float*, int, const float*,
+                              const float*, float*) = nn_forward_base;
+    static void (*nn_forward2)(int, const float*, const float* const*, int, const float*,
+                               const float* const*, int, const float*, const float*, float*,
+                               float*) = nn_forward2_base;
+    #define NN_USE(isa_)                       \
+        do {                                   \
+            nn_first = nn_first_##isa_;        \
+            nn_forward = nn_forward_##isa_;    \
+            nn_forward2 = nn_forward2_##isa_;  \
+        } while (0)
+    static void nn_use(int isa) {
     #ifdef NN_X86
-        if (nn_isa == 2) { nn_first_avx512(stride, b1, ones, n_ones, base); return; }
-        if (nn_isa == 1) { nn_first_avx2(stride, b1, ones, n_ones, base); return; }
+        if (isa == 2) { NN_USE(avx512); return; }
+        if (isa == 1) { NN_USE(avx2); return; }
     #endif
-        nn_first_base(stride, b1, ones, n_ones, base);
-    }
-    static void nn_forward(int stride, const float* base, const float* const* ones,
-                           int n_ones, const float* const* rows, const float* values,
-                           int n_rows, const float* w2t, const float* b2, float* out) {
-    #ifdef NN_X86
-        if (nn_isa == 2) {
-            nn_forward_avx512(stride, base, ones, n_ones, rows, values, n_rows, w2t, b2, out);
-            return;
-        }
-        if (nn_isa == 1) {
-            nn_forward_avx2(stride, base, ones, n_ones, rows, values, n_rows, w2t, b2, out);
-            return;
-        }
-    #endif
-        nn_forward_base(stride, base, ones, n_ones, rows, values, n_rows, w2t, b2, out);
-    }
-    static void nn_forward2(int stride, const float* base_a, const float* const* ones_a,
-                            int n_a, const float* base_b, const float* const* ones_b,
-                            int n_b, const float* w2t, const float* b2, float* out_a,
-                            float* out_b) {
-    #ifdef NN_X86
-        if (nn_isa == 2) {
-            nn_forward2_avx512(stride, base_a, ones_a, n_a, base_b, ones_b, n_b, w2t, b2,
-                               out_a, out_b);
-            return;
-        }
-        if (nn_isa == 1) {
-            nn_forward2_avx2(stride, base_a, ones_a, n_a, base_b, ones_b, n_b, w2t, b2,
-                             out_a, out_b);
-            return;
-        }
-    #endif
-        nn_forward2_base(stride, base_a, ones_a, n_a, base_b, ones_b, n_b, w2t, b2, out_a,
-                         out_b);
+        NN_USE(base);
     }
     """
-    int nn_isa
     int nn_supports(int isa) noexcept nogil
+    void nn_use(int isa) noexcept nogil
     void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
                   float* base) noexcept nogil
     void nn_forward(int stride, const float* base, const float* const* ones, int n_ones,
@@ -148,17 +127,17 @@ SIMD_AVAILABLE = tuple(name for isa, name in enumerate(SIMD_NAMES) if nn_support
 
 
 def _choose_simd():
-    """Set nn_isa from FASTNARDY_SIMD, or to the best instruction set available."""
-    global nn_isa
+    """The instruction set FASTNARDY_SIMD names, or the best one available, put in use."""
     wanted = os.environ.get("FASTNARDY_SIMD", "")
     if wanted and wanted not in SIMD_AVAILABLE:
         raise FastNardyError(f"FASTNARDY_SIMD={wanted!r}: this CPU and build run "
                              f"{', '.join(SIMD_AVAILABLE)}")
-    nn_isa = SIMD_NAMES.index(wanted or SIMD_AVAILABLE[len(SIMD_AVAILABLE) - 1])
+    chosen = wanted or SIMD_AVAILABLE[len(SIMD_AVAILABLE) - 1]
+    nn_use(SIMD_NAMES.index(chosen))
+    return chosen
 
 
-_choose_simd()
-SIMD = SIMD_NAMES[nn_isa]
+SIMD = _choose_simd()
 
 
 cdef int WIDTHS[3]
