@@ -56,7 +56,10 @@ cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn
                  float* probs_a, float* probs_b) noexcept nogil
 cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                  uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil
-cdef double nn_equity(const float* probs) noexcept nogil
+cdef inline double nn_equity(const float* p) noexcept nogil:
+    """L10/S9 without the cube: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3."""
+    return (2.0 * <double>p[0] + <double>p[1] + <double>p[2] - <double>p[3]
+            - <double>p[4] - 1.0)
 cdef nn_scratch* nn_scratch_new() noexcept nogil
 cdef void nn_scratch_clear(nn_scratch* s) noexcept nogil
 cdef void nn_scratch_free(nn_scratch* s) noexcept nogil

@@ -314,12 +314,6 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                            probs_a, probs_b)
 
 
-cdef double nn_equity(const float* p) noexcept nogil:
-    """L10/S9 without the cube: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3."""
-    return (2.0 * <double>p[0] + <double>p[1] + <double>p[2] - <double>p[3]
-            - <double>p[4] - 1.0)
-
-
 cdef nn_scratch* nn_scratch_new() noexcept nogil:
     """A scratch for evaluations with any network (NULL when out of memory)."""
     cdef nn_scratch* s = <nn_scratch*>malloc(sizeof(nn_scratch))

@@ -27,26 +27,27 @@ NN_TARGET NN_INLINE NN_VEC NN_(load)(const float* p) {
 
 /* exp(-x) lane by lane in base 2: -x / ln 2 = n + g, n an integer and |g| <= 1/2; 2^g by a
    polynomial of degree 5 (fitted to it on [-1/2, 1/2]: relative error under 1e-7), 2^n
-   added to its exponent bits. -x / ln 2 is clamped to [-125, 127], where a sigmoid is 1 or
+   added to its exponent bits. n is rounded by adding 1.5 * 2^23: the sum's bits are n plus
+   those of 1.5 * 2^23, whose low nine bits are 0, so the sum's bits shifted left by 23 are
+   n's in the exponent field. -x / ln 2 is clamped to [-125, 127], where a sigmoid is 1 or
    0 in float32 anyway. Rounding x / ln 2 costs exp up to 62 ulp at |x| = 80, yet the
    sigmoid below stays within 1e-7 of the exact one: where x is large it is flat. The
-   clamp's masks come from the sign bit of a difference, which every instruction set keeps
-   in vectors (GCC lowers some comparisons lane by lane). */
+   clamp is a comparison and a select (a blend under AVX-512, masks elsewhere). */
 NN_TARGET NN_INLINE NN_VEC NN_(exp_neg)(NN_VEC x) {
     const NN_VEC zero = {0}, lo = zero - 125.0f, hi = zero + 127.0f;
     NN_VEC u = x * -1.44269504088896341f;
-    NN_VECI m = (NN_VECI)(u - lo) >> 31;
+    NN_VECI m = u < lo;
     u = (NN_VEC)((m & (NN_VECI)lo) | (~m & (NN_VECI)u));
-    m = (NN_VECI)(hi - u) >> 31;
+    m = u > hi;
     u = (NN_VEC)((m & (NN_VECI)hi) | (~m & (NN_VECI)u));
-    NN_VEC n = (u + 12582912.0f) - 12582912.0f;
-    NN_VEC g = u - n;
+    NN_VEC t = u + 12582912.0f;
+    NN_VEC g = u - (t - 12582912.0f);
     NN_VEC p = g * 1.326472689897156e-3f + 9.671512660557956e-3f;
     p = p * g + 5.550733744244639e-2f;
     p = p * g + 2.4022242084919349e-1f;
     p = p * g + 6.931469775984708e-1f;
     p = p * g + 1.0f;
-    return (NN_VEC)((NN_VECI)p + (__builtin_convertvector(n, NN_VECI) << 23));
+    return (NN_VEC)((NN_VECI)p + ((NN_VECI)t << 23));
 }
 
 NN_TARGET NN_INLINE NN_VEC NN_(sigmoid)(NN_VEC x) {
