@@ -9,8 +9,7 @@ from libc.stdlib cimport malloc, realloc, free
 from cpython.buffer cimport PyBuffer_FillInfo
 
 from fastnardy._packed cimport (field, mir, nb_board, nb_board_from_key, nb_build, nb_check_key,
-                                nb_entry, nb_key_to_row, nb_rules, nb_swap2, nb_swap_key,
-                                seq_step)
+                                nb_entry, nb_key_to_row, nb_rules, nb_swap2, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _data, _game_of, _key_of, _parse_code,
@@ -130,16 +129,15 @@ cdef int out_unborrow(nb_out* o, Py_ssize_t cap) noexcept nogil:
     return 0
 
 
-cdef int out_emit(nb_out* o, const nb_ctx* c, int k, const nb_board* b, Py_ssize_t parent,
-                  int roll, int is_short) noexcept nogil:
-    """Append the k entries of a generation of board b as children seen by the next mover:
-    keys swapped, or rows as b's row from that view (decoded once) with each entry's steps
-    applied (its representative sequence gives its position: RULES.md T2)."""
-    cdef int err = out_reserve(o, k), j, i, src, dst, hit
+cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll,
+                  int is_short) noexcept nogil:
+    """Append the k entries of a generation as children seen by the next mover: keys
+    swapped, or rows decoded from each entry's key, the next mover's side first (branch
+    free: faster than the parent's row with the entry's steps applied)."""
+    cdef int err = out_reserve(o, k), j
     cdef uint64_t* key
     cdef int8_t* row
     cdef int32_t* up
-    cdef int8_t start[50]
     if err:
         return err
     # one tight loop a kind of output (the compiler keeps the game's branch out of them)
@@ -149,18 +147,8 @@ cdef int out_emit(nb_out* o, const nb_ctx* c, int k, const nb_board* b, Py_ssize
             nb_swap2(c.out[j].lo, c.out[j].hi, is_short, &key[2 * j])
     else:
         row = <int8_t*>(o.kids + 50 * o.n)
-        nb_key_to_row(b.lo, b.hi, is_short, start, 0)  # the other side first, the mover's at 25
         for j in range(k):
-            memcpy(row, start, 50)
-            for i in range(4):
-                if not seq_step(c.out[j].seq, i, &src, &dst, &hit):
-                    break
-                row[24 + src] -= 1  # the mover's point src (25 its bar) is row[24 + src]
-                if dst:
-                    row[24 + dst] += 1
-                if hit:  # S3: the blot on dst to its own bar
-                    row[mir(dst, is_short) - 1] = 0
-                    row[24] += 1
+            nb_key_to_row(c.out[j].lo, c.out[j].hi, is_short, row, 0)
             row += 50
     up = o.parent + o.n
     for j in range(k):
@@ -403,7 +391,7 @@ cdef tuple _expand_into(object code, object boards, object dice, int keys, objec
                     for d1 in range(1, 7):
                         for d2 in range(d1, 7):
                             k = nb_generate(c, &r, &b, d2, d1, NB_ORDER)
-                            full = out_emit(&o, c, k, &b, i, ri, r.game)
+                            full = out_emit(&o, c, k, i, ri, r.game)
                             if full:
                                 break
                             ri += 1
@@ -412,7 +400,7 @@ cdef tuple _expand_into(object code, object boards, object dice, int keys, objec
                             break
                 else:
                     k = nb_generate(c, &r, &b, dv[step * i], dv[step * i + 1], NB_ORDER)
-                    full = out_emit(&o, c, k, &b, i, 0, r.game)
+                    full = out_emit(&o, c, k, i, 0, r.game)
                 if full or nb_tick(c):
                     break
         ctx_raise_if_stopped(c)
