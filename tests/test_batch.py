@@ -5,13 +5,16 @@ too large results are clean errors (the last part moved from test_search_path.py
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fastnardy import (ALL_ROLLS, FastNardyError, InvalidDiceError, InvalidPositionError,
-                       Position, batch)
+                       Position, _nnet, batch)
 from fastnardy.benchmark import gnubg_positions as benchmark_positions
 from fastnardy.errors import ResourceLimitError
 from strategies import ALL_RULES, positions
@@ -92,6 +95,37 @@ def test_keys_and_rows_give_the_same_children(rules, data):
     for i, position in enumerate(group):
         turns = position.legal_turns(tuple(dice[i]))
         assert [t.position.key for t in turns] == [tuple(k) for k in kids_keys[parent_keys == i].tolist()]
+
+
+CHILD_KEYS = """
+import hashlib
+from fastnardy import Position, _nnet, batch
+from fastnardy.benchmark import gnubg_positions
+digest, count = hashlib.sha256(), 0
+boards = {"short": batch.encode(gnubg_positions()[::4], keys=True)}
+for game in ("short", "long"):  # long nardy: two plies from the start
+    start = batch.encode([Position.start(game)], keys=True)
+    boards[game + " start"] = batch.chance_expand(game, start, keys=True).children
+for name, keys in boards.items():
+    node = batch.chance_expand(name.split()[0], keys, keys=True)
+    digest.update(node.children.tobytes() + node.parent.tobytes())
+    count += len(node.children)
+print(_nnet.SIMD, count, digest.hexdigest())
+"""
+
+
+def test_T1_every_instruction_set_swaps_the_children_keys_alike():
+    """expand's keys swapped to the next mover one, two or four at a time (the baseline,
+    AVX2, AVX-512: each where this CPU runs it, chosen by FASTNARDY_SIMD in a fresh
+    process): the same children, byte for byte."""
+    digests = set()
+    for name in _nnet.SIMD_AVAILABLE:
+        done = subprocess.run([sys.executable, "-c", CHILD_KEYS], capture_output=True,
+                              text=True, check=True, env={**os.environ, "FASTNARDY_SIMD": name})
+        simd, count, digest = done.stdout.split()
+        assert simd == name and int(count) > 10_000
+        digests.add(digest)
+    assert len(digests) == 1
 
 
 @SETTINGS

@@ -36,13 +36,74 @@ cdef extern from *:
         (void)p; (void)n;
     #endif
     }
+    /* The keys of k generated entries (lo and hi the first two of each entry's ``stride``
+       words) swapped to the next mover's view (nb_swap2) into out: one key a vector in
+       the baseline build, two under AVX2, four under AVX-512, the same words. */
+    static void nb_swap_entries_base(const uint64_t* e, int stride, int k, int is_short,
+                                     uint64_t* out) {
+        for (int j = 0; j < k; j++)
+            nb_swap2(e[(size_t)stride * j], e[(size_t)stride * j + 1], is_short, out + 2 * j);
+    }
+    #if (defined(__clang__) || __GNUC__ >= 12) && defined(__x86_64__)
+    #define NB_SWAP_X86 1
+    typedef uint64_t nb_v4 __attribute__((vector_size(32)));
+    typedef uint64_t nb_v8 __attribute__((vector_size(64)));
+    /* the halves of entries a and b as {a.hi, a.lo, b.hi, b.lo} */
+    #define NB_TWO(a, b) __builtin_shufflevector(nb_pair(a), nb_pair(b), 1, 0, 3, 2)
+    static inline nb_v2 nb_pair(const uint64_t* e) {
+        nb_v2 v;
+        memcpy(&v, e, 16);
+        return v;
+    }
+    __attribute__((target("avx2"))) static void nb_swap_entries_avx2(
+            const uint64_t* e, int stride, int k, int is_short, uint64_t* out) {
+        int j = 0;
+        for (; j + 2 <= k; j += 2, e += 2 * stride) {
+            nb_v4 x = NB_TWO(e, e + stride);
+            NB_SWAP_LANES(x, is_short);
+            memcpy(out + 2 * j, &x, sizeof x);
+        }
+        for (; j < k; j++, e += stride) nb_swap2(e[0], e[1], is_short, out + 2 * j);
+    }
+    __attribute__((target("avx512f"))) static void nb_swap_entries_avx512(
+            const uint64_t* e, int stride, int k, int is_short, uint64_t* out) {
+        int j = 0;
+        for (; j + 4 <= k; j += 4, e += 4 * stride) {
+            nb_v8 x = __builtin_shufflevector(NB_TWO(e, e + stride),
+                                              NB_TWO(e + 2 * stride, e + 3 * stride),
+                                              0, 1, 2, 3, 4, 5, 6, 7);
+            NB_SWAP_LANES(x, is_short);
+            memcpy(out + 2 * j, &x, sizeof x);
+        }
+        for (; j < k; j++, e += stride) nb_swap2(e[0], e[1], is_short, out + 2 * j);
+    }
+    #endif
+    static void (*nb_swap_entries)(const uint64_t*, int, int, int, uint64_t*) =
+        nb_swap_entries_base;
+    /* put in use the variant of instruction set ``isa`` (0 the baseline, 1 AVX2, 2 AVX-512:
+       _nnet's SIMD, which this CPU runs) */
+    static void nb_swap_use(int isa) {
+    #ifdef NB_SWAP_X86
+        if (isa == 2) { nb_swap_entries = nb_swap_entries_avx512; return; }
+        if (isa == 1) { nb_swap_entries = nb_swap_entries_avx2; return; }
+    #endif
+        nb_swap_entries = nb_swap_entries_base;
+    }
     """
     void nb_huge_pages(void* p, size_t n) noexcept nogil
+    void nb_swap_entries(const uint64_t* e, int stride, int k, int is_short,
+                         uint64_t* out) noexcept nogil
+    void nb_swap_use(int isa) noexcept nogil
 
 import numpy as np
 
+from . import _nnet
 from ._packed import KEY_DTYPE
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, ResourceLimitError
+
+# The key swap of expand's keys in the instruction set of the network's arithmetic (one
+# choice for both: the best this CPU runs, or FASTNARDY_SIMD's).
+nb_swap_use(_nnet.SIMD_NAMES.index(_nnet.SIMD))
 
 
 # --------------------------------------------------------------------------- batches
@@ -135,16 +196,14 @@ cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll
     swapped, or rows decoded from each entry's key, the next mover's side first (branch
     free: faster than the parent's row with the entry's steps applied)."""
     cdef int err = out_reserve(o, k), j
-    cdef uint64_t* key
     cdef int8_t* row
     cdef int32_t* up
     if err:
         return err
     # one tight loop a kind of output (the compiler keeps the game's branch out of them)
     if o.width == 16:
-        key = <uint64_t*>(o.kids + 16 * o.n)
-        for j in range(k):
-            nb_swap2(c.out[j].lo, c.out[j].hi, is_short, &key[2 * j])
+        nb_swap_entries(<const uint64_t*>c.out, sizeof(nb_entry) // 8, k, is_short,
+                        <uint64_t*>(o.kids + 16 * o.n))
     else:
         row = <int8_t*>(o.kids + 50 * o.n)
         for j in range(k):

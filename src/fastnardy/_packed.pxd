@@ -25,28 +25,33 @@ cdef extern from *:
         return n;
     }
     #endif
-    /* The swap of a key (nb_swap_key) with both halves in one vector of two words, so that
-       each step is one instruction for the two: the other half's fields, in reverse order
-       for short nardy (swap neighbouring fields, then pairs, then the outer blocks of
-       four), the owners exchanged (f -> f + 15 for the mover's 1..15, f - 15 for the
-       opponent's 16..30, 0 stays 0: bit 4 of a field tells the opponent's), the bars
-       exchanged with the halves. */
+    /* The swap of a key (nb_swap_key) on a vector x of key halves, each lane the half
+       whose fields and bar become the other half's (x = {hi, lo} for one key), so that each
+       step is one instruction for every lane: the lane's fields, in reverse order for
+       short nardy (swap neighbouring fields, then pairs, then the outer blocks of four),
+       the owners exchanged (f -> f + 15 for the mover's 1..15, f - 15 for the opponent's
+       16..30, 0 stays 0: bit 4 of a field tells the opponent's), the bar bits kept. */
+    #define NB_SWAP_LANES(x, is_short)                                                    \
+        do {                                                                              \
+            const uint64_t m60_ = ((uint64_t)1 << 60) - 1;                                \
+            const uint64_t ones_ = 0x084210842108421ULL;  /* bit 0 of each field */      \
+            __typeof__(x) bars_ = (x) & ~m60_;                                            \
+            (x) &= m60_;                                                                  \
+            if (is_short) {                                                               \
+                (x) = (((x) & 0x7c1f07c1f07c1fULL) << 5) | (((x) >> 5) & 0x7c1f07c1f07c1fULL); \
+                (x) = (((x) & 0x3ff003ff003ffULL) << 10) | (((x) >> 10) & 0x3ff003ff003ffULL); \
+                (x) = (((x) & 0xfffffULL) << 40) | ((x) & (0xfffffULL << 20))             \
+                      | (((x) >> 40) & 0xfffffULL);                                       \
+            }                                                                             \
+            __typeof__(x) opp_ = ((x) >> 4) & ones_;                                      \
+            __typeof__(x) mine_ = ((((x) & (ones_ * 15)) + ones_ * 15) >> 4) & ones_ & ~opp_; \
+            __typeof__(x) delta_ = mine_ - opp_;  /* +1 or -1 a field, times 15 */        \
+            (x) = ((x) + ((delta_ << 4) - delta_)) | bars_;                               \
+        } while (0)
     typedef uint64_t nb_v2 __attribute__((vector_size(16)));
     static inline void nb_swap2(uint64_t lo, uint64_t hi, int is_short, uint64_t* out) {
-        const uint64_t M60 = ((uint64_t)1 << 60) - 1;
-        const uint64_t ones = 0x084210842108421ULL;  /* bit 0 of each of the 12 fields */
-        nb_v2 x = {hi & M60, lo & M60};
-        nb_v2 bars = {hi & ~M60, lo & ~M60};
-        if (is_short) {
-            x = ((x & 0x7c1f07c1f07c1fULL) << 5) | ((x >> 5) & 0x7c1f07c1f07c1fULL);
-            x = ((x & 0x3ff003ff003ffULL) << 10) | ((x >> 10) & 0x3ff003ff003ffULL);
-            x = ((x & 0xfffffULL) << 40) | (x & (0xfffffULL << 20)) | ((x >> 40) & 0xfffffULL);
-        }
-        nb_v2 opp = (x >> 4) & ones;
-        nb_v2 mine = (((x & (ones * 15)) + ones * 15) >> 4) & ones & ~opp;
-        nb_v2 delta = mine - opp;  /* +1 or -1 in a field, times 15: (d << 4) - d */
-        x = x + ((delta << 4) - delta);
-        x |= bars;
+        nb_v2 x = {hi, lo};
+        NB_SWAP_LANES(x, is_short);
         memcpy(out, &x, 16);
     }
     /* The 24 point fields of a key as four words of bytes a side: the key's mover's points
