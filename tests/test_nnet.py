@@ -240,6 +240,7 @@ for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248)):
     for net in nets:
         out += [net.evaluate(rows, probabilities=True), net.evaluate(keys[1:], probabilities=True),
                 net.probabilities(features(game, rows[:300], kind))]
+    out += [features(game, keys, "raw")]  # the raw inputs of keys: lookups per instruction set
 np.savez(sys.argv[2], simd=_nnet.SIMD, *out)
 """
 
@@ -248,8 +249,9 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
     """_nnet_simd.h built for AVX-512, AVX2 and the baseline (each where this CPU runs it,
     chosen by FASTNARDY_SIMD in a fresh process): bit for bit the same outputs, for the
     shipped networks and others of 1 to 200 hidden units (tails of 1 to 13 blocks), on
-    rows, keys (pairs in both phases) and feature arrays. A bad FASTNARDY_SIMD stops the
-    import with FastNardyError."""
+    rows, keys (pairs in both phases) and feature arrays; and the raw inputs of keys
+    (_features' lookups per instruction set, the same choice). A bad FASTNARDY_SIMD stops
+    the import with FastNardyError."""
     np.savez(tmp_path / "rows.npz", short=positions("short", 400), long=positions("long", 400))
     script = tmp_path / "same.py"
     script.write_text(SAME_FLOATS)
@@ -261,7 +263,7 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
         with np.load(out) as data:
             assert str(data["simd"]) == name
             results[name] = [data[f"arr_{i}"] for i in range(len(data.files) - 1)]
-    assert "base" in results and len(results["base"]) == 30
+    assert "base" in results and len(results["base"]) == 32
     for name, arrays in results.items():
         for got, expected in zip(arrays, results["base"]):
             np.testing.assert_array_equal(got, expected, err_msg=name)

@@ -51,3 +51,4 @@ cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
 cdef int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
                  row_facts* facts) noexcept nogil
 cdef int raise_fault(int faults, int keys) except -1
+cdef void features_use_simd(int isa) noexcept nogil

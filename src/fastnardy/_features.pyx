@@ -33,9 +33,65 @@ cdef enum:
 cdef extern from *:
     """
     #define FN_HIGH_NIBBLES 0xF0F0F0F0F0F0F0F0ULL  /* any count outside 0..15 */
+    /* The raw inputs of a key's 48 point counts (its six row words, by value: a vector load
+       of words just stored would wait for the stores) into out[0..23] and out[25..48], each
+       count n as table[n] = float32(n) / float32(15): sixteen lookups at once in one
+       register (AVX-512) or eight from two (AVX2); NULL in the baseline, which looks them
+       up two at a time. Set once at import (fn_use, from _nnet's instruction set). */
+    static float fn_raw15[16];
+    static void (*fn_raw48)(float*, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            uint64_t) = 0;
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #define FN_X86 1
+    #include <immintrin.h>
+    __attribute__((target("avx2"))) static void fn_raw8_avx2(float* out, uint64_t w) {
+        __m256i n = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)w));
+        __m256 low = _mm256_permutevar8x32_ps(_mm256_loadu_ps(fn_raw15), n);
+        __m256 high = _mm256_permutevar8x32_ps(_mm256_loadu_ps(fn_raw15 + 8), n);
+        /* bit 3 of n, moved to the sign bit, picks the high half */
+        _mm256_storeu_ps(out, _mm256_blendv_ps(low, high,
+                                               _mm256_castsi256_ps(_mm256_slli_epi32(n, 28))));
+    }
+    __attribute__((target("avx2"))) static void fn_raw48_avx2(
+            float* out, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3, uint64_t w4,
+            uint64_t w5) {
+        fn_raw8_avx2(out, w0);
+        fn_raw8_avx2(out + 8, w1);
+        fn_raw8_avx2(out + 16, w2);
+        fn_raw8_avx2(out + 25, w3);
+        fn_raw8_avx2(out + 33, w4);
+        fn_raw8_avx2(out + 41, w5);
+    }
+    __attribute__((target("avx512f"))) static void fn_raw24_avx512(
+            float* out, __m512 table, uint64_t a, uint64_t b, uint64_t c) {
+        __m512i n = _mm512_cvtepu8_epi32(_mm_set_epi64x((long long)b, (long long)a));
+        _mm512_storeu_ps(out, _mm512_permutexvar_ps(n, table));
+        n = _mm512_cvtepu8_epi32(_mm_cvtsi64_si128((long long)c));
+        _mm512_mask_storeu_ps(out + 16, 0xFF, _mm512_permutexvar_ps(n, table));
+    }
+    __attribute__((target("avx512f"))) static void fn_raw48_avx512(
+            float* out, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3, uint64_t w4,
+            uint64_t w5) {
+        __m512 table = _mm512_loadu_ps(fn_raw15);
+        fn_raw24_avx512(out, table, w0, w1, w2);
+        fn_raw24_avx512(out + 25, table, w3, w4, w5);
+    }
+    #endif
+    /* put in use the variant of instruction set ``isa`` (0 the baseline, 1 AVX2, 2 AVX-512) */
+    static void fn_use(int isa) {
+        fn_raw48 = 0;
+    #ifdef FN_X86
+        if (isa == 2) fn_raw48 = fn_raw48_avx512;
+        if (isa == 1) fn_raw48 = fn_raw48_avx2;
+    #endif
+    }
     """
     # eight counts of a row at a time (SWAR; the counts are 0..15 where it matters)
     uint64_t FN_HIGH_NIBBLES
+    float RAW15 "fn_raw15"[16]   # float32(n) / float32(15), made below
+    void (*fn_raw48)(float* out, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3,
+                     uint64_t w4, uint64_t w5) noexcept nogil
+    void fn_use(int isa) noexcept nogil
 
 
 cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
@@ -63,7 +119,6 @@ cdef float UNIT_NARDY[16][4]  # the same with (n-3)/12
 cdef float FIFTEENTH[16]      # n / 15
 cdef float HALF[16]           # n / 2
 cdef float SIXTH[7]           # min(run, 6) / 6
-cdef float RAW15[16]          # float32(n) / float32(15)
 cdef float PAIR15[256][2]     # RAW15 of the two counts a | b << 4: RAW15[a], RAW15[b]
 cdef uint64_t BYTES[256]      # the eight bits of n as eight bytes 0 or 1 (bit j: byte j)
 
@@ -170,9 +225,12 @@ cdef inline int raw_key(uint64_t lo, uint64_t hi, int is_short, float* out) noex
     cdef int j, fault = key_checked(lo, hi, is_short, w, count)
     if fault:
         return fault
-    for j in range(3):
-        fifteenths8(w[j], out + 8 * j)
-        fifteenths8(w[3 + j], out + 25 + 8 * j)
+    if fn_raw48 != NULL:
+        fn_raw48(out, w[0], w[1], w[2], w[3], w[4], w[5])
+    else:
+        for j in range(3):
+            fifteenths8(w[j], out + 8 * j)
+            fifteenths8(w[3 + j], out + 25 + 8 * j)
     out[24] = RAW15[lo >> 60]
     out[49] = RAW15[hi >> 60]
     out[50] = RAW15[15 - count[0]]
@@ -246,6 +304,13 @@ cdef inline void _write(int kind, const mirror_map* m, const int8_t* row,
         nardy_row(row, facts, m, out)
     else:
         raw_row(row, facts, out)
+
+
+cdef void features_use_simd(int isa) noexcept nogil:
+    """Put in use the raw inputs' lookups of instruction set ``isa`` (0 the baseline, 1
+    AVX2, 2 AVX-512), one this CPU runs: _nnet's choice (FASTNARDY_SIMD), made once at its
+    import. The same floats in each."""
+    fn_use(isa)
 
 
 cdef int raise_fault(int faults, int keys) except -1:

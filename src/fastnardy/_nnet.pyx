@@ -37,8 +37,9 @@ import numpy as np
 
 from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_TDGAMMON,
                                   U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
-                                  W_TDGAMMON, key_row, keys_array, mirror_of, mirrored,
-                                  raise_fault, row_facts, row_faults, rows_array)
+                                  W_TDGAMMON, features_use_simd, key_row, keys_array,
+                                  mirror_of, mirrored, raise_fault, row_facts, row_faults,
+                                  rows_array)
 from fastnardy._args cimport _data
 from fastnardy._packed cimport nb_ctz
 from fastnardy import _features
@@ -121,7 +122,9 @@ cdef extern from *:
                      const float* w2t, const float* b2, float* out_a, float* out_b) noexcept nogil
 
 # The instruction sets of the network's arithmetic, each giving the same floats: the best
-# this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one).
+# this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one). The same
+# choice is put in use for the raw inputs of keys (_features, pushed from here: it cannot
+# import this module) and the swap of expand's children keys (_batches, which reads SIMD).
 SIMD_NAMES = ("base", "avx2", "avx512")
 SIMD_AVAILABLE = tuple(name for isa, name in enumerate(SIMD_NAMES) if nn_supports(isa))
 
@@ -134,6 +137,7 @@ def _choose_simd():
                              f"{', '.join(SIMD_AVAILABLE)}")
     chosen = wanted or SIMD_AVAILABLE[len(SIMD_AVAILABLE) - 1]
     nn_use(SIMD_NAMES.index(chosen))
+    features_use_simd(SIMD_NAMES.index(chosen))  # the raw inputs' lookups of keys
     return chosen
 
 
