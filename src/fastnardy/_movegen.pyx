@@ -413,7 +413,8 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
     cdef nb_board* b = &c.st[0]
     cdef nb_board* nb = &c.st[1]
     cdef uint32_t S, S0, S1, T, bit, keep, U, outside
-    cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon, distinct
+    cdef int p, t, hv, nhv, k, x, y, n, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon, distinct
+    cdef int counting
     cdef uint32_t used_big
     cdef uint64_t seq1, lo, hi
     canon = _fast_paths and (not c.hh_forbid) and b.m[25] == 0
@@ -428,6 +429,7 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
     else:
         g_record(c, b, 0, 0, 0)
     nhv = 2 if c.hh_forbid else 1
+    counting = distinct and c.count_only and not (c.step_block or c.turn_end)
     S0 = sources(c, b, c.d0)
     S1 = sources(c, b, c.d1)
     S = S0 | S1
@@ -448,6 +450,12 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                 x = c.d1
                 y = c.d0
                 used_big = 0
+            if counting:
+                # the number of full turns through the first step p, without its board
+                n = second_steps(c, b, p, x, y, k == 1 and (S0 & bit) != 0)
+                if n > 0:
+                    s_count(c, 2, n)
+                    continue
             for hv in range(nhv):
                 if not child(c, b, nb, p, x, hv, &dst, &hit):
                     continue
@@ -488,12 +496,42 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                         g_insert(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
 
 
+cdef inline int second_steps(nb_ctx* c, const nb_board* b, int p, int x, int y,
+                             int reached_first) noexcept nogil:
+    """The second steps (die y) that nd_search's distinct path counts after the first
+    step from p (die x), with its pruning (``keep``, and with ``reached_first`` the checker
+    not moved on when the larger die first reaches the same position), from b's masks
+    alone; or 0 when that needs the board: the first step bearing off, or every checker
+    home after it (L8/S7). Only where no L6 check is in force (and, on that path, no bar
+    and no S8 hitter): every source of the second die is then a legal step."""
+    cdef int dst = p - x, hit
+    cdef uint32_t bit = 1u << p, mine = b.mine, T, keep
+    if dst <= 0:
+        return 0
+    if b.m[p] == 1:
+        mine &= ~bit
+    mine |= 1u << dst
+    if (mine & PTS & ~HOME) == 0:
+        return 0
+    T = mine & PTS & ~(b.closed << y) & ~((2u << y) - 1)  # sources() of the next board
+    if c.head0 - (b.m[24] - (p == 24)) >= c.head_limit:  # L5
+        T &= ~(1u << 24)
+    keep = (bit - 1) | ((2u << y) - 1)
+    if y < x:
+        keep |= bit
+    T &= keep
+    hit = c.is_short and (b.blots >> dst) & 1
+    if reached_first and not hit and not ((b.blots >> (p - c.d0)) & 1):
+        T &= ~(1u << dst)
+    return nb_popcount(T)
+
+
 cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
     """Search of a double over non-increasing sources (each multiset once, in T2 order)."""
     cdef nb_board* b = &c.st[depth]
     cdef nb_board* nb = &c.st[depth + 1]
     cdef uint32_t S
-    cdef int p, dst = 0, hit = 0
+    cdef int p, n, counting, dst = 0, hit = 0
     cdef uint64_t lo, hi
     if not (c.turn_end and run6_forbidden(b.mine, c.F)):
         s_append(c, b.lo, b.hi, dice_of(c, b, depth), 0, seq)
@@ -520,11 +558,39 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
             if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
                 s_append(c, lo, hi, 4, 0, seq_add(seq, 3, p, dst, hit))
         return
+    counting = depth == 2 and c.count_only and not (c.step_block or c.turn_end)
     while S:
         p = nb_hibit(S)
         S ^= 1u << p
+        if counting:
+            # the number of full turns through the third step p, without its board
+            n = fourth_steps(c, b, p)
+            if n > 0:
+                s_count(c, 4, n)
+                continue
         if child(c, b, nb, p, c.d0, 0, &dst, &hit):
             s_dfs(c, depth + 1, p, seq_add(seq, depth, p, dst, hit))
+
+
+cdef inline int fourth_steps(nb_ctx* c, const nb_board* b, int p) noexcept nogil:
+    """The legal fourth steps of a double (sources p or lower, as s_dfs counts them) after
+    the third step from p, from b's masks alone, or 0 when that needs the board: a checker
+    on the bar, the third step bearing off, or every checker home after it (L8/S7 open the
+    bearing off). s_dfs counts this way only where no L6 check is in force and no S8 hitter
+    stands (its own conditions), so that every source of the fourth step is legal."""
+    cdef int d = c.d0, dst = p - d
+    cdef uint32_t mine = b.mine, S
+    if b.m[25] or dst <= 0:
+        return 0
+    if b.m[p] == 1:
+        mine &= ~(1u << p)
+    mine |= 1u << dst
+    if (mine & PTS & ~HOME) == 0:
+        return 0
+    S = mine & PTS & ~(b.closed << d) & ~((2u << d) - 1)  # sources() of the next board
+    if c.head0 - (b.m[24] - (p == 24)) >= c.head_limit:  # L5
+        S &= ~(1u << 24)
+    return nb_popcount(S & ((2u << p) - 1))
 
 
 cdef void sort_entries(nb_entry* e, int n) noexcept nogil:
