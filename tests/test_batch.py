@@ -97,6 +97,25 @@ def test_keys_and_rows_give_the_same_children(rules, data):
         assert [t.position.key for t in turns] == [tuple(k) for k in kids_keys[parent_keys == i].tolist()]
 
 
+@pytest.mark.parametrize("rules", ALL_RULES, ids=repr)
+def test_T1_counts_equal_children_along_random_games(rules):
+    """count_turns counts a double's last two steps and a non-double's two steps from
+    occupancy masks where it can (no bar, no bearing off, no L6 check); along 24 random
+    games of every variant, openings to bear-offs, every count of every roll equals the
+    number of children expand writes."""
+    rng = np.random.default_rng(7)
+    rows = batch.encode([Position.start(rules)] * 24)
+    while len(rows):
+        many = np.repeat(rows, 21, axis=0)
+        dice = np.tile(batch.ROLLS, (len(rows), 1))
+        _, parent = batch.expand(rules, many, dice)
+        assert batch.count_turns(rules, many, dice).tolist() == \
+            np.bincount(parent, minlength=len(many)).tolist()
+        children, parent = batch.expand(rules, rows, rng.integers(1, 7, size=(len(rows), 2)))
+        rows = children[[rng.choice(np.flatnonzero(parent == i)) for i in np.unique(parent)]]
+        rows = rows[(rows[:, :25].sum(1) > 0) & (rows[:, 25:].sum(1) > 0)]
+
+
 CHILD_KEYS = """
 import hashlib
 from fastnardy import Position, _nnet, batch

@@ -453,7 +453,7 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
             if counting:
                 # the number of full turns through the first step p, without its board
                 n = second_steps(c, b, p, x, y, k == 1 and (S0 & bit) != 0)
-                if n > 0:
+                if n > 0:  # else the board: a candidate of one die, if no full turn
                     s_count(c, 2, n)
                     continue
             for hv in range(nhv):
@@ -501,18 +501,14 @@ cdef inline int second_steps(nb_ctx* c, const nb_board* b, int p, int x, int y,
     """The second steps (die y) that nd_search's distinct path counts after the first
     step from p (die x), with its pruning (``keep``, and with ``reached_first`` the checker
     not moved on when the larger die first reaches the same position), from b's masks
-    alone; or 0 when that needs the board: the first step bearing off, or every checker
-    home after it (L8/S7). Only where no L6 check is in force (and, on that path, no bar
-    and no S8 hitter): every source of the second die is then a legal step."""
+    alone. Only where no L6 check is in force; that path has no bar, no S8 hitter and a
+    checker outside home after any one step (so no bearing off, L8/S7): every source of
+    the second die is then a legal step."""
     cdef int dst = p - x, hit
     cdef uint32_t bit = 1u << p, mine = b.mine, T, keep
-    if dst <= 0:
-        return 0
     if b.m[p] == 1:
         mine &= ~bit
     mine |= 1u << dst
-    if (mine & PTS & ~HOME) == 0:
-        return 0
     T = mine & PTS & ~(b.closed << y) & ~((2u << y) - 1)  # sources() of the next board
     if c.head0 - (b.m[24] - (p == 24)) >= c.head_limit:  # L5
         T &= ~(1u << 24)
@@ -565,7 +561,7 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
         if counting:
             # the number of full turns through the third step p, without its board
             n = fourth_steps(c, b, p)
-            if n > 0:
+            if n > 0:  # else the board: a candidate of three dice, if no full turn
                 s_count(c, 4, n)
                 continue
         if child(c, b, nb, p, c.d0, 0, &dst, &hit):
@@ -587,9 +583,9 @@ cdef inline int fourth_steps(nb_ctx* c, const nb_board* b, int p) noexcept nogil
     mine |= 1u << dst
     if (mine & PTS & ~HOME) == 0:
         return 0
-    S = mine & PTS & ~(b.closed << d) & ~((2u << d) - 1)  # sources() of the next board
-    if c.head0 - (b.m[24] - (p == 24)) >= c.head_limit:  # L5
-        S &= ~(1u << 24)
+    # sources() of the next board, up to p; L5 cannot bar one: a fourth step from the
+    # head would follow three, and at most two checkers leave it in a turn
+    S = mine & PTS & ~(b.closed << d) & ~((2u << d) - 1)
     return nb_popcount(S & ((2u << p) - 1))
 
 
