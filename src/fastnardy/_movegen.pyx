@@ -17,7 +17,11 @@ inner nodes (key, depth, hitters). For non-doubles, when the legality of two ste
 depend on their order (empty bar, no S8 hitters, no L6 block possible on the way, no bearing
 off, not the same checker twice), only the order with the higher source first is searched
 (it is legal whenever the other is, gives the same position and is T2-smaller). The last step
-of a turn never builds a board: its key is updated arithmetically.
+of a turn never builds a board: its key is updated arithmetically. Nor does the step before
+it, once a full turn is known (or when only counting), where no checker is on the bar, none
+can bear off and no L6 check is in force (a double's third step, a non-double's first on
+its distinct path): the last step's sources then come from the occupancy masks, every one
+of them a legal step.
 
 Bound on the number of distinct turns (sizes NB_MAX_TURNS = 23751)
 -----------------------------------------------------------------
@@ -302,24 +306,29 @@ cdef inline void d_record(nb_ctx* c, const nb_board* b, int depth, uint32_t used
     s_append(c, b.lo, b.hi, dice_of(c, b, depth), used_big, seq)
 
 
+cdef inline void step_key(uint64_t lo, uint64_t hi, int p, int dst, int hit, uint64_t* plo,
+                          uint64_t* phi) noexcept nogil:
+    """The key after a step from p to dst (0: borne off) of the key's mover, without a
+    branch: the source's field (or the bar) loses one, the destination's gains one, or, for
+    an S3 hit, goes from 16 (one opponent) to 1 with the opponent's bar count up one."""
+    cdef uint64_t grow = <uint64_t>1 - (<uint64_t>hit << 4)
+    plo[0] = lo - nb_unit_lo[p] + nb_unit_lo[dst] * grow
+    phi[0] = hi - nb_unit_hi[p] + nb_unit_hi[dst] * grow + (<uint64_t>hit << 60)
+
+
 cdef inline int leaf(nb_ctx* c, const nb_board* b, int p, int d, uint64_t* plo, uint64_t* phi,
                      int* pdst, int* phit) noexcept nogil:
     """The last step of a turn (die d from source p) without building the board: the key of
     the resulting position, or 0 when no checker on p may make the step. Same rules as
     child(): when both a hitter and another checker could step, the result is the same."""
     cdef int dst = p - d if p > d else 0, hit, hb = (b.hitters >> p) & 1
-    cdef uint64_t lo, hi, grow
+    cdef uint64_t lo, hi
     cdef uint32_t mine
     if b.m[p] - hb <= 0:  # only the hitter is there (S8)
         if dst != 0 and b.m[dst] != 0:
             return 0
-    # the key's arithmetic without a branch: the source's field (or the bar) loses one, the
-    # destination's gains one (nothing when borne off), or, for an S3 hit, goes from 16 (one
-    # opponent) to 1 with the opponent's bar count up one
     hit = c.is_short & (dst != 0) & (b.o[dst] == 1)
-    grow = <uint64_t>1 - (<uint64_t>hit << 4)
-    lo = b.lo - nb_unit_lo[p] + nb_unit_lo[dst] * grow
-    hi = b.hi - nb_unit_hi[p] + nb_unit_hi[dst] * grow + (<uint64_t>hit << 60)
+    step_key(b.lo, b.hi, p, dst, hit, &lo, &hi)
     if c.step_block or c.turn_end:
         mine = b.mine
         if b.m[p] == 1:
@@ -413,8 +422,8 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
     cdef nb_board* b = &c.st[0]
     cdef nb_board* nb = &c.st[1]
     cdef uint32_t S, S0, S1, T, bit, keep, U, outside
-    cdef int p, t, hv, nhv, k, x, y, n, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon, distinct
-    cdef int counting
+    cdef int p, t, hv, nhv, k, x, y, dst = 0, hit = 0, dst2 = 0, hit2 = 0, canon, distinct
+    cdef int shortcut
     cdef uint32_t used_big
     cdef uint64_t seq1, lo, hi
     canon = _fast_paths and (not c.hh_forbid) and b.m[25] == 0
@@ -429,7 +438,7 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
     else:
         g_record(c, b, 0, 0, 0)
     nhv = 2 if c.hh_forbid else 1
-    counting = distinct and c.count_only and not (c.step_block or c.turn_end)
+    shortcut = distinct and not (c.step_block or c.turn_end)
     S0 = sources(c, b, c.d0)
     S1 = sources(c, b, c.d1)
     S = S0 | S1
@@ -450,11 +459,13 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                 x = c.d1
                 y = c.d0
                 used_big = 0
-            if counting:
-                # the number of full turns through the first step p, without its board
-                n = second_steps(c, b, p, x, y, k == 1 and (S0 & bit) != 0)
-                if n > 0:  # else the board: a candidate of one die, if no full turn
-                    s_count(c, 2, n)
+            if shortcut:  # the full turns through the first step p, without its board
+                T = second_sources(c, b, p, x, y, k == 1 and (S0 & bit) != 0, &dst, &hit)
+                if c.count_only and T:
+                    s_count(c, 2, nb_popcount(T))
+                    continue
+                if not c.count_only and c.best == 2:  # a one-die candidate cannot count
+                    last_leaves(c, b, p, dst, hit, y, T, 0, 0)
                     continue
             for hv in range(nhv):
                 if not child(c, b, nb, p, x, hv, &dst, &hit):
@@ -496,14 +507,18 @@ cdef void nd_search(nb_ctx* c) noexcept nogil:
                         g_insert(c, lo, hi, 2, 0, seq_add(seq1, 1, t, dst2, hit2))
 
 
-cdef inline int second_steps(nb_ctx* c, const nb_board* b, int p, int x, int y,
-                             int reached_first) noexcept nogil:
-    """The second steps (die y) that nd_search's distinct path counts after the first
-    step from p (die x), with its pruning (``keep``, and with ``reached_first`` the checker
-    not moved on when the larger die first reaches the same position), from b's masks
-    alone. Only where no L6 check is in force; that path has no bar, no S8 hitter and a
-    checker outside home after any one step (so no bearing off, L8/S7): every source of
-    the second die is then a legal step."""
+cdef enum:
+    NEEDS_BOARD = 1   # from the shortcuts below: bit 0, never a source
+
+
+cdef inline uint32_t second_sources(nb_ctx* c, const nb_board* b, int p, int x, int y,
+                                   int reached_first, int* pdst, int* phit) noexcept nogil:
+    """The sources of the second step (die y) that nd_search's distinct path takes after
+    the first step from p (die x), with its pruning (``keep``, and with ``reached_first``
+    the checker not moved on when the larger die first reaches the same position), from
+    b's masks alone, and the first step's destination and hit. Only where no L6 check is
+    in force; that path has no bar, no S8 hitter and a checker outside home after any one
+    step (so no bearing off, L8/S7): every source is then a legal step."""
     cdef int dst = p - x, hit
     cdef uint32_t bit = 1u << p, mine = b.mine, T, keep
     if b.m[p] == 1:
@@ -516,18 +531,40 @@ cdef inline int second_steps(nb_ctx* c, const nb_board* b, int p, int x, int y,
     if y < x:
         keep |= bit
     T &= keep
-    hit = c.is_short and (b.blots >> dst) & 1
+    hit = c.is_short & ((b.blots >> dst) & 1)
     if reached_first and not hit and not ((b.blots >> (p - c.d0)) & 1):
         T &= ~(1u << dst)
-    return nb_popcount(T)
+    pdst[0] = dst
+    phit[0] = hit
+    return T
+
+
+cdef inline void last_leaves(nb_ctx* c, const nb_board* b, int p, int dst, int hit, int d,
+                             uint32_t T, int depth, uint64_t seq) noexcept nogil:
+    """Append the full turns (dice = depth + 2) that end with a step of die d from each
+    source of T after the step p -> dst (``hit``: an S3 hit) at depth ``depth`` from board
+    b, keys by arithmetic, no board built (T from second_sources or fourth_sources: every
+    source a legal step, none bearing off)."""
+    cdef uint64_t lo, hi, lo2, hi2
+    cdef uint32_t blots = b.blots & ~((<uint32_t>hit) << dst)  # the blot hit is gone
+    cdef int t, dst2, hit2
+    step_key(b.lo, b.hi, p, dst, hit, &lo, &hi)
+    seq = seq_add(seq, depth, p, dst, hit)
+    while T:
+        t = nb_hibit(T)
+        T ^= 1u << t
+        dst2 = t - d
+        hit2 = c.is_short & ((blots >> dst2) & 1)
+        step_key(lo, hi, t, dst2, hit2, &lo2, &hi2)
+        s_append(c, lo2, hi2, depth + 2, 0, seq_add(seq, depth + 1, t, dst2, hit2))
 
 
 cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
     """Search of a double over non-increasing sources (each multiset once, in T2 order)."""
     cdef nb_board* b = &c.st[depth]
     cdef nb_board* nb = &c.st[depth + 1]
-    cdef uint32_t S
-    cdef int p, n, counting, dst = 0, hit = 0
+    cdef uint32_t S, T
+    cdef int p, shortcut, dst = 0, hit = 0
     cdef uint64_t lo, hi
     if not (c.turn_end and run6_forbidden(b.mine, c.F)):
         s_append(c, b.lo, b.hi, dice_of(c, b, depth), 0, seq)
@@ -554,39 +591,45 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
             if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
                 s_append(c, lo, hi, 4, 0, seq_add(seq, 3, p, dst, hit))
         return
-    counting = depth == 2 and c.count_only and not (c.step_block or c.turn_end)
+    shortcut = depth == 2 and not (c.step_block or c.turn_end)
     while S:
         p = nb_hibit(S)
         S ^= 1u << p
-        if counting:
-            # the number of full turns through the third step p, without its board
-            n = fourth_steps(c, b, p)
-            if n > 0:  # else the board: a candidate of three dice, if no full turn
-                s_count(c, 4, n)
-                continue
+        if shortcut:  # the full turns through the third step p, without its board
+            T = fourth_sources(c, b, p, &dst, &hit)
+            if T != NEEDS_BOARD:
+                if c.count_only and T:
+                    s_count(c, 4, nb_popcount(T))
+                    continue
+                if not c.count_only and c.best == 4:  # a three-dice one cannot count
+                    last_leaves(c, b, p, dst, hit, c.d0, T, 2, seq)
+                    continue
         if child(c, b, nb, p, c.d0, 0, &dst, &hit):
             s_dfs(c, depth + 1, p, seq_add(seq, depth, p, dst, hit))
 
 
-cdef inline int fourth_steps(nb_ctx* c, const nb_board* b, int p) noexcept nogil:
-    """The legal fourth steps of a double (sources p or lower, as s_dfs counts them) after
-    the third step from p, from b's masks alone, or 0 when that needs the board: a checker
-    on the bar, the third step bearing off, or every checker home after it (L8/S7 open the
-    bearing off). s_dfs counts this way only where no L6 check is in force and no S8 hitter
-    stands (its own conditions), so that every source of the fourth step is legal."""
+cdef inline uint32_t fourth_sources(nb_ctx* c, const nb_board* b, int p, int* pdst,
+                                   int* phit) noexcept nogil:
+    """The sources of a double's fourth step (p or lower, as s_dfs takes them) after the
+    third step from p, from b's masks alone, and the third step's destination and hit; or
+    NEEDS_BOARD: a checker on the bar, the third step bearing off, or every checker home
+    after it (L8/S7 open the bearing off). Only where no L6 check is in force and no S8
+    hitter stands (s_dfs's own conditions): every source is then a legal step, none bearing
+    off. L5 cannot bar one: a fourth step from the head would follow three, and at most two
+    checkers leave it in a turn."""
     cdef int d = c.d0, dst = p - d
-    cdef uint32_t mine = b.mine, S
+    cdef uint32_t mine = b.mine
     if b.m[25] or dst <= 0:
-        return 0
+        return NEEDS_BOARD
     if b.m[p] == 1:
         mine &= ~(1u << p)
     mine |= 1u << dst
     if (mine & PTS & ~HOME) == 0:
-        return 0
-    # sources() of the next board, up to p; L5 cannot bar one: a fourth step from the
-    # head would follow three, and at most two checkers leave it in a turn
-    S = mine & PTS & ~(b.closed << d) & ~((2u << d) - 1)
-    return nb_popcount(S & ((2u << p) - 1))
+        return NEEDS_BOARD
+    pdst[0] = dst
+    phit[0] = c.is_short & ((b.blots >> dst) & 1)
+    # sources() of the next board, up to p
+    return mine & PTS & ~(b.closed << d) & ~((2u << d) - 1) & ((2u << p) - 1)
 
 
 cdef void sort_entries(nb_entry* e, int n) noexcept nogil:
