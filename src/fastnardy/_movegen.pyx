@@ -148,6 +148,28 @@ cdef inline void new_tgen(nb_ctx* c) noexcept nogil:
 
 # --------------------------------------------------------------------------- steps
 
+cdef inline uint32_t point_sources(nb_ctx* c, uint32_t mine, uint32_t closed, int head,
+                                   int d) noexcept nogil:
+    """The points of ``mine`` from which die d lands on a point the mover may take
+    (``closed`` not), ``head`` the mover's checkers on point 24 (L5): the sources of a board
+    with no checker on the bar, before bearing off, L6 and the S8 hitter restriction."""
+    cdef uint32_t S = mine & PTS & ~(closed << d) & ~((2u << d) - 1)
+    if c.head0 - head >= c.head_limit:  # L5
+        S &= ~(1u << 24)
+    return S
+
+
+cdef inline uint32_t mine_after(const nb_board* b, int p, int dst) noexcept nogil:
+    """b's occupancy mask after one of its mover's checkers steps from p to dst (0: borne
+    off)."""
+    cdef uint32_t mine = b.mine
+    if b.m[p] == 1:
+        mine &= ~(1u << p)
+    if dst:
+        mine |= 1u << dst
+    return mine
+
+
 cdef inline uint32_t sources(nb_ctx* c, const nb_board* b, int d) noexcept nogil:
     """Bitmask of the source points from which a step with die d is legal (before L6 and the
     S8 hitter restriction)."""
@@ -157,9 +179,7 @@ cdef inline uint32_t sources(nb_ctx* c, const nb_board* b, int d) noexcept nogil
         if (b.closed >> (25 - d)) & 1:
             return 0
         return BAR
-    S = b.mine & PTS & ~(b.closed << d) & ~((2u << d) - 1)
-    if c.head0 - b.m[24] >= c.head_limit:  # L5
-        S &= ~(1u << 24)
+    S = point_sources(c, b.mine, b.closed, b.m[24], d)
     if b.mine and (b.mine & ~HOME) == 0:  # L8/S7
         if b.m[d]:
             S |= 1u << d
@@ -323,19 +343,14 @@ cdef inline int leaf(nb_ctx* c, const nb_board* b, int p, int d, uint64_t* plo, 
     child(): when both a hitter and another checker could step, the result is the same."""
     cdef int dst = p - d if p > d else 0, hit, hb = (b.hitters >> p) & 1
     cdef uint64_t lo, hi
-    cdef uint32_t mine
     if b.m[p] - hb <= 0:  # only the hitter is there (S8)
         if dst != 0 and b.m[dst] != 0:
             return 0
     hit = c.is_short & (dst != 0) & (b.o[dst] == 1)
     step_key(b.lo, b.hi, p, dst, hit, &lo, &hi)
     if c.step_block or c.turn_end:
-        mine = b.mine
-        if b.m[p] == 1:
-            mine &= ~(1u << p)
-        if dst:
-            mine |= 1u << dst
-        if run6_forbidden(mine, c.F):  # L6 (every_step: illegal step; turn_end: no candidate)
+        # L6 (every_step: illegal step; turn_end: no candidate)
+        if run6_forbidden(mine_after(b, p, dst), c.F):
             return 0
     plo[0] = lo
     phi[0] = hi
@@ -520,13 +535,8 @@ cdef inline uint32_t second_sources(nb_ctx* c, const nb_board* b, int p, int x, 
     in force; that path has no bar, no S8 hitter and a checker outside home after any one
     step (so no bearing off, L8/S7): every source is then a legal step."""
     cdef int dst = p - x, hit
-    cdef uint32_t bit = 1u << p, mine = b.mine, T, keep
-    if b.m[p] == 1:
-        mine &= ~bit
-    mine |= 1u << dst
-    T = mine & PTS & ~(b.closed << y) & ~((2u << y) - 1)  # sources() of the next board
-    if c.head0 - (b.m[24] - (p == 24)) >= c.head_limit:  # L5
-        T &= ~(1u << 24)
+    cdef uint32_t bit = 1u << p, T, keep
+    T = point_sources(c, mine_after(b, p, dst), b.closed, b.m[24] - (p == 24), y)
     keep = (bit - 1) | ((2u << y) - 1)
     if y < x:
         keep |= bit
@@ -615,21 +625,17 @@ cdef inline uint32_t fourth_sources(nb_ctx* c, const nb_board* b, int p, int* pd
     NEEDS_BOARD: a checker on the bar, the third step bearing off, or every checker home
     after it (L8/S7 open the bearing off). Only where no L6 check is in force and no S8
     hitter stands (s_dfs's own conditions): every source is then a legal step, none bearing
-    off. L5 cannot bar one: a fourth step from the head would follow three, and at most two
-    checkers leave it in a turn."""
+    off."""
     cdef int d = c.d0, dst = p - d
-    cdef uint32_t mine = b.mine
+    cdef uint32_t mine
     if b.m[25] or dst <= 0:
         return NEEDS_BOARD
-    if b.m[p] == 1:
-        mine &= ~(1u << p)
-    mine |= 1u << dst
+    mine = mine_after(b, p, dst)
     if (mine & PTS & ~HOME) == 0:
         return NEEDS_BOARD
     pdst[0] = dst
     phit[0] = c.is_short & ((b.blots >> dst) & 1)
-    # sources() of the next board, up to p
-    return mine & PTS & ~(b.closed << d) & ~((2u << d) - 1) & ((2u << p) - 1)
+    return point_sources(c, mine, b.closed, b.m[24] - (p == 24), d) & ((2u << p) - 1)
 
 
 cdef void sort_entries(nb_entry* e, int n) noexcept nogil:
