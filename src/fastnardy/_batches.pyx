@@ -63,7 +63,7 @@ cdef extern from *:
             NB_SWAP_LANES(x, is_short);
             memcpy(out + 2 * j, &x, sizeof x);
         }
-        for (; j < k; j++, e += stride) nb_swap2(e[0], e[1], is_short, out + 2 * j);
+        nb_swap_entries_base(e, stride, k - j, is_short, out + 2 * j);
     }
     __attribute__((target("avx512f"))) static void nb_swap_entries_avx512(
             const uint64_t* e, int stride, int k, int is_short, uint64_t* out) {
@@ -75,7 +75,7 @@ cdef extern from *:
             NB_SWAP_LANES(x, is_short);
             memcpy(out + 2 * j, &x, sizeof x);
         }
-        for (; j < k; j++, e += stride) nb_swap2(e[0], e[1], is_short, out + 2 * j);
+        nb_swap_entries_base(e, stride, k - j, is_short, out + 2 * j);
     }
     #endif
     static void (*nb_swap_entries)(const uint64_t*, int, int, int, uint64_t*) =
