@@ -44,7 +44,7 @@ cdef extern from *:
         for (int j = 0; j < k; j++)
             nb_swap2(e[(size_t)stride * j], e[(size_t)stride * j + 1], is_short, out + 2 * j);
     }
-    #if (defined(__clang__) || __GNUC__ >= 12) && defined(__x86_64__)
+    #if defined(NB_X86) && (defined(__clang__) || __GNUC__ >= 12)  /* __builtin_shufflevector */
     #define NB_SWAP_X86 1
     typedef uint64_t nb_v4 __attribute__((vector_size(32)));
     typedef uint64_t nb_v8 __attribute__((vector_size(64)));
@@ -80,12 +80,12 @@ cdef extern from *:
     #endif
     static void (*nb_swap_entries)(const uint64_t*, int, int, int, uint64_t*) =
         nb_swap_entries_base;
-    /* put in use the variant of instruction set ``isa`` (0 the baseline, 1 AVX2, 2 AVX-512:
+    /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2 or NB_AVX512:
        _nnet's SIMD, which this CPU runs) */
     static void nb_swap_use(int isa) {
     #ifdef NB_SWAP_X86
-        if (isa == 2) { nb_swap_entries = nb_swap_entries_avx512; return; }
-        if (isa == 1) { nb_swap_entries = nb_swap_entries_avx2; return; }
+        if (isa == NB_AVX512) { nb_swap_entries = nb_swap_entries_avx512; return; }
+        if (isa == NB_AVX2) { nb_swap_entries = nb_swap_entries_avx2; return; }
     #endif
         nb_swap_entries = nb_swap_entries_base;
     }

@@ -41,8 +41,7 @@ cdef extern from *:
     static float fn_raw15[16];
     static void (*fn_raw48)(float*, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                             uint64_t) = 0;
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    #define FN_X86 1
+    #ifdef NB_X86
     #include <immintrin.h>
     __attribute__((target("avx2"))) static void fn_raw8_avx2(float* out, uint64_t w) {
         __m256i n = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)w));
@@ -77,12 +76,12 @@ cdef extern from *:
         fn_raw24_avx512(out + 25, table, w3, w4, w5);
     }
     #endif
-    /* put in use the variant of instruction set ``isa`` (0 the baseline, 1 AVX2, 2 AVX-512) */
+    /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2 or NB_AVX512) */
     static void fn_use(int isa) {
         fn_raw48 = 0;
-    #ifdef FN_X86
-        if (isa == 2) fn_raw48 = fn_raw48_avx512;
-        if (isa == 1) fn_raw48 = fn_raw48_avx2;
+    #ifdef NB_X86
+        if (isa == NB_AVX512) fn_raw48 = fn_raw48_avx512;
+        if (isa == NB_AVX2) fn_raw48 = fn_raw48_avx2;
     #endif
     }
     """
@@ -307,9 +306,9 @@ cdef inline void _write(int kind, const mirror_map* m, const int8_t* row,
 
 
 cdef void features_use_simd(int isa) noexcept nogil:
-    """Put in use the raw inputs' lookups of instruction set ``isa`` (0 the baseline, 1
-    AVX2, 2 AVX-512), one this CPU runs: _nnet's choice (FASTNARDY_SIMD), made once at its
-    import. The same floats in each."""
+    """Put in use the raw inputs' lookups of instruction set ``isa`` (an index of
+    _nnet.SIMD_NAMES: NB_BASE, NB_AVX2 or NB_AVX512), one this CPU runs: _nnet's choice
+    (FASTNARDY_SIMD), made once at its import. The same floats in each."""
     fn_use(isa)
 
 

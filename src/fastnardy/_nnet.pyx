@@ -55,8 +55,7 @@ cdef extern from *:
     #if defined(__GNUC__)
     #pragma GCC diagnostic ignored "-Wpsabi"  /* that ABI note, for the inlined helpers */
     #endif
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    #define NN_X86 1
+    #ifdef NB_X86
     #define NN_W 16
     #define NN_ISA avx512
     #define NN_TARGET __attribute__((target("avx512f")))
@@ -76,14 +75,14 @@ cdef extern from *:
     #define NN_ISA base
     #define NN_TARGET
     #include "_nnet_simd.h"
-    /* 1 when this CPU runs instruction set ``isa`` (0 the baseline, 1 AVX2, 2 AVX-512)
+    /* 1 when this CPU runs instruction set ``isa`` (NB_BASE, NB_AVX2 or NB_AVX512)
        and this build has it */
     static int nn_supports(int isa) {
-        if (isa == 0) return 1;
-    #ifdef NN_X86
+        if (isa == NB_BASE) return 1;
+    #ifdef NB_X86
         __builtin_cpu_init();
-        if (isa == 1) return __builtin_cpu_supports("avx2");
-        if (isa == 2) return __builtin_cpu_supports("avx512f");
+        if (isa == NB_AVX2) return __builtin_cpu_supports("avx2");
+        if (isa == NB_AVX512) return __builtin_cpu_supports("avx512f");
     #endif
         return 0;
     }
@@ -103,9 +102,9 @@ cdef extern from *:
             nn_forward2 = nn_forward2_##isa_;  \
         } while (0)
     static void nn_use(int isa) {
-    #ifdef NN_X86
-        if (isa == 2) { NN_USE(avx512); return; }
-        if (isa == 1) { NN_USE(avx2); return; }
+    #ifdef NB_X86
+        if (isa == NB_AVX512) { NN_USE(avx512); return; }
+        if (isa == NB_AVX2) { NN_USE(avx2); return; }
     #endif
         NN_USE(base);
     }

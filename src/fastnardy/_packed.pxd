@@ -15,6 +15,13 @@ cdef extern from *:
     #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
     #error "fastnardy reads and writes eight counts a word, little-endian"
     #endif
+    /* The instruction sets the compiled variants are built for (fastnardy._nnet.SIMD_NAMES,
+       in this order, which chooses one at import); NB_X86 where GCC's or clang's target
+       attributes build the AVX2 and AVX-512 ones. */
+    enum { NB_BASE = 0, NB_AVX2 = 1, NB_AVX512 = 2 };
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #define NB_X86 1
+    #endif
     static inline uint64_t nb_load8(const int8_t* p) { uint64_t x; memcpy(&x, p, 8); return x; }
     #if defined(__GNUC__) || defined(__clang__)
     static inline int nb_ctz(uint32_t x) { return __builtin_ctz(x); }
