@@ -65,7 +65,7 @@ cdef extern from *:
        POPCNT instruction where the CPU has it (a flag set once, so a branch that is always
        predicted), else the bit trick, which the debug build (-O0, no __OPTIMIZE__) always
        takes, so that its test run covers it. */
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && defined(__OPTIMIZE__)
+    #if defined(NB_X86) && defined(__OPTIMIZE__)
     #define NB_POPCNT 1
     #endif
     static int nb_has_popcnt = 0;
