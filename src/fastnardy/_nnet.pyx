@@ -124,7 +124,7 @@ cdef extern from *:
 # this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one). The same
 # choice is put in use for the raw inputs of keys (_features, pushed from here: it cannot
 # import this module) and the swap of expand's children keys (_batches, which reads SIMD).
-SIMD_NAMES = ("base", "avx2", "avx512")
+SIMD_NAMES = ("base", "avx2", "avx512")  # at the indices NB_BASE, NB_AVX2, NB_AVX512 (_packed.pxd)
 SIMD_AVAILABLE = tuple(name for isa, name in enumerate(SIMD_NAMES) if nn_supports(isa))
 
 
