@@ -9,8 +9,8 @@ run with the same file skips them):
    game's shipped net by default, at 0 ply), each turn's choice made uniformly at random
    instead with probability ``--explore``. Of each turn's children (the positions the
    policy compares: the next mover's view, finished games left out), the ``--top`` best by
-   the policy are kept and ``--per-turn`` more drawn at random; the rows are then made
-   distinct.
+   the policy are kept and ``--per-turn`` more drawn at random (with ``--race``, of the
+   races only: ``fastnardy.network.races``); the rows are then made distinct.
 2. *Labels.* Each row's five outputs (``fastnardy.network.OUTPUTS``) for its side to move.
    gnubg: its cubeless evaluation at ``--plies`` plies
    (:meth:`fastnardy.match.Gnubg.probabilities`, money game without Jacoby: gammons and
@@ -27,8 +27,9 @@ run with the same file skips them):
    the command, seed, rows and CPU seconds (this process's and gnubg's).
 
 ``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit;
-every file must have been labelled by the same teacher at the same depth (each records
-them), or the run stops.
+every file must have been labelled by the same teacher at the same depth, of races or not
+(each records them), or the run stops. ``--attach FILE`` writes to ``--out`` the Evaluator
+of ``FILE`` with the fitted network as its race network (for a ``--race`` run).
 A run is deterministic for its arguments (numpy's PCG64 for the games, the holdout and the
 minibatches; gnubg is deterministic; BLAS on one thread).
 
@@ -54,7 +55,7 @@ import numpy as np  # noqa: E402
 from fastnardy import Rules, features  # noqa: E402
 from fastnardy.batch import chance_expand, expand, segment_argmax  # noqa: E402
 from fastnardy.match import Gnubg  # noqa: E402
-from fastnardy.network import OUTPUTS, Evaluator, equity  # noqa: E402
+from fastnardy.network import OUTPUTS, Evaluator, equity, races  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, final_targets, first_best,  # noqa: E402
                       flip, launch, new_network, roll, step)
@@ -96,6 +97,8 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
         drawn = _ranks(rng.random(len(children)), parent, offsets)
         best = _ranks(-values, parent, offsets)
         keep = ((drawn < args.per_turn) | (best < args.top)) & ~won
+        if args.race:
+            keep &= races(rules, children)
         kept.append(children[keep])
         total += int(keep.sum())
         rows = children[choice]
@@ -154,6 +157,7 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
     pass."""
     kind = KINDS[args.game]
     net = Evaluator.load(args.init) if args.init else new_network(kind, args.hidden, rng)
+    net = net.race if args.race and net.race is not None else net  # a race fit: its race net
     params = [net.hidden_weights.copy(), net.hidden_bias.copy(), net.output_weights.copy(),
               net.output_bias.copy()]
     held = np.zeros(len(x), dtype=bool)
@@ -179,12 +183,15 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
 
 def cached(path: str, args: argparse.Namespace) -> Tuple[np.ndarray, np.ndarray, float]:
     """The labelled rows of a ``--data`` file, their targets and gnubg's CPU seconds; exits
-    when another teacher or depth labelled them (the metadata names one of each)."""
+    when another teacher or depth labelled them, or they are races and these are not or the
+    other way round (the metadata names each; a file without ``race`` is not of races)."""
     with np.load(path) as data:
-        made = (str(data["teacher"]), int(data["plies"]))
-        if made != (args.teacher, args.plies):
+        made = (str(data["teacher"]), int(data["plies"]),
+                bool(data["race"]) if "race" in data.files else False)
+        if made != (args.teacher, args.plies, args.race):
             sys.exit(f"train_teacher.py: {path} was labelled by {made[0]} at {made[1]} "
-                     f"plies, not {args.teacher} at {args.plies}")
+                     f"plies{' (races)' if made[2] else ''}, not {args.teacher} at "
+                     f"{args.plies}{' (races)' if args.race else ''}")
         return data["rows"], data["targets"], float(data["gnubg_seconds"])
 
 
@@ -204,7 +211,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             targets = searched(rules, rows, Evaluator.load(args.teacher), args.plies)
         if args.data:
             np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds,
-                     teacher=args.teacher, plies=args.plies)
+                     teacher=args.teacher, plies=args.plies, race=args.race)
     for extra in args.extra:
         more, more_targets, seconds = cached(extra, args)
         rows = np.concatenate([rows, more])
@@ -220,7 +227,13 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             "seed": args.seed, "epochs": epoch, "holdout_equity_error": round(error, 5),
             "cpu_seconds": round(time.process_time(), 1),
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
-            "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS)}
+            "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS),
+            "race": args.race}
+        if args.attach:
+            contact = Evaluator.load(args.attach)
+            net = Evaluator(contact.kind, contact.hidden_weights, contact.hidden_bias,
+                            contact.output_weights, contact.output_bias, contact.metadata,
+                            race=net)
         net.save(args.out)
 
     return fit(args, rng, x, targets, save)
@@ -238,6 +251,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--positions", type=int, default=200000,
                         help="children kept before they are made distinct")
     parser.add_argument("--policy", help="the Evaluator that plays (default: the game's)")
+    parser.add_argument("--race", action="store_true", help="keep the races only")
+    parser.add_argument("--attach", help="write the fit as the race network of this .npz")
     parser.add_argument("--explore", type=float, default=0.1)
     parser.add_argument("--per-turn", type=int, default=4, help="children drawn a turn")
     parser.add_argument("--top", type=int, default=0, help="the policy's best children kept")

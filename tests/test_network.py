@@ -18,7 +18,7 @@ import pytest
 
 from fastnardy import FastNardyError, Position, Rules, batch, features
 from fastnardy.errors import EngineError
-from fastnardy.network import OUTPUTS, Evaluator, equity
+from fastnardy.network import OUTPUTS, Evaluator, equity, races
 from fastnardy.play import evaluate as greedy_evaluate
 from fastnardy.search import MoveFilter, best_turn, expectimax
 from fastnardy import search
@@ -214,6 +214,28 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
     with pytest.raises(SystemExit, match="labelled by long at 1 plies, not long at 0"):
         train.main([*common[:5], "0", *common[6:], "--seed", "5", "--out",
                     str(tmp_path / "other.npz"), "--data", str(tmp_path / "data-a.npz")])
+
+
+def test_teacher_trainer_fits_a_race_network(tmp_path: Path) -> None:
+    """--race keeps the races only (fastnardy.network.races) and records it in its data,
+    whose labels a run without --race refuses; --attach writes the fit as the race network
+    of another Evaluator, which the search and self-play then use for races."""
+    train = _teacher()
+    data, out = tmp_path / "races.npz", tmp_path / "split.npz"
+    common = ["--game", "short", "--teacher", "short", "--positions", "300", "--parallel", "32",
+              "--hidden", "8", "--epochs", "2", "--seed", "3", "--data", str(data)]
+    assert train.main(common + ["--race", "--attach", "short", "--out", str(out)]) == 0
+    with np.load(data) as cached:
+        rows, race = cached["rows"], bool(cached["race"])
+    assert race and len(rows) >= 150 and races("short", rows).all()
+    split, shipped = Evaluator.load(out), Evaluator.load("short")
+    assert split.race is not None and split.race.metadata["race"] is True
+    assert split.race.metadata["rows"] == len(rows) and len(split.race.hidden_bias) == 8
+    np.testing.assert_array_equal(split.hidden_weights, shipped.hidden_weights)
+    assert split.metadata == shipped.metadata
+    np.testing.assert_array_equal(split.evaluate(rows), split.race.evaluate(rows))
+    with pytest.raises(SystemExit, match=r"labelled by short at 0 plies \(races\), not short"):
+        train.main(common + ["--out", str(tmp_path / "other.npz")])
 
 
 @pytest.mark.parametrize("game", ["long", "short"])

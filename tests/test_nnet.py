@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, _nnet, batch, features
+from fastnardy import (FastNardyError, InvalidPositionError, Position, Rules, _nnet, batch,
+                       features, network)
+from fastnardy.batch import MIRROR_COLUMNS
 from fastnardy.network import Evaluator
 from fastnardy.search import GNUBG_FILTERS, MoveFilter, best_turn, evaluator, expectimax
 from fastnardy.selfplay import simulate
@@ -83,6 +85,91 @@ def test_within_1e6_of_the_numpy_oracle(game: str, source: str, tmp_path: Path) 
     np.testing.assert_allclose(net.evaluate(rows), oracle_equity(expected), atol=3e-6, rtol=0)
     np.testing.assert_allclose(net(x), oracle_equity(expected), atol=3e-6, rtol=0)
     assert net.evaluate(rows).dtype == np.float64
+
+
+def in_contact(game: str, row: np.ndarray) -> bool:
+    """The contact/race split, written from its definition: a checker on a bar, or a mover's
+    checker that still has to pass a point the opponent's checkers will visit. The opponent's
+    own point q is the mover's point 25 - q in short nardy and q + 12 (mod 24) in long nardy
+    (RULES.md section 0); its checkers will visit each of its own points from its rearmost
+    down to 1, and the mover's checker on point p passes every point below p."""
+    if row[24] or row[49]:
+        return True
+    own = [p for p in range(1, 25) if row[p - 1]]
+    other = [q for q in range(1, 25) if row[24 + q]]
+    if not own or not other:
+        return False
+    visited = [25 - q if game == "short" else (q + 11) % 24 + 1 for q in range(1, max(other) + 1)]
+    return min(visited) <= max(own)
+
+
+def split_oracle(contact: Evaluator, race: Evaluator, game: str, rows: np.ndarray) -> np.ndarray:
+    x = features(game, rows, KINDS[game])
+    races = np.array([not in_contact(game, row) for row in rows])
+    out = oracle(contact, x)
+    out[races] = oracle(race, x[races])
+    return out
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_race_network_values_the_races_on_every_path(game: str, tmp_path: Path) -> None:
+    """Evaluator(..., race=r): the races (no contact: _features.in_contact, here from its
+    definition) by r and the rest by its own weights, within 1e-6 of the oracle on features,
+    rows, keys, positions and after a save and load; the siblings of a turn, races and
+    contact mixed in pairs, the same floats two at a time as one at a time."""
+    rows = positions(game)
+    races = np.array([not in_contact(game, row) for row in rows])
+    np.testing.assert_array_equal(network.races(game, rows), races)
+    assert races.sum() > 20 and (~races).sum() > 20
+    contact = random_network(game, 40, 8, 0.3)
+    split = Evaluator(KINDS[game], contact.hidden_weights, contact.hidden_bias,
+                      contact.output_weights, contact.output_bias, race=random_network(
+                          game, 17, 9, 0.3))
+    assert split.race is not None
+    expected = split_oracle(contact, split.race, game, rows)
+    assert np.abs(expected - oracle(contact, features(game, rows, KINDS[game]))).max() > 0.01
+    split.save(tmp_path / "split.npz")
+    loaded = Evaluator.load(tmp_path / "split.npz")
+    assert repr(loaded) == repr(split) == f"<Evaluator {KINDS[game]!r} hidden=40 race hidden=17>"
+    keys = batch.keys_from_rows(game, rows)
+    for net in (split, loaded):
+        for got in (net.probabilities(features(game, rows, KINDS[game])),
+                    net.evaluate(rows, probabilities=True), net.evaluate(keys, probabilities=True)):
+            np.testing.assert_allclose(got, expected, atol=1e-6, rtol=0)
+    listed = batch.decode(game, rows[:50])
+    assert [split.value(p) for p in listed] == list(split.evaluate(rows[:50]))
+    dice = np.random.default_rng(4).integers(1, 7, size=(len(rows), 2))
+    children = batch.expand(game, rows, dice, keys=True)[0]
+    one = np.concatenate([split.evaluate(children[i:i + 1]) for i in range(len(children))])
+    np.testing.assert_array_equal(split.evaluate(children), one)
+    np.testing.assert_array_equal(split.evaluate(children[1:]), one[1:])
+    assert pickle.loads(pickle.dumps(split)).evaluate(children[:99]).tolist() == one[:99].tolist()
+
+
+def test_race_network_errors(tmp_path: Path) -> None:
+    short = Evaluator.load("short")
+    arrays = (short.hidden_weights, short.hidden_bias, short.output_weights, short.output_bias)
+    with pytest.raises(FastNardyError, match="race must be an Evaluator of kind 'tdgammon'"):
+        Evaluator("tdgammon", *arrays, race=Evaluator.load("long"))
+    with pytest.raises(FastNardyError, match="race must be"):
+        Evaluator("tdgammon", *arrays, race=Evaluator("tdgammon", *arrays, race=short))
+    with pytest.raises(FastNardyError, match="race must be"):
+        Evaluator("tdgammon", *arrays, race="short")  # type: ignore[arg-type]
+    with pytest.raises(FastNardyError, match="a race network has the kind"):
+        _nnet.Network(2, False, MIRROR_COLUMNS["long"], *arrays, race=short.network)
+    Evaluator("tdgammon", *arrays, race=short).save(tmp_path / "split.npz")
+    with np.load(tmp_path / "split.npz") as data:
+        members = {key: data[key] for key in data.files if key != "race_output_bias"}
+    np.savez(tmp_path / "part.npz", **members)
+    with pytest.raises(FastNardyError, match="of its race network"):
+        Evaluator.load(tmp_path / "part.npz")
+    with pytest.raises(InvalidPositionError):
+        network.races("short", np.full((2, 50), 16, np.int8))
+    long_rows = batch.encode([Position.start("long")])
+    long_rows[0, 23], long_rows[0, 24] = 14, 1  # a bar checker in long nardy (L3)
+    with pytest.raises(InvalidPositionError, match="L3"):
+        network.races("long", long_rows)
+    assert network.races("short", np.zeros((0, 50), np.int8)).shape == (0,)
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
@@ -174,10 +261,12 @@ def test_immutable_picklable_and_shared_between_threads() -> None:
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
-def test_search_compiled_equals_the_python_evaluator(game: str) -> None:
+@pytest.mark.parametrize("race", [False, True])
+def test_search_compiled_equals_the_python_evaluator(game: str, race: bool) -> None:
     """best_turn and expectimax with the Evaluator (compiled on rows) choose as the same
-    network called from Python on features (to within the 1e-6 of the two paths)."""
-    net = Evaluator.load(game)
+    network called from Python on features (to within the 1e-6 of the two paths), with a
+    race network too."""
+    net = with_race(game) if race else Evaluator.load(game)
     python = evaluator(lambda x: net(x), ("features", KINDS[game]))
     rows = positions(game, 4)
     for plies, move_filter in ((0, None), (1, MoveFilter(3, 0.1)), (2, GNUBG_FILTERS)):
@@ -211,11 +300,19 @@ def test_the_evaluator_gets_a_read_only_batch() -> None:
         best_turn(Position.start("long"), (6, 5), vandal, 1)
 
 
-@pytest.mark.parametrize("game", ["long", "short"])
-def test_selfplay_with_the_network_in_the_kernel(game: str) -> None:
-    """simulate with the Evaluator (played inside the kernel) gives the same games as the
-    same network called from Python at every turn-step."""
+def with_race(game: str) -> Evaluator:
+    """The shipped network with a random race network."""
     net = Evaluator.load(game)
+    return Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
+                     net.output_bias, race=random_network(game, 24, 12, 0.3))
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+@pytest.mark.parametrize("race", [False, True])
+def test_selfplay_with_the_network_in_the_kernel(game: str, race: bool) -> None:
+    """simulate with the Evaluator (played inside the kernel) gives the same games as the
+    same network called from Python at every turn-step, with a race network too."""
+    net = with_race(game) if race else Evaluator.load(game)
     python = evaluator(lambda x: net(x), ("features", KINDS[game]))
     inside = simulate(game, 12, 3, net)
     outside = simulate(game, 12, 3, python)

@@ -5,6 +5,8 @@
 
 from libc.stdint cimport int8_t, uint32_t, uint64_t
 
+from fastnardy._packed cimport nb_ctz, nb_top
+
 cdef enum:
     # feature kinds (fastnardy.inputs' _CODES) and their widths
     K_RAW = 0
@@ -46,6 +48,20 @@ cdef inline uint32_t mirrored(const mirror_map* m, uint32_t held) noexcept nogil
     return m.bits[0][held & 0xFF] | m.bits[1][(held >> 8) & 0xFF] | m.bits[2][held >> 16]
 
 
+cdef inline bint in_contact(const mirror_map* m, uint32_t own, uint32_t other,
+                            int bars) noexcept nogil:
+    """Contact, as GNU Backgammon splits its networks: a checker on a bar (``bars``), or the
+    mover's rearmost checker (``own``, ``other``: the held masks) on or behind a point that
+    the opponent's checkers still pass (the mirror of one of its points up to its rearmost),
+    so the two sides may still meet; else a race."""
+    if bars:
+        return 1
+    if own == 0 or other == 0:
+        return 0
+    return nb_ctz(mirrored(m, ((<uint32_t>2) << nb_top(other)) - 1)) <= nb_top(own)
+
+
+cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexcept nogil
 cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
                     row_facts* facts) noexcept nogil
 cdef int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,

@@ -31,6 +31,10 @@ def held_masks(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """(N, 6): each side's held points as bits, own numbering then the other's; counts."""
     ...
 
+def races(is_short: bool, rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """True for each (N, 50) board row that is a race (no contact), every row checked."""
+    ...
+
 KEY_DTYPE: np.dtype[np.void]
 
 # Cython's doctest dictionary and the C API of _features.pxd's functions (for _nnet)

@@ -11,7 +11,7 @@ built per row) and raised after it, the first kind in the order of the checks be
 that a batch with several faults always names the same one.
 """
 
-from libc.stdint cimport int8_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy
 
 import numpy as np
@@ -574,4 +574,53 @@ def held_masks(object rows, object mirror):
                 out[6 * i + side] = facts.held[side]
                 out[6 * i + 2 + side] = mirrored(mir, facts.held[side])
                 out[6 * i + 4 + side] = facts.count[side]
+    return result
+
+
+cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexcept nogil:
+    """in_contact read off a feature row of ``kind``: point p of a side held where its
+    first point unit (or raw count) is not 0, a bar checker where the bar's input is not 0
+    (none in the nardy kind)."""
+    cdef uint32_t held[2]
+    cdef int side, p, bars = 0
+    cdef int units = U_TDGAMMON if kind == K_TDGAMMON else U_NARDY if kind == K_NARDY else U_RAW
+    cdef int block = (B_TDGAMMON if kind == K_TDGAMMON else B_NARDY if kind == K_NARDY
+                      else B_RAW)
+    for side in range(2):
+        held[side] = 0
+        for p in range(24):
+            if x[block * side + units * p] != 0:
+                held[side] |= (<uint32_t>1) << p
+        if kind == K_TDGAMMON:
+            bars |= x[block * side + 96] != 0
+        elif kind == K_RAW:
+            bars |= x[block * side + 24] != 0
+    return in_contact(m, held[0], held[1], bars)
+
+
+def races(bint is_short, object rows, object mirror):
+    """For (N, 50) board rows of the game of ``mirror`` (its MIRROR_COLUMNS): a bool array of
+    N, True for a race (in_contact false); rows checked as features checks them."""
+    cdef const mirror_map* mir = mirror_of(mirror)
+    cdef row_facts facts
+    cdef const int8_t* data
+    cdef uint8_t* out
+    cdef Py_ssize_t i, n
+    cdef int faults = 0
+    array = rows_array(np.asarray(rows))
+    n = array.shape[0]
+    result = np.zeros(n, dtype=np.bool_)
+    if n == 0:
+        return result
+    data = <const int8_t*>_data(array)
+    out = <uint8_t*>_data(result)
+    with nogil:
+        for i in range(n):
+            faults |= row_faults(data + 50 * i, mir, is_short, &facts)
+            if faults:
+                break
+            out[i] = not in_contact(mir, facts.held[0], facts.held[1],
+                                    data[50 * i + 24] | data[50 * i + 49])
+    if faults:
+        raise_fault(faults, 0)
     return result

@@ -30,6 +30,7 @@ ctypedef struct nn_net:
     const float* runs   # 2 x 24 x 16 x stride (nardy, else NULL): a maximal run of n
                         # points held by the side on the other side's path, from its point r
     const float* longest  # 2 x 7 x stride (nardy): the longest such run, at most 6 (L6)
+    const nn_net* race  # the network of races (_features.in_contact false), or NULL
 
 
 ctypedef struct nn_scratch:
@@ -67,6 +68,7 @@ cdef void nn_scratch_free(nn_scratch* s) noexcept nogil
 
 cdef class Network:
     cdef nn_net net
+    cdef readonly Network race
     cdef object arrays
     cdef object args
     cdef object _run(self, object boards, int as_equity)

@@ -1,7 +1,7 @@
 """Type stubs for fastnardy._nnet (the network of fastnardy.network.Evaluator, compiled).
 ``python -m mypy.stubtest fastnardy._nnet`` checks them against the compiled module."""
 
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -13,7 +13,10 @@ class Network:
 
     def __init__(self, kind: int, is_short: bool, mirror: npt.ArrayLike,
                  hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
-                 output_weights: npt.ArrayLike, output_bias: npt.ArrayLike) -> None: ...
+                 output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
+                 race: Optional[Network] = None) -> None: ...
+    @property
+    def race(self) -> Optional[Network]: ...
     def __reduce__(self) -> Tuple[Any, ...]: ...
     @property
     def hidden(self) -> int: ...

@@ -21,6 +21,11 @@ multiply-adds: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))``
 branch-free exp in base 2 (a polynomial of degree 5; the sigmoid within 1e-7 of the exact
 one), so no BLAS and no thread pool is involved.
 
+A Network may hold a second one for races (``race``, fastnardy.network's split as GNU
+Backgammon makes it): each checked row, key or feature row is valued by the race network
+when ``_features.in_contact`` says race, the two networks' rows taken as pairs only when one
+network values both.
+
 A :class:`Network` copies its weights once and is read-only after that: any number of
 threads may evaluate with it at once (each call brings its own scratch). The batch methods
 run without the GIL, in slices between which Ctrl-C is checked.
@@ -37,9 +42,9 @@ import numpy as np
 
 from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_TDGAMMON,
                                   U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
-                                  W_TDGAMMON, features_use_simd, key_row, keys_array,
-                                  mirror_of, mirrored, raise_fault, row_facts, row_faults,
-                                  rows_array)
+                                  W_TDGAMMON, features_contact, features_use_simd,
+                                  in_contact, key_row, keys_array, mirror_of, mirrored,
+                                  raise_fault, row_facts, row_faults, rows_array)
 from fastnardy._args cimport _data
 from fastnardy._packed cimport nb_ctz
 from fastnardy import _features
@@ -167,10 +172,13 @@ cdef inline void take(const nn_net* net, nn_scratch* s, int column, float value,
 
 cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
                          float* probs) noexcept nogil:
-    """The five outputs of the input row ``x`` (``net.width`` floats, any values)."""
+    """The five outputs of the input row ``x`` (``net.width`` floats, any values), by the
+    race network for a race."""
     cdef int i
     cdef int counts[2]
     counts[0] = counts[1] = 0
+    if net.race != NULL and not features_contact(net.kind, x, net.mirror):
+        net = net.race
     for i in range(net.width):
         take(net, s, i, x[i], counts)
     outputs(net, s, counts[0], counts[1], probs)
@@ -208,6 +216,15 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
         ones[n] = net.longest + (7 * s + (longest if longest < 6 else 6)) * stride
         n += 1
     return n
+
+
+cdef inline const nn_net* network_of(const nn_net* net, const int8_t* row,
+                                     const row_facts* facts) noexcept nogil:
+    """The network that values a checked row: its race network for a race, if it has one."""
+    if net.race != NULL and not in_contact(net.mirror, facts.held[0], facts.held[1],
+                                           row[24] | row[49]):
+        return net.race
+    return net
 
 
 cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_facts* facts,
@@ -265,7 +282,7 @@ cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
     cdef int fault = row_faults(row, net.mirror, net.is_short, &facts)
     if fault:
         return fault
-    forward_row(net, row, &facts, s, probs)
+    forward_row(network_of(net, row, &facts), row, &facts, s, probs)
     return 0
 
 
@@ -274,13 +291,16 @@ cdef inline int forward_checked(const nn_net* net, const int8_t* row_a,
                                 const row_facts* facts_b, int fault_b, nn_scratch* s,
                                 float* probs_a, float* probs_b) noexcept nogil:
     """The outputs of each of two checked rows that has no fault (both at once when neither
-    has), and the union of their fault bits."""
-    if fault_a == 0 and fault_b == 0:
-        forward_pair(net, row_a, facts_a, row_b, facts_b, s, probs_a, probs_b)
-    elif fault_a == 0:
-        forward_row(net, row_a, facts_a, s, probs_a)
-    elif fault_b == 0:
-        forward_row(net, row_b, facts_b, s, probs_b)
+    has and one network values both), and the union of their fault bits."""
+    cdef const nn_net* net_a = network_of(net, row_a, facts_a) if fault_a == 0 else NULL
+    cdef const nn_net* net_b = network_of(net, row_b, facts_b) if fault_b == 0 else NULL
+    if net_a != NULL and net_a == net_b:
+        forward_pair(net_a, row_a, facts_a, row_b, facts_b, s, probs_a, probs_b)
+        return 0
+    if net_a != NULL:
+        forward_row(net_a, row_a, facts_a, s, probs_a)
+    if net_b != NULL:
+        forward_row(net_b, row_b, facts_b, s, probs_b)
     return fault_a | fault_b
 
 
@@ -302,7 +322,7 @@ cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
     cdef int fault = key_row(lo, hi, net.is_short, s.row, &facts)
     if fault:
         return fault
-    forward_row(net, s.row, &facts, s, probs)
+    forward_row(network_of(net, s.row, &facts), s.row, &facts, s, probs)
     return 0
 
 
@@ -412,16 +432,21 @@ def _tables(int kind, bint is_short, mirror, w1, b1):
 cdef class Network:
     """A network compiled for inference: ``Network(kind, is_short, mirror, hidden_weights,
     hidden_bias, output_weights, output_bias)`` with the arrays of an Evaluator (checked
-    there), ``kind`` 0 raw, 1 tdgammon, 2 nardy and ``mirror`` the game's MIRROR_COLUMNS.
-    Read-only: safe to share between threads."""
+    there), ``kind`` 0 raw, 1 tdgammon, 2 nardy and ``mirror`` the game's MIRROR_COLUMNS;
+    ``race``, a Network of the same kind and game without one, values the races
+    (_features.in_contact false) instead. Read-only: safe to share between threads."""
 
     def __init__(self, int kind, bint is_short, mirror, hidden_weights, hidden_bias,
-                 output_weights, output_bias):
+                 output_weights, output_bias, Network race=None):
         cdef int k
         if self.arrays is not None:  # other threads may be reading its weights
             raise FastNardyError("a Network is built once; make a new one")
         if kind < K_RAW or kind > K_NARDY:
             raise FastNardyError(f"kind must be 0, 1 or 2, not {kind}")
+        if race is not None and (race.net.kind != kind or race.net.is_short != is_short
+                                 or race.race is not None):
+            raise FastNardyError("a race network has the kind and game of its network and "
+                                 "no race network of its own")
         given = [np.asarray(a, dtype=np.float32) for a in (hidden_weights, hidden_bias,
                                                             output_weights, output_bias)]
         hidden = given[1].shape[0] if given[1].ndim == 1 else 0
@@ -461,9 +486,11 @@ cdef class Network:
                             else NULL)
         for k in range(NN_OUTPUTS):
             self.net.b2[k] = b2[k]
+        self.race = race
+        self.net.race = &race.net if race is not None else NULL
         self.arrays = tables
         self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
-                     output_weights, output_bias)
+                     output_weights, output_bias, race)
 
     def __reduce__(self):
         return Network, self.args

@@ -40,18 +40,19 @@ _DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyErr
 
 class Member(NamedTuple):
     """What a member must be: dtype kinds (``"f"`` real floats, ``"U"`` text) and a shape,
-    each dimension an int or None (any size)."""
+    each dimension an int or None (any size); whether the file may lack it."""
 
     kinds: str
     shape: Tuple[Optional[int], ...]
+    optional: bool = False
 
 
 def read(path: PathLike, schema: Mapping[str, Member],
          max_bytes: int = MAX_MEMBER_BYTES) -> Dict[str, npt.NDArray[Any]]:
     """The members of the ``.npz`` file at ``path`` that ``schema`` names (``name`` is the
-    archive's ``name.npy``), each checked before its data is read: FastNardyError for a
-    missing, misshapen, oversized, complex or non-finite member and for a damaged file;
-    FileNotFoundError passes through."""
+    archive's ``name.npy``; an optional one the file lacks is left out), each checked before
+    its data is read: FastNardyError for a missing, misshapen, oversized, complex or
+    non-finite member and for a damaged file; FileNotFoundError passes through."""
     where = repr(os.fspath(path))
     arrays: Dict[str, npt.NDArray[Any]] = {}
     member = ""
@@ -59,6 +60,8 @@ def read(path: PathLike, schema: Mapping[str, Member],
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
             for member, expected in schema.items():
+                if f"{member}.npy" not in names and expected.optional:
+                    continue
                 if f"{member}.npy" not in names:
                     raise FastNardyError(f"{where} has no member {member!r}")
                 with archive.open(f"{member}.npy") as stream:

@@ -25,10 +25,16 @@ cdef extern from *:
     static inline uint64_t nb_load8(const int8_t* p) { uint64_t x; memcpy(&x, p, 8); return x; }
     #if defined(__GNUC__) || defined(__clang__)
     static inline int nb_ctz(uint32_t x) { return __builtin_ctz(x); }
+    static inline int nb_top(uint32_t x) { return 31 - __builtin_clz(x); }
     #else
     static inline int nb_ctz(uint32_t x) {
         int n = 0;
         while (!(x & 1u)) { x >>= 1; n++; }
+        return n;
+    }
+    static inline int nb_top(uint32_t x) {
+        int n = 31;
+        while (!(x >> n)) n--;
         return n;
     }
     #endif
@@ -98,9 +104,10 @@ cdef extern from *:
         NB_U(5), NB_U(6), NB_U(7), NB_U(8), NB_U(9), NB_U(10), NB_U(11), 0};
     #undef NB_U
     """
-    # eight counts of a row as a word; the lowest set bit of a nonzero mask
+    # eight counts of a row as a word; the lowest and the highest set bit of a nonzero mask
     uint64_t nb_load8(const int8_t* p) noexcept nogil
     int nb_ctz(uint32_t x) noexcept nogil
+    int nb_top(uint32_t x) noexcept nogil
     void nb_swap2(uint64_t lo, uint64_t hi, int is_short, uint64_t* out) noexcept nogil
     void nb_key_words2(uint64_t lo, uint64_t hi, uint64_t* m, uint64_t* o) noexcept nogil
     const uint64_t nb_unit_lo[26]

@@ -49,11 +49,11 @@ import numpy.typing as npt
 
 from . import _kernel, checks
 from .basics import BLACK, WHITE, Roll
-from .batch import MIRROR_COLUMNS, PROBABILITY, ROLLS, chance_expand, encode
+from .batch import PROBABILITY, ROLLS, chance_expand, encode
 from .errors import FastNardyError, IllegalTurnError, InvalidPositionError
 from .game import Game
 from .inputs import features
-from .network import OUTPUTS, Evaluator
+from .network import OUTPUTS, Evaluator, races
 from .position import Position, Turn
 from .record import GameRecord, read_games
 from .rules import Rules
@@ -215,20 +215,11 @@ def _live(p: float, win: float, loss: float, owner: str) -> float:
 def efficiency(position: Position) -> float:
     """gnubg's cube efficiency x for the position: the race value when the sides have passed
     each other (no checker of one can still meet one of the other), else the contact one."""
-    row = encode([_position(position)])[0].astype(np.int64)
-    mirror = MIRROR_COLUMNS[position.rules.game]
-    own, other = row[:24], row[25:49]
-    if row[24] or row[49] or not own.any() or not other.any():
-        contact = bool(row[24] or row[49])
-    else:
-        rearmost_own = int(np.flatnonzero(own)[-1])  # a column: own point - 1
-        rearmost_other = int(np.flatnonzero(other)[-1])
-        ahead = mirror[:rearmost_other + 1]  # the mover's columns the opponent still visits
-        contact = bool(ahead.min() <= rearmost_own)
-    if contact:
+    rows = encode([_position(position)])
+    if not races(position.rules, rows)[0]:
         return CONTACT_EFFICIENCY
     base, slope, low, high = RACE_EFFICIENCY
-    pips = int(own @ np.arange(1, 25))
+    pips = int(rows[0, :24].astype(np.int64) @ np.arange(1, 25))
     return float(min(max(base + slope * pips, low), high))
 
 

@@ -10,6 +10,13 @@ probabilities for the side to move (before it rolls) of
 (L10, S9: 1, 2 and 3 points, no cube). Its value is the equity in points of those
 probabilities: ``2 win - 1 + win_mars + win_3 - lose_mars - lose_3``.
 
+An Evaluator may hold a second network of the same inputs for **races**, as GNU Backgammon
+splits its own: positions where each side's checkers have passed the other's (no checker on
+a bar, and the mover's rearmost checker ahead of every point the opponent's checkers still
+pass), so that no hit or block can happen any more. ``Evaluator(..., race=other)`` values
+those by ``other`` and every other position by its own weights, on every path (features,
+rows, keys, positions, the search and self-play).
+
 ``Evaluator.load("long")`` and ``Evaluator.load("short")`` read the weights shipped in
 ``fastnardy/weights/`` (fitted by ``examples/train_teacher.py`` to GNU Backgammon's
 evaluations in short nardy and to its own 1-ply search in long nardy; ``examples/train_td.py``
@@ -36,13 +43,14 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from . import _nnet, _npz, checks
+from . import _features, _nnet, _npz, checks
 from .batch import MIRROR_COLUMNS, encode
 from .errors import FastNardyError, InvalidPositionError
 from .inputs import _CODES, ENCODINGS, WIDTHS
 from .position import Position
+from .rules import Rules
 
-__all__ = ["OUTPUTS", "Evaluator", "equity"]
+__all__ = ["OUTPUTS", "Evaluator", "equity", "races"]
 
 # the five outputs, in order (cumulative: a win by 3 points is also a win by mars)
 OUTPUTS = ("win", "win_mars", "win_3", "lose_mars", "lose_3")
@@ -57,11 +65,16 @@ class Evaluator:
     equity of each row for its side to move (float64), :meth:`probabilities` the five
     outputs; :meth:`evaluate` and :meth:`value` the same of boards and positions.
     ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
-    ``output_bias`` (5,), float32 and read-only."""
+    ``output_bias`` (5,), float32 and read-only; ``race`` the Evaluator of races (module
+    docstring) or None."""
+
+    kind: str
+    race: Optional["Evaluator"]
 
     def __init__(self, kind: str, hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
                  output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
-                 metadata: Optional[Mapping[str, Any]] = None) -> None:
+                 metadata: Optional[Mapping[str, Any]] = None,
+                 race: Optional["Evaluator"] = None) -> None:
         if not isinstance(kind, str) or ENCODINGS.get(kind) is None:
             games = [k for k, game in ENCODINGS.items() if game is not None]
             raise FastNardyError(f"an Evaluator's kind is one of {games}, not {kind!r}")
@@ -83,6 +96,11 @@ class Evaluator:
             raise FastNardyError(
                 f"{kind!r} weights must be ({width}, H), (H,), (H, {len(OUTPUTS)}), "
                 f"({len(OUTPUTS)},), not {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}")
+        if race is not None and (not isinstance(race, Evaluator) or race.kind != kind
+                                 or race.race is not None):
+            raise FastNardyError(f"race must be an Evaluator of kind {kind!r} without a race "
+                                 f"network of its own, not {race!r}")
+        self.race = race
         self.kind = kind
         self.game: str = ENCODINGS[kind]  # type: ignore[assignment]  # not None: checked
         self.inputs: Tuple[str, str] = ("features", kind)
@@ -90,7 +108,8 @@ class Evaluator:
             array.setflags(write=False)
         self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias = arrays
         self._network = _nnet.Network(_CODES[kind], self.game == "short",
-                                      MIRROR_COLUMNS[self.game], *arrays)
+                                      MIRROR_COLUMNS[self.game], w1, b1, w2, b2,
+                                      race=None if race is None else race.network)
         try:
             self.metadata: Dict[str, Any] = json.loads(json.dumps(dict(metadata or {})))
         except (TypeError, ValueError):
@@ -107,20 +126,32 @@ class Evaluator:
         else:
             raise FastNardyError(f"Evaluator.load takes 'long', 'short' or the path of a "
                                  f".npz file, not {name!r}")
+        schema = {"kind": _npz.Member("U", ())}
+        for prefix, optional in (("", False), ("race_", True)):  # a race network's: race_*
+            schema.update({prefix + "metadata": _npz.Member("U", (), optional),
+                           prefix + "hidden_weights": _npz.Member("f", (None, None), optional),
+                           prefix + "hidden_bias": _npz.Member("f", (None,), optional),
+                           prefix + "output_weights": _npz.Member("f", (None, None), optional),
+                           prefix + "output_bias": _npz.Member("f", (None,), optional)})
         try:
-            data = _npz.read(path, {"kind": _npz.Member("U", ()),
-                                    "metadata": _npz.Member("U", ()),
-                                    "hidden_weights": _npz.Member("f", (None, None)),
-                                    "hidden_bias": _npz.Member("f", (None,)),
-                                    "output_weights": _npz.Member("f", (None, None)),
-                                    "output_bias": _npz.Member("f", (None,))})
+            data = _npz.read(path, schema)
         except FileNotFoundError:
             raise FastNardyError(f"no evaluator file {str(path)!r}") from None
         except FastNardyError as error:
             raise FastNardyError(f"not an evaluator file: {error}") from None
+        kind = str(data["kind"][()])
+        race = None
+        present = [key for key in schema if key.startswith("race_") and key in data]
+        if present and len(present) != 1 + len(_ARRAYS):
+            raise FastNardyError(f"not an evaluator file: {str(path)!r} has only {present} "
+                                 f"of its race network")
+        if present:
+            w1, b1, w2, b2 = (data["race_" + key] for key in _ARRAYS)
+            race = cls(kind, w1, b1, w2, b2,
+                       metadata=_npz.json_text(data["race_metadata"], path, "race_metadata"))
         w1, b1, w2, b2 = (data[key] for key in _ARRAYS)
-        return cls(str(data["kind"][()]), w1, b1, w2, b2,
-                   metadata=_npz.json_text(data["metadata"], path, "metadata"))
+        return cls(kind, w1, b1, w2, b2,
+                   metadata=_npz.json_text(data["metadata"], path, "metadata"), race=race)
 
     def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
@@ -129,9 +160,12 @@ class Evaluator:
         if not isinstance(filename, (str, os.PathLike)) or not str(filename).endswith(".npz"):
             raise FastNardyError(f"an evaluator is saved to a path ending in .npz, not "
                                  f"{filename!r}")
-        _npz.write(filename, {"kind": np.array(self.kind),
-                              "metadata": np.array(json.dumps(self.metadata, sort_keys=True)),
-                              **{key: getattr(self, key) for key in _ARRAYS}})
+        members = {"kind": np.array(self.kind)}
+        for prefix, net in (("", self), ("race_", self.race)):
+            if net is not None:
+                members[prefix + "metadata"] = np.array(json.dumps(net.metadata, sort_keys=True))
+                members.update({prefix + key: getattr(net, key) for key in _ARRAYS})
+        _npz.write(filename, members)
 
     def probabilities(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
         """The five outputs (``OUTPUTS``) of each row of an (N, F) feature array: (N, 5)."""
@@ -177,7 +211,18 @@ class Evaluator:
         return self._network
 
     def __repr__(self) -> str:
-        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}>"
+        race = "" if self.race is None else f" race hidden={len(self.race.hidden_bias)}"
+        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{race}>"
+
+
+def races(rules: object, rows: object) -> npt.NDArray[np.bool_]:
+    """True for each board row (N, 50) of the game of ``rules`` that is a race (module
+    docstring), the positions a race network values; rows are checked as
+    :func:`fastnardy.features` checks them (InvalidPositionError)."""
+    game = Rules.of(rules).game
+    found: npt.NDArray[np.bool_] = _features.races(
+        game == "short", checks.array(rows, "rows", InvalidPositionError), MIRROR_COLUMNS[game])
+    return found
 
 
 def equity(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
