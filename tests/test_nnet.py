@@ -76,7 +76,7 @@ def test_within_1e6_of_the_numpy_oracle(game: str, source: str, tmp_path: Path) 
         net = random_network(game, int(source[1:]), 7, 0.3)
     rows = positions(game)
     x = features(game, rows, KINDS[game])
-    expected = oracle(net, x)
+    expected = oracle(net, x) if net.race is None else split_oracle(net, net.race, game, rows)
     keys = batch.keys_from_rows(game, rows)
     for got in (net.probabilities(x), net.evaluate(rows, probabilities=True),
                 net.evaluate(keys, probabilities=True)):
@@ -151,13 +151,16 @@ def test_race_network_errors(tmp_path: Path) -> None:
     arrays = (short.hidden_weights, short.hidden_bias, short.output_weights, short.output_bias)
     with pytest.raises(FastNardyError, match="race must be an Evaluator of kind 'tdgammon'"):
         Evaluator("tdgammon", *arrays, race=Evaluator.load("long"))
+    plain = Evaluator("tdgammon", *arrays)
     with pytest.raises(FastNardyError, match="race must be"):
-        Evaluator("tdgammon", *arrays, race=Evaluator("tdgammon", *arrays, race=short))
+        Evaluator("tdgammon", *arrays, race=Evaluator("tdgammon", *arrays, race=plain))
     with pytest.raises(FastNardyError, match="race must be"):
         Evaluator("tdgammon", *arrays, race="short")  # type: ignore[arg-type]
     with pytest.raises(FastNardyError, match="a race network has the kind"):
-        _nnet.Network(2, False, MIRROR_COLUMNS["long"], *arrays, race=short.network)
-    Evaluator("tdgammon", *arrays, race=short).save(tmp_path / "split.npz")
+        _nnet.Network(2, False, MIRROR_COLUMNS["long"], *arrays, race=plain.network)
+    with pytest.raises(FastNardyError, match="a race network has the kind"):
+        _nnet.Network(1, True, MIRROR_COLUMNS["short"], *arrays, race=short.network)
+    Evaluator("tdgammon", *arrays, race=plain).save(tmp_path / "split.npz")
     with np.load(tmp_path / "split.npz") as data:
         members = {key: data[key] for key in data.files if key != "race_output_bias"}
     np.savez(tmp_path / "part.npz", **members)
