@@ -4,11 +4,15 @@ against GNU Backgammon on the same machine.
     python bench/evaluator_speed.py [--rounds 5] [--positions 40]
 
 1. Self-play games per CPU second with the shipped network as both sides' policy (played
-   inside the kernel) against random self-play, short and long (goal: >= 0.2x).
+   inside the kernel) against random self-play, short and long (goal: >= 0.2x); and the
+   greedy policy's, which also makes and scores every child of every turn (a loop over
+   the 24 points each) but has no network: what making the children costs.
 2. Evaluations per CPU second: batch 1 through the Python API (``Evaluator.value`` of a
    Position, and ``Evaluator.evaluate`` of one row), and batched inside the kernel
    (``Evaluator.evaluate`` of 100,000 rows), against gnubg's own rate: its ``calibrate``
-   (single thread) reports evaluations per second (goals: >= 1x and >= 20x).
+   (single thread) reports evaluations per second (goals: >= 1x and >= 20x). The
+   benchmark positions are half races, which the short net's race network values; the
+   contact half alone is timed too.
 3. Threads: ``simulate`` with the network on ``workers=2`` against one thread, the best wall
    time of each over the rounds (goal: >= 1.7x on 2 cores; meaningful only on an otherwise
    idle machine).
@@ -41,7 +45,7 @@ from boundary import race
 
 from fastnardy import ALL_ROLLS, Position, batch
 from fastnardy.benchmark import gnubg_positions
-from fastnardy.network import Evaluator
+from fastnardy.network import Evaluator, races
 from fastnardy.search import GNUBG_FILTERS, MoveFilter, best_turn
 from fastnardy.selfplay import simulate
 
@@ -134,13 +138,15 @@ def main() -> None:
     print("1. self-play, games per thread-CPU second (median of "
           f"{args.rounds} interleaved rounds)")
     for game, net in nets.items():
-        sizes = {"random": 4000, "network": 400}
+        sizes = {"random": 4000, "network": 400, "greedy": 2000}
         spent = race({
             "random": lambda: simulate(game, sizes["random"], 1, "random"),
-            "network": lambda: simulate(game, sizes["network"], 1, net)}, args.rounds)
+            "network": lambda: simulate(game, sizes["network"], 1, net),
+            "greedy": lambda: simulate(game, sizes["greedy"], 1, "greedy")}, args.rounds)
         rates = {name: sizes[name] / spent[name] for name in spent}
         print(f"   {game:5s} random {rates['random']:8.0f}  network {rates['network']:7.0f}  "
-              f"ratio {rates['network'] / rates['random']:.3f}  (goal >= 0.2)")
+              f"ratio {rates['network'] / rates['random']:.3f}  (goal >= 0.2)  greedy "
+              f"{rates['greedy']:7.0f}  ratio {rates['greedy'] / rates['random']:.3f}")
 
     print("2. evaluations per thread-CPU second")
     calibrate = gnubg_calibrate()
@@ -148,18 +154,22 @@ def main() -> None:
           f"{'not installed' if calibrate is None else f'{calibrate:,.0f}'}")
     rows = batch.encode(gnubg_positions())
     many = np.repeat(rows, 50, axis=0)[:100_000]
+    contact = np.repeat(rows[~races("short", rows)], 100, axis=0)[:100_000]
     positions = batch.decode("short", rows[:1000])
     net = nets["short"]
     spent = race({
         "value": lambda: [net.value(p) for p in positions],
         "row": lambda: [net.evaluate(rows[i:i + 1]) for i in range(1000)],
-        "kernel": lambda: net.evaluate(many)}, args.rounds)
-    for name, count in (("value", 1000), ("row", 1000), ("kernel", len(many))):
+        "kernel": lambda: net.evaluate(many),
+        "contact": lambda: net.evaluate(contact)}, args.rounds)
+    for name, count in (("value", 1000), ("row", 1000), ("kernel", len(many)),
+                        ("contact", len(contact))):
         rate = count / spent[name]
         versus = "" if calibrate is None else f"  {rate / calibrate:5.2f}x gnubg"
         label = {"value": "batch 1, Evaluator.value(Position)",
                  "row": "batch 1, Evaluator.evaluate(one row)",
-                 "kernel": "batched, Evaluator.evaluate(100,000 rows)"}[name]
+                 "kernel": "batched, Evaluator.evaluate(100,000 rows)",
+                 "contact": "the same, contact positions only"}[name]
         print(f"   {label:44s} {rate:12,.0f}{versus}")
 
     print(f"3. threads: simulate('short', 8000, policy=network), wall seconds, best of "

@@ -120,6 +120,7 @@ def test_race_network_values_the_races_on_every_path(game: str, tmp_path: Path) 
     rows = positions(game)
     races = np.array([not in_contact(game, row) for row in rows])
     np.testing.assert_array_equal(network.races(game, rows), races)
+    np.testing.assert_array_equal(network.races(game, batch.keys_from_rows(game, rows)), races)
     assert races.sum() > 20 and (~races).sum() > 20
     contact = random_network(game, 40, 8, 0.3)
     split = Evaluator(KINDS[game], contact.hidden_weights, contact.hidden_bias,

@@ -215,13 +215,16 @@ class Evaluator:
         return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{race}>"
 
 
-def races(rules: object, rows: object) -> npt.NDArray[np.bool_]:
-    """True for each board row (N, 50) of the game of ``rules`` that is a race (module
-    docstring), the positions a race network values; rows are checked as
-    :func:`fastnardy.features` checks them (InvalidPositionError)."""
+def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
+    """True for each board row (N, 50) or packed key (``KEY_DTYPE``) of the game of
+    ``rules`` that is a race (module docstring), the positions a race network values;
+    checked as :func:`fastnardy.features` checks them (InvalidPositionError)."""
     game = Rules.of(rules).game
-    found: npt.NDArray[np.bool_] = _features.races(
-        game == "short", checks.array(rows, "rows", InvalidPositionError), MIRROR_COLUMNS[game])
+    array = checks.array(boards, "boards", InvalidPositionError)
+    if array.dtype.names is not None:  # packed keys, as fastnardy._features reads boards
+        array = _features.rows_of_keys(game == "short", array)
+    found: npt.NDArray[np.bool_] = _features.races(game == "short", array,
+                                                   MIRROR_COLUMNS[game])
     return found
 
 
