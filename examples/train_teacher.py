@@ -10,7 +10,8 @@ run with the same file skips them):
    instead with probability ``--explore``. Of each turn's children (the positions the
    policy compares: the next mover's view, finished games left out), the ``--top`` best by
    the policy are kept and ``--per-turn`` more drawn at random (with ``--race``, of the
-   races only: ``fastnardy.network.races``); the rows are then made distinct.
+   races only, ``fastnardy.network.races``; with ``--contact``, of the other positions
+   only); the rows are then made distinct.
 2. *Labels.* Each row's five outputs (``fastnardy.network.OUTPUTS``) for its side to move.
    gnubg: its cubeless evaluation at ``--plies`` plies
    (:meth:`fastnardy.match.Gnubg.probabilities`, money game without Jacoby: gammons and
@@ -27,9 +28,11 @@ run with the same file skips them):
    the command, seed, rows and CPU seconds (this process's and gnubg's).
 
 ``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit;
-every file must have been labelled by the same teacher at the same depth, of races or not
-(each records them), or the run stops. ``--attach FILE`` writes to ``--out`` the Evaluator
-of ``FILE`` with the fitted network as its race network (for a ``--race`` run).
+every file must have been labelled by the same teacher at the same depth, of the same
+positions (all, races or contact: each records them), or the run stops. ``--attach FILE``
+writes to ``--out`` the Evaluator of ``FILE`` with the fitted network as its race network
+(a ``--race`` run), or as the network beside ``FILE``'s race network (a ``--contact``
+run).
 A run is deterministic for its arguments (numpy's PCG64 for the games, the holdout and the
 minibatches; gnubg is deterministic; BLAS on one thread).
 
@@ -97,8 +100,8 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
         drawn = _ranks(rng.random(len(children)), parent, offsets)
         best = _ranks(-values, parent, offsets)
         keep = ((drawn < args.per_turn) | (best < args.top)) & ~won
-        if args.race:
-            keep &= races(rules, children)
+        if args.race or args.contact:
+            keep &= races(rules, children) == args.race
         kept.append(children[keep])
         total += int(keep.sum())
         rows = children[choice]
@@ -183,16 +186,20 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
 
 def cached(path: str, args: argparse.Namespace) -> Tuple[np.ndarray, np.ndarray, float]:
     """The labelled rows of a ``--data`` file, their targets and gnubg's CPU seconds; exits
-    when another teacher or depth labelled them, or they are races and these are not or the
-    other way round (the metadata names each; a file without ``race`` is not of races)."""
+    when another teacher or depth labelled them, or other positions (all, races, contact:
+    the metadata names each; a file without ``race`` or ``contact`` is not of those)."""
     with np.load(path) as data:
-        made = (str(data["teacher"]), int(data["plies"]),
-                bool(data["race"]) if "race" in data.files else False)
-        if made != (args.teacher, args.plies, args.race):
+        made = (str(data["teacher"]), int(data["plies"]), _positions(
+            *(bool(data[key]) if key in data.files else False for key in ("race", "contact"))))
+        wanted = (args.teacher, args.plies, _positions(args.race, args.contact))
+        if made != wanted:
             sys.exit(f"train_teacher.py: {path} was labelled by {made[0]} at {made[1]} "
-                     f"plies{' (races)' if made[2] else ''}, not {args.teacher} at "
-                     f"{args.plies}{' (races)' if args.race else ''}")
+                     f"plies ({made[2]}), not {wanted[0]} at {wanted[1]} ({wanted[2]})")
         return data["rows"], data["targets"], float(data["gnubg_seconds"])
+
+
+def _positions(race: bool, contact: bool) -> str:
+    return "races" if race else "contact" if contact else "all positions"
 
 
 def train(args: argparse.Namespace, command: str) -> Evaluator:
@@ -211,7 +218,8 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             targets = searched(rules, rows, Evaluator.load(args.teacher), args.plies)
         if args.data:
             np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds,
-                     teacher=args.teacher, plies=args.plies, race=args.race)
+                     teacher=args.teacher, plies=args.plies, race=args.race,
+                     contact=args.contact)
     for extra in args.extra:
         more, more_targets, seconds = cached(extra, args)
         rows = np.concatenate([rows, more])
@@ -228,12 +236,14 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             "cpu_seconds": round(time.process_time(), 1),
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
             "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS),
-            "race": args.race}
-        if args.attach:
-            contact = Evaluator.load(args.attach)
-            net = Evaluator(contact.kind, contact.hidden_weights, contact.hidden_bias,
-                            contact.output_weights, contact.output_bias, contact.metadata,
-                            race=net)
+            "race": args.race, "contact": args.contact}
+        if args.attach and args.race:
+            other = Evaluator.load(args.attach)
+            net = Evaluator(other.kind, other.hidden_weights, other.hidden_bias,
+                            other.output_weights, other.output_bias, other.metadata, race=net)
+        elif args.attach:
+            net = Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
+                            net.output_bias, net.metadata, race=Evaluator.load(args.attach).race)
         net.save(args.out)
 
     return fit(args, rng, x, targets, save)
@@ -252,7 +262,9 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help="children kept before they are made distinct")
     parser.add_argument("--policy", help="the Evaluator that plays (default: the game's)")
     parser.add_argument("--race", action="store_true", help="keep the races only")
-    parser.add_argument("--attach", help="write the fit as the race network of this .npz")
+    parser.add_argument("--contact", action="store_true", help="keep the non-races only")
+    parser.add_argument("--attach", help="write the fit with this .npz: as its race network "
+                        "(--race), or beside its race network")
     parser.add_argument("--explore", type=float, default=0.1)
     parser.add_argument("--per-turn", type=int, default=4, help="children drawn a turn")
     parser.add_argument("--top", type=int, default=0, help="the policy's best children kept")
@@ -275,6 +287,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error("GNU Backgammon teaches short nardy only, at 0 to 4 plies")
     if args.teacher != "gnubg" and args.plies > 1:
         parser.error("an Evaluator teaches at 0 or 1 ply")
+    if args.race and args.contact:
+        parser.error("--race and --contact keep positions apart: give one")
     return args
 
 

@@ -216,7 +216,8 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
                                 str(tmp_path / "data-c.npz")]) == 0
     assert Evaluator.load(again).metadata["rows"] == a.metadata["rows"] + c.metadata["rows"]
     # labels of another depth are refused, not recorded under this run's teacher
-    with pytest.raises(SystemExit, match="labelled by long at 1 plies, not long at 0"):
+    with pytest.raises(SystemExit,
+                       match=r"labelled by long at 1 plies \(all positions\), not long at 0"):
         train.main([*common[:5], "0", *common[6:], "--seed", "5", "--out",
                     str(tmp_path / "other.npz"), "--data", str(tmp_path / "data-a.npz")])
 
@@ -224,7 +225,8 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
 def test_teacher_trainer_fits_a_race_network(tmp_path: Path) -> None:
     """--race keeps the races only (fastnardy.network.races) and records it in its data,
     whose labels a run without --race refuses; --attach writes the fit as the race network
-    of another Evaluator, which the search and self-play then use for races."""
+    of another Evaluator, which the search and self-play then use for races; --contact keeps
+    the other positions, and --attach then writes the fit beside the other's race network."""
     train = _teacher()
     data, out = tmp_path / "races.npz", tmp_path / "split.npz"
     common = ["--game", "short", "--teacher", "short", "--positions", "300", "--parallel", "32",
@@ -241,6 +243,16 @@ def test_teacher_trainer_fits_a_race_network(tmp_path: Path) -> None:
     np.testing.assert_array_equal(split.evaluate(rows), split.race.evaluate(rows))
     with pytest.raises(SystemExit, match=r"labelled by short at 0 plies \(races\), not short"):
         train.main(common + ["--out", str(tmp_path / "other.npz")])
+    # --contact: the other positions, the fit written beside the race network of --attach
+    contact = ["--data", str(tmp_path / "contact.npz"), "--contact", "--attach", str(out)]
+    assert train.main(common[:-2] + contact + ["--out", str(tmp_path / "beside.npz")]) == 0
+    beside = Evaluator.load(tmp_path / "beside.npz")
+    with np.load(tmp_path / "contact.npz") as cached:
+        assert not races("short", cached["rows"]).any() and bool(cached["contact"])
+    assert beside.race is not None and len(beside.hidden_bias) == 8
+    np.testing.assert_array_equal(beside.race.hidden_weights, split.race.hidden_weights)
+    with pytest.raises(SystemExit):
+        train.main(common + ["--race", "--contact", "--out", str(tmp_path / "x.npz")])
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
