@@ -199,6 +199,7 @@ def cached(path: str, args: argparse.Namespace) -> Tuple[np.ndarray, np.ndarray,
 
 
 def _positions(race: bool, contact: bool) -> str:
+    """The positions a run keeps, as its data file records them and its messages name them."""
     return "races" if race else "contact" if contact else "all positions"
 
 
