@@ -228,6 +228,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         gnubg_seconds += seconds
         print(f"{len(rows)} labelled rows with {extra}", flush=True)
     x = features(rules, rows, KINDS[args.game])
+    other = Evaluator.load(args.attach) if args.attach else None  # read once, not each pass
 
     def save(net: Evaluator, epoch: int, error: float) -> None:
         net.metadata = {
@@ -238,13 +239,12 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
             "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS),
             "race": args.race, "contact": args.contact}
-        if args.attach and args.race:
-            other = Evaluator.load(args.attach)
+        if other is not None and args.race:
             net = Evaluator(other.kind, other.hidden_weights, other.hidden_bias,
                             other.output_weights, other.output_bias, other.metadata, race=net)
-        elif args.attach:
+        elif other is not None:
             net = Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
-                            net.output_bias, net.metadata, race=Evaluator.load(args.attach).race)
+                            net.output_bias, net.metadata, race=other.race)
         net.save(args.out)
 
     return fit(args, rng, x, targets, save)
