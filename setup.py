@@ -60,7 +60,8 @@ if NATIVE:
 # features of board rows (_features, which cimports the kernel's key decoder) and the
 # network's inference (_nnet, which cimports the features). All are built
 # with the same directives and flags.
-KERNEL_MODULES = ("_packed", "_movegen", "_args", "_perftcount", "_batches", "_values", "_kernel")
+KERNEL_MODULES = ("_packed", "_movegen", "_args", "_perftcount", "_batches", "_gamebatch",
+                  "_values", "_kernel")
 COMPILED_MODULES = KERNEL_MODULES + ("_features", "_nnet")
 
 extensions = [

@@ -25,7 +25,7 @@ SDIST_NEEDS = (
     "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/_features.pyx",
     "src/fastnardy/_features.pyi", "src/fastnardy/_features.pxd", "src/fastnardy/_nnet.pyx",
     "src/fastnardy/_nnet.pxd", "src/fastnardy/_nnet.pyi", "src/fastnardy/_nnet_simd.h",
-    "src/fastnardy/py.typed",
+    "src/fastnardy/_dice.pxd", "src/fastnardy/py.typed",
     "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
     "src/fastnardy/data/bg_race_ids.txt", "src/fastnardy/weights/long.npz",
     "src/fastnardy/weights/short.npz", "src/fastnardy/weights/README.md",
@@ -42,7 +42,12 @@ WHEEL_NEEDS = (
     "fastnardy/weights/short.npz", "fastnardy/weights/README.md",
     "fastnardy/engines/__init__.py", "fastnardy/engines/reference.py",
     "fastnardy/engines/openspiel.py", "fastnardy/engines/gnubg.py",
-    "fastnardy/engines/bgsage.py",
+    "fastnardy/engines/bgsage.py", "fastnardy/_dice.pxd",
+    # a module of each folder of the package's satellites
+    "fastnardy/__main__.py", "fastnardy/cli/__init__.py", "fastnardy/cli/options.py",
+    "fastnardy/search/network.py", "fastnardy/analysis/review.py", "fastnardy/play/match.py",
+    "fastnardy/envs/vector.py", "fastnardy/formats/mat.py", "fastnardy/testing/samples.py",
+    "fastnardy/_utils/files.py", "fastnardy/engines/crosscheck.py",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
 

@@ -16,7 +16,7 @@ not for turns where the match score or the cube changes what a gammon is worth.
 without variance reduction, and the correlation between the candidates' plain game results
 on the same dice streams (common random numbers).
 
-``cube``: fastnardy's money-game cube action (:func:`fastnardy.analysis.evaluate`, Janowski's
+``cube``: fastnardy's money-game cube action (:func:`fastnardy.analysis.review.evaluate`, Janowski's
 model as gnubg approximates it) against gnubg's own ``hint`` before the roll (money session,
 Jacoby off, cube centred, the same plies) on positions from gnubg's self-play matches in
 tests/data/gnubg. One JSON line per measurement.

@@ -35,7 +35,7 @@ import numpy as np
 from fastnardy import _kernel as K
 from fastnardy.basics import ALL_ROLLS as ROLLS, start_points
 from fastnardy.rules import BLOCK_CHECKS, BLOCK_RULES, HEAD_RULES, HIT_AND_HIDE as HIDE
-from fastnardy.samples import placements, playouts
+from fastnardy.testing.samples import placements, playouts
 
 try:
     from fastnardy import reference as R

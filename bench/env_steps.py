@@ -39,7 +39,7 @@ import time
 def fastnardy_worker(game: str, batch: int, seconds: float, observation: str) -> dict:
     import numpy as np
 
-    from fastnardy.vector import VectorEnv
+    from fastnardy.envs.vector import VectorEnv
 
     seen = "keys" if observation == "keys" else ("features",
                                                  "nardy" if game == "long" else "tdgammon")
@@ -59,7 +59,7 @@ def fastnardy_worker(game: str, batch: int, seconds: float, observation: str) ->
 def gymnasium_worker(game: str, batch: int, seconds: float) -> dict:
     import numpy as np
 
-    from fastnardy.gymnasium_env import NardyVectorEnv
+    from fastnardy.envs.gymnasium import NardyVectorEnv
 
     env = NardyVectorEnv(game, batch)
     rng = np.random.default_rng(0)
@@ -77,7 +77,7 @@ def gymnasium_worker(game: str, batch: int, seconds: float) -> dict:
 def steps_worker(game: str, seconds: float) -> dict:
     import numpy as np
 
-    from fastnardy.gymnasium_env import NardyEnv
+    from fastnardy.envs.gymnasium import NardyEnv
 
     env = NardyEnv(game, actions="steps")
     rng = np.random.default_rng(0)

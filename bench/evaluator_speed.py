@@ -44,10 +44,10 @@ import numpy as np
 from boundary import race
 
 from fastnardy import ALL_ROLLS, Position, batch
-from fastnardy.benchmark import gnubg_positions
-from fastnardy.network import Evaluator, races
-from fastnardy.search import GNUBG_FILTERS, MoveFilter, best_turn
-from fastnardy.selfplay import simulate
+from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.search.network import Evaluator, races
+from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, best_turn
+from fastnardy.search.selfplay import simulate
 
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg")
                                   else None)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import List, Tuple
 
 from fastnardy import Game, Position
-from fastnardy.__main__ import main as fastnardy_main
+from fastnardy.cli import main as fastnardy_main
 from fastnardy.record import RecordedTurn, read_mat
 
 GNUBG = "/usr/games/gnubg"

@@ -1,4 +1,4 @@
-"""A 1-ply ``fastnardy.search.best_turn`` against the sum of its parts timed alone (issue
+"""A 1-ply ``fastnardy.search.tree.best_turn`` against the sum of its parts timed alone (issue
 15's goal: at most 1.5x), with a linear evaluator on features.
 
     python bench/search_speed.py [--positions 200] [--rounds 5]
@@ -21,7 +21,7 @@ import numpy as np
 from boundary import gnubg_rows, race, random_play_rows
 
 from fastnardy import ALL_ROLLS, batch, features
-from fastnardy.search import best_turn, evaluator
+from fastnardy.search.tree import best_turn, evaluator
 
 
 def main() -> None:

@@ -4,7 +4,7 @@
     python bench/strength.py --game short --a net:1 --b gnubg:expert --games 2000
     python bench/strength.py --suite            # every match of issue 16, both games
 
-The harness is :mod:`fastnardy.match` (the ``fastnardy match`` command): its docstring
+The harness is :mod:`fastnardy.play.match` (the ``fastnardy match`` command): its docstring
 describes the players (random, greedy, net:P, a saved .npz, gnubg:beginner / gnubg:expert),
 the paired seeded games and the 95% intervals. This script adds ``--suite``, every match of
 issue 16; ``--weights`` replaces the shipped evaluator of the game it is for.
@@ -22,11 +22,11 @@ import json  # noqa: E402
 import sys  # noqa: E402
 from typing import Dict, List, Optional  # noqa: E402
 
-from fastnardy.network import Evaluator  # noqa: E402
+from fastnardy.search.network import Evaluator  # noqa: E402
 # the harness lives in the package (``fastnardy match``); its names are re-exported here
-from fastnardy.match import (Gnubg, Greedy, Network, Player, Random, Result,  # noqa: E402,F401
-                             dice_tables, first_best, greedy_scores, interval, match,
-                             play_match, player)
+from fastnardy.play.match import (Gnubg, Greedy, Network, Player,  # noqa: E402,F401
+                                  Random, Result, dice_tables, first_best, greedy_scores,
+                                  interval, match, play_match, player)
 
 
 def run(game: str, a_spec: str, b_spec: str, games: int, seed: int,

@@ -1,4 +1,4 @@
-"""Draw the README's pictures, docs/img/long.png and docs/img/short.png, with fastnardy.svg.
+"""Draw the README's pictures, docs/img/long.png and docs/img/short.png, with fastnardy.formats.svg.
 
     PYTHONPATH=src python docs/render.py [--out docs/img] [--size 760]
 
@@ -15,7 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from fastnardy import Position, Turn, svg
+from fastnardy import Position, Turn
+from fastnardy.formats import svg
 
 SHORT_MIDDLE_GAME = "short w bar:1,13:4,8:3,6:4,4:2,2:1 24:2,13:4,8:3,7:1,6:3,5:2"
 

@@ -1,5 +1,5 @@
 """A 1-ply (or 2-ply) expectimax player against the same evaluator at 0 ply, on the batch
-API: ``fastnardy.search.best_turn`` values every candidate turn with one kernel call for the
+API: ``fastnardy.search.tree.best_turn`` values every candidate turn with one kernel call for the
 chance node of all the candidates and ONE evaluator call per level of the tree.
 
     python examples/expectimax_player.py [--game short] [--games 10] [--plies 1] [--seed 1]
@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from fastnardy import Position, Rules
-from fastnardy.search import MoveFilter, best_turn, evaluator
+from fastnardy.search.tree import MoveFilter, best_turn, evaluator
 
 
 def make_evaluator(rules: Rules):

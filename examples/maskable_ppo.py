@@ -32,7 +32,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from fastnardy.gymnasium_env import NardyEnv
+from fastnardy.envs.gymnasium import NardyEnv
 
 
 def play(model: MaskablePPO, game: str, opponent: str, games: int, seed: int

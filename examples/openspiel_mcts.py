@@ -1,5 +1,5 @@
 """OpenSpiel's MCTS on fastnardy's OpenSpiel game, its leaves valued by rollouts in the
-kernel: ``fastnardy.selfplay.rollout`` plays a batch of games from the leaf's position in one
+kernel: ``fastnardy.search.selfplay.rollout`` plays a batch of games from the leaf's position in one
 kernel call, instead of one Python rollout through OpenSpiel states.
 
     python examples/openspiel_mcts.py [--game short] [--games 2] [--simulations 30]
@@ -20,8 +20,8 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-import fastnardy.openspiel  # noqa: F401  (registers python_long_nardy, python_short_nardy)
-from fastnardy.selfplay import rollout
+import fastnardy.envs.openspiel  # noqa: F401  (registers python_long_nardy, python_short_nardy)
+from fastnardy.search.selfplay import rollout
 
 
 class KernelRollouts(mcts.Evaluator):  # type: ignore[misc]

@@ -25,8 +25,8 @@ import numpy as np
 
 from fastnardy import Rules, features, simulate
 from fastnardy.batch import segment_argmax
-from fastnardy.search import evaluator
-from fastnardy.vector import VectorEnv
+from fastnardy.search.tree import evaluator
+from fastnardy.envs.vector import VectorEnv
 
 
 class Network:

@@ -1,4 +1,4 @@
-"""Train a fastnardy.network.Evaluator by TD(lambda) self-play, in numpy on the kernel's batches.
+"""Train a fastnardy.search.network.Evaluator by TD(lambda) self-play, in numpy on the kernel's batches.
 
 ``--parallel`` games are played at once. At each step every game rolls, one
 ``batch.expand`` gives the children of all of them, one ``features`` call encodes them and
@@ -45,8 +45,8 @@ import numpy as np  # noqa: E402
 from fastnardy import Position, Rules, features  # noqa: E402
 from fastnardy.basics import BLACK  # noqa: E402
 from fastnardy.batch import ROW_WIDTH, decode, encode, expand, segment_argmax  # noqa: E402
-from fastnardy.inputs import WIDTHS  # noqa: E402
-from fastnardy.network import OUTPUTS, Evaluator, equity  # noqa: E402
+from fastnardy.search.inputs import WIDTHS  # noqa: E402
+from fastnardy.search.network import OUTPUTS, Evaluator, equity  # noqa: E402
 
 KINDS = {"short": "tdgammon", "long": "nardy"}
 HALF = ROW_WIDTH // 2  # a row: the mover's 24 points and bar, then the opponent's

@@ -1,4 +1,4 @@
-"""Train a fastnardy.network.Evaluator on a teacher's evaluations (supervised, in numpy).
+"""Train a fastnardy.search.network.Evaluator on a teacher's evaluations (supervised, in numpy).
 
 The teacher is GNU Backgammon (``--teacher gnubg``, short nardy: Debian's ``gnubg``,
 headless) or an Evaluator (``--teacher long``, ``short`` or a ``.npz``) searched one ply
@@ -10,11 +10,11 @@ run with the same file skips them):
    instead with probability ``--explore``. Of each turn's children (the positions the
    policy compares: the next mover's view, finished games left out), the ``--top`` best by
    the policy are kept and ``--per-turn`` more drawn at random (with ``--race``, of the
-   races only, ``fastnardy.network.races``; with ``--contact``, of the other positions
+   races only, ``fastnardy.search.network.races``; with ``--contact``, of the other positions
    only); the rows are then made distinct.
-2. *Labels.* Each row's five outputs (``fastnardy.network.OUTPUTS``) for its side to move.
+2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to move.
    gnubg: its cubeless evaluation at ``--plies`` plies
-   (:meth:`fastnardy.match.Gnubg.probabilities`, money game without Jacoby: gammons and
+   (:meth:`fastnardy.play.match.Gnubg.probabilities`, money game without Jacoby: gammons and
    backgammons count, S9), ``--gnubg`` processes at once. An Evaluator at ``--plies 1``:
    the mean over the 21 rolls (T5) of the teacher's outputs of the child it would play
    (the first best, T2 order; a finished game's exact outputs, L10/S9), seen from the side
@@ -57,8 +57,8 @@ import numpy as np  # noqa: E402
 
 from fastnardy import Rules, features  # noqa: E402
 from fastnardy.batch import chance_expand, expand, segment_argmax  # noqa: E402
-from fastnardy.match import Gnubg  # noqa: E402
-from fastnardy.network import OUTPUTS, Evaluator, equity, races  # noqa: E402
+from fastnardy.play.match import Gnubg  # noqa: E402
+from fastnardy.search.network import OUTPUTS, Evaluator, equity, races  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, final_targets, first_best,  # noqa: E402
                       flip, launch, new_network, roll, step)

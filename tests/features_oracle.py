@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from fastnardy.batch import ROW_WIDTH, MIRROR_COLUMNS, rows_from_keys
 from fastnardy.errors import InvalidPositionError, InvalidRulesError
-from fastnardy.inputs import ENCODINGS, WIDTHS
+from fastnardy.search.inputs import ENCODINGS, WIDTHS
 from fastnardy.rules import Rules
 
 _POINTS = 24

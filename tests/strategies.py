@@ -1,6 +1,6 @@
 """Hypothesis strategies: valid positions of both games under every rule variant, biased
 toward the situations where the rules bite (first turn, bar, bear-off, six-blocks), drawn
-from the package's one position generator (fastnardy.samples)."""
+from the package's one position generator (fastnardy.testing.samples)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import assume, strategies as st
 
 from fastnardy import Position, Rules
 from fastnardy.basics import mirror
-from fastnardy.samples import KINDS_OF_PLACEMENT, place, spread, valid
+from fastnardy.testing.samples import KINDS_OF_PLACEMENT, place, spread, valid
 
 LONG_RULES = [Rules.long(head_rule=h, block_rule=b, block_check=c)
               for h in ("classic", "tournament", "blocked")
@@ -20,7 +20,7 @@ ALL_RULES = LONG_RULES + SHORT_RULES
 
 @st.composite
 def positions(draw, rules=st.sampled_from(ALL_RULES)) -> Position:
-    """A valid position (T7) with either side to move: one of fastnardy.samples' placements
+    """A valid position (T7) with either side to move: one of fastnardy.testing.samples' placements
     (the generator bench/differential.py uses), from a random stream Hypothesis draws."""
     rules = draw(rules)
     kinds = KINDS_OF_PLACEMENT if rules.is_long else ("general", "bearoff", "sparse")

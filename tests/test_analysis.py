@@ -15,14 +15,17 @@ import time
 import numpy as np
 import pytest
 
-from fastnardy import Game, Position, analysis, analysis_page
-from fastnardy.__main__ import main
+from fastnardy import FastNardyError, Game, Position, analysis
+from fastnardy.analysis import review
+from fastnardy.analysis import page as analysis_page
+from fastnardy.cli import main
 from fastnardy.batch import PROBABILITY, ROLLS, encode
-from fastnardy.inputs import features
-from fastnardy.network import Evaluator, equity
-from fastnardy.search import MoveFilter
-from fastnardy.record import MatGame, RecordedTurn, Win, write_mat
-from fastnardy.search import best_turn, expectimax
+from fastnardy.search.inputs import features
+from fastnardy.search.network import Evaluator, equity
+from fastnardy.search.tree import MoveFilter
+from fastnardy.formats.mat import MatGame, write_mat
+from fastnardy.record import RecordedTurn, Win
+from fastnardy.search.tree import best_turn, expectimax
 
 SHORT = Position.start("short")
 LONG = Position.start("long")
@@ -91,7 +94,7 @@ def test_cube_take_point_is_20_percent_with_a_live_cube_and_no_gammons():
     assert analysis.cube_action([0.9, 0.6, 0, 0, 0], 0.68).action == "too good, pass"
     assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "opponent").action.startswith(
         "no double")
-    with pytest.raises(analysis.FastNardyError, match="owner"):
+    with pytest.raises(FastNardyError, match="owner"):
         analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "nobody")
 
 
@@ -209,12 +212,12 @@ def test_rollout_truncated_at_0_is_the_evaluators_value():
 
 def test_rollout_gives_the_same_result_however_split(monkeypatch):
     network = NETWORKS["short"]
-    monkeypatch.setattr(analysis, "_CHUNK", 2)  # three chunks a candidate
+    monkeypatch.setattr(review, "_CHUNK", 2)  # three chunks a candidate
     serial = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
     split = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3,
                              workers=2)
     assert [m.as_dict() for m in serial] == [m.as_dict() for m in split]
-    monkeypatch.setattr(analysis, "_CHUNK", 6)  # other batches: the same up to rounding
+    monkeypatch.setattr(review, "_CHUNK", 6)  # other batches: the same up to rounding
     whole = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
     assert [str(m.turn) for m in whole] == [str(m.turn) for m in serial]
     assert np.allclose([m.equities for m in whole], [m.equities for m in serial], atol=1e-5)

@@ -17,11 +17,12 @@ from hypothesis import given, settings, strategies as st
 from fastnardy import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidPositionError,
                        NotationError,
                        InvalidRulesError, Position, Rules, Turn, batch, perft, perft_divide)
-from fastnardy import bearoff, checks, notation, reference
+from fastnardy import checks, notation, reference
+from fastnardy.search import bearoff
 from fastnardy.errors import InvalidRecordError
-from fastnardy.record import read_mat, write_mat
-from fastnardy.search import evaluator, expectimax
-from fastnardy.vector import VectorEnv
+from fastnardy.formats.mat import read_mat, write_mat
+from fastnardy.search.tree import evaluator, expectimax
+from fastnardy.envs.vector import VectorEnv
 
 
 def test_errors_are_value_errors():

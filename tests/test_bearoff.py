@@ -1,4 +1,4 @@
-"""fastnardy.bearoff: the one-sided bear-off table (L8/S7 bearing off, L7/S6 max dice, T5 rolls)."""
+"""fastnardy.search.bearoff: the one-sided bear-off table (L8/S7 bearing off, L7/S6 max dice, T5 rolls)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fastnardy import ALL_ROLLS, InvalidPositionError, Position, Rules, bearoff
+from fastnardy import ALL_ROLLS, InvalidPositionError, Position, Rules
+from fastnardy.search import bearoff
 
 DOUBLE, NON_DOUBLE = Fraction(1, 36), Fraction(2, 36)
 SIX_POINT = (0, 0, 0, 0, 0, 1)

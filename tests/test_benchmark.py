@@ -1,12 +1,13 @@
-"""fastnardy.benchmark: the quick kernel timing behind ``fastnardy bench``."""
+"""fastnardy.testing.benchmark: the quick kernel timing behind ``fastnardy bench``."""
 
 from __future__ import annotations
 
 import pytest
 
-from fastnardy import benchmark
+from fastnardy.testing import benchmark
 from fastnardy import ALL_ROLLS, Position
-from fastnardy.benchmark import Timing, best_time, gnubg_ids, measure, report, sample_positions
+from fastnardy.testing.benchmark import (Timing, best_time, gnubg_ids, measure, report,
+                                         sample_positions)
 
 
 def test_sample_positions_are_seeded_and_never_finished_T4():

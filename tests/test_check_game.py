@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fastnardy import Game, Position
-from fastnardy.__main__ import main
+from fastnardy.cli import main
 
 GNUBG_DATA = Path(__file__).parent / "data" / "gnubg"
 

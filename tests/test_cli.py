@@ -13,10 +13,13 @@ import time
 
 import pytest
 
-import fastnardy.__main__ as cli
+import fastnardy.cli as cli
+import fastnardy.cli.turns
 import fastnardy
-from fastnardy import Game, Position, __version__, benchmark, perft
-from fastnardy.__main__ import UNFORCED_DEPTH, build_parser, main
+from fastnardy import Game, Position, __version__, perft
+from fastnardy.testing import benchmark
+from fastnardy.cli import build_parser, main
+from fastnardy.cli.perft import UNFORCED_DEPTH
 
 START = "long w 24:15 24:15"
 SHORT_START = "short w 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5"
@@ -219,7 +222,7 @@ def test_usage_names_python_m_fastnardy_when_run_with_m():
 
 def test_usage_names_the_console_script(tmp_path):
     script = tmp_path / "fastnardy"  # what pip writes for [project.scripts]
-    script.write_text("import sys\nfrom fastnardy.__main__ import main\nsys.exit(main())\n")
+    script.write_text("import sys\nfrom fastnardy.cli import main\nsys.exit(main())\n")
     result = subprocess.run([sys.executable, str(script), "perft", "--help"],
                             capture_output=True, text=True, env=ENV, timeout=60)
     assert result.returncode == 0 and result.stdout.startswith("usage: fastnardy perft ")
@@ -315,7 +318,7 @@ def test_ctrl_c_in_check_game_is_one_line_and_exit_130(capsys, monkeypatch, tmp_
 
     path = tmp_path / "game.txt"
     path.write_text(Game("long", 1).record())
-    monkeypatch.setattr(cli, "read_games", interrupted)
+    monkeypatch.setattr(fastnardy.cli.turns, "read_games", interrupted)
     assert run(capsys, "check-game", str(path)) == (130, "", "interrupted\n")
 
 

@@ -1,4 +1,4 @@
-"""fastnardy.crosscheck: the protocol, the walk (perft counts and --movegen), the reports,
+"""fastnardy.engines.crosscheck: the protocol, the walk (perft counts and --movegen), the reports,
 the exit codes and engine failures, against the reference adapter
 (``python -m fastnardy.engines.reference``, whole and broken in each rule), small fake
 engines and hostile ones (each must end by its deadline with the documented EngineError and
@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from fastnardy import EngineError, FastNardyError, Position, crosscheck as xc
-from fastnardy.__main__ import main
+from fastnardy import EngineError, FastNardyError, Position
+from fastnardy.engines import crosscheck as xc
+from fastnardy.cli import main
 
 REFERENCE = [sys.executable, "-m", "fastnardy.engines.reference"]
 SHORT_START = "short w 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5"

@@ -12,8 +12,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-from fastnardy import rulebook
-from fastnardy.__main__ import main
+from fastnardy import rules as rulebook
+from fastnardy.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

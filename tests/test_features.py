@@ -1,4 +1,4 @@
-"""fastnardy.features, the function of fastnardy.inputs (network inputs), and
+"""fastnardy.features, the function of fastnardy.search.inputs (network inputs), and
 batch.rows_from_keys (packed keys to board rows)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import fastnardy
 from fastnardy import (InvalidPositionError, InvalidRulesError, Position, Rules, _kernel,
                        batch)
-from fastnardy.inputs import WIDTHS, features
+from fastnardy.search.inputs import WIDTHS, features
 from conftest import long_pos, short_pos
 from features_oracle import numpy_features
 from strategies import positions

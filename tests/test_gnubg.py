@@ -1,4 +1,4 @@
-"""Tests of the GNU Backgammon Position ID codec (fastnardy.gnubg)."""
+"""Tests of the GNU Backgammon Position ID codec (fastnardy.notation)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fastnardy.benchmark import GNUBG_ID_FILES, gnubg_ids
+from fastnardy.testing.benchmark import GNUBG_ID_FILES, gnubg_ids
 from fastnardy.errors import InvalidPositionError
-from fastnardy.gnubg import decode_position_id, encode_position_id
+from fastnardy.notation import decode_position_id, encode_position_id
 
 START_ID = "4HPwATDgc/ABMA"
 # Each side: 2 on point 24, 5 on 13, 3 on 8, 5 on 6 (index = point - 1).

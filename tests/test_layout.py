@@ -13,6 +13,7 @@ import ast
 import dataclasses
 import inspect
 import pkgutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, Set
@@ -133,15 +134,55 @@ def test_the_twin_is_imported_only_for_a_second_opinion():
     environments plays one step at a time by those step rules (the kernel generates whole
     turns), its turns checked against the kernel's."""
     importers = {name for name, deps in import_graph().items() if "reference" in deps}
-    assert importers == {"backend", "referee", "engines.reference", "step_actions"}
+    assert importers == {"backend", "referee", "engines.reference", "envs.steps"}
 
 
 def test_the_engine_adapters_are_read_as_a_subpackage():
     graph = import_graph()
     assert {"engines", "engines.reference", "engines.openspiel", "engines.gnubg",
             "engines.bgsage"} <= set(graph)
-    assert "engines" in graph["engines.reference"] and "gnubg" in graph["engines"]
-    assert not any(name.startswith("engines") for name in graph["crosscheck"])
+    assert "engines" in graph["engines.reference"] and "notation" in graph["engines"]
+    assert not any(name.startswith("engines") for name in graph["engines.crosscheck"])
+
+
+SATELLITES = ("analysis", "cli", "engines", "envs", "formats", "play", "search", "testing")
+# The core's lazy ways into a satellite: the package's two names that are satellites'
+# functions (fastnardy.features, fastnardy.simulate, read when first used) and a
+# notebook's picture of a Position (python-chess's Board._repr_svg_ imports chess.svg so).
+LAZY_INTO_SATELLITES = {"__init__": {"search.inputs", "search.selfplay"},
+                        "position": {"formats.svg"}}
+ENTRY_POINT = "__main__"  # python -m fastnardy: the command line (cli) and nothing else
+
+
+def test_the_top_of_the_package_is_the_core_and_small():
+    """At most 15 Python modules beside the compiled kernel; every other module is in a
+    folder of one concern, and the core imports none of them but lazily (the two
+    exceptions above, each inside a function or under TYPE_CHECKING)."""
+    top = sorted(path.stem for path in PACKAGE.glob("*.py"))
+    assert len(top) <= 15, top
+    folders = sorted(init.parent.name for init in PACKAGE.glob("*/__init__.py"))
+    assert set(folders) == set(SATELLITES) | {"_utils"}
+    graph = import_graph()
+    assert graph[ENTRY_POINT] == ["cli"]
+    for name in set(top) - {ENTRY_POINT}:
+        into = {dep for dep in graph[name] if dep.split(".")[0] in SATELLITES}
+        assert into == LAZY_INTO_SATELLITES.get(name, set()), name
+        tree = ast.parse((PACKAGE / f"{name}.py").read_text())
+        at_module_level = [node for node in tree.body if isinstance(node, (ast.Import,
+                                                                         ast.ImportFrom))]
+        eager = _imports(ast.Module(body=at_module_level, type_ignores=[]), set(graph))
+        assert not {dep for dep in eager if dep.split(".")[0] in SATELLITES}, name
+
+
+def test_no_kernel_file_is_over_1000_lines():
+    for path in [*PACKAGE.glob("_*.pyx"), *PACKAGE.glob("_*.pxd")]:
+        assert len(path.read_text().splitlines()) <= 1000, path.name
+
+
+def test_the_plumbing_imports_no_module_of_the_game():
+    graph = import_graph()
+    for name in ("_utils", "_utils.files", "_utils.executors", "_utils.npz"):
+        assert set(graph[name]) <= {"errors", "_utils", "_utils.files"}, name
 
 
 def test_the_core_value_module_reaches_satellites_only_lazily():
@@ -156,7 +197,7 @@ def test_the_core_value_module_reaches_satellites_only_lazily():
 
 def test_one_variant_table_rules_notation_cli_and_openspiel_derive_from_it():
     from fastnardy import Rules, notation
-    from fastnardy.__main__ import build_parser
+    from fastnardy.cli import build_parser
     from fastnardy.rules import MOVE_VARIANTS, VARIANTS, defaults
 
     assert [field.name for field in dataclasses.fields(Rules)] == ["game", *VARIANTS]
@@ -174,7 +215,7 @@ def test_one_variant_table_rules_notation_cli_and_openspiel_derive_from_it():
         assert f"{VARIANTS[name].rule}:" in action.help
         assert f"(default {VARIANTS[name].default})" in action.help
     try:
-        from fastnardy import openspiel
+        from fastnardy.envs import openspiel
     except ImportError:  # open_spiel is an optional dependency
         return
     for game_type, game in ((openspiel.LONG_TYPE, "long"), (openspiel.SHORT_TYPE, "short")):
@@ -194,12 +235,14 @@ def test_no_public_name_of_the_package_shadows_one_of_its_modules():
 
 def test_the_old_module_paths_and_renamed_names_still_work_with_a_warning():
     import fastnardy
-    from fastnardy import batch, counting, inputs
+    from fastnardy import batch, counting
+    from fastnardy.search import inputs
 
     with pytest.warns(DeprecationWarning, match="fastnardy.perft is renamed fastnardy.counting"):
         from fastnardy.perft import read_perft_file
     assert read_perft_file is counting.read_perft_file
-    with pytest.warns(DeprecationWarning, match="fastnardy.features is renamed fastnardy.inputs"):
+    with pytest.warns(DeprecationWarning,
+                      match="fastnardy.features is renamed fastnardy.search.inputs"):
         from fastnardy.features import WIDTHS
     assert WIDTHS is inputs.WIDTHS
     with pytest.warns(DeprecationWarning, match="renamed ENCODINGS"):
@@ -208,6 +251,60 @@ def test_the_old_module_paths_and_renamed_names_still_work_with_a_warning():
         assert batch.BOARD_WIDTH == batch.ROW_WIDTH == 50  # type: ignore[attr-defined]
     # the functions stay the functions, whatever was imported
     assert fastnardy.perft is counting.perft and fastnardy.features is inputs.features
+
+
+OLD_PATHS = {  # the flat layout's modules and their homes since the move to folders
+    "inputs": "search.inputs", "network": "search.network", "selfplay": "search.selfplay",
+    "bearoff": "search.bearoff", "analysis_page": "analysis.page", "svg": "formats.svg",
+    "gnubg": "notation", "rulebook": "rules", "match": "play.match",
+    "crosscheck": "engines.crosscheck", "vector": "envs.vector", "step_actions": "envs.steps",
+    "samples": "testing.samples", "benchmark": "testing.benchmark",
+}
+
+
+@pytest.mark.parametrize("old", sorted(OLD_PATHS))
+def test_an_old_module_path_imports_its_new_module_with_a_warning(old):
+    """In a fresh interpreter (the old path not yet imported): the old path is the new
+    module itself, so a monkeypatch or an isinstance through it holds."""
+    code = (f"import importlib, warnings\n"
+            f"with warnings.catch_warnings(record=True) as caught:\n"
+            f"    warnings.simplefilter('always')\n"
+            f"    old = importlib.import_module('fastnardy.{old}')\n"
+            f"new = importlib.import_module('fastnardy.{OLD_PATHS[old]}')\n"
+            f"assert old is new, (old, new)\n"
+            f"assert [w.category for w in caught] == [DeprecationWarning], caught\n"
+            f"assert 'fastnardy.{OLD_PATHS[old]}' in str(caught[0].message)\n"
+            f"from fastnardy import {old} as again\n"
+            f"assert again is new\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_old_search_analysis_and_play_modules_are_their_folders():
+    """Three old modules share their name with the folder that holds them now: their names
+    are read from the folder, no warning."""
+    import fastnardy.analysis
+    import fastnardy.play
+    import fastnardy.search
+    from fastnardy.analysis import review
+    from fastnardy.play import interactive
+    from fastnardy.search import tree
+
+    assert fastnardy.search.best_turn is tree.best_turn
+    assert fastnardy.analysis.hint is review.hint and fastnardy.analysis.flip is review.flip
+    assert fastnardy.play.evaluate is interactive.evaluate
+
+
+def test_the_old_record_names_of_mat_files_are_read_from_formats_mat_with_a_warning():
+    from fastnardy import record
+    from fastnardy.formats import mat
+
+    for name in ("MatGame", "is_mat", "read_games", "read_mat", "write_mat"):
+        with pytest.warns(DeprecationWarning, match=f"fastnardy.record.{name} has moved"):
+            assert getattr(record, name) is getattr(mat, name)
+    with pytest.raises(AttributeError):
+        record.not_a_name  # noqa: B018
 
 
 if __name__ == "__main__":

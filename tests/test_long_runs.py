@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from fastnardy import FastNardyError, Position, ResourceLimitError, perft
-from fastnardy import _files, counting
+from fastnardy import counting
+from fastnardy._utils import files as _files
 from fastnardy.counting import PerftProgress, available_memory
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

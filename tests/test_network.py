@@ -1,4 +1,4 @@
-"""fastnardy.network: the shipped evaluators (loader, inference, use in the search), the
+"""fastnardy.search.network: the shipped evaluators (loader, inference, use in the search), the
 trainer's determinism for a seed (examples/train_td.py) and the strength harness's players
 (bench/strength.py; its GNU Backgammon driver is skipped where gnubg is absent)."""
 
@@ -18,9 +18,9 @@ import pytest
 
 from fastnardy import FastNardyError, Position, Rules, batch, features
 from fastnardy.errors import EngineError
-from fastnardy.network import OUTPUTS, Evaluator, equity, races
-from fastnardy.play import evaluate as greedy_evaluate
-from fastnardy.search import MoveFilter, best_turn, expectimax
+from fastnardy.search.network import OUTPUTS, Evaluator, equity, races
+from fastnardy.play.interactive import evaluate as greedy_evaluate
+from fastnardy.search.tree import MoveFilter, best_turn, expectimax
 from fastnardy import search
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -223,7 +223,7 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
 
 
 def test_teacher_trainer_fits_a_race_network(tmp_path: Path) -> None:
-    """--race keeps the races only (fastnardy.network.races) and records it in its data,
+    """--race keeps the races only (fastnardy.search.network.races) and records it in its data,
     whose labels a run without --race refuses; --attach writes the fit as the race network
     of another Evaluator, which the search and self-play then use for races; --contact keeps
     the other positions, and --attach then writes the fit beside the other's race network."""
@@ -322,7 +322,7 @@ def test_gnubg_driver_moves_are_legal_turns() -> None:
                     reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
 def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
     """S9 outputs from gnubg's 0 ply: the same rows, in order, whatever the processes."""
-    from fastnardy.match import Gnubg
+    from fastnardy.play.match import Gnubg
     rules = Rules.of("short")
     start = batch.encode([Position.start("short")])
     children, _ = batch.expand(rules, start, np.array([[3, 1]]))

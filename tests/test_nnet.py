@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastnardy import (FastNardyError, InvalidPositionError, Position, Rules, _nnet, batch,
-                       features, network)
+from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, _nnet, batch, features
+from fastnardy.search import network
 from fastnardy.batch import MIRROR_COLUMNS
-from fastnardy.network import Evaluator
-from fastnardy.search import GNUBG_FILTERS, MoveFilter, best_turn, evaluator, expectimax
-from fastnardy.selfplay import simulate
+from fastnardy.search.network import Evaluator
+from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, best_turn, evaluator, expectimax
+from fastnardy.search.selfplay import simulate
 
 KINDS = {"long": "nardy", "short": "tdgammon"}
 
@@ -329,7 +329,7 @@ SAME_FLOATS = """
 import sys
 import numpy as np
 from fastnardy import batch, features, _nnet
-from fastnardy.network import Evaluator
+from fastnardy.search.network import Evaluator
 rng = np.random.default_rng(5)
 out = []
 for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248)):

@@ -1,4 +1,4 @@
-"""fastnardy.openspiel: both games as OpenSpiel Python games (T5 rolls, T6 opening, T2
+"""fastnardy.envs.openspiel: both games as OpenSpiel Python games (T5 rolls, T6 opening, T2
 actions, L10/S9 returns, rule-variant parameters, the max_turns cut-off)."""
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ pyspiel = pytest.importorskip(
 from open_spiel.python.algorithms import mcts  # noqa: E402
 
 from fastnardy import (ALL_ROLLS, IllegalTurnError, InvalidDiceError,  # noqa: E402
-                       InvalidRulesError, Position, Rules, features, openspiel)
+                       InvalidRulesError, Position, Rules, features)
+from fastnardy.envs import openspiel  # noqa: E402
 from fastnardy.batch import encode  # noqa: E402
 
 GAMES = (openspiel.LONG_NAME, openspiel.SHORT_NAME)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 
 from conftest import short_pos
 from fastnardy import FastNardyError, Game, Position
-from fastnardy.play import evaluate, greedy, pips, play_game, policy
+from fastnardy.play.interactive import evaluate, greedy, pips, play_game, policy
 from strategies import dice, positions
 
 

@@ -40,41 +40,43 @@ from hypothesis.extra import numpy as hnp
 
 import fastnardy
 from fastnardy import FastNardyError, Game, Position, Rules, batch, checks, simulate
-from fastnardy.record import read_mat
-from fastnardy.network import Evaluator
-from fastnardy.search import MoveFilter, evaluator
+from fastnardy.formats.mat import read_mat
+from fastnardy.search.network import Evaluator
+from fastnardy.search.tree import MoveFilter, evaluator
 
-MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.inputs", "fastnardy.bearoff",
-           "fastnardy.game", "fastnardy.record", "fastnardy.svg", "fastnardy.counting",
-           "fastnardy.rulebook", "fastnardy.rules", "fastnardy.selfplay", "fastnardy.crosscheck",
-           "fastnardy.search", "fastnardy.notation", "fastnardy.referee", "fastnardy.network",
-           "fastnardy.vector", "fastnardy.step_actions") + tuple(
+MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
+           "fastnardy.search.bearoff", "fastnardy.game", "fastnardy.record",
+           "fastnardy.formats.mat",
+           "fastnardy.formats.svg", "fastnardy.counting", "fastnardy.rules",
+           "fastnardy.search.selfplay", "fastnardy.engines.crosscheck", "fastnardy.search.tree",
+           "fastnardy.notation", "fastnardy.referee", "fastnardy.search.network",
+           "fastnardy.envs.vector", "fastnardy.envs.steps") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
-    name for name, library in (("fastnardy.gymnasium_env", "gymnasium"),
-                               ("fastnardy.pettingzoo_env", "pettingzoo"))
+    name for name, library in (("fastnardy.envs.gymnasium", "gymnasium"),
+                               ("fastnardy.envs.pettingzoo", "pettingzoo"))
     if importlib.util.find_spec(library) is not None)
 # the two functions of fastnardy.reference that the README documents (the rest of the module
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
 NOT_WALKED = {
-    "fastnardy.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel with its own "
+    "fastnardy.envs.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel with its own "
                            "values (test_openspiel checks its actions and chance outcomes); "
                            "what a caller builds, the games and states, is walked by "
                            "test_openspiel_constructors_raise_only_documented_errors",
-    "fastnardy.__main__": "the command line: its bad input is exit status 2 (test_cli)",
+    "fastnardy.cli": "the command line: its bad input is exit status 2 (test_cli)",
     "fastnardy.play": "the CLI's play command (policies, a terminal loop on stdin)",
-    "fastnardy.benchmark": "the CLI's bench command (timings)",
+    "fastnardy.testing.benchmark": "the CLI's bench command (timings)",
     "fastnardy.analysis": "hint, eval, luck, analyse and rollout over the search and the "
                           "evaluator, which are walked; test_analysis feeds them and their "
                           "commands bad positions, dice, files and options",
-    "fastnardy.analysis_page": "the HTML page of an Analysis (analyse --html)",
-    "fastnardy.match": "the strength harness (match command, bench/strength.py): players "
+    "fastnardy.analysis.page": "the HTML page of an Analysis (analyse --html)",
+    "fastnardy.play.match": "the strength harness (match command, bench/strength.py): players "
                        "that hold a gnubg process; test_analysis checks its bad input",
     "fastnardy.reference": "the reference's machinery in the mover's frame (test_differential); "
                            "its two documented functions are in EXTRA",
-    "fastnardy.gnubg": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
+    "fastnardy.notation": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
     "fastnardy.backend": "backend selection, walked through every backend= argument",
-    "fastnardy.samples": "random positions for the tests and benchmarks (a random.Random and a "
+    "fastnardy.testing.samples": "random positions for the tests and benchmarks (a random.Random and a "
                          "rules code in; bench/differential.py and tests/strategies.py use it)",
     "fastnardy.checks": "the argument checks, walked through every entry point that calls "
                         "them (their own parameters, a name and bounds, are the package's)",
@@ -85,7 +87,15 @@ NOT_WALKED = {
                         "their functions take values that their callers (Position, the twin, "
                         "svg, which are walked) have validated",
 }
-for _name in ("fastnardy.gymnasium_env", "fastnardy.pettingzoo_env"):
+# the folders' modules whose reasons are their folder's
+NOT_WALKED["fastnardy.analysis.review"] = NOT_WALKED["fastnardy.analysis"]
+NOT_WALKED["fastnardy.play.interactive"] = NOT_WALKED["fastnardy.play"]
+for _name in ("analysis", "crosscheck", "options", "perft", "play", "turns"):
+    NOT_WALKED[f"fastnardy.cli.{_name}"] = NOT_WALKED["fastnardy.cli"]
+for _name in ("bgsage", "gnubg", "openspiel", "reference"):
+    NOT_WALKED[f"fastnardy.engines.{_name}"] = (
+        "a cross-check engine: a program on stdin and stdout, run by test_crosscheck")
+for _name in ("fastnardy.envs.gymnasium", "fastnardy.envs.pettingzoo"):
     if _name not in MODULES:
         NOT_WALKED[_name] = "its library is not installed here (the rl extra)"
 
@@ -165,12 +175,12 @@ VALID: Dict[str, List[Any]] = {
 def _samples() -> Dict[type, Callable[[], List[Any]]]:
     """A few instances of every public class with instance methods (built fresh per example:
     a Game is mutable)."""
-    from fastnardy import crosscheck
+    from fastnardy.engines import crosscheck
     from fastnardy.batch import ChanceNodes
-    from fastnardy.record import MatGame
-    from fastnardy.selfplay import Simulation
-    from fastnardy.step_actions import TurnInProgress
-    from fastnardy.vector import Step, VectorEnv
+    from fastnardy.formats.mat import MatGame
+    from fastnardy.search.selfplay import Simulation
+    from fastnardy.envs.steps import TurnInProgress
+    from fastnardy.envs.vector import Step, VectorEnv
 
     def environments() -> List[Any]:
         ready = VectorEnv("short", 3, 1)
@@ -209,8 +219,8 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
 def _rl_samples() -> Dict[type, Callable[[], List[Any]]]:
     """Environments of the RL adapters, fresh and reset, where their libraries are installed."""
     samples: Dict[type, Callable[[], List[Any]]] = {}
-    if "fastnardy.gymnasium_env" in MODULES:
-        from fastnardy.gymnasium_env import NardyEnv, NardyVectorEnv
+    if "fastnardy.envs.gymnasium" in MODULES:
+        from fastnardy.envs.gymnasium import NardyEnv, NardyVectorEnv
 
         def gym() -> List[Any]:
             ready = NardyEnv("short", "greedy")
@@ -226,8 +236,8 @@ def _rl_samples() -> Dict[type, Callable[[], List[Any]]]:
 
         samples[NardyEnv] = gym
         samples[NardyVectorEnv] = vector
-    if "fastnardy.pettingzoo_env" in MODULES:
-        from fastnardy.pettingzoo_env import NardyAEC
+    if "fastnardy.envs.pettingzoo" in MODULES:
+        from fastnardy.envs.pettingzoo import NardyAEC
 
         def zoo() -> List[Any]:
             ready = NardyAEC("long")
@@ -456,12 +466,13 @@ def test_the_walk_covers_the_public_surface() -> None:
     for expected in ("Position.from_points", "Position.legal_turns", "Position.check_played",
                      "Turn()", "LegalTurns.index", "Rules()", "Rules.of",
                      "Game()", "Game.play", "Game.dice = ", "fastnardy.batch.expand",
-                     "fastnardy.features", "fastnardy.bearoff.expected_rolls",
-                     "fastnardy.record.read_mat", "fastnardy.svg.board", "fastnardy.svg.to_png",
+                     "fastnardy.features", "fastnardy.search.bearoff.expected_rolls",
+                     "fastnardy.formats.mat.read_mat", "fastnardy.formats.svg.board",
+                     "fastnardy.formats.svg.to_png",
                      "fastnardy.perft", "fastnardy.perft_divide",
-                     "fastnardy.rulebook.describe", "fastnardy.reference.perft",
-                     "fastnardy.search.best_turn", "fastnardy.search.expectimax",
-                     "fastnardy.search.evaluator",
+                     "fastnardy.rules.describe", "fastnardy.reference.perft",
+                     "fastnardy.search.tree.best_turn", "fastnardy.search.tree.expectimax",
+                     "fastnardy.search.tree.evaluator",
                      "fastnardy.notation.parse_turn", "fastnardy.notation.format_steps",
                      "fastnardy.referee.play", "fastnardy.referee.check_played"):
         assert expected in names, expected
@@ -474,8 +485,9 @@ def test_every_module_is_walked_or_named() -> None:
     """A module of the package is in MODULES, in NOT_WALKED with its reason, private, or
     has every public function and class walked through another module (position's values
     through the package's __all__)."""
-    for info in pkgutil.iter_modules(fastnardy.__path__, "fastnardy."):
-        if info.name in MODULES or info.name in NOT_WALKED or info.name.startswith("fastnardy._"):
+    for info in pkgutil.walk_packages(fastnardy.__path__, "fastnardy."):
+        if (info.name in MODULES or info.name in NOT_WALKED
+                or any(part.startswith("_") for part in info.name.split("."))):
             continue
         module = importlib.import_module(info.name)
         missing = [name for name, value in _public(module)
@@ -487,7 +499,7 @@ def test_every_module_is_walked_or_named() -> None:
 def test_openspiel_constructors_raise_only_documented_errors() -> None:
     """The games and states a caller builds refuse garbage with FastNardyError; none kills
     the interpreter (NardyState(None) did, through pyspiel)."""
-    openspiel = pytest.importorskip("fastnardy.openspiel", exc_type=ImportError)
+    openspiel = pytest.importorskip("fastnardy.envs.openspiel", exc_type=ImportError)
     garbage = [None, object(), "long", 3, 2.5, np.array([[6, 5]]), [1, 2], {"max_turns": "x"},
                {"max_turns": -1}, {"unknown": 1}, {"max_turns": np.array([5])},
                _Endless(3), [[1, 2], [3]]]

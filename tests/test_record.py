@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastnardy import Game, IllegalTurnError, InvalidRecordError, Position, Rules
-from fastnardy.record import (CubeAction, GameRecord, MatGame, RecordedTurn, Win, is_mat,
-                              read_games, read_mat, read_record, write_mat, write_record)
+from fastnardy.formats.mat import MatGame, is_mat, read_games, read_mat, write_mat
+from fastnardy.record import CubeAction, GameRecord, RecordedTurn, Win, read_record, write_record
 
 GNUBG_DATA = Path(__file__).parent / "data" / "gnubg"
 MAT_FILES = sorted(GNUBG_DATA.glob("*.mat"))

@@ -19,11 +19,11 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from fastnardy import FastNardyError, Rules, batch, simulate  # noqa: E402
-from fastnardy import pettingzoo_env  # noqa: E402
-from fastnardy.gymnasium_env import NardyEnv, NardyVectorEnv  # noqa: E402
-from fastnardy.pettingzoo_env import NardyAEC  # noqa: E402
-from fastnardy.play import greedy  # noqa: E402
-from fastnardy.step_actions import TurnInProgress  # noqa: E402
+from fastnardy.envs import pettingzoo as pettingzoo_env  # noqa: E402
+from fastnardy.envs.gymnasium import NardyEnv, NardyVectorEnv  # noqa: E402
+from fastnardy.envs.pettingzoo import NardyAEC  # noqa: E402
+from fastnardy.play.interactive import greedy  # noqa: E402
+from fastnardy.envs.steps import TurnInProgress  # noqa: E402
 
 RULES = [Rules.long(scoring="oin_mars_koks"), Rules.short()]
 IDS = {"long": "fastnardy/LongNardy-v0", "short": "fastnardy/ShortNardy-v0"}
@@ -37,7 +37,7 @@ def test_T1_gymnasium_make_and_check_env_pass(game, actions):
         assert env.unwrapped.rules == Rules.of(game)
         check_env(env.unwrapped, skip_render_check=render_mode is None)
     check_env(NardyEnv(game, "greedy", "black", actions=actions), skip_render_check=True)
-    named = gymnasium.make(f"fastnardy.gymnasium_env:{IDS[game]}", actions=actions)
+    named = gymnasium.make(f"fastnardy.envs.gymnasium:{IDS[game]}", actions=actions)
     assert named.unwrapped.actions == actions
 
 

@@ -1,5 +1,5 @@
 """Self-play from given positions and with evaluator policies (the kernel's GameBatch), and
-rollouts with common random numbers (fastnardy.selfplay.rollout)."""
+rollouts with common random numbers (fastnardy.search.selfplay.rollout)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 from fastnardy import FastNardyError, Position, Rules, batch, simulate
 from fastnardy.errors import IllegalTurnError, InvalidPositionError
-from fastnardy.play import evaluate as greedy_value
-from fastnardy.search import evaluator
-from fastnardy.selfplay import rollout
+from fastnardy.play.interactive import evaluate as greedy_value
+from fastnardy.search.tree import evaluator
+from fastnardy.search.selfplay import rollout
 
 
 def greedy_as_evaluator(rules: Rules):

@@ -1,4 +1,4 @@
-"""The rule book (fastnardy/docs/rules.md, fastnardy.rulebook, ``fastnardy rules``): every
+"""The rule book (fastnardy/docs/rules.md, fastnardy.rules, ``fastnardy rules``): every
 rule id the sources cite, and every id an IllegalTurnError can carry, is defined there."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Dict, Iterator, Set
 
 import pytest
 
-from fastnardy import IllegalTurnError, InvalidRulesError, Position, rulebook
-from fastnardy.__main__ import main
+from fastnardy import IllegalTurnError, InvalidRulesError, Position
+from fastnardy import rules as rulebook
+from fastnardy.cli import main
 
 SOURCES = Path(__file__).resolve().parents[1] / "src" / "fastnardy"
 SHARED_RULES = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPositionError,
-                       Position, Rules, batch, bearoff)
-from fastnardy.search import MoveFilter, best_turn, evaluator, expectimax
+from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPositionError, Position,
+                       Rules, batch)
+from fastnardy.search import bearoff
+from fastnardy.search.tree import MoveFilter, best_turn, evaluator, expectimax
 from strategies import positions
 
 PIP_WEIGHTS = np.r_[np.arange(1, 25), 25]

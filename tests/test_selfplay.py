@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Position, Rules, simulate
-from fastnardy.play import greedy
-from fastnardy.selfplay import KINDS
+from fastnardy.play.interactive import greedy
+from fastnardy.search.selfplay import KINDS
 
 MASK = (1 << 64) - 1
 
@@ -36,7 +36,7 @@ class SplitMix:
 def replay_random_game(rules: Rules, seed: int, index: int,
                        policy: tuple = ("random", "random")) -> tuple:
     """Game ``index`` of ``simulate(rules, ..., seed, policy)``, played with
-    Position.legal_turns and, for a greedy side, fastnardy.play.greedy (which draws nothing
+    Position.legal_turns and, for a greedy side, fastnardy.play.interactive.greedy (which draws nothing
     from the stream, as in the kernel): (winner, points, kind, turns)."""
     base = SplitMix(seed).next()
     rng = SplitMix(base ^ ((index * 0xD6E8FEB86659FD93) & MASK))

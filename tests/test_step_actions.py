@@ -1,4 +1,4 @@
-"""fastnardy.step_actions: the step encoding's mask against the legal turns (T1-T3, L5-L7,
+"""fastnardy.envs.steps: the step encoding's mask against the legal turns (T1-T3, L5-L7,
 S5-S8): every path of allowed steps ends in a legal turn, played in that order by the
 referee, every legal turn is reached, and every playable order of a turn's steps (brute
 force over the orders and die assignments) is a path of allowed steps."""
@@ -13,10 +13,10 @@ from typing import Dict, List, Tuple
 import numpy as np
 import pytest
 
-from fastnardy import (IllegalTurnError, InvalidDiceError, InvalidPositionError, Position,
-                       Rules, samples)
+from fastnardy import IllegalTurnError, InvalidDiceError, InvalidPositionError, Position, Rules
+from fastnardy.testing import samples
 from fastnardy.basics import ALL_ROLLS
-from fastnardy.step_actions import STEP_ACTIONS, TurnInProgress, action_of, step_of
+from fastnardy.envs.steps import STEP_ACTIONS, TurnInProgress, action_of, step_of
 
 RULES = [Rules.long(), Rules.long(block_check="turn_end", head_rule="blocked"),
          Rules.short(), Rules.short(hit_and_hide="forbidden")]

@@ -1,4 +1,4 @@
-"""fastnardy.svg: the picture agrees with the position (RULES §0 board coordinates), the
+"""fastnardy.formats.svg: the picture agrees with the position (RULES §0 board coordinates), the
 layouts are the ones players know (L1/L2 long, S1/S2/S5 short), highlighted steps become
 arrows, and bad arguments raise documented errors."""
 
@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fastnardy import (FastNardyError, IllegalTurnError, InvalidPositionError, NotationError,
-                       Position, Rules, svg)
-from fastnardy.__main__ import main
+                       Position, Rules)
+from fastnardy.formats import svg
+from fastnardy.cli import main
 from fastnardy.basics import mirror
 
 from strategies import dice, positions

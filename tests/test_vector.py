@@ -1,4 +1,4 @@
-"""fastnardy.vector.VectorEnv: N games stepped by the kernel; the children are the legal
+"""fastnardy.envs.vector.VectorEnv: N games stepped by the kernel; the children are the legal
 turns in T2 order (T1, T2), rewards by L10/S9, auto-reset with a fresh T6 opening."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Rules, batch, features
-from fastnardy.vector import MAX_TURNS_PER_ROLL, VectorEnv
+from fastnardy.envs.vector import MAX_TURNS_PER_ROLL, VectorEnv
 
 
 def run(env: VectorEnv, steps: int, seed: int):

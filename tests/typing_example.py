@@ -11,8 +11,11 @@ import numpy as np
 import numpy.typing as npt
 
 from fastnardy import (ALL_ROLLS, FastNardyError, Game, IllegalTurnError, LegalTurns, Outcome,
-                       PlayedTurn, Position, Rules, Step, Turn, batch, bearoff, features,
-                       perft, perft_divide, record, rulebook, search, svg)
+                       PlayedTurn, Position, Rules, Step, Turn, batch, features, perft,
+                       perft_divide, record, search)
+from fastnardy.search import bearoff
+from fastnardy import rules as rulebook
+from fastnardy.formats import svg
 
 if TYPE_CHECKING:
     from typing_extensions import assert_type

@@ -1,4 +1,4 @@
-"""How hostile engines end under fastnardy.crosscheck: for each engine and both kinds
+"""How hostile engines end under fastnardy.engines.crosscheck: for each engine and both kinds
 (a long-running process and --one-shot), the wall time from the request to the
 EngineError against the deadline, the driver's peak memory, and the processes of the
 engine's group still alive afterwards (issue 24, item 4).
@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import List
 
-from fastnardy import EngineError, Position, crosscheck as xc
+from fastnardy import EngineError, Position
+from fastnardy.engines import crosscheck as xc
 
 ENGINES = {
     "blank line every 0.5 s": "while True:\n    print(flush=True); time.sleep(0.5)\n",

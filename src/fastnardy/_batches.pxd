@@ -1,5 +1,6 @@
 # fastnardy._batches: the batch entry points (many rows or keys in one call, without the
-# GIL), the keys' Python functions and self-play.
+# GIL), the keys' Python functions and self-play; the scoring, the start and the greedy
+# score that _gamebatch's running games share with it.
 
 from libc.stdint cimport uint64_t, int8_t, int32_t
 

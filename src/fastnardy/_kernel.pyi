@@ -129,7 +129,7 @@ def simulate_games(code: Code, koks: bool, backgammon: bool, seed: int, first: i
 @disjoint_base
 class GameBatch:
     """N games played in the kernel, policies 0 random, 1 greedy, 2 external, 3 a network
-    (see _batches)."""
+    (see _gamebatch)."""
 
     def __init__(self, code: Code, koks: bool, backgammon: bool, n: int, seed: int,
                  policy: Tuple[int, int], max_turns: int = 10000,

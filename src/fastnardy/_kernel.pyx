@@ -15,6 +15,8 @@ hold the code, one concern each (a ``.pyx`` with the ``.pxd`` that the others ci
     _perftcount   perft (T5) with 128-bit checked counts, its exact transposition table
                   (PerftTable) and the flag that stops it from another thread (PerftStop)
     _batches      batch counts and expansions, pack / unpack / swap_key, self-play
+    _gamebatch    GameBatch: running games for evaluator policies and the environments
+    _dice         (a .pxd alone) the dice and choice streams, splitmix64, inline
     _values       the compiled values (PackedPosition, PackedTurn, LegalTurns) and the
                   contract's results (enumerate_turns, enumerate_packed, count_turns)
 
@@ -26,9 +28,9 @@ from fastnardy._packed import KEY_DTYPE
 from fastnardy._movegen import _set_fast_paths
 from fastnardy._args import dice_pair
 from fastnardy._perftcount import PerftStop, PerftTable, perft_count
-from fastnardy._batches import (ExpandBuffers, GameBatch, _Memory, chance_batch,
-                                count_turns_batch, expand_batch, pack,
-                                simulate_games, swap_key, unpack)
+from fastnardy._batches import (ExpandBuffers, _Memory, chance_batch, count_turns_batch,
+                                expand_batch, pack, simulate_games, swap_key, unpack)
+from fastnardy._gamebatch import GameBatch
 from fastnardy._values import (LegalTurns, PackedPosition, PackedTurn, PackedTurns,
                                _positions_after, _restore_legal_turns, _restore_position,
                                _TurnIterator, bind,

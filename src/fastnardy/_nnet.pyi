@@ -1,4 +1,4 @@
-"""Type stubs for fastnardy._nnet (the network of fastnardy.network.Evaluator, compiled).
+"""Type stubs for fastnardy._nnet (the network of fastnardy.search.network.Evaluator, compiled).
 ``python -m mypy.stubtest fastnardy._nnet`` checks them against the compiled module."""
 
 from typing import Any, Optional, Tuple

@@ -24,7 +24,7 @@ LONG_GAME, SHORT_GAME = 0, 1  # the game codes of Rules.code[0]
 CHECKERS = 15  # a side's checkers (L1, S1)
 
 # A bound on the legal turns (T1) of one position and roll in either game, proved in the
-# docstring of fastnardy.openspiel: multisets of 4 chains' (start, length) over the n <= 15
+# docstring of fastnardy.envs.openspiel: multisets of 4 chains' (start, length) over the n <= 15
 # locations a side occupies. The size of the action spaces (OpenSpiel, Gymnasium, PettingZoo).
 _LOCATIONS = CHECKERS
 MAX_TURNS_PER_ROLL = (_LOCATIONS + _LOCATIONS ** 2 + comb(_LOCATIONS + 1, 2)

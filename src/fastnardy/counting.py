@@ -54,7 +54,8 @@ from dataclasses import dataclass
 from typing import (Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple,
                     Union)
 
-from . import _executors, _files, _kernel, checks
+from ._utils import executors as _executors, files as _files
+from . import _kernel, checks
 from . import backend as _backend
 from ._kernel import dice_pair
 from .basics import ALL_ROLLS, Roll

@@ -61,7 +61,7 @@ class NotationError(FastNardyError):
 
 
 class EngineError(FastNardyError):
-    """Another engine driven by :mod:`fastnardy.crosscheck` failed: it could not start, it
+    """Another engine driven by :mod:`fastnardy.engines.crosscheck` failed: it could not start, it
     exited or timed out while answering, or a line of its answer does not read (the message
     quotes the request and the line)."""
 

@@ -155,9 +155,9 @@ class Position(_kernel.PackedPosition):
         if rules.game != SHORT:
             raise InvalidPositionError("GNU Backgammon Position IDs are for short nardy only")
         checks.side(turn)
-        from . import gnubg
+        from . import notation
 
-        mover, mover_bar, other, other_bar = gnubg.decode_position_id(pid)
+        mover, mover_bar, other, other_bar = notation.decode_position_id(pid)
         if turn == WHITE:
             return cls.from_points(rules, mover, other, WHITE, mover_bar, other_bar)
         return cls.from_points(rules, other, mover, BLACK, other_bar, mover_bar)
@@ -230,10 +230,10 @@ class Position(_kernel.PackedPosition):
         to move."""
         if self.rules.game != SHORT:
             raise InvalidPositionError("GNU Backgammon Position IDs are for short nardy only")
-        from . import gnubg
+        from . import notation
 
         me, me_bar, opp, opp_bar = self.mover_frame()
-        return gnubg.encode_position_id(me, me_bar, opp, opp_bar)
+        return notation.encode_position_id(me, me_bar, opp, opp_bar)
 
     def __repr__(self) -> str:
         return f"Position.from_string({self.to_string()!r})"
@@ -244,10 +244,10 @@ class Position(_kernel.PackedPosition):
         return notation.draw_board(self)
 
     def _repr_svg_(self) -> str:
-        """The board as SVG, for notebooks (:func:`fastnardy.svg.board`)."""
-        from . import svg
+        """The board as SVG, for notebooks (:func:`fastnardy.formats.svg.board`)."""
+        from .formats.svg import board
 
-        return svg.board(self)
+        return board(self)
 
 
 def _validate(rules: Rules, white: Tuple[int, ...], white_bar: int, black: Tuple[int, ...],

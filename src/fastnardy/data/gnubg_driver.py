@@ -1,5 +1,5 @@
 """Run inside GNU Backgammon (``gnubg -t -q -p .../fastnardy/data/gnubg_driver.py``) by
-fastnardy.match (``fastnardy match``, bench/strength.py),
+fastnardy.play.match (``fastnardy match``, bench/strength.py),
 which names two FIFOs in the environment. Each line of GNUBG_DRIVER_IN is
 ``NOISE ROW;ROW;...``, a ROW being a fastnardy board row (50 counts: the side to move's
 points 1-24 and bar, then the opponent's) and the two dice, comma separated. The answer, one
@@ -16,7 +16,7 @@ import os
 import gnubg  # type: ignore[import-not-found]  # gnubg's embedded module
 
 gnubg.command("set threads 1")  # one worker; each call still waits ~10 ms of wall time on
-# gnubg's task queue, so fastnardy.match.Gnubg asks several of these drivers at once
+# gnubg's task queue, so fastnardy.play.match.Gnubg asks several of these drivers at once
 gnubg.command("set jacoby off")
 gnubg.command("set player 0 human")
 gnubg.command("set player 1 human")

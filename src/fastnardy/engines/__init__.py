@@ -1,5 +1,5 @@
 """Other engines as cross-check engines: each module of this package speaks
-:mod:`fastnardy.crosscheck`'s protocol on stdin/stdout when run as a program::
+:mod:`fastnardy.engines.crosscheck`'s protocol on stdin/stdout when run as a program::
 
     fastnardy crosscheck "python -m fastnardy.engines.reference" long 2
     fastnardy crosscheck "python -m fastnardy.engines.openspiel" short 2 --movegen
@@ -23,9 +23,8 @@ import argparse
 import sys
 from typing import Callable, List, NoReturn, Optional, Sequence, Tuple
 
-from ..notation import format_rules, format_side
+from ..notation import encode_position_id, format_rules, format_side
 from ..position import Position
-from .. import gnubg
 
 Roll = Tuple[int, int]
 Frame = Tuple[Sequence[int], int, Sequence[int], int]  # mover's points, bar, opponent's
@@ -52,7 +51,7 @@ def child_text(parent: Position, as_id: bool, child: Frame) -> str:
     T7 check: a broken engine's impossible child must still be written."""
     me, me_bar, opp, opp_bar = child
     if as_id:
-        return gnubg.encode_position_id(opp, opp_bar, me, me_bar)
+        return encode_position_id(opp, opp_bar, me, me_bar)
     white, black = ((me, me_bar), (opp, opp_bar)) if parent.turn == "white" else \
         ((opp, opp_bar), (me, me_bar))
     other = "b" if parent.turn == "white" else "w"

@@ -1,0 +1,570 @@
+"""fastnardy._gamebatch -- GameBatch: N games running in the kernel (from given positions or
+the start), played by random, greedy, network or external policies (the Python caller's
+evaluator) turn by turn: self-play with evaluators and the environments stand on it. Rule
+ids refer to RULES.md."""
+
+from libc.stdint cimport uint64_t, int8_t, int32_t, int64_t
+cimport cython
+from libc.string cimport memcpy
+from libc.stdlib cimport realloc, free
+
+from fastnardy._packed cimport nb_board, nb_board_from_key, nb_check_key, nb_swap_key
+from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
+                                 NB_ORDER, nb_generate, nb_tick)
+from fastnardy._args cimport _build_error, _data, _parse_code
+from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2,
+                              nn_scratch_clear, nn_scratch_free, nn_scratch_new)
+from fastnardy._dice cimport rng_below, rng_next
+from fastnardy._batches cimport greedy_score, nb_score, nb_start
+
+import numpy as np
+
+from ._packed import KEY_DTYPE
+from .errors import FastNardyError, InvalidPositionError, ResourceLimitError
+
+
+cdef inline int moved_side_off(uint64_t lo, uint64_t hi) noexcept nogil:
+    """1 if the side that moved (the opponent in this swapped key) has no checker left."""
+    cdef int p
+    if hi >> 60:
+        return 0
+    for p in range(12):
+        if ((lo >> (5 * p)) & 31) >= 16 or ((hi >> (5 * p)) & 31) >= 16:
+            return 0
+    return 1
+
+
+# The nogil methods read their own attributes through self, which is never None there: a
+# debug build's nonecheck would need the GIL for each read.
+@cython.nonecheck(False)
+cdef class GameBatch:
+    """N games played in the kernel from given positions or from the start, each with its own
+    two splitmix64 streams (dice, and the random policy's choices), so a game's dice do not
+    depend on the turns chosen (common random numbers) nor on how a run is split.
+
+    A side's policy is 0 random, 1 greedy (greedy_score), 2 external or 3 a network
+    (``nets``: a fastnardy._nnet.Network per side, or None): the network's side plays the
+    first child (T2 order) of highest value to it, the exact L10/S9 points of a child that
+    ends the game, else minus the network's equity of the child, all inside the kernel.
+    ``prepare`` plays every running game until its mover has an external choice among two
+    or more legal turns (T1, T2 order) or the game ends (L9, S9; scored by L10/S9, cube at
+    1), and returns the children of the waiting games; ``play_values`` or ``play_choices``
+    then plays one child of each. One GameBatch is used by one thread at a time: a call
+    while another thread's call runs is refused (FastNardyError), never a corruption. Status per game: 0 running, 1 waiting for a choice, 2 over, 3 unfinished
+    (max_turns turns played, or a position without a candidate). With ``restart`` a game
+    that ends begins again from the start on the next stream of the run (``take_ended``
+    reports the ends), so every game is always running or waiting."""
+
+    def __init__(self, code, koks, backgammon, n, seed, policy, max_turns=10000,
+                 restart=False, nets=(None, None)):
+        self._enter()
+        try:
+            self._init(code, koks, backgammon, n, seed, policy, max_turns, restart, nets)
+        finally:
+            self.busy = 0
+
+    cdef object _init(self, object code, object koks, object backgammon, object n,
+                      object seed, object policy, object max_turns, object restart,
+                      object nets):
+        cdef uint64_t s
+        cdef size_t addr
+        cdef Network network
+        cdef int side
+        _parse_code(code, &self.r)
+        for value, name in ((seed, "seed"), (n, "n"), (max_turns, "max_turns")):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise FastNardyError(f"{name} must be an int >= 0, not {value!r}")
+        if max_turns < 1 or max_turns > 1 << 30:
+            raise FastNardyError(f"max_turns must be from 1 to 2**30, not {max_turns!r}")
+        if n > (1 << 31) - 1:
+            raise FastNardyError(f"n must be below 2**31, not {n!r}")
+        try:
+            self.pol[0], self.pol[1] = [int(p) for p in policy]
+        except (TypeError, ValueError):
+            raise FastNardyError(f"policy must be two of 0 (random), 1 (greedy) and 2 "
+                                 f"(external), not {policy!r}") from None
+        if self.pol[0] not in (0, 1, 2, 3) or self.pol[1] not in (0, 1, 2, 3):
+            raise FastNardyError(f"policy must be two of 0 (random), 1 (greedy), 2 "
+                                 f"(external) and 3 (network), not {policy!r}")
+        try:
+            pair = tuple(nets)
+        except TypeError:
+            pair = ()
+        if len(pair) != 2:
+            raise FastNardyError(f"nets must be a pair (white's, black's), not {nets!r}")
+        for side in range(2):
+            if (self.pol[side] == 3) != isinstance(pair[side], Network):
+                raise FastNardyError("a side plays policy 3 exactly when it has a Network in "
+                                     "nets")
+            if self.pol[side] == 3:
+                network = pair[side]
+                if network.net.is_short != self.r.game:
+                    raise FastNardyError("the network is for the other game")
+                self.net[side] = &network.net
+            else:
+                self.net[side] = NULL
+        self.nets = pair
+        if self.scratch != NULL:  # a re-initialised batch: no partial sums of the old nets
+            nn_scratch_clear(self.scratch)
+        self.koks = 1 if koks else 0
+        self.backgammon = 1 if backgammon else 0
+        self.max_turns = max_turns
+        self.n = n
+        s = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
+        self.base = rng_next(&s)
+        keyarr = np.zeros((n, 2), dtype=np.uint64)
+        rngs = np.zeros((2, n), dtype=np.uint64)
+        small = np.zeros((6, n), dtype=np.int8)  # side, ended, status, winner, points, kind
+        small[2] = 3  # no game yet: unfinished
+        small[3] = -1
+        small[5] = 4
+        turns = np.zeros(n, dtype=np.int32)
+        dice = np.zeros((n, 2), dtype=np.int8)
+        self.arrays = (keyarr, rngs, small, turns, dice)
+        addr = _data(keyarr)
+        self.key = <uint64_t*>addr
+        addr = _data(rngs)
+        self.dice_rng = <uint64_t*>addr
+        self.pick_rng = self.dice_rng + self.n
+        addr = _data(small)
+        self.side = <int8_t*>addr
+        self.ended = self.side + self.n
+        self.status = self.side + 2 * self.n
+        self.winner = self.side + 3 * self.n
+        self.points = self.side + 4 * self.n
+        self.kind = self.side + 5 * self.n
+        addr = _data(dice)
+        self.dice = <int8_t*>addr
+        addr = _data(turns)
+        self.turns = <int32_t*>addr
+        free(self.kids)  # NULL unless __init__ runs again
+        self.kids = NULL
+        self.nkids = self.capkids = 0
+        self.waiting = (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self.restart = 1 if restart else 0
+        self.next_stream = 0
+
+    def __dealloc__(self):
+        free(self.kids)
+        nn_scratch_free(self.scratch)
+
+    cdef int _enter(self) except -1:
+        """Take the batch for this call, or refuse: another thread's call is running."""
+        if self.busy:
+            raise FastNardyError("this GameBatch is in use by another thread: share one "
+                                 "between threads only with a lock")
+        self.busy = 1
+        return 0
+
+    def start(self, games, streams, keys=None, sides=None):
+        """Begin a new game in each slot of ``games`` (int64 indices), game stream
+        ``streams[j]`` (its dice and choices come from splitmix64 of (seed, stream)). With
+        ``keys`` (KEY_DTYPE, the mover's frame) and ``sides`` (int8: 0 white, 1 black to
+        move) the game starts there and the side to move rolls; without them it starts with
+        the T6 opening. A key whose side not to move has borne off 15 is a game over (the
+        other side won, 0 turns). The children of the last ``prepare`` are dropped (a game
+        still waiting keeps its roll, and the next ``prepare`` lists them again)."""
+        self._enter()
+        try:
+            return self._start(games, streams, keys, sides)
+        finally:
+            self.busy = 0
+
+    cdef object _start(self, object games, object streams, object keys, object sides):
+        cdef Py_ssize_t j, m, g
+        cdef nb_board b
+        cdef int err, d1, d2
+        cdef uint64_t st
+        cdef const int64_t* gv
+        cdef const int64_t* sv
+        cdef const uint64_t* kv = NULL
+        cdef const int8_t* sdv = NULL
+        garr = np.ascontiguousarray(games, dtype=np.int64)
+        sarr = np.ascontiguousarray(streams, dtype=np.int64)
+        m = garr.shape[0]
+        if garr.ndim != 1 or sarr.shape != (m,):
+            raise FastNardyError("games and streams must be 1-D arrays of the same length")
+        if m and (int(garr.min()) < 0 or int(garr.max()) >= self.n):
+            raise FastNardyError(f"games must be indices from 0 to {self.n - 1}")
+        if m and int(sarr.min()) < 0:
+            raise FastNardyError("streams must be >= 0")
+        if (keys is None) != (sides is None):
+            raise FastNardyError("give keys and sides together, or neither")
+        if keys is not None:
+            karr = np.asarray(keys)
+            if karr.dtype != KEY_DTYPE or karr.shape != (m,):
+                raise InvalidPositionError(f"keys must be a 1-D KEY_DTYPE array of {m}")
+            karr = np.ascontiguousarray(karr)
+            sdarr = np.ascontiguousarray(sides, dtype=np.int8)
+            if sdarr.shape != (m,) or (m and (int(sdarr.min()) < 0 or int(sdarr.max()) > 1)):
+                raise FastNardyError(f"sides must be {m} values of 0 (white) and 1 (black)")
+            kv = <const uint64_t*>_data(karr)
+            sdv = <const int8_t*>_data(sdarr)
+            for j in range(m):
+                err = nb_check_key(kv[2 * j], kv[2 * j + 1], self.r.game)
+                if err:
+                    _build_error(err, NULL, 0, NULL, 0, <int>j)
+                nb_board_from_key(kv[2 * j], kv[2 * j + 1], self.r.game, &b)
+                if b.m[0] == 15:
+                    raise InvalidPositionError(f"T7: in key {j} the side to move has borne "
+                                               f"off 15 checkers")
+        self._done()
+        gv = <const int64_t*>_data(garr)
+        sv = <const int64_t*>_data(sarr)
+        for j in range(m):
+            g = gv[j]
+            self.begin(g, sv[j])
+            self.winner[g] = -1
+            self.points[g] = 0
+            self.kind[g] = 4
+            if kv == NULL:
+                self.open_game(g)
+                continue
+            self.key[2 * g] = kv[2 * j]
+            self.key[2 * g + 1] = kv[2 * j + 1]
+            self.side[g] = sdv[j]
+            nb_board_from_key(kv[2 * j], kv[2 * j + 1], self.r.game, &b)
+            if b.o[0] == 15:  # the side not to move has won already
+                self.status[g] = 2
+                self.winner[g] = 1 - sdv[j]
+                self.points[g] = <int8_t>nb_score(&b, self.r.game, self.koks,
+                                                  self.backgammon, &self.kind[g])
+        if m:
+            self.next_stream = max(self.next_stream, int(sarr.max()) + 1)
+
+    cdef void begin(self, Py_ssize_t g, int64_t stream) noexcept nogil:
+        """Seed game g's two streams from (seed, stream); no turn played, no roll yet."""
+        cdef uint64_t st = self.base ^ (<uint64_t>stream * <uint64_t>0xD6E8FEB86659FD93)
+        self.dice_rng[g] = st
+        self.pick_rng[g] = st ^ <uint64_t>0x5851F42D4C957F2D
+        rng_next(&self.pick_rng[g])
+        self.turns[g] = 0
+        self.status[g] = 0
+        self.dice[2 * g] = self.dice[2 * g + 1] = 0
+
+    cdef void open_game(self, Py_ssize_t g) noexcept nogil:
+        """The start position (L1, S1) and the T6 opening throw from game g's dice stream
+        (short nardy: the throw is the first roll; long: the starter throws again)."""
+        cdef nb_board b
+        cdef int d1 = 0, d2 = 0
+        nb_start(self.r.game, &b)
+        self.key[2 * g] = b.lo
+        self.key[2 * g + 1] = b.hi
+        while d1 == d2:  # T6: one die each, ties thrown again
+            d1 = 1 + rng_below(&self.dice_rng[g], 6)
+            d2 = 1 + rng_below(&self.dice_rng[g], 6)
+        self.side[g] = 0 if d1 > d2 else 1
+        if self.r.game:
+            self.dice[2 * g] = <int8_t>d1
+            self.dice[2 * g + 1] = <int8_t>d2
+
+    cdef int advance(self, Py_ssize_t g, uint64_t lo, uint64_t hi) noexcept nogil:
+        """Play the turn whose result (next mover's view) is (lo, hi) in game g."""
+        cdef nb_board b
+        self.key[2 * g] = lo
+        self.key[2 * g + 1] = hi
+        self.turns[g] += 1
+        self.dice[2 * g] = self.dice[2 * g + 1] = 0
+        if moved_side_off(lo, hi):
+            nb_board_from_key(lo, hi, self.r.game, &b)
+            self.status[g] = 2
+            self.winner[g] = self.side[g]
+            self.points[g] = <int8_t>nb_score(&b, self.r.game, self.koks, self.backgammon,
+                                              &self.kind[g])
+            return 1
+        self.side[g] = 1 - self.side[g]
+        if self.turns[g] >= self.max_turns:
+            self.cut(g)
+            return 1
+        return 0
+
+    cdef void cut(self, Py_ssize_t g) noexcept nogil:
+        """Game g ends unfinished (max_turns, or no candidate outside T7)."""
+        self.status[g] = 3
+        self.winner[g] = -1
+        self.points[g] = 0
+        self.kind[g] = 4
+
+    cdef int run_game(self, nb_ctx* c, Py_ssize_t g) noexcept nogil:
+        """Play game g until it waits for an external choice (its children appended to the
+        buffer; returns 1), ends (0) or runs out of memory (2)."""
+        cdef nb_board b
+        cdef int n, k, i, best, score, d1, d2, p
+        cdef uint64_t lo, hi
+        cdef Py_ssize_t cap
+        cdef void* q
+        if self.status[g] == 1:
+            self.status[g] = 0  # its roll is kept
+        while not c.stop:
+            if self.status[g] >= 2:
+                if not self.restart:
+                    return 0
+                self.ended[g] = self.status[g]  # winner, points, kind stay until the next end
+                self.begin(g, self.next_stream)
+                self.next_stream += 1
+                self.open_game(g)
+            d1 = self.dice[2 * g]
+            d2 = self.dice[2 * g + 1]
+            if d1 == 0:
+                d1 = 1 + rng_below(&self.dice_rng[g], 6)
+                d2 = 1 + rng_below(&self.dice_rng[g], 6)
+                self.dice[2 * g] = <int8_t>d1
+                self.dice[2 * g + 1] = <int8_t>d2
+            nb_board_from_key(self.key[2 * g], self.key[2 * g + 1], self.r.game, &b)
+            n = nb_generate(c, &self.r, &b, d1, d2, NB_ORDER)
+            nb_tick(c)
+            if n == 0:  # only a position outside T7 has no candidate at all
+                self.cut(g)
+                continue
+            p = self.pol[self.side[g]]
+            if p == 2 and n > 1:
+                if self.nkids + n > self.capkids:
+                    cap = self.capkids * 2 if self.capkids else 4096
+                    while cap < self.nkids + n:
+                        cap *= 2
+                    q = realloc(self.kids, cap * 16)
+                    if q == NULL:
+                        return 2
+                    self.kids = <uint64_t*>q
+                    self.capkids = cap
+                for i in range(n):
+                    nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game,
+                                &self.kids[2 * (self.nkids + i)],
+                                &self.kids[2 * (self.nkids + i) + 1])
+                self.nkids += n
+                self.status[g] = 1
+                return 1
+            if p == 3 and n > 1:
+                k = self.network_choice(c, n, self.net[self.side[g]])
+            elif p == 0 and n > 1:
+                k = rng_below(&self.pick_rng[g], n)
+            elif p == 1 and n > 1:
+                k = 0
+                best = greedy_score(&c.out[0], self.r.game)
+                for i in range(1, n):
+                    score = greedy_score(&c.out[i], self.r.game)
+                    if score > best:
+                        best = score
+                        k = i
+            else:
+                k = 0
+            nb_swap_key(c.out[k].lo, c.out[k].hi, self.r.game, &lo, &hi)
+            self.advance(g, lo, hi)
+        return 0
+
+    cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil:
+        """The first of the n children in c.out of highest value to the mover: the L10/S9
+        points of a child that ends the game, else minus the network's equity of it."""
+        cdef int i = 0, j, m, k = 0
+        cdef uint64_t keys[4]
+        cdef double value, best = -1e300
+        cdef float probs[2 * NN_OUTPUTS]
+        cdef nb_board b
+        cdef int8_t kind
+        while i < n:
+            nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &keys[0], &keys[1])
+            m = 1
+            if moved_side_off(keys[0], keys[1]):
+                nb_board_from_key(keys[0], keys[1], self.r.game, &b)
+                value = nb_score(&b, self.r.game, self.koks, self.backgammon, &kind)
+                if value > best:
+                    best = value
+                    k = i
+            else:
+                # children of the kernel, well formed; two siblings evaluated at once
+                if i + 1 < n:
+                    nb_swap_key(c.out[i + 1].lo, c.out[i + 1].hi, self.r.game, &keys[2],
+                                &keys[3])
+                    if not moved_side_off(keys[2], keys[3]):
+                        m = 2
+                if m == 2:
+                    nn_key2(net, keys[0], keys[1], keys[2], keys[3], self.scratch, probs,
+                            probs + NN_OUTPUTS)
+                else:
+                    nn_key(net, keys[0], keys[1], self.scratch, probs)
+                for j in range(m):
+                    value = -nn_equity(probs + NN_OUTPUTS * j)
+                    if value > best:
+                        best = value
+                        k = i + j
+            i += m
+        return k
+
+    def prepare(self):
+        """Play every running game (status 0) until it waits for an external choice or
+        ends. Returns (children, exact, games, offsets) for the waiting games (status 1):
+        ``children`` a KEY_DTYPE array of every legal turn's result from the next mover's
+        view, in T2 order per game, ``exact`` float64 the points the mover wins by a child
+        that ends the game (L10/S9) and NaN for the others, ``games`` int64 the waiting
+        games and ``offsets`` int64 (G + 1) their children's bounds. A game already waiting
+        keeps its roll (its children are listed again)."""
+        self._enter()
+        try:
+            return self._prepare()
+        finally:
+            self.busy = 0
+
+    cdef object _prepare(self):
+        cdef Py_ssize_t g, ng = 0, i
+        cdef int err = 0
+        cdef nb_ctx* c
+        cdef nb_board b
+        cdef int8_t kd
+        cdef double* ev
+        cdef int64_t* gv
+        cdef int64_t* ov
+        if (self.net[0] != NULL or self.net[1] != NULL) and self.scratch == NULL:
+            self.scratch = nn_scratch_new()
+            if self.scratch == NULL:
+                raise MemoryError()
+        self.nkids = 0
+        games = np.empty(self.n, dtype=np.int64)
+        offsets = np.empty(self.n + 1, dtype=np.int64)
+        gv = <int64_t*>_data(games)
+        ov = <int64_t*>_data(offsets)
+        c = ctx_acquire()
+        try:
+            ctx_watch(c)
+            with nogil:
+                for g in range(self.n):
+                    ov[ng] = self.nkids
+                    err = self.run_game(c, g)
+                    if err == 2 or c.stop:
+                        break
+                    if err == 1:
+                        gv[ng] = g
+                        ng += 1
+                ov[ng] = self.nkids
+            ctx_raise_if_stopped(c)
+        finally:
+            ctx_release(c)
+        if err == 2:
+            raise ResourceLimitError("out of memory for the children of the waiting games")
+        children = np.empty(self.nkids, dtype=KEY_DTYPE)
+        if self.nkids:
+            memcpy(<void*>_data(children), self.kids, 16 * self.nkids)
+        exact = np.full(self.nkids, np.nan)
+        ev = <double*>_data(exact)
+        for i in range(self.nkids):
+            if moved_side_off(self.kids[2 * i], self.kids[2 * i + 1]):
+                nb_board_from_key(self.kids[2 * i], self.kids[2 * i + 1], self.r.game, &b)
+                ev[i] = nb_score(&b, self.r.game, self.koks, self.backgammon, &kd)
+        self.waiting = (games[:ng].copy(), offsets[:ng + 1].copy())
+        return children, exact, self.waiting[0].copy(), self.waiting[1].copy()
+
+    def play_values(self, values):
+        """Play, in each waiting game, its first child (T2 order) of highest value (float64,
+        one per child of the last ``prepare``, to the side that chooses)."""
+        self._enter()
+        try:
+            return self._play_values(values)
+        finally:
+            self.busy = 0
+
+    cdef object _play_values(self, object values):
+        cdef const double* vv
+        cdef const int64_t* gv
+        cdef const int64_t* ov
+        cdef Py_ssize_t j, i, k
+        cdef double best
+        varr = np.ascontiguousarray(values, dtype=np.float64)
+        if varr.shape != (self.nkids,):
+            raise FastNardyError(f"values must be {self.nkids} floats, one per child, not "
+                                 f"shape {varr.shape}")
+        if self.nkids and np.isnan(varr).any():
+            raise FastNardyError("values must not be NaN")
+        games, offsets = self.waiting
+        vv = <const double*>_data(varr)
+        gv = <const int64_t*>_data(games)
+        ov = <const int64_t*>_data(offsets)
+        for j in range(games.shape[0]):
+            k = ov[j]
+            best = vv[k]
+            for i in range(ov[j] + 1, ov[j + 1]):
+                if vv[i] > best:
+                    best = vv[i]
+                    k = i
+            self.status[gv[j]] = 0
+            self.advance(gv[j], self.kids[2 * k], self.kids[2 * k + 1])
+        self._done()
+
+    def play_choices(self, choices):
+        """Play child ``choices[j]`` (an index into its legal turns, T2 order) of the j-th
+        waiting game of the last ``prepare``."""
+        self._enter()
+        try:
+            return self._play_choices(choices)
+        finally:
+            self.busy = 0
+
+    cdef object _play_choices(self, object choices):
+        cdef const int64_t* cv
+        cdef const int64_t* gv
+        cdef const int64_t* ov
+        cdef Py_ssize_t j, k
+        games, offsets = self.waiting
+        carr = np.ascontiguousarray(choices, dtype=np.int64)
+        if carr.shape != games.shape:
+            raise FastNardyError(f"choices must be {games.shape[0]} indices, one per waiting "
+                                 f"game, not shape {carr.shape}")
+        bad = np.flatnonzero((carr < 0) | (carr >= np.diff(offsets)))
+        if bad.size:
+            j = bad[0]
+            raise FastNardyError(f"choice {carr[j]} of waiting game {games[j]} is not an "
+                                 f"index of its {offsets[j + 1] - offsets[j]} legal turns")
+        cv = <const int64_t*>_data(carr)
+        gv = <const int64_t*>_data(games)
+        ov = <const int64_t*>_data(offsets)
+        for j in range(games.shape[0]):
+            k = ov[j] + cv[j]
+            self.status[gv[j]] = 0
+            self.advance(gv[j], self.kids[2 * k], self.kids[2 * k + 1])
+        self._done()
+
+    cdef void _done(self):
+        self.nkids = 0
+        self.waiting = (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+
+    def state(self):
+        """(keys, sides, dice, status): the positions (KEY_DTYPE, mover's frame), the side to
+        move (0 white, 1 black), the roll of a waiting game (0 0 for none yet) and the
+        status of every game (copies)."""
+        self._enter()
+        try:
+            return self._state()
+        finally:
+            self.busy = 0
+
+    cdef object _state(self):
+        key, rngs, small, turns, dice = self.arrays
+        return (key.copy().view(KEY_DTYPE).reshape(self.n), small[0].copy(), dice.copy(),
+                small[2].copy())
+
+    def take_ended(self):
+        """(ended, winner, points, kind) with ``restart``: ended int8 per game, 2 if a game
+        ended (L9, S9) and 3 if one was cut off at max_turns since the last call (then
+        cleared), 0 otherwise; winner, points and kind of each game's last ended game."""
+        self._enter()
+        try:
+            return self._take_ended()
+        finally:
+            self.busy = 0
+
+    cdef object _take_ended(self):
+        key, rngs, small, turns, dice = self.arrays
+        out = (small[1].copy(), small[3].copy(), small[4].copy(), small[5].copy())
+        small[1] = 0
+        return out
+
+    def results(self):
+        """(winner, points, kind, turns) of every game (copies): winner 0 white, 1 black, -1
+        not over; kind 0 oin, 1 mars, 2 koks, 3 backgammon, 4 not over."""
+        self._enter()
+        try:
+            return self._results()
+        finally:
+            self.busy = 0
+
+    cdef object _results(self):
+        key, rngs, small, turns, dice = self.arrays
+        return small[3].copy(), small[4].copy(), small[5].copy(), turns.copy()

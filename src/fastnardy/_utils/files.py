@@ -1,0 +1,71 @@
+"""Files as the package writes and reads them: written whole (a temporary file in the same
+directory, flushed to disk, then renamed over the target, so a failed write leaves the old
+file as it was) and read up to a limit (a record, a ``.mat`` export or a checkpoint larger
+than ``MAX_READ_BYTES`` is refused, so an endless stream such as ``/dev/zero`` is not read
+into memory)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Union
+
+from ..errors import FastNardyError
+
+MAX_READ_BYTES = 64 << 20  # 64 MiB: a match export of thousands of games is a few MB
+
+Path = Union[str, "os.PathLike[str]"]
+
+
+def write_whole(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` whole or not at all: FastNardyError (naming the file and
+    the system's reason) when it cannot, the old file untouched."""
+    target = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    try:
+        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".fastnardy-",
+                                                 suffix=".tmp")
+    except OSError as exc:
+        raise FastNardyError(f"cannot write {target}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as exc:
+        _remove(temporary)
+        raise FastNardyError(f"cannot write {target}: {exc.strerror or exc}") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def read_text(path: Path, limit: int = MAX_READ_BYTES) -> str:
+    """The UTF-8 text of ``path``, read up to ``limit`` bytes: FastNardyError for a larger file
+    (or stream) and for one that is not UTF-8; OSError when it does not open."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FastNardyError(f"{os.fspath(path)} is larger than {limit >> 20} MiB, the limit "
+                             f"of what fastnardy reads")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FastNardyError(f"{os.fspath(path)} is not UTF-8 text: {exc.reason} at byte "
+                             f"{exc.start}") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

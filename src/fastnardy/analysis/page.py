@@ -1,0 +1,120 @@
+"""The analysis of a game as one self-contained HTML page (``fastnardy analyse --html``).
+
+The page needs no network: the boards are inline SVG (:func:`fastnardy.formats.svg.board`), the
+style and the script inline. It shows each side's totals, a list of every turn (played,
+loss, gnubg's mark, luck) and one board at a time: the position before the turn with the
+played turn drawn as arrows, and on a marked turn (doubtful or worse) a second board with
+the best turn. Buttons, the arrow keys and the list move between turns; the address's
+``#turn-N`` opens turn N.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import List
+
+from ..formats import svg
+from .review import Analysis, AnalysedTurn
+from ..basics import BLACK, WHITE
+from ..notation import format_roll
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:1em;color:#222;background:#fafafa}
+h1{font-size:1.3em} table{border-collapse:collapse;font-size:.9em}
+td,th{padding:.15em .5em;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
+#layout{display:grid;grid-template-columns:minmax(300px,max-content) 1fr;gap:1.5em;
+align-items:start}
+#list{max-height:80vh;overflow-y:auto;border:1px solid #ccc;background:#fff;
+position:relative}
+#list tr{cursor:pointer} #list tr.current{background:#cde3f7}
+.turn{display:none} .turn.shown{display:block}
+.boards{display:flex;gap:1em;flex-wrap:wrap} .boards figure{margin:0}
+.very-bad{color:#b00020;font-weight:bold} .bad{color:#d2691e;font-weight:bold}
+.doubtful{color:#8a6d00} nav button{font-size:1em;margin-right:.5em}
+"""
+
+_SCRIPT = """
+const turns=[...document.querySelectorAll('.turn')];
+const rows=[...document.querySelectorAll('#list tr[data-turn]')];
+let current=0;
+function show(i){
+  if(!turns.length)return;
+  current=Math.max(0,Math.min(turns.length-1,i));
+  turns.forEach((t,k)=>t.classList.toggle('shown',k===current));
+  rows.forEach((r,k)=>r.classList.toggle('current',k===current));
+  const list=document.getElementById('list'),row=rows[current];
+  if(row.offsetTop<list.scrollTop||row.offsetTop+row.offsetHeight>list.scrollTop+list.clientHeight)
+    list.scrollTop=row.offsetTop-list.clientHeight/2;
+  document.getElementById('where').textContent=(current+1)+' / '+turns.length;
+  history.replaceState(null,'','#turn-'+(current+1));
+}
+document.getElementById('prev').onclick=()=>show(current-1);
+document.getElementById('next').onclick=()=>show(current+1);
+document.getElementById('next-mistake').onclick=()=>{
+  for(let k=current+1;k<turns.length;k++){if(turns[k].dataset.mark){show(k);return;}}};
+rows.forEach((r,k)=>r.onclick=()=>show(k));
+document.addEventListener('keydown',e=>{
+  if(e.key==='ArrowLeft')show(current-1);if(e.key==='ArrowRight')show(current+1);});
+const m=location.hash.match(/^#turn-(\\d+)$/);
+show(m?Number(m[1])-1:0);
+"""
+
+
+def _mark_class(turn: AnalysedTurn) -> str:
+    return "" if turn.mark is None else turn.mark.replace(" ", "-")
+
+
+def _turn_section(index: int, turn: AnalysedTurn) -> str:
+    title = (f"Game {turn.game}, move {turn.number}: {turn.side} {format_roll(turn.roll)} "
+             f"plays {turn.played}")
+    boards = [f"<figure>{svg.board(turn.position, size=400, highlight=turn.played)}"
+              f"<figcaption>played: {html.escape(str(turn.played))} "
+              f"({turn.played_equity:+.3f})</figcaption></figure>"]
+    if turn.mark is not None:
+        boards.append(f"<figure>{svg.board(turn.position, size=400, highlight=turn.best)}"
+                      f"<figcaption>best: {html.escape(str(turn.best))} "
+                      f"({turn.best_equity:+.3f})</figcaption></figure>")
+    verdict = "forced" if turn.forced else f"equity lost {turn.loss:.3f}"
+    if turn.mark is not None:
+        verdict += f" &mdash; <span class='{_mark_class(turn)}'>{turn.mark}</span>"
+    return (f"<section class='turn' id='board-{index + 1}' data-mark='{turn.mark or ''}'>"
+            f"<h2>{html.escape(title)}</h2><p>{verdict}; luck of the roll "
+            f"{turn.luck:+.3f}</p><div class='boards'>{''.join(boards)}</div></section>")
+
+
+def page(analysis: Analysis, name: str = "game") -> str:
+    """The page of ``analysis`` (see the module docstring), titled with ``name``."""
+    totals = []
+    for side in (WHITE, BLACK):
+        t = analysis.side(side)
+        marks = ", ".join(f"{count} {mark}" for mark, count in t["marks"].items())
+        totals.append(f"<tr><td>{side}</td><td>{html.escape(t['name'])}</td>"
+                      f"<td>{t['error_rate']:.1f}</td><td>{t['unforced']}</td>"
+                      f"<td>{marks}</td><td>{t['luck']:+.3f}</td></tr>")
+    rows: List[str] = []
+    sections: List[str] = []
+    for index, turn in enumerate(analysis.turns):
+        rows.append(f"<tr data-turn='{index}'><td>{turn.game}.{turn.number}</td>"
+                    f"<td>{turn.side}</td><td>{format_roll(turn.roll)}</td>"
+                    f"<td>{html.escape(str(turn.played))}</td>"
+                    f"<td>{'' if turn.forced else f'{turn.loss:.3f}'}</td>"
+                    f"<td class='{_mark_class(turn)}'>{turn.mark or ''}</td>"
+                    f"<td>{turn.luck:+.3f}</td></tr>")
+        sections.append(_turn_section(index, turn))
+    title = html.escape(f"Analysis of {name}")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>{_STYLE}</style></head><body>
+<h1>{title}</h1>
+<p>{analysis.games} game(s), {len(analysis.turns)} turns, {analysis.plies} ply; equity in
+cubeless points; marks at GNU Backgammon's thresholds (doubtful &ge; 0.04, bad &ge; 0.08,
+very bad &ge; 0.16).</p>
+<table><tr><th>side</th><th>player</th><th>error rate (mEMG)</th><th>unforced turns</th>
+<th>marks</th><th>luck</th></tr>{''.join(totals)}</table>
+<nav><p><button id="prev">&larr; previous</button><button id="next">next &rarr;</button>
+<button id="next-mistake">next mistake</button><span id="where"></span></p></nav>
+<div id="layout"><div id="list"><table><tr><th>move</th><th>side</th><th>roll</th>
+<th>played</th><th>lost</th><th>mark</th><th>luck</th></tr>{''.join(rows)}</table></div>
+<div id="boards">{''.join(sections)}</div></div>
+<script>{_SCRIPT}</script></body></html>
+"""

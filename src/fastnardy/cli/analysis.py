@@ -1,0 +1,206 @@
+"""Analysis as GNU Backgammon's users read it: ``hint``, ``eval``, ``rollout`` and
+``analyse`` (with its HTML page)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import List
+
+from .._utils import files as _files
+from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
+from ..formats.mat import read_games
+from ..notation import format_roll
+
+from .options import (Parser, add_filter, add_json, add_position, add_progress, add_search_options,
+                      at_least, depth_arg, percent, positive_arg, print_json, progress_printer,
+                      read_filters, read_network, read_position, read_roll, write_file)
+
+# the command line's parts; its API is fastnardy.cli's main and build_parser
+__all__: List[str] = []
+
+
+def add_hint(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_hint = sub.add_parser(
+        "hint", help="the legal turns of a roll, best first, with equities and probabilities",
+        description="Every legal turn of DICE, best first: its equity to the side to move "
+                    "(cubeless points), the difference to the best and the network's "
+                    "probabilities of the position after it (win, win by mars/gammon, by "
+                    "koks/backgammon, the same lost).")
+    add_position(p_hint)
+    p_hint.add_argument("dice", nargs="+", metavar="DICE", help="the roll: '6 5' or '6-5'")
+    add_search_options(p_hint)
+    add_filter(p_hint)
+    p_hint.add_argument("--top", type=positive_arg, default=None, metavar="N",
+                        help="list only the N best turns")
+    add_json(p_hint)
+    p_hint.set_defaults(run=_run_hint)
+
+
+def add_eval(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_eval = sub.add_parser(
+        "eval", help="the probabilities, cubeless equity and money cube action of a position",
+        description="The network's probabilities and the cubeless equity of the side to "
+                    "move, and the money-game cube action from cubeful equities by "
+                    "Janowski's model as GNU Backgammon approximates it (fastnardy.analysis).")
+    add_position(p_eval)
+    add_search_options(p_eval)
+    add_filter(p_eval)
+    p_eval.add_argument("--cube-owner", choices=("centered", "mover", "opponent"),
+                        default="centered", help="who may double (default centered)")
+    add_json(p_eval)
+    p_eval.set_defaults(run=_run_eval)
+
+
+def add_rollout(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_roll = sub.add_parser(
+        "rollout", help="roll out a position, or every turn of a roll, with 95%% intervals",
+        description="Games played on by the evaluator from the position (or from each legal "
+                    "turn of DICE), each game's result minus the luck of its rolls (gnubg's "
+                    "variance reduction); per candidate the mean equity and its 95%% interval. "
+                    "The same seed gives the same result however the games are split.")
+    add_position(p_roll)
+    p_roll.add_argument("dice", nargs="*", metavar="DICE",
+                        help="a roll ('6 5' or '6-5'): roll out each of its legal turns")
+    p_roll.add_argument("--games", type=at_least(2), default=144, metavar="N",
+                        help="games per candidate (default 144)")
+    add_search_options(p_roll, (0, 1))
+    p_roll.add_argument("--truncate", type=depth_arg, default=None, metavar="T",
+                        help="stop each game after T turns and take the evaluator's value")
+    p_roll.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
+    p_roll.add_argument("--workers", type=positive_arg, default=None, metavar="K",
+                        help="play the games on K threads (the same result)")
+    add_progress(p_roll)
+    add_json(p_roll)
+    p_roll.set_defaults(run=_run_rollout)
+
+
+def add_analyse(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_an = sub.add_parser(
+        "analyse", help="analyse a recorded game or a GNU Backgammon .mat match",
+        description="Every turn of FILE (a fastnardy record or a GNU Backgammon .mat "
+                    "export): the turn played, the best turn, the equity lost, gnubg's "
+                    "marks (doubtful >= 0.04, bad >= 0.08, very bad >= 0.16), the roll's "
+                    "luck; per side the error rate (mEMG: milli-points lost per unforced "
+                    "turn, cubeless) and the luck.")
+    p_an.add_argument("file", metavar="FILE", help="a fastnardy record or a .mat export")
+    add_search_options(p_an)
+    add_filter(p_an)
+    p_an.add_argument("--html", metavar="OUT", default=None,
+                      help="also write one self-contained page walking the game(s), with "
+                           "the board of every turn")
+    add_progress(p_an)
+    add_json(p_an)
+    p_an.set_defaults(run=_run_analyse)
+
+
+def _run_hint(args: argparse.Namespace) -> int:
+    from ..analysis import review as analysis
+
+    position = read_position(args)
+    roll = read_roll(args.dice)
+    moves = analysis.hint(position, roll, read_network(args, position.rules.game), args.plies,
+                          read_filters(args))
+    shown = moves[:args.top] if args.top else moves
+    if args.json:
+        print_json({"position": position.to_string(), "dice": list(roll),
+                     "plies": args.plies, "moves": [m.as_dict() for m in shown]})
+        return 0
+    print(f"{position.to_string()}   {position.turn} to play {format_roll(roll)}, "
+          f"{args.plies} ply")
+    print(f"{'':4} {'turn':<28} {'equity':>8} {'diff':>8}   "
+          + " ".join(f"{name:>9}" for name in ("win", "win mars", "win koks", "lose mars",
+                                                "lose koks")))
+    for rank, move in enumerate(shown, 1):
+        ply = "" if move.plies == args.plies else f"  ({move.plies} ply)"
+        print(f"{rank:3}. {str(move.turn):<28} {move.equity:+8.3f} {move.difference:+8.3f}   "
+              + " ".join(f"{percent(p):>9}" for p in move.probabilities) + ply)
+    return 0
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from ..analysis import review as analysis
+
+    position = read_position(args)
+    if position.outcome() is not None:
+        raise IllegalTurnError("T4", "the game is over: there is nothing to evaluate")
+    result = analysis.evaluate(position, read_network(args, position.rules.game), args.plies,
+                               read_filters(args), args.cube_owner)
+    if args.json:
+        print_json({"position": position.to_string(), **result.as_dict()})
+        return 0
+    names = ("win", "win by mars/gammon", "win by koks/backgammon", "lose by mars/gammon",
+             "lose by koks/backgammon")
+    print(f"{position.to_string()}   {position.turn} on roll, {args.plies} ply")
+    for name, value in zip(names, result.probabilities):
+        print(f"  {name:<26} {percent(value)}")
+    print(f"  cubeless equity            {result.equity:+.3f}")
+    cube = result.cube
+    print(f"money cube ({args.cube_owner}; Janowski's model as gnubg approximates it, "
+          f"x = {cube.efficiency:.2f}):")
+    print(f"  no double     {cube.no_double:+.3f}")
+    print(f"  double, take  {cube.double_take:+.3f}")
+    print(f"  double, pass  {cube.double_pass:+.3f}")
+    print(f"  proper action: {cube.action}")
+    return 0
+
+
+def _run_rollout(args: argparse.Namespace) -> int:
+    from ..analysis import review as analysis
+
+    position = read_position(args)
+    roll = read_roll(args.dice) if args.dice else None
+    moves = analysis.rollout(position, roll, args.games,
+                             evaluator=read_network(args, position.rules.game),
+                             plies=args.plies, truncate=args.truncate, seed=args.seed,
+                             workers=args.workers,
+                             progress=progress_printer(args, "rollout chunks"))
+    if args.json:
+        print_json({"position": position.to_string(),
+                     "dice": None if roll is None else list(roll), "games": args.games,
+                     "plies": args.plies, "truncate": args.truncate, "seed": args.seed,
+                     "moves": [m.as_dict() for m in moves]})
+        return 0
+    print(f"{position.to_string()}   {args.games} games a candidate, {args.plies} ply, "
+          f"seed {args.seed}" + (f", truncated at {args.truncate}" if args.truncate else ""))
+    for move in moves:
+        name = "(no roll)" if move.turn is None else str(move.turn)
+        print(f"  {name:<28} {move.mean:+.3f}  95% [{move.ci[0]:+.3f}, {move.ci[1]:+.3f}]"
+              f"   without variance reduction {move.plain_mean:+.3f} "
+              f"+- {1.96 * move.plain_stderr:.3f}")
+    return 0
+
+
+def _run_analyse(args: argparse.Namespace) -> int:
+    from ..analysis import review as analysis
+
+    try:
+        text = _files.read_text(args.file)
+    except OSError as exc:
+        raise FastNardyError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    games = read_games(text, args.file)
+    if not games:
+        raise InvalidRecordError(f"{args.file} holds no game")
+    result = analysis.analyse(text, args.file, read_network(args, games[0].rules.game),
+                              args.plies, read_filters(args),
+                              progress_printer(args, "turns analysed"))
+    if args.html is not None:
+        from ..analysis import page as analysis_page
+
+
+        write_file(args.html, analysis_page.page(result, Path(args.file).name).encode("utf-8"))
+    if args.json:
+        print_json({"file": args.file, **result.as_dict()})
+        return 0
+    for turn in result.turns:
+        note = "" if turn.forced else f"  lost {turn.loss:.3f}"
+        if turn.mark:
+            note += f"  {turn.mark}: best {turn.best}"
+        print(f"{turn.game}.{turn.number:<3} {turn.side:<5} {format_roll(turn.roll)}  "
+              f"{str(turn.played):<26} luck {turn.luck:+.3f}{note}")
+    for side in ("white", "black"):
+        totals = result.side(side)
+        marks = ", ".join(f"{count} {name}" for name, count in totals["marks"].items())
+        print(f"{side} ({totals['name']}): error rate {totals['error_rate']:.1f} mEMG over "
+              f"{totals['unforced']} unforced turns ({marks}); luck {totals['luck']:+.3f}")
+    return 0

@@ -1,0 +1,240 @@
+"""The options every command takes, read in one place: the position and its rule variants,
+the dice, ``--json``, ``--backend``, the search and progress options, and the exit statuses."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Set
+
+from ..position import Position, Turn
+from .._utils import files as _files
+from .. import backend as _backend
+from ..basics import Roll
+from ..errors import FastNardyError, InvalidDiceError
+from ..notation import ID_LENGTH
+from ..rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS, Rules
+
+if TYPE_CHECKING:
+    from ..search.network import Evaluator
+    from ..search.tree import Filters, MoveFilter
+
+# the command line's parts; its API is fastnardy.cli's main and build_parser
+__all__: List[str] = []
+
+
+
+# The rule options: the variants that move generation reads (argparse dest = variant name)
+RULE_OPTIONS = {name: VARIANTS[name] for name in MOVE_VARIANTS}
+
+EXIT_ILLEGAL, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
+
+GNUBG_ID = re.compile(f"[A-Za-z0-9+/]{{{ID_LENGTH}}}")  # a GNU Backgammon Position ID
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors: ``PROG: error: MESSAGE (see PROG --help)``, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def prog_name() -> str:
+    """The name the user typed: ``fastnardy`` for the console script, else
+    ``python -m fastnardy``."""
+    return "fastnardy" if Path(sys.argv[0]).stem == "fastnardy" else "python -m fastnardy"
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {low} or more, not {value}")
+        return value
+
+    return parse
+
+
+depth_arg = at_least(0)  # DEPTH (T5 defines perft(0) = 1)
+positive_arg = at_least(1)
+
+
+def seconds_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, not {text}")
+    return value
+
+
+def add_position(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("position", metavar="POSITION",
+                        help="'long' or 'short' (the start, white to move), a position string "
+                             "such as 'long w 24:15 24:15', or a GNU Backgammon Position ID "
+                             "such as 4HPwATDgc/ABMA (short nardy, white to move)")
+    rules = parser.add_argument_group("rule variants ('fastnardy rules ID' explains each; "
+                                      "default: the string's own, else the game's default)")
+    for dest, (game, values, default, rule, what) in RULE_OPTIONS.items():
+        rules.add_argument(f"--{dest.replace('_', '-')}", choices=values, default=None,
+                           help=f"{game} nardy, {rule}: {what} (default {default})")
+
+
+def add_backend(parser: argparse._ActionsContainer) -> None:
+    parser.add_argument("--backend", choices=_backend.BACKENDS, default=None,
+                        help="generate turns with the Cython kernel (default) or the "
+                             "pure-Python reference")
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document instead of text")
+
+
+def add_picture_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--svg", metavar="FILE", help="also write the board as an SVG picture")
+    parser.add_argument("--png", metavar="FILE",
+                        help="also write it as a PNG (through cairosvg or headless Chromium)")
+    parser.add_argument("--flipped", action="store_true", help="pictures from black's side")
+    parser.add_argument("--highlight", metavar="TURN",
+                        help="draw this legal turn's steps as arrows in the pictures")
+
+
+def add_search_options(parser: argparse.ArgumentParser, plies: Sequence[int] = (0, 1, 2)
+                        ) -> None:
+    parser.add_argument("--plies", type=int, choices=plies, default=0,
+                        help="search depth of the evaluator (default 0)")
+    parser.add_argument("--weights", metavar="FILE", default=None,
+                        help="an evaluator .npz (Evaluator.save); default: the shipped one")
+
+
+def add_filter(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--filter", type=move_filter_arg, metavar="KEEP,MARGIN", default=None,
+                        help="at 1 ply or more, search only the KEEP best turns within MARGIN "
+                             "points at 0 ply deeper, at every level (default: gnubg's filters, "
+                             "8,0.16 at the root and the best turn at 0 ply of each roll "
+                             "inside the tree)")
+
+
+def add_progress(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="a progress line on stderr (default: when stderr is a terminal)")
+
+
+def move_filter_arg(text: str) -> "MoveFilter":
+    from ..search.tree import MoveFilter
+
+    match = re.fullmatch(r"([0-9]+),([0-9]*\.?[0-9]+)", text.strip())
+    if match is None or int(match.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"expected KEEP,MARGIN such as 8,0.16 (KEEP 1 or "
+                                         f"more), not {text!r}")
+    return MoveFilter(int(match.group(1)), float(match.group(2)))
+
+
+def read_position(args: argparse.Namespace) -> Position:
+    """POSITION with the rule options applied (see the module's docstring)."""
+    named: Set[str] = set()  # the variants a position string names
+    if args.position in (LONG, SHORT):
+        base = Position.start(args.position)
+    elif GNUBG_ID.fullmatch(args.position):
+        base = Position.from_gnubg_id(args.position)
+    else:
+        base = Position.from_string(args.position)
+        named = set(re.findall(r"(\w+)\s*=", args.position.split()[0]))  # variants it names
+    given = {dest: getattr(args, dest) for dest in RULE_OPTIONS if getattr(args, dest)}
+    for dest, value in given.items():
+        game, rule = RULE_OPTIONS[dest].game, RULE_OPTIONS[dest].rule
+        option = f"--{dest.replace('_', '-')}"
+        if game != base.rules.game:
+            raise FastNardyError(f"{option} is a {game}-nardy option ({rule}); the position "
+                                 f"is {base.rules.game} nardy")
+        if dest in named and getattr(base.rules, dest) != value:
+            raise FastNardyError(f"{option} {value} contradicts the position string's "
+                                 f"{dest}={getattr(base.rules, dest)}")
+    rules: Rules = dataclasses.replace(base.rules, **given)
+    if rules == base.rules:
+        return base
+    return Position.from_points(rules, base.white_points, base.black_points, base.turn,
+                                base.white_bar, base.black_bar)
+
+
+def read_roll(words: Sequence[str]) -> Roll:
+    """DICE as typed: '6 5' (two words), '6-5' or '65'."""
+    match = re.fullmatch(r"([1-6])-?([1-6])", "-".join(words))
+    if match is None:
+        raise InvalidDiceError(f"dice must be two numbers from 1 to 6, as '6 5' or '6-5', not "
+                               f"{' '.join(words)!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def roll_arg(text: str) -> Roll:
+    """An argparse type: a roll, '6-5' or '65'."""
+    try:
+        return read_roll([text])
+    except InvalidDiceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def print_json(document: object) -> None:
+    print(json.dumps(document, ensure_ascii=False))
+
+
+def turn_json(turn: Turn) -> Dict[str, object]:
+    """A legal turn: its notation, its steps as [src, dst, hit] (mover's numbering) and the
+    position it leads to."""
+    return {"turn": str(turn), "steps": [list(step) for step in turn.steps],
+            "position": turn.position.to_string()}
+
+
+def write_file(path: str, content: bytes) -> None:
+    """Write a file whole, or leave the old one as it was (FastNardyError: exit 2)."""
+    _files.write_whole(path, content)
+
+
+def read_filters(args: argparse.Namespace) -> "Filters":
+    """--filter at every level, by default GNU Backgammon's filters (search.GNUBG_FILTERS)
+    at 1 ply or more."""
+    from ..search.tree import GNUBG_FILTERS
+
+    return args.filter if args.filter is not None or not args.plies else GNUBG_FILTERS
+
+
+def read_network(args: argparse.Namespace, game: str) -> "Evaluator":
+    from ..search.network import Evaluator
+
+    network = Evaluator.load(args.weights if args.weights is not None else game)
+    if network.game != game:
+        raise FastNardyError(f"{args.weights} is an evaluator for {network.game} nardy, not "
+                             f"{game}")
+    return network
+
+
+def progress_printer(args: argparse.Namespace, what: str) -> "Optional[Callable[[int, int], None]]":
+    """A progress line on stderr (``--progress``, default when stderr is a terminal)."""
+    if not (args.progress if args.progress is not None else sys.stderr.isatty()):
+        return None
+    started = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        seconds = time.perf_counter() - started
+        eta = seconds * (total - done) / done if done else 0.0
+        print(f"\r  {what}: {done}/{total}, {seconds:,.0f} s, ETA {eta:,.0f} s   ",
+              end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+
+    return show
+
+
+def percent(value: float) -> str:
+    return f"{100 * value:5.1f}%"

@@ -1,0 +1,117 @@
+"""Games played: ``play`` (a game at the terminal, a person or a policy on each side) and
+``match`` (bots against bots, GNU Backgammon among them)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import List
+
+from ..game import Game
+from ..position import Position
+from ..basics import Roll
+from ..errors import FastNardyError
+from ..play.interactive import POLICIES as PLAY_POLICIES
+from ..rules import LONG, SHORT
+
+from .options import (Parser, add_json, add_position, add_progress, at_least, depth_arg,
+                      positive_arg, print_json, progress_printer, read_position, write_file)
+
+# the command line's parts; its API is fastnardy.cli's main and build_parser
+__all__: List[str] = []
+
+
+def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_play = sub.add_parser(
+        "play", help="play a game in the terminal: self-play, or you against the computer",
+        description="Self-play (random turns by default), printing each turn and the board; "
+                    "or, with --human, you play one side against a policy (greedy by "
+                    "default): type a turn in notation, '?' lists the legal turns (then a "
+                    "number picks one), 'q' quits.")
+    add_position(p_play)
+    p_play.add_argument("--seed", type=int, default=None,
+                        help="seed the dice and the policy (the same seed plays the same game)")
+    p_play.add_argument("--turns", type=positive_arg, default=None, metavar="N",
+                        help="stop after N turns")
+    p_play.add_argument("--quiet", action="store_true", help="print the turns, not the boards")
+    p_play.add_argument("--human", choices=("white", "black"), default=None,
+                        help="you play this side, reading turns from stdin")
+    p_play.add_argument("--policy", choices=PLAY_POLICIES, default=None,
+                        metavar="{random,greedy,net[:PLIES]}",
+                        help="how the computer chooses: uniformly at random (self-play's "
+                             "default), the turn with the best simple evaluation (the "
+                             "default against a person; see "
+                             "fastnardy.play.interactive.evaluate) or the "
+                             "shipped network searched PLIES deep (0-2, default 0); against "
+                             "a person, 'h' prints the network's hint")
+    p_play.add_argument("--record", metavar="FILE", default=None,
+                        help="write the game as a fastnardy record (check-game reads it)")
+    p_play.set_defaults(run=_run_play)
+
+
+def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_match = sub.add_parser(
+        "match", help="seeded paired games between two players: wins and points a game",
+        description="Games of A against B in pairs with the same dice (A white in one, black "
+                    "in the other), scored by L10/S9 without a cube: A's wins and points a "
+                    "game with 95%% intervals (fastnardy.play.match). Players: random, greedy, "
+                    "net:PLIES (the shipped evaluator, 0-2 plies), FILE.npz[:PLIES] (a saved "
+                    "one), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
+                    "installed).")
+    p_match.add_argument("a", metavar="A", help="the first player")
+    p_match.add_argument("b", metavar="B", help="the second player")
+    p_match.add_argument("--game", choices=(LONG, SHORT), default=None,
+                         help="default long, or short when a player is gnubg")
+    p_match.add_argument("--games", type=at_least(2), default=200, metavar="N",
+                         help="games, even (pairs with the same dice; default 200)")
+    p_match.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
+    p_match.add_argument("--weights", metavar="FILE", default=None,
+                         help="an evaluator .npz for net:PLIES instead of the shipped one")
+    add_progress(p_match)
+    add_json(p_match)
+    p_match.set_defaults(run=_run_match)
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    from ..play import interactive as play
+
+    position = read_position(args)
+    if args.position in (LONG, SHORT):
+        game = Game(position.rules, args.seed)
+    else:
+        game = Game.from_position(position, args.seed)
+    policy = args.policy or ("greedy" if args.human else "random")
+    play.play_game(game, play.policy(policy, args.seed), human=args.human,
+                   max_turns=args.turns, boards=not args.quiet,
+                   hint=_hint_text if args.human else None)
+    if args.record is not None:
+        write_file(args.record, game.record().encode("utf-8"))
+    return 0
+
+
+def _hint_text(position: Position, roll: Roll) -> str:
+    """The network's five best turns at 0 ply, for play's 'h' key."""
+    from ..analysis import review as analysis
+
+    return "\n".join(f"{rank:4}) {str(move.turn):<28} {move.equity:+.3f}"
+                     for rank, move in enumerate(analysis.hint(position, roll)[:5], 1))
+
+
+def _run_match(args: argparse.Namespace) -> int:
+    from ..play import match
+
+    if args.games % 2:
+        raise FastNardyError(f"--games must be even (pairs of games with the same dice), not "
+                             f"{args.games}")
+    gnubg = any(spec.startswith("gnubg:") for spec in (args.a, args.b))
+    game = args.game or (SHORT if gnubg else LONG)
+    row = match.match(game, args.a, args.b, args.games, args.seed, weights=args.weights,
+                      progress=progress_printer(args, "games"))
+    if args.json:
+        print_json(row)
+
+        return 0
+    print(f"{game} nardy, {args.a} against {args.b}: {row['games']} games (seed {args.seed}, "
+          f"{row['unfinished']} unfinished)")
+    print(f"  {args.a} wins {row['a wins']:.1%} +- {row['a wins 95%']:.1%}, "
+          f"{row['a points/game']:+.3f} +- {row['points 95%']:.3f} points a game (95%)")
+    return 0

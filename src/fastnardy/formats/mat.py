@@ -1,0 +1,322 @@
+"""GNU Backgammon's ``.mat`` match files (short nardy), read and written.
+
+A match export (:func:`read_mat`, :func:`write_mat`) is the ``.mat`` text that
+``export match mat`` writes: ``; [...]`` comment lines, `` N point match``, then for each game
+`` Game N``, ``name : score   name : score`` and numbered lines of two cells, player 0 on the
+left and player 1 on the right: ``43: 24/20 13/10`` (a roll and its move in the mover's own
+numbering, bar 25, off 0, ``*`` a hit; nothing after the roll for a pass), `` Doubles => 2``,
+`` Takes``, `` Drops``, and ``Wins N points`` (left-aligned for player 0, indented to the right
+column for player 1). Player 0 is read as white and player 1 as black; moves are kept in
+fastnardy notation (``bar/21``, ``6/off``) and written back as GNU Backgammon writes them.
+
+:func:`read_games` reads either kind of record file: a ``.mat`` export (:func:`is_mat`) or one
+fastnardy record (:mod:`fastnardy.record`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from .. import checks, notation
+from ..basics import SIDES, WHITE
+from ..errors import InvalidRecordError
+from ..position import Position
+from ..record import (CubeAction, GameRecord, RecordedTurn, Win, at_line, check_count,
+                      check_name, read_record)
+from ..rules import Rules
+
+__all__ = ["MatGame", "is_mat", "read_games", "read_mat", "write_mat"]
+
+
+MatAction = Union[RecordedTurn, CubeAction, Win]
+
+
+@dataclass(frozen=True)
+class MatGame:
+    """One game of a GNU Backgammon match export: its match length, game number, players
+    (player 0 = white, player 1 = black), the score before it, and its actions in order."""
+
+    match_length: int
+    number: int
+    players: Tuple[str, str]
+    scores: Tuple[int, int]
+    actions: Tuple[MatAction, ...]
+
+    def __post_init__(self) -> None:
+        if type(self.match_length) is not int or self.match_length < 0:
+            raise InvalidRecordError(f"the match length is a non-negative integer (0: money "
+                                     f"play), not {self.match_length!r}")
+        check_count("the game number", self.number, 0)
+        if not (isinstance(self.players, tuple) and len(self.players) == 2):
+            raise InvalidRecordError(f"players must be a pair of names, not {self.players!r}")
+        for name in self.players:
+            check_name(name)
+        if not (isinstance(self.scores, tuple) and len(self.scores) == 2
+                and all(type(n) is int and n >= 0 for n in self.scores)):
+            raise InvalidRecordError(f"scores must be two non-negative integers, "
+                                     f"not {self.scores!r}")
+        if not (isinstance(self.actions, tuple) and all(
+                isinstance(a, (RecordedTurn, CubeAction, Win)) for a in self.actions)):
+            raise InvalidRecordError("actions must be a tuple of RecordedTurn, CubeAction and Win")
+
+    @property
+    def cube(self) -> int:
+        """The cube's value when the game ended: the last double that was taken, else 1."""
+        value = 1
+        for action in self.actions:
+            if isinstance(action, CubeAction) and action.action == "take":
+                value = action.cube
+        return value
+
+    @property
+    def result(self) -> Optional[Win]:
+        """The game's ``Wins N points`` line, or None for an unfinished game."""
+        last = self.actions[-1] if self.actions else None
+        return last if isinstance(last, Win) else None
+
+    def to_record(self) -> GameRecord:
+        """The game's turns as a short-nardy :class:`~fastnardy.record.GameRecord`. Its T6
+        opening throw is the first roll (the first mover threw the higher die). A roll left unplayed just before
+        the opponent's ``Wins`` is a roll the mover resigned on (GNU Backgammon writes it
+        like a pass), so it is left out: no turn was played."""
+        turns = [a for a in self.actions if isinstance(a, RecordedTurn)]
+        if len(self.actions) >= 2 and isinstance(self.actions[-1], Win):
+            last, win = self.actions[-2], self.actions[-1]
+            if isinstance(last, RecordedTurn) and last.turn == notation.PASS \
+                    and win.side != last.side:
+                turns.pop()
+        if not turns:
+            return GameRecord(Rules.short(), self.players, Position.start("short"), None, ())
+        first = turns[0]
+        high, low = max(first.roll), min(first.roll)
+        if high == low:
+            raise InvalidRecordError(f"{at_line(first.line)}T6: the first roll of a game cannot be "
+                                     f"a double ({first.roll[0]}{first.roll[1]})")
+        opening = (high, low) if first.side == WHITE else (low, high)
+        return GameRecord(Rules.short(), self.players, None, opening, tuple(turns))
+
+
+_CELL = re.compile(
+    r"(?P<roll>[1-6][1-6]):(?P<move>(?:[ \t]+(?:[0-9]+|bar)(?:/(?:[0-9]+|off)\*?)+"
+    r"(?:\([1-4]\))?)*)"
+    r"|Doubles => (?P<cube>[0-9]+)|(?P<take>Takes)|(?P<drop>Drops)"
+    r"|Wins (?P<points>[0-9]+) points?(?: and the match)?")
+_RIGHT_COLUMN = 20  # a cell starting at or after this column is player 1's (the right one)
+
+
+def read_mat(text: str) -> List[MatGame]:
+    """The games of a GNU Backgammon ``.mat`` match export (see the module's docstring).
+    InvalidRecordError names the line of anything that does not read."""
+    if not isinstance(text, str):
+        raise InvalidRecordError(f"a match export is text, not {type(text).__name__}")
+    reader = _MatReader()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        if line.strip() and not line.lstrip().startswith(";"):
+            reader.feed(line, number)
+    return reader.finish()
+
+
+class _MatReader:
+    """Reads a ``.mat`` text line by line into MatGames."""
+
+    def __init__(self) -> None:
+        self.games: List[MatGame] = []
+        self.length: Optional[int] = None
+        self.number = 0
+        self.players: Optional[Tuple[str, str]] = None
+        self.scores = (0, 0)
+        self.actions: List[MatAction] = []
+        self.cube = 1
+
+    def feed(self, line: str, number: int) -> None:
+        match = re.fullmatch(r"\s*([0-9]+) point match", line)
+        if match and self.length is None:
+            self.length = int(match.group(1))
+            return
+        if self.length is None:
+            raise InvalidRecordError(f"line {number}: expected the ' N point match' line, "
+                                     f"not {line!r}")
+        match = re.fullmatch(r"\s*Game ([0-9]+)", line)
+        if match:
+            self._close()
+            self.number, self.players, self.actions, self.cube = int(match.group(1)), None, [], 1
+            return
+        if not self.number:
+            raise InvalidRecordError(f"line {number}: expected ' Game 1', not {line!r}")
+        if self.players is None:
+            match = re.fullmatch(r"\s*(\S.*?) : ([0-9]+)\s+(\S.*?) : ([0-9]+)", line)
+            if not match:
+                raise InvalidRecordError(f"line {number}: expected the players and scores "
+                                         f"'name : score   name : score', not {line!r}")
+            self.players = (check_name(match.group(1), number), check_name(match.group(3), number))
+            self.scores = (int(match.group(2)), int(match.group(4)))
+            return
+        match = re.match(r"\s*([0-9]+)\)", line)
+        label = int(match.group(1)) if match else 0
+        cells = list(self._cells(line, match.end() if match else 0, number))
+        if not match and any(c.group("points") is None for _, c in cells):
+            raise InvalidRecordError(f"line {number}: expected a numbered line of moves or a "
+                                     f"'Wins N points' line, not {line!r}")
+        for index, (column, cell) in enumerate(cells):
+            right = index > 0 or column >= _RIGHT_COLUMN
+            self.actions.append(self._action(cell, SIDES[right], label, number))
+
+    @staticmethod
+    def _cells(line: str, start: int, number: int) -> Iterator[Tuple[int, re.Match[str]]]:
+        position = start
+        for cell in _CELL.finditer(line, start):
+            if line[position:cell.start()].strip():
+                break
+            position = cell.end()
+            yield cell.start(), cell
+        if line[position:].strip():
+            raise InvalidRecordError(f"line {number}: cannot read {line[position:].strip()!r}")
+
+    def _action(self, cell: re.Match[str], side: str, label: int, line: int) -> MatAction:
+        if cell.group("roll"):
+            roll = (int(cell.group("roll")[0]), int(cell.group("roll")[1]))
+            return RecordedTurn(label, side, roll, _from_gnubg(cell.group("move")), line)
+        if cell.group("points"):
+            return Win(side, int(cell.group("points")), line)
+        if cell.group("cube"):
+            self.cube = int(cell.group("cube"))
+            return CubeAction(label, side, "double", self.cube, line)
+        return CubeAction(label, side, "take" if cell.group("take") else "drop", self.cube, line)
+
+    def _close(self) -> None:
+        if self.number:
+            if self.players is None:
+                raise InvalidRecordError(f"game {self.number} has no players line")
+            assert self.length is not None
+            self.games.append(MatGame(self.length, self.number, self.players, self.scores,
+                                      tuple(self.actions)))
+
+    def finish(self) -> List[MatGame]:
+        if self.length is None:
+            raise InvalidRecordError("no ' N point match' line: not a GNU Backgammon match export")
+        self._close()
+        return self.games
+
+
+def _from_gnubg(move: str) -> str:
+    """GNU Backgammon's move text (bar 25, off 0; empty for a pass) in fastnardy notation."""
+    text = " ".join(move.split())
+    if not text:
+        return notation.PASS
+    return re.sub(r"(?<![0-9(])(25|0)(?![0-9)])",
+                  lambda m: "bar" if m.group(1) == "25" else "off", text)
+
+
+def _to_gnubg(turn: str) -> str:
+    """fastnardy notation back into GNU Backgammon's move text."""
+    if turn == notation.PASS:
+        return ""
+    return turn.replace("bar", "25").replace("off", "0")
+
+
+def write_mat(games: Sequence[MatGame]) -> str:
+    """The games as a GNU Backgammon ``.mat`` match export, laid out as GNU Backgammon 1.07
+    writes it (without its ``;`` comment lines): :func:`read_mat` reads it back."""
+    items = checks.bounded(games, checks.MAX_ITEMS) or []
+    if len(items) > checks.MAX_ITEMS:
+        raise InvalidRecordError(f"write_mat writes at most {checks.MAX_ITEMS:,} games")
+    if not items or not all(isinstance(g, MatGame) for g in items):
+        raise InvalidRecordError(f"write_mat needs a non-empty sequence of MatGame, "
+                                 f"not {games!r}")
+    games = items
+    lengths = {g.match_length for g in games}
+    if len(lengths) != 1:
+        raise InvalidRecordError(f"the games belong to matches of different lengths: "
+                                 f"{sorted(lengths)}")
+    out = [f"\n {games[0].match_length} point match\n\n"]
+    for game in games:
+        out.append(f" Game {game.number}\n")
+        out.append(f" {f'{game.players[0]} : {game.scores[0]}':<31}"
+                   f"{game.players[1]} : {game.scores[1]}\n")
+        out.append(_write_actions(game))
+    return "".join(out)
+
+
+def _points(points: int) -> str:
+    return f"Wins {points} point{'s' if points > 1 else ''}"
+
+
+def _write_actions(game: MatGame) -> str:
+    """The numbered lines of one game: cell ``i`` is player ``i % 2``'s, on line ``i // 2 + 1``
+    (as GNU Backgammon's ExportGameJF lays them out); a drop and the doubler's win share
+    their layout, and a win is written left-aligned (player 0) or in the right column."""
+    out: List[str] = []
+    cell = 0
+    open_line = False  # a left cell is written and the line not yet ended
+    actions = game.actions
+    for index, action in enumerate(actions):
+        previous = actions[index - 1] if index else None
+        if isinstance(action, Win):
+            if not (isinstance(previous, CubeAction) and previous.action == "drop"):
+                out.append(_win_text(action, open_line))
+                open_line = False
+            continue
+        player = SIDES.index(action.side)
+        if cell == 0 and player == 1:
+            out.append("  1)" + " " * 29)
+            cell = 1
+        if cell % 2 != player:
+            raise InvalidRecordError(f"{at_line(action.line)}game {game.number}: a {action.side} "
+                                     f"action where the .mat grid has player {cell % 2}'s cell")
+        text = _cell_text(action)
+        following = actions[index + 1] if index + 1 < len(actions) else None
+        dropped = isinstance(action, CubeAction) and action.action == "drop"
+        if dropped and isinstance(following, Win):
+            text += ("\n      " if player else " " * 23) + _points(following.points)
+        out.append(f"{text}\n" if player else f"{cell // 2 + 1:3d}) {text:<27} ")
+        if dropped:
+            out.append("\n" if player else "\n\n")
+        open_line = not player and not dropped
+        cell += 1
+    if open_line:
+        out.append("\n")
+    return "".join(out)
+
+
+def _win_text(win: Win, open_line: bool) -> str:
+    if win.side == WHITE:
+        return f"{chr(10) if open_line else ''}      {_points(win.points)}\n\n"
+    return f"{' ' if open_line else ' ' * 34}{_points(win.points)}\n\n"
+
+
+def _cell_text(action: Union[RecordedTurn, CubeAction]) -> str:
+    if isinstance(action, RecordedTurn):
+        steps = _to_gnubg(action.turn).split()
+        moves = "".join(f"{s} " if i < 3 else s for i, s in enumerate(steps))
+        return f"{notation.format_roll(action.roll, '')}: {moves}"
+    if action.action == "double":
+        return f" Doubles => {action.cube}"
+    return " Takes" if action.action == "take" else " Drops"
+
+
+# --------------------------------------------------------------------------- any record file
+
+def is_mat(text: str, name: str = "") -> bool:
+    """A GNU Backgammon match export, by the file name's ``.mat`` extension or by its content
+    (a `` N point match`` line before anything but comments)."""
+    if not isinstance(text, str) or not isinstance(name, str):
+        raise InvalidRecordError(f"a record and its file name are text, not {text!r} and "
+                                 f"{name!r}")
+    if name.lower().endswith(".mat"):
+        return True
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith(";"):
+            return re.fullmatch(r"[0-9]+ point match", line) is not None
+    return False
+
+
+def read_games(text: str, name: str = "") -> List[GameRecord]:
+    """The games of a record file: a ``.mat`` match export (``is_mat``) or one fastnardy
+    record."""
+    if is_mat(text, name):
+        return [game.to_record() for game in read_mat(text)]
+    return [read_record(text)]

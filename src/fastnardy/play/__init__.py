@@ -1,0 +1,12 @@
+"""Playing games: bots against bots in matches (:mod:`fastnardy.play.match`, GNU Backgammon
+among them) and a game at the terminal (:mod:`fastnardy.play.interactive`).
+
+The names of the old module ``fastnardy.play`` (``evaluate``, ``greedy``, ``play_game`` …)
+are :mod:`fastnardy.play.interactive`'s, and read from here too."""
+
+from .interactive import POLICIES as POLICIES
+from .interactive import evaluate as evaluate
+from .interactive import greedy as greedy
+from .interactive import pips as pips
+from .interactive import play_game as play_game
+from .interactive import policy as policy

@@ -1,0 +1,13 @@
+"""Evaluators and search: the networks and their inputs, expectimax and the best turn,
+self-play and rollouts in the kernel, the bear-off table.
+
+The names of the old module ``fastnardy.search`` (``best_turn``, ``expectimax`` …) are
+:mod:`fastnardy.search.tree`'s, and read from here too."""
+
+from .tree import GNUBG_FILTERS as GNUBG_FILTERS
+from .tree import BestTurn as BestTurn
+from .tree import Evaluator as Evaluator
+from .tree import MoveFilter as MoveFilter
+from .tree import best_turn as best_turn
+from .tree import evaluator as evaluator
+from .tree import expectimax as expectimax

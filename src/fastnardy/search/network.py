@@ -1,0 +1,255 @@
+"""Trained evaluators: a small network on :func:`fastnardy.features`, inference compiled.
+
+An :class:`Evaluator` is an evaluator of :mod:`fastnardy.search` (``inputs`` is
+``("features", kind)``): one hidden layer of sigmoid units, then five sigmoid outputs, the
+probabilities for the side to move (before it rolls) of
+
+    win, win by mars or more, win by koks / backgammon, lose by mars or more,
+    lose by koks / backgammon
+
+(L10, S9: 1, 2 and 3 points, no cube). Its value is the equity in points of those
+probabilities: ``2 win - 1 + win_mars + win_3 - lose_mars - lose_3``.
+
+An Evaluator may hold a second network of the same inputs for **races**, as GNU Backgammon
+splits its own: positions where each side's checkers have passed the other's (no checker on
+a bar, and the mover's rearmost checker ahead of every point the opponent's checkers still
+pass), so that no hit or block can happen any more. ``Evaluator(..., race=other)`` values
+those by ``other`` and every other position by its own weights, on every path (features,
+rows, keys, positions, the search and self-play).
+
+``Evaluator.load("long")`` and ``Evaluator.load("short")`` read the weights shipped in
+``fastnardy/weights/`` (fitted by ``examples/train_teacher.py`` to GNU Backgammon's
+evaluations in short nardy and to its own 1-ply search in long nardy; ``examples/train_td.py``
+trains by TD(lambda) self-play; how each was trained is in its ``metadata`` and in
+``weights/README.md``); ``Evaluator.load(path)`` reads any ``.npz`` that
+:meth:`Evaluator.save` wrote.
+
+Inference runs in compiled code (:mod:`fastnardy._nnet`, float32, no BLAS and no thread
+pool, without the GIL): on feature arrays (``evaluator(features)``,
+:meth:`Evaluator.probabilities`), and straight on board rows, packed keys or positions
+(:meth:`Evaluator.evaluate`, :meth:`Evaluator.value`),
+whose features are never materialised. The search, self-play and rollouts call the
+compiled network directly. An Evaluator is immutable (its arrays are read-only), so one
+may be shared by any number of threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _features, _nnet, checks
+from .._utils import npz as _npz
+from ..batch import MIRROR_COLUMNS, encode
+from ..errors import FastNardyError, InvalidPositionError
+from .inputs import _CODES, ENCODINGS, WIDTHS
+from ..position import Position
+from ..rules import Rules
+
+__all__ = ["OUTPUTS", "Evaluator", "equity", "races"]
+
+# the five outputs, in order (cumulative: a win by 3 points is also a win by mars)
+OUTPUTS = ("win", "win_mars", "win_3", "lose_mars", "lose_3")
+# the equity of the outputs: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3
+_POINTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+_SHIPPED = Path(__file__).parent.parent / "weights"
+_ARRAYS = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
+
+
+class Evaluator:
+    """A trained network for one game's feature kind: ``evaluator(features)`` gives the
+    equity of each row for its side to move (float64), :meth:`probabilities` the five
+    outputs; :meth:`evaluate` and :meth:`value` the same of boards and positions.
+    ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
+    ``output_bias`` (5,), float32 and read-only; ``race`` the Evaluator of races (module
+    docstring) or None."""
+
+    kind: str
+    race: Optional["Evaluator"]
+
+    def __init__(self, kind: str, hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
+                 output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
+                 metadata: Optional[Mapping[str, Any]] = None,
+                 race: Optional["Evaluator"] = None) -> None:
+        if not isinstance(kind, str) or ENCODINGS.get(kind) is None:
+            games = [k for k, game in ENCODINGS.items() if game is not None]
+            raise FastNardyError(f"an Evaluator's kind is one of {games}, not {kind!r}")
+        arrays = []
+        for name, value in zip(_ARRAYS, (hidden_weights, hidden_bias, output_weights,
+                                         output_bias)):
+            try:
+                array = np.array(value, dtype=np.float32)
+            except (TypeError, ValueError):
+                raise FastNardyError(f"{name} must be an array of numbers, not "
+                                     f"{type(value).__name__}") from None
+            if not np.isfinite(array).all():
+                raise FastNardyError(f"{name} holds a value that is not finite")
+            arrays.append(array)
+        width, (w1, b1, w2, b2) = WIDTHS[kind], arrays
+        hidden = w1.shape[1] if w1.ndim == 2 else -1
+        if (w1.shape != (width, hidden) or hidden < 1 or b1.shape != (hidden,)
+                or w2.shape != (hidden, len(OUTPUTS)) or b2.shape != (len(OUTPUTS),)):
+            raise FastNardyError(
+                f"{kind!r} weights must be ({width}, H), (H,), (H, {len(OUTPUTS)}), "
+                f"({len(OUTPUTS)},), not {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}")
+        if race is not None and (not isinstance(race, Evaluator) or race.kind != kind
+                                 or race.race is not None):
+            raise FastNardyError(f"race must be an Evaluator of kind {kind!r} without a race "
+                                 f"network of its own, not {race!r}")
+        self.race = race
+        self.kind = kind
+        self.game: str = ENCODINGS[kind]  # type: ignore[assignment]  # not None: checked
+        self.inputs: Tuple[str, str] = ("features", kind)
+        for array in arrays:
+            array.setflags(write=False)
+        self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias = arrays
+        self._network = _nnet.Network(_CODES[kind], self.game == "short",
+                                      MIRROR_COLUMNS[self.game], w1, b1, w2, b2,
+                                      race=None if race is None else race.network)
+        try:
+            self.metadata: Dict[str, Any] = json.loads(json.dumps(dict(metadata or {})))
+        except (TypeError, ValueError):
+            raise FastNardyError("metadata must be a mapping that JSON can hold") from None
+
+    @classmethod
+    def load(cls, name: Union[str, "os.PathLike[str]"]) -> "Evaluator":
+        """The shipped evaluator of ``"long"`` or ``"short"`` nardy (default rules), or the
+        one saved in the ``.npz`` file at a path."""
+        if isinstance(name, str) and name in ("long", "short"):
+            path = _SHIPPED / f"{name}.npz"
+        elif isinstance(name, (str, os.PathLike)):
+            path = Path(name)
+        else:
+            raise FastNardyError(f"Evaluator.load takes 'long', 'short' or the path of a "
+                                 f".npz file, not {name!r}")
+        schema = {"kind": _npz.Member("U", ())}
+        for prefix, optional in (("", False), ("race_", True)):  # a race network's: race_*
+            schema.update({prefix + "metadata": _npz.Member("U", (), optional),
+                           prefix + "hidden_weights": _npz.Member("f", (None, None), optional),
+                           prefix + "hidden_bias": _npz.Member("f", (None,), optional),
+                           prefix + "output_weights": _npz.Member("f", (None, None), optional),
+                           prefix + "output_bias": _npz.Member("f", (None,), optional)})
+        try:
+            data = _npz.read(path, schema)
+        except FileNotFoundError:
+            raise FastNardyError(f"no evaluator file {str(path)!r}") from None
+        except FastNardyError as error:
+            raise FastNardyError(f"not an evaluator file: {error}") from None
+        kind = str(data["kind"][()])
+        race = None
+        present = [key for key in schema if key.startswith("race_") and key in data]
+        if present and len(present) != 1 + len(_ARRAYS):
+            raise FastNardyError(f"not an evaluator file: {str(path)!r} has only {present} "
+                                 f"of its race network")
+        if present:
+            w1, b1, w2, b2 = (data["race_" + key] for key in _ARRAYS)
+            race = cls(kind, w1, b1, w2, b2,
+                       metadata=_npz.json_text(data["race_metadata"], path, "race_metadata"))
+        w1, b1, w2, b2 = (data[key] for key in _ARRAYS)
+        return cls(kind, w1, b1, w2, b2,
+                   metadata=_npz.json_text(data["metadata"], path, "metadata"), race=race)
+
+    def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
+        """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
+        whole beside and renamed into place, so a reader never sees half a file and a failed
+        write leaves none. FastNardyError when the file cannot be written."""
+        if not isinstance(filename, (str, os.PathLike)) or not str(filename).endswith(".npz"):
+            raise FastNardyError(f"an evaluator is saved to a path ending in .npz, not "
+                                 f"{filename!r}")
+        members = {"kind": np.array(self.kind)}
+        for prefix, net in (("", self), ("race_", self.race)):
+            if net is not None:
+                members[prefix + "metadata"] = np.array(json.dumps(net.metadata, sort_keys=True))
+                members.update({prefix + key: getattr(net, key) for key in _ARRAYS})
+        _npz.write(filename, members)
+
+    def probabilities(self, features: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        """The five outputs (``OUTPUTS``) of each row of an (N, F) feature array: (N, 5)."""
+        rows = _real(features, f"{self.kind!r} features", len(self.hidden_weights),
+                     np.float32)
+        return self._network.of_features(np.ascontiguousarray(rows))
+
+    def __call__(self, features: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """The equity of each row for its side to move: (N,) float64."""
+        return equity(self.probabilities(features))
+
+    def evaluate(self, boards: object, probabilities: bool = False) -> npt.NDArray[Any]:
+        """The equity (N,) float64 for the side to move of each board row (N, 50), packed
+        key (KEY_DTYPE) or Position (or a list of them) of the evaluator's game, or with
+        ``probabilities`` the five outputs (N, 5) float32; no feature array is made."""
+        if not isinstance(probabilities, bool):
+            raise FastNardyError(f"probabilities must be True or False, not {probabilities!r}")
+        if isinstance(boards, Position):
+            boards = [boards]
+        if isinstance(boards, (list, tuple)) and boards and all(
+                isinstance(b, Position) for b in boards):
+            if any(b.rules.game != self.game for b in boards):
+                raise InvalidPositionError(f"this evaluator values {self.game} nardy "
+                                           f"positions only")
+            boards = encode(list(boards), keys=True)
+        else:
+            boards = checks.array(boards, "boards", InvalidPositionError)
+        network = self._network
+        return network.probabilities(boards) if probabilities else network.equities(boards)
+
+    def value(self, position: Position) -> float:
+        """The equity of ``position`` for its side to move (no look-ahead)."""
+        if not isinstance(position, Position):
+            raise InvalidPositionError(f"position must be a Position, not {position!r}")
+        if position.rules.game != self.game:
+            raise InvalidPositionError(f"this evaluator values {self.game} nardy positions only")
+        lo, hi = position.key
+        return self._network.key_equity(lo, hi)
+
+    @property
+    def network(self) -> "_nnet.Network":
+        """The compiled network (what the search and self-play call, without Python)."""
+        return self._network
+
+    def __repr__(self) -> str:
+        race = "" if self.race is None else f" race hidden={len(self.race.hidden_bias)}"
+        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{race}>"
+
+
+def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
+    """True for each board row (N, 50) or packed key (``KEY_DTYPE``) of the game of
+    ``rules`` that is a race (module docstring), the positions a race network values;
+    checked as :func:`fastnardy.features` checks them (InvalidPositionError)."""
+    game = Rules.of(rules).game
+    array = checks.array(boards, "boards", InvalidPositionError)
+    if array.dtype.names is not None:  # packed keys, as fastnardy._features reads boards
+        array = _features.rows_of_keys(game == "short", array)
+    found: npt.NDArray[np.bool_] = _features.races(game == "short", array,
+                                                   MIRROR_COLUMNS[game])
+    return found
+
+
+def equity(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The equity in points of (N, 5) outputs, for their side to move."""
+    array = _real(probabilities, "probabilities", len(OUTPUTS), np.float64)
+    values: npt.NDArray[np.float64] = array @ _POINTS
+    return values - 1.0
+
+
+def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]:
+    """An (N, width) array of finite real numbers as ``dtype``, or FastNardyError."""
+    try:
+        array = np.asarray(given)
+    except (TypeError, ValueError):  # ragged nesting
+        array = np.empty(0, dtype=object)
+    if array.dtype.kind not in "biuf":
+        raise FastNardyError(f"{name} must be an array of real numbers, not "
+                             f"{type(given).__name__} of {array.dtype}")
+    if array.ndim != 2 or array.shape[1] != width:
+        raise FastNardyError(f"{name} must be (N, {width}), not {array.shape}")
+    with np.errstate(over="ignore"):
+        out: npt.NDArray[Any] = array.astype(dtype)
+    if not np.isfinite(out).all():
+        raise FastNardyError(f"{name} must be finite {np.dtype(dtype).name} numbers")
+    return out
+
