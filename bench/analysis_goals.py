@@ -12,11 +12,11 @@ marks doubtful or worse and its unforced turns. gnubg's figures are cubeful matc
 not for turns where the match score or the cube changes what a gammon is worth.
 
 ``rollout``: a short-nardy contact position's candidates rolled out by
-:func:`fastnardy.analysis.rollout` at the same games, the 95% interval's half width with and
+:func:`fastnardy.analysis.rollouts.rollout` at the same games, the 95% interval's half width with and
 without variance reduction, and the correlation between the candidates' plain game results
 on the same dice streams (common random numbers).
 
-``cube``: fastnardy's money-game cube action (:func:`fastnardy.analysis.review.evaluate`, Janowski's
+``cube``: fastnardy's money-game cube action (:func:`fastnardy.analysis.evaluation.evaluate`, Janowski's
 model as gnubg approximates it) against gnubg's own ``hint`` before the roll (money session,
 Jacoby off, cube centred, the same plies) on positions from gnubg's self-play matches in
 tests/data/gnubg. One JSON line per measurement.

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Game, Position, analysis
-from fastnardy.analysis import review
+from fastnardy.analysis import rollouts
 from fastnardy.analysis import page as analysis_page
 from fastnardy.cli import main
 from fastnardy.batch import PROBABILITY, ROLLS, encode
@@ -212,12 +212,12 @@ def test_rollout_truncated_at_0_is_the_evaluators_value():
 
 def test_rollout_gives_the_same_result_however_split(monkeypatch):
     network = NETWORKS["short"]
-    monkeypatch.setattr(review, "_CHUNK", 2)  # three chunks a candidate
+    monkeypatch.setattr(rollouts, "_CHUNK", 2)  # three chunks a candidate
     serial = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
     split = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3,
                              workers=2)
     assert [m.as_dict() for m in serial] == [m.as_dict() for m in split]
-    monkeypatch.setattr(review, "_CHUNK", 6)  # other batches: the same up to rounding
+    monkeypatch.setattr(rollouts, "_CHUNK", 6)  # other batches: the same up to rounding
     whole = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
     assert [str(m.turn) for m in whole] == [str(m.turn) for m in serial]
     assert np.allclose([m.equities for m in whole], [m.equities for m in serial], atol=1e-5)

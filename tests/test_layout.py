@@ -231,6 +231,15 @@ def test_no_public_name_of_the_package_shadows_one_of_its_modules():
 
     modules = {info.name for info in pkgutil.iter_modules(fastnardy.__path__)}
     assert not modules & set(fastnardy.__all__)
+    # nor a name a folder gives shadows one of the folder's modules (fastnardy.analysis.rollout
+    # would be the function, and `from fastnardy.analysis import rollout` not the module)
+    import importlib
+
+    for folder in SATELLITES:
+        package = importlib.import_module(f"fastnardy.{folder}")
+        for info in pkgutil.iter_modules(package.__path__):
+            value = getattr(package, info.name, None)
+            assert value is None or inspect.ismodule(value), (folder, info.name)
 
 
 def test_the_old_module_paths_and_renamed_names_still_work_with_a_warning():
@@ -287,12 +296,13 @@ def test_the_old_search_analysis_and_play_modules_are_their_folders():
     import fastnardy.analysis
     import fastnardy.play
     import fastnardy.search
-    from fastnardy.analysis import review
+    from fastnardy.analysis import evaluation, outputs, review
     from fastnardy.play import interactive
     from fastnardy.search import tree
 
     assert fastnardy.search.best_turn is tree.best_turn
-    assert fastnardy.analysis.hint is review.hint and fastnardy.analysis.flip is review.flip
+    assert fastnardy.analysis.hint is evaluation.hint and fastnardy.analysis.flip is outputs.flip
+    assert fastnardy.analysis.analyse is review.analyse
     assert fastnardy.play.evaluate is interactive.evaluate
 
 

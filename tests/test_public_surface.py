@@ -88,7 +88,8 @@ NOT_WALKED = {
                         "svg, which are walked) have validated",
 }
 # the folders' modules whose reasons are their folder's
-NOT_WALKED["fastnardy.analysis.review"] = NOT_WALKED["fastnardy.analysis"]
+for _name in ("cube", "evaluation", "outputs", "review", "rollouts"):
+    NOT_WALKED[f"fastnardy.analysis.{_name}"] = NOT_WALKED["fastnardy.analysis"]
 NOT_WALKED["fastnardy.play.interactive"] = NOT_WALKED["fastnardy.play"]
 for _name in ("analysis", "crosscheck", "options", "perft", "play", "turns"):
     NOT_WALKED[f"fastnardy.cli.{_name}"] = NOT_WALKED["fastnardy.cli"]

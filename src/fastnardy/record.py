@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Callable, Dict, List, Optional, Tuple, TypeVar
 
-from . import checks, notation
+from . import notation
 from .basics import BLACK, SIDES, WHITE, Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidRecordError, NotationError
 from .position import Position

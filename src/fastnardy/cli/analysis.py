@@ -95,7 +95,7 @@ def add_analyse(sub: "argparse._SubParsersAction[Parser]") -> None:
 
 
 def _run_hint(args: argparse.Namespace) -> int:
-    from ..analysis import review as analysis
+    from .. import analysis
 
     position = read_position(args)
     roll = read_roll(args.dice)
@@ -119,7 +119,7 @@ def _run_hint(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from ..analysis import review as analysis
+    from .. import analysis
 
     position = read_position(args)
     if position.outcome() is not None:
@@ -146,7 +146,7 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_rollout(args: argparse.Namespace) -> int:
-    from ..analysis import review as analysis
+    from .. import analysis
 
     position = read_position(args)
     roll = read_roll(args.dice) if args.dice else None
@@ -172,7 +172,7 @@ def _run_rollout(args: argparse.Namespace) -> int:
 
 
 def _run_analyse(args: argparse.Namespace) -> int:
-    from ..analysis import review as analysis
+    from .. import analysis
 
     try:
         text = _files.read_text(args.file)

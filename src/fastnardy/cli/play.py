@@ -90,7 +90,7 @@ def _run_play(args: argparse.Namespace) -> int:
 
 def _hint_text(position: Position, roll: Roll) -> str:
     """The network's five best turns at 0 ply, for play's 'h' key."""
-    from ..analysis import review as analysis
+    from .. import analysis
 
     return "\n".join(f"{rank:4}) {str(move.turn):<28} {move.equity:+.3f}"
                      for rank, move in enumerate(analysis.hint(position, roll)[:5], 1))

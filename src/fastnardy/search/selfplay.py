@@ -36,7 +36,7 @@ its batch for the results to be split-proof). A game still going after ``max_tur
 error; with ``dice`` it rolls out every legal turn of that roll on the same ``n`` dice
 streams (common random numbers). In contact positions the candidates' games soon diverge
 and their results correlate only weakly (0.06-0.11), so a difference between candidates is
-about as noisy as two means: :func:`fastnardy.analysis.review.rollout` narrows the intervals by
+about as noisy as two means: :func:`fastnardy.analysis.rollouts.rollout` narrows the intervals by
 variance reduction (each roll's luck subtracted) instead.
 """
 

@@ -1,0 +1,119 @@
+"""Hint and eval, as GNU Backgammon gives them, on a trained evaluator.
+
+**Equity** is in points to the side to move, cubeless (L10, S9: 1, 2 or 3 points; the
+search module's values). The **probabilities** are the network's five outputs
+(:data:`fastnardy.search.network.OUTPUTS`: win, win by mars / gammon or more, win by koks /
+backgammon, the same lost) from the side to move's view; a finished game has its exact ones.
+
+* :func:`hint`: every legal turn of a roll (T1), best first, valued by
+  :func:`fastnardy.search.tree.best_turn` at ``plies`` (a turn that a
+  :class:`fastnardy.search.tree.MoveFilter` dropped keeps its 0-ply value and says so); the
+  probabilities of each are the network's on the position after it (0 ply).
+* :func:`evaluate`: the cubeless equity at ``plies`` (:func:`fastnardy.search.tree.expectimax`),
+  the probabilities (0 ply; at 1 ply or more the mean over the 21 rolls of the probabilities
+  after the best turn at ``plies - 1``) and the money-game cube action.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _kernel
+from ..batch import PROBABILITY, ROLLS, encode
+from ..search.network import OUTPUTS, Evaluator
+from ..position import Position, Turn
+from ..search.tree import Filters, best_turn, expectimax
+from .outputs import evaluator_for, flip, network_outputs, plies_arg, position_arg
+from .cube import CubeAction, cube_action, efficiency
+
+__all__ = ["Candidate", "hint", "Evaluation", "probabilities", "evaluate"]
+
+
+class Candidate(NamedTuple):
+    """One legal turn of :func:`hint`: its ``equity`` to the mover (at ``plies``; 0 when a
+    filter dropped it), ``difference`` to the best (<= 0) and the ``probabilities`` (the
+    five outputs of the position after it, mover's view, 0 ply)."""
+
+    turn: Turn
+    equity: float
+    difference: float
+    probabilities: Tuple[float, ...]
+    plies: int
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The candidate for JSON: ``turn`` in notation, ``equity``, ``difference``,
+        ``plies`` and the outputs by name."""
+        return {"turn": str(self.turn), "equity": round(self.equity, 6),
+                "difference": round(self.difference, 6), "plies": self.plies,
+                "probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities)))}
+
+
+def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None,
+         plies: int = 0, filter: Filters = None) -> List[Candidate]:
+    """Every legal turn (T1) of ``position`` for ``dice``, best first (ties in T2 order),
+    with its equity at ``plies`` (module docstring). IllegalTurnError (T4) once the game is
+    over."""
+    position = position_arg(position)
+    depth = plies_arg(plies)
+    network = evaluator_for(position.rules, evaluator)
+    found = best_turn(position, dice, network, depth, filter)
+    turns = position.legal_turns(_kernel.dice_pair(dice))
+    values = found.values.copy()
+    searched = ~np.isnan(values)
+    depths = np.where(searched, depth, 0)
+    if not searched.all():
+        children = encode([turns[i].position for i in np.flatnonzero(~searched)])
+        values[~searched] = -expectimax(position.rules, children, network, 0)
+    outputs = flip(network_outputs(network, [turn.position for turn in turns]))
+    best = float(values[searched].max())
+    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
+    return [Candidate(turns[i], float(values[i]), float(values[i]) - best,
+                      tuple(float(p) for p in outputs[i]), int(depths[i])) for i in order]
+
+
+class Evaluation(NamedTuple):
+    """:func:`evaluate`'s answer: ``equity`` (cubeless, at ``plies``), ``probabilities``
+    (the five outputs), ``cube`` (the money-game :class:`~fastnardy.analysis.cube.CubeAction`)."""
+
+    equity: float
+    probabilities: Tuple[float, ...]
+    plies: int
+    cube: CubeAction
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"equity": round(self.equity, 6), "plies": self.plies,
+                "probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities))),
+                "cube": self.cube.as_dict()}
+
+
+def probabilities(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
+                  filter: Filters = None) -> npt.NDArray[np.float64]:
+    """The five outputs of ``position`` to its side to move: the network's at 0 ply; at 1 ply
+    or more the mean over the 21 rolls (T5) of the outputs after the best turn at
+    ``plies - 1``; exact for a finished game."""
+    position = position_arg(position)
+    depth = plies_arg(plies)
+    network = evaluator_for(position.rules, evaluator)
+    if depth == 0 or position.outcome() is not None:
+        one: npt.NDArray[np.float64] = network_outputs(network, [position])[0]
+        return one
+    after = [best_turn(position, roll, network, depth - 1, filter).turn.position
+             for roll in ROLLS.tolist()]
+    mean: npt.NDArray[np.float64] = PROBABILITY @ flip(network_outputs(network, after))
+    return mean
+
+
+def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
+             filter: Filters = None, owner: str = "centered") -> Evaluation:
+    """The equity, probabilities and money-game cube action of ``position`` (module
+    docstring)."""
+    position = position_arg(position)
+    depth = plies_arg(plies)
+    network = evaluator_for(position.rules, evaluator)
+    outputs = probabilities(position, network, depth, filter)
+    equity = float(expectimax(position.rules, encode([position]), network, depth, filter)[0])
+    return Evaluation(equity, tuple(float(p) for p in outputs), depth,
+                      cube_action(outputs, efficiency(position), owner))

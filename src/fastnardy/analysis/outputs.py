@@ -1,0 +1,108 @@
+"""The five outputs (:data:`fastnardy.search.network.OUTPUTS`) every analysis reads, from the
+side to move's view: the network's at 0 ply (:func:`network_outputs`), a finished game's
+exact ones (L10, S9), the other side's (:func:`flip`), the best turn of each roll
+(:func:`best_per_roll`), and the evaluator an analysis uses (the game's shipped one, read
+once, unless one is given)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from typing import Optional, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import checks
+from ..basics import Roll
+from ..batch import ROLLS, chance_expand, encode
+from ..errors import FastNardyError, InvalidPositionError
+from ..search.inputs import features
+from ..search.network import OUTPUTS, Evaluator
+from ..position import Position
+from ..rules import Rules
+from ..search.tree import expectimax
+
+
+
+__all__ = ["best_per_roll", "evaluator_for", "exact", "flip", "network_outputs", "plies_arg",
+           "position_arg", "roll_index", "shipped"]
+
+
+_FLIP = [3, 4, 1, 2]  # the other side's win_mars, win_3, lose_mars, lose_3
+
+
+@lru_cache(maxsize=None)
+def shipped(game: str) -> Evaluator:
+    """The game's shipped evaluator (:meth:`~fastnardy.search.network.Evaluator.load`),
+    read and checked once: every analysis that is given none uses it."""
+    return Evaluator.load(game)
+
+
+def evaluator_for(rules: Rules, evaluator: Optional[Evaluator]) -> Evaluator:
+    """The shipped evaluator of the game, or the one given (checked to be for it)."""
+    if evaluator is None:
+        return shipped(rules.game)
+    if not isinstance(evaluator, Evaluator):
+        raise FastNardyError(f"evaluator must be a fastnardy.search.network.Evaluator, not "
+                             f"{evaluator!r}")
+    if evaluator.game != rules.game:
+        raise FastNardyError(f"the evaluator is for {evaluator.game} nardy, the position "
+                             f"is {rules.game} nardy")
+    return evaluator
+
+
+def position_arg(position: object) -> Position:
+    """``position``, checked to be a :class:`~fastnardy.Position`."""
+    if not isinstance(position, Position):
+        raise InvalidPositionError(f"position must be a Position, not {position!r}")
+    return position
+
+
+def flip(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The five outputs seen by the other side: win <-> lose, mars and koks swapped."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    out = np.empty_like(p)
+    out[..., 0] = 1.0 - p[..., 0]
+    out[..., 1:] = p[..., _FLIP]
+    return out
+
+
+def exact(position: Position) -> npt.NDArray[np.float64]:
+    """L10/S9: the outputs of a finished game to its side to move (who has lost)."""
+    outcome = position.outcome()
+    assert outcome is not None
+    won = np.array([1.0, outcome.points >= 2, outcome.points >= 3, 0.0, 0.0])
+    return won if outcome.winner == position.turn else flip(won)
+
+
+def network_outputs(evaluator: Evaluator, positions: Sequence[Position]) -> npt.NDArray[np.float64]:
+    """The five outputs of each position to its side to move, at 0 ply (N, 5)."""
+    out = np.empty((len(positions), len(OUTPUTS)))
+    live = [i for i, p in enumerate(positions) if p.outcome() is None]
+    for i in set(range(len(positions))) - set(live):
+        out[i] = exact(positions[i])
+    if live:
+        rows = encode([positions[i] for i in live])
+        out[live] = evaluator.probabilities(features(positions[0].rules, rows, evaluator.kind))
+    return out
+
+
+def plies_arg(plies: object) -> int:
+    """``plies``, checked: 0, 1 or 2."""
+    return checks.number(plies, "plies", 0, 2)
+
+
+def roll_index(dice: Roll) -> int:
+    """The index of a roll among the 21 of :data:`fastnardy.batch.ROLLS` (either order)."""
+    low, high = sorted(dice)
+    return [tuple(r) for r in ROLLS.tolist()].index((low, high))
+
+
+def best_per_roll(rules: Rules, rows: npt.NDArray[np.int8], network: Evaluator
+                   ) -> npt.NDArray[np.float64]:
+    """(N, 21): the 0-ply value of the best turn of each roll for each unfinished row."""
+    node = chance_expand(rules, rows)
+    values = -expectimax(rules, node.children, network, 0)
+    best: npt.NDArray[np.float64] = np.maximum.reduceat(values, node.offsets[:-1])
+    return best.reshape(-1, len(ROLLS))
