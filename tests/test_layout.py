@@ -142,7 +142,10 @@ def test_the_engine_adapters_are_read_as_a_subpackage():
     assert {"engines", "engines.reference", "engines.openspiel", "engines.gnubg",
             "engines.bgsage"} <= set(graph)
     assert "engines" in graph["engines.reference"] and "notation" in graph["engines"]
-    assert not any(name.startswith("engines") for name in graph["engines.crosscheck"])
+    adapters = {"engines", "engines.reference", "engines.openspiel", "engines.gnubg",
+                "engines.bgsage"}
+    for checker in ("engines.crosscheck", "engines.protocol", "engines.explain"):
+        assert not adapters & set(graph[checker]), checker
 
 
 SATELLITES = ("analysis", "cli", "engines", "envs", "formats", "play", "search", "testing")

@@ -48,7 +48,8 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.search.bearoff", "fastnardy.game", "fastnardy.record",
            "fastnardy.formats.mat",
            "fastnardy.formats.svg", "fastnardy.counting", "fastnardy.rules",
-           "fastnardy.search.selfplay", "fastnardy.engines.crosscheck", "fastnardy.search.tree",
+           "fastnardy.search.selfplay", "fastnardy.engines.crosscheck",
+           "fastnardy.engines.protocol", "fastnardy.engines.explain", "fastnardy.search.tree",
            "fastnardy.notation", "fastnardy.referee", "fastnardy.search.network",
            "fastnardy.envs.vector", "fastnardy.envs.steps") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
