@@ -14,7 +14,7 @@ run with the same file skips them):
    only); the rows are then made distinct.
 2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to move.
    gnubg: its cubeless evaluation at ``--plies`` plies
-   (:meth:`fastnardy.play.match.Gnubg.probabilities`, money game without Jacoby: gammons and
+   (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`, money game without Jacoby: gammons and
    backgammons count, S9), ``--gnubg`` processes at once. An Evaluator at ``--plies 1``:
    the mean over the 21 rolls (T5) of the teacher's outputs of the child it would play
    (the first best, T2 order; a finished game's exact outputs, L10/S9), seen from the side

@@ -92,6 +92,8 @@ NOT_WALKED = {
 for _name in ("cube", "evaluation", "outputs", "review", "rollouts"):
     NOT_WALKED[f"fastnardy.analysis.{_name}"] = NOT_WALKED["fastnardy.analysis"]
 NOT_WALKED["fastnardy.play.interactive"] = NOT_WALKED["fastnardy.play"]
+NOT_WALKED["fastnardy.play.players"] = NOT_WALKED["fastnardy.play.match"]
+NOT_WALKED["fastnardy.play.gnubg"] = NOT_WALKED["fastnardy.play.match"]
 for _name in ("analysis", "crosscheck", "options", "perft", "play", "turns"):
     NOT_WALKED[f"fastnardy.cli.{_name}"] = NOT_WALKED["fastnardy.cli"]
 for _name in ("bgsage", "gnubg", "openspiel", "reference"):

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kernel, checks
-from ..batch import PROBABILITY, ROLLS, chance_expand, encode
+from ..batch import PROBABILITY, ROLLS, chance_expand, encode, segment_argmax
 from ..errors import IllegalTurnError
 from ..search.network import Evaluator
 from ..position import Position, Turn
@@ -89,12 +89,8 @@ class _Plan(NamedTuple):
 def _first_best(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64]
                 ) -> npt.NDArray[np.int64]:
     """The index of the first highest value of each group (T2 order breaks ties)."""
-    sizes = np.diff(np.append(starts, len(values)))
-    best = np.maximum.reduceat(values, starts)
-    hits = np.flatnonzero(values == np.repeat(best, sizes))
-    group = np.searchsorted(starts, hits, side="right") - 1
-    _, first = np.unique(group, return_index=True)
-    out: npt.NDArray[np.int64] = hits[first]
+    offsets = np.append(starts, len(values))
+    out: npt.NDArray[np.int64] = starts + segment_argmax(values, offsets)
     return out
 
 

@@ -16,7 +16,7 @@ import os
 import gnubg  # type: ignore[import-not-found]  # gnubg's embedded module
 
 gnubg.command("set threads 1")  # one worker; each call still waits ~10 ms of wall time on
-# gnubg's task queue, so fastnardy.play.match.Gnubg asks several of these drivers at once
+# gnubg's task queue, so fastnardy.play.gnubg.Gnubg asks several of these drivers at once
 gnubg.command("set jacoby off")
 gnubg.command("set player 0 human")
 gnubg.command("set player 1 human")

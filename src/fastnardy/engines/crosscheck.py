@@ -1,5 +1,13 @@
 """Cross-checking another engine against fastnardy: a perftree for nardy.
 
+:func:`crosscheck` asks another engine for its perft divide, compares it with fastnardy's by
+**child position** (T1: turns are equal when their positions are), walks down to the first
+position and roll where the two differ, and returns a :class:`Difference`: the turns the
+engine misses (each with the rule it depends on), the extra turns it lists with the rule
+each breaks, the children it lists more than once, and the path of turns from the root.
+``fastnardy crosscheck ENGINE POSITION DEPTH`` is the same from the command line (exit 0
+agree, 1 a difference, 2 bad input or an engine failure).
+
 The engines and their protocol are :mod:`fastnardy.engines.protocol`'s; the explanation of a
 difference, rule by rule, :mod:`fastnardy.engines.explain`'s.
 """

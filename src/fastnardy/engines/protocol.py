@@ -1,13 +1,5 @@
 """The cross-check protocol: another engine as a process that answers perft divides.
 
-:func:`crosscheck` asks another engine for its perft divide, compares it with fastnardy's by
-**child position** (T1: turns are equal when their positions are), walks down to the first
-position and roll where the two differ, and returns a :class:`Difference`: the turns the
-engine misses (each with the rule it depends on), the extra turns it lists with the rule
-each breaks, the children it lists more than once, and the path of turns from the root.
-``fastnardy crosscheck ENGINE POSITION DEPTH`` is the same from the command line (exit 0
-agree, 1 a difference, 2 bad input or an engine failure).
-
 The protocol (version 1), one request a line on the engine's stdin, UTF-8::
 
     divide DEPTH ROLL POSITION

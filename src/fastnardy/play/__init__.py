@@ -1,5 +1,6 @@
-"""Playing games: bots against bots in matches (:mod:`fastnardy.play.match`, GNU Backgammon
-among them) and a game at the terminal (:mod:`fastnardy.play.interactive`).
+"""Playing games: the players (:mod:`fastnardy.play.players`, GNU Backgammon in
+:mod:`fastnardy.play.gnubg`), seeded matches between them (:mod:`fastnardy.play.match`) and a
+game at the terminal (:mod:`fastnardy.play.interactive`).
 
 The names of the old module ``fastnardy.play`` (``evaluate``, ``greedy``, ``play_game`` …)
 are :mod:`fastnardy.play.interactive`'s, and read from here too."""

@@ -61,7 +61,7 @@ __all__ = ["ENCODINGS", "WIDTHS", "features"]
 # selfplay.KINDS, the kinds of win
 ENCODINGS = {"tdgammon": "short", "nardy": "long", "raw": None}
 WIDTHS = {"tdgammon": 198, "nardy": 248, "raw": 52}
-_CODES = {"raw": 0, "tdgammon": 1, "nardy": 2}  # the kind's number in fastnardy._features
+ENCODING_CODES = {"raw": 0, "tdgammon": 1, "nardy": 2}  # the kind's number in fastnardy._features
 
 
 def features(rules: object, boards: object, kind: str = "raw") -> npt.NDArray[np.float32]:
@@ -75,7 +75,7 @@ def features(rules: object, boards: object, kind: str = "raw") -> npt.NDArray[np
     game = ENCODINGS[kind]
     if game is not None and game != rules.game:
         raise InvalidRulesError(f"kind {kind!r} is for {game} nardy only, not {rules.game}")
-    return _features.features(_CODES[kind], rules.game == "short",
+    return _features.features(ENCODING_CODES[kind], rules.game == "short",
                               checks.array(boards, "boards", InvalidPositionError),
                               MIRROR_COLUMNS[rules.game])
 

@@ -47,7 +47,7 @@ from .. import _features, _nnet, checks
 from .._utils import npz as _npz
 from ..batch import MIRROR_COLUMNS, encode
 from ..errors import FastNardyError, InvalidPositionError
-from .inputs import _CODES, ENCODINGS, WIDTHS
+from .inputs import ENCODING_CODES, ENCODINGS, WIDTHS
 from ..position import Position
 from ..rules import Rules
 
@@ -108,7 +108,7 @@ class Evaluator:
         for array in arrays:
             array.setflags(write=False)
         self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias = arrays
-        self._network = _nnet.Network(_CODES[kind], self.game == "short",
+        self._network = _nnet.Network(ENCODING_CODES[kind], self.game == "short",
                                       MIRROR_COLUMNS[self.game], w1, b1, w2, b2,
                                       race=None if race is None else race.network)
         try:

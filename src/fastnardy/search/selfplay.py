@@ -56,7 +56,7 @@ from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError
 from .network import Evaluator
 from ..position import Position, Turn
 from ..rules import Rules
-from .tree import _Search
+from .tree import Search
 
 __all__ = ["KINDS", "POLICIES", "Rollout", "Simulation", "rollout", "simulate"]
 
@@ -141,7 +141,7 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
 
 
 def _policies(rules: Rules, policy: object) -> Tuple[Tuple[int, int],
-                                                     Tuple[Optional[_Search], Optional[_Search]]]:
+                                                     Tuple[Optional[Search], Optional[Search]]]:
     """The kernel's codes (0 random, 1 greedy, 2 an evaluator called from Python, 3 a
     network in the kernel) of (white's, black's) policy, and their searches."""
     pair: Any = (policy, policy) if isinstance(policy, str) or callable(policy) else policy
@@ -152,13 +152,13 @@ def _policies(rules: Rules, policy: object) -> Tuple[Tuple[int, int],
     except (TypeError, ValueError):
         raise FastNardyError(message) from None
     codes: List[int] = []
-    searches: List[Optional[_Search]] = []
+    searches: List[Optional[Search]] = []
     for one in (white, black):
         if isinstance(one, str) and one in POLICIES:
             codes.append(POLICIES.index(one))
             searches.append(None)
         elif callable(one) and not isinstance(one, (str, type)):
-            search = _Search(rules, one, None)
+            search = Search(rules, one, None)
             codes.append(3 if search.network is not None else 2)
             searches.append(search)
         else:
@@ -210,7 +210,7 @@ class _Task(NamedTuple):
     policy: Tuple[int, int]
     max_turns: int
     origin: Optional[Origin] = None
-    searches: Tuple[Optional[_Search], Optional[_Search]] = (None, None)
+    searches: Tuple[Optional[Search], Optional[Search]] = (None, None)
 
 
 Columns = Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8],

@@ -128,7 +128,7 @@ def _check_inputs(inputs: object) -> Inputs:
                          f"with kind one of {', '.join(map(repr, ENCODINGS))}, not {inputs!r}")
 
 
-class _Search:
+class Search:
     """One search: the rules, the evaluator and the filter, checked once."""
 
     def __init__(self, rules: Rules, evaluate: object, filter: object) -> None:
@@ -209,7 +209,7 @@ class _Search:
         if move_filter is None or plies == 0:
             return -self.values(children, plies, level)
         quick = -self.values(children, 0, level)
-        kept = _kept(quick, starts, move_filter)
+        kept = filter_kept(quick, starts, move_filter)
         out = np.full(len(children), -np.inf)
         out[kept] = -self.values(children[kept], plies, level)
         return out
@@ -226,7 +226,7 @@ class _Search:
         return points[inverse.reshape(-1)]
 
 
-def _kept(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64],
+def filter_kept(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64],
           move_filter: MoveFilter) -> npt.NDArray[np.bool_]:
     """The children a filter keeps: per group, the ``keep`` best (ties in T2 order) within
     ``margin`` of the group's best."""
@@ -274,7 +274,7 @@ def expectimax(rules: object, boards: object, evaluate: Evaluate, plies: int = 1
     a float64 array of N."""
     rules = Rules.of(rules)
     depth = _plies(plies)
-    search = _Search(rules, evaluate, filter)
+    search = Search(rules, evaluate, filter)
     array = checks.array(boards, "boards", InvalidPositionError)
     if array.dtype == _kernel.KEY_DTYPE:
         rows = rows_from_keys(rules, array)
@@ -295,7 +295,7 @@ def best_turn(position: Position, dice: object, evaluate: Evaluate, plies: int =
         raise InvalidPositionError(f"position must be a Position, not {position!r}")
     roll = _kernel.dice_pair(dice)
     depth = _plies(plies)
-    search = _Search(position.rules, evaluate, filter)
+    search = Search(position.rules, evaluate, filter)
     turns = position.legal_turns(roll)
     if not turns:
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")

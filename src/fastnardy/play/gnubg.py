@@ -1,0 +1,176 @@
+"""GNU Backgammon as a player of matches (short nardy): its presets ``beginner`` and
+``expert`` (0 ply, cubeless, noise 0.060 / none), driven headless through
+``data/gnubg_driver.py`` in a process of its own; each move gnubg returns must be one of
+fastnardy's legal turns (T1) or the match stops with an EngineError."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, List, TextIO
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import checks
+from ..batch import MIRROR_COLUMNS, ROW_WIDTH, decode
+from ..errors import EngineError, FastNardyError
+from ..rules import Rules
+
+from .players import HALF, Indices, Player, Rows
+
+__all__ = ["GNUBG", "Gnubg"]
+
+GNUBG = "/usr/games/gnubg"
+DRIVER = Path(__file__).parent.parent / "data" / "gnubg_driver.py"
+NOISE = {"beginner": 0.060, "expert": 0.0}  # gnubg's presets (eval.c aecSettings), 0 ply
+
+
+class _Driver:
+    """One ``gnubg -t`` process running :data:`DRIVER`, through two FIFOs."""
+
+    def __init__(self) -> None:
+        self.folder = tempfile.TemporaryDirectory(prefix="gnubg-driver-")
+        fifos = [os.path.join(self.folder.name, name) for name in ("in", "out")]
+        for fifo in fifos:
+            os.mkfifo(fifo)
+        environment = dict(os.environ, GNUBG_DRIVER_IN=fifos[0], GNUBG_DRIVER_OUT=fifos[1])
+        self.process = subprocess.Popen([GNUBG, "-t", "-q", "-p", str(DRIVER)],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, env=environment)
+        self.requests = self._open_writer(fifos[0])  # both ends in the driver's order
+        self.answers = open(fifos[1])
+
+    def _open_writer(self, fifo: str, seconds: float = 120.0) -> TextIO:
+        """The request FIFO, once gnubg opens it: never a hang on a gnubg that died."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                descriptor = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:  # ENXIO: no reader yet
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.process.kill()
+                    raise EngineError(f"gnubg did not start the driver (exit status "
+                                      f"{self.process.poll()})") from None
+                time.sleep(0.05)
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "w")
+
+    def ask(self, head: str, items: List[str]) -> List[str]:
+        """One request line, its answer's items."""
+        self.requests.write(f"{head} {';'.join(items)}\n")
+        self.requests.flush()
+        line = self.answers.readline()
+        if not line.startswith("@@"):
+            raise EngineError(f"gnubg exited ({self.process.poll()})")
+        answer = line[2:].strip()
+        if answer.startswith("error"):
+            raise EngineError(f"gnubg: {answer}")
+        return answer.split(";")
+
+    def close(self) -> None:
+        self.requests.close()
+        self.answers.close()
+        self.process.wait(timeout=30)
+        self.folder.cleanup()
+
+
+class Gnubg(Player):
+    """GNU Backgammon's 0-ply move (cubeless, money game without Jacoby) for each row, its
+    legality checked against fastnardy's children (T1: a turn is the position it makes).
+    gnubg's Python calls wait on its task queue (about 10 ms a call however little they
+    compute), so a request is shared among ``processes`` gnubg processes asked at once."""
+
+    def __init__(self, setting: str, processes: int = 8) -> None:
+        if setting not in NOISE:
+            raise FastNardyError(f"gnubg setting must be one of {sorted(NOISE)}, not "
+                                 f"{setting!r}")
+        processes = checks.number(processes, "processes", 1)
+        if not Path(GNUBG).exists():
+            raise EngineError(f"{GNUBG} not found: apt-get install -y gnubg")
+        self.name, self.noise = f"gnubg:{setting}", NOISE[setting]
+        self.drivers: List[_Driver] = []
+        try:
+            for _ in range(processes):
+                self.drivers.append(_Driver())
+        except BaseException:
+            self.close()
+            raise
+        self.pool = ThreadPoolExecutor(processes) if processes > 1 else None
+        self.lock = threading.Lock()  # one request at a time: the FIFOs carry one line each
+        self.seconds = 0.0  # gnubg's wall time (its CPU is other processes')
+
+    def _ask(self, head: str, items: List[str]) -> List[str]:
+        """The answers' items to ``items``, shared among the drivers in contiguous parts
+        (threads calling at once take turns)."""
+        if not items:
+            return []
+        with self.lock:
+            started = time.perf_counter()
+            k = min(len(self.drivers), len(items))
+            bounds = [len(items) * i // k for i in range(k + 1)]
+            parts = [items[bounds[i]:bounds[i + 1]] for i in range(k)]
+            if self.pool is None or k == 1:
+                answers = [self.drivers[0].ask(head, items)]
+            else:
+                answers = list(self.pool.map(lambda i: self.drivers[i].ask(head, parts[i]),
+                                             range(k)))
+            self.seconds += time.perf_counter() - started
+        return [item for answer in answers for item in answer]
+
+    def moves(self, rows: Rows, dice: npt.NDArray[Any]) -> List[List[int]]:
+        """gnubg's move for each row: from, to pairs in the mover's numbering."""
+        items = [",".join(map(str, list(row) + list(d))) for row, d in zip(rows, dice)]
+        return [[int(x) for x in part.split(",") if x] for part in self._ask(str(self.noise),
+                                                                            items)]
+
+    def probabilities(self, rows: Rows, plies: int = 0) -> npt.NDArray[np.float64]:
+        """gnubg's cubeless evaluation at ``plies`` plies of each board row (short nardy,
+        none finished) for its side to move: (N, 5), the five outputs of
+        :data:`fastnardy.search.network.OUTPUTS` (gnubg's win, win gammon, win backgammon, lose
+        gammon, lose backgammon)."""
+        boards = np.asarray(rows)
+        if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
+            raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
+                                 f"{boards.shape} {boards.dtype}")
+        plies = checks.number(plies, "plies", 0, 4)
+        items = [",".join(map(str, row)) for row in boards.astype(np.int64)]
+        answer = self._ask(f"evaluate {plies}", items)
+        return np.array([[float(x) for x in part.split(",")] for part in answer]).reshape(-1, 5)
+
+    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
+             parent: npt.NDArray[Any]) -> Indices:
+        mirror = MIRROR_COLUMNS["short"]
+        chosen = np.empty(len(rows), dtype=np.int64)
+        starts = np.searchsorted(parent, np.arange(len(rows) + 1))
+        for i, (row, move) in enumerate(zip(rows, self.moves(rows, dice))):
+            after = row.astype(np.int64).copy()
+            for source, target in zip(move[::2], move[1::2]):  # 25 the bar, 0 off
+                after[source - 1] -= 1
+                if target:
+                    after[target - 1] += 1
+                    hit = HALF + int(mirror[target - 1])
+                    if after[hit] == 1:  # a blot of the opponent's: to its bar (S3)
+                        after[hit], after[ROW_WIDTH - 1] = 0, after[ROW_WIDTH - 1] + 1
+            swapped = np.concatenate([after[HALF:], after[:HALF]])
+            group = children[starts[i]:starts[i + 1]]
+            same = np.flatnonzero((group == swapped).all(axis=1))
+            if len(same) != 1:
+                position = decode(rules, row[None])[0]
+                raise EngineError(f"T1: gnubg's move {move} for dice {tuple(dice[i])} in "
+                                  f"{position} is not one of its legal turns")
+            chosen[i] = starts[i] + same[0]
+        return chosen
+
+    def close(self) -> None:
+        pool = getattr(self, "pool", None)  # not made when a driver failed to start
+        if pool is not None:
+            pool.shutdown()
+        for driver in self.drivers:
+            driver.close()

@@ -1,0 +1,114 @@
+"""The players of matches (:mod:`fastnardy.play.match`): ``random`` (uniform over the legal
+turns), ``greedy`` (the policy of ``fastnardy play``: :func:`fastnardy.play.interactive.evaluate`,
+first best in T2 order) and a network (an :class:`fastnardy.search.network.Evaluator`
+searched 0, 1 or 2 plies by :func:`fastnardy.search.tree.expectimax`, at 1 ply or more with
+GNU Backgammon's filters, :data:`fastnardy.search.tree.GNUBG_FILTERS`). A player chooses one
+child of each row of a numpy batch for its dice."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..batch import ROW_WIDTH, expand, segment_argmax
+from ..search.network import Evaluator
+from ..rules import Rules
+from ..search.tree import GNUBG_FILTERS, expectimax, filter_kept
+
+
+__all__ = ["Greedy", "Network", "Player", "Random", "first_best", "greedy_scores"]
+
+HALF = ROW_WIDTH // 2
+Rows = npt.NDArray[np.int8]
+Indices = npt.NDArray[np.int64]
+
+
+def first_best(values: npt.NDArray[Any], parent: npt.NDArray[Any], count: int) -> Indices:
+    """The index of the first highest value among each parent's children (parents sorted,
+    each with at least one child; T2 order)."""
+    offsets = np.searchsorted(parent, np.arange(count + 1))
+    out: Indices = offsets[:-1] + segment_argmax(values, offsets)
+    return out
+
+
+class Player(ABC):
+    """Chooses one child of each row for its dice: ``choose`` returns the chosen rows."""
+
+    name = "player"
+
+    def choose(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any]) -> Rows:
+        children, parent = expand(rules, rows, dice)
+        chosen: Rows = children[self.pick(rules, rows, dice, children, parent)]
+        return chosen
+
+    @abstractmethod
+    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
+             parent: npt.NDArray[Any]) -> Indices:
+        """The index into ``children`` of each row's choice."""
+
+    def close(self) -> None:
+        """Release what the player holds (a gnubg process)."""
+
+
+class Random(Player):
+    """Uniform over the legal turns, seeded."""
+
+    def __init__(self, seed: int) -> None:
+        self.name, self.rng = "random", np.random.default_rng([seed, 7])
+
+    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
+             parent: npt.NDArray[Any]) -> Indices:
+        counts = np.bincount(parent, minlength=len(rows))
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        out: Indices = starts + (self.rng.random(len(rows)) * counts).astype(np.int64)
+        return out
+
+
+def greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
+    """fastnardy.play.interactive.evaluate of each child for the side that just moved (the child's
+    opponent half): the race, +2 a point held by two or more, and in long nardy +1 a point
+    occupied; in short nardy -2 a blot and +3 an opponent checker on the bar."""
+    pips = np.arange(1, 25)
+    rows = children.astype(np.int64)
+    own, own_bar = rows[:, HALF:HALF + 24], rows[:, ROW_WIDTH - 1]
+    other, other_bar = rows[:, :24], rows[:, 24]
+    score: npt.NDArray[np.int64] = (other @ pips + 25 * other_bar) - (
+        own @ pips + 25 * own_bar) + 2 * (own >= 2).sum(axis=1)
+    if rules.is_long:
+        score += (own > 0).sum(axis=1)
+    else:
+        score += 3 * other_bar - 2 * (own == 1).sum(axis=1)
+    return score
+
+
+class Greedy(Player):
+    """The greedy policy of ``fastnardy play``."""
+
+    name = "greedy"
+
+    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
+             parent: npt.NDArray[Any]) -> Indices:
+        return first_best(greedy_scores(rules, children), parent, len(rows))
+
+
+class Network(Player):
+    """The evaluator searched ``plies`` deep with GNU Backgammon's filters: each child of the
+    root screen valued -V_plies (search module)."""
+
+    def __init__(self, evaluator: Evaluator, plies: int, name: str = "") -> None:
+        self.evaluator, self.plies = evaluator, plies
+        self.name = name or f"net:{plies}"
+
+    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
+             parent: npt.NDArray[Any]) -> Indices:
+        values = -expectimax(rules, children, self.evaluator, 0)
+        if self.plies:
+            starts = np.searchsorted(parent, np.arange(len(rows)))
+            kept = filter_kept(values, starts, GNUBG_FILTERS[0])
+            values[~kept] = -np.inf
+            values[kept] = -expectimax(rules, children[kept], self.evaluator, self.plies,
+                                       GNUBG_FILTERS[1:])
+        return first_best(values, parent, len(rows))
