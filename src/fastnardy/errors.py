@@ -1,5 +1,7 @@
-"""Exceptions raised on bad input, all subclasses of :class:`ValueError`, and the one check
-that every entry point makes of an integer argument."""
+"""Exceptions raised on bad input, all subclasses of :class:`ValueError`; the failure of
+another engine, a :class:`RuntimeError` (as python-chess's engine errors are: ``except
+ValueError`` does not catch a crashed engine); and the one check that every entry point
+makes of an integer argument."""
 
 import operator
 from typing import Optional
@@ -60,10 +62,11 @@ class NotationError(FastNardyError):
         super().__init__(f"T1: {message}")
 
 
-class EngineError(FastNardyError):
-    """Another engine driven by :mod:`fastnardy.engines.crosscheck` failed: it could not start, it
-    exited or timed out while answering, or a line of its answer does not read (the message
-    quotes the request and the line)."""
+class EngineError(RuntimeError):
+    """Another engine failed (one driven by :mod:`fastnardy.engines.crosscheck`, or GNU
+    Backgammon as a player): it could not start, it exited or timed out while answering, or
+    a line of its answer does not read or is not a legal turn (the message quotes the request
+    and the line). Not bad input: a :class:`RuntimeError`, not a :class:`FastNardyError`."""
 
 
 class ResourceLimitError(FastNardyError, MemoryError):

@@ -40,7 +40,7 @@ import sys
 from typing import Optional, Sequence
 
 from .. import __version__
-from ..errors import FastNardyError
+from ..errors import EngineError, FastNardyError
 from . import analysis, crosscheck, perft, play, turns
 from .options import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, Parser, prog_name
 
@@ -95,7 +95,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         status = _run(argv)
         sys.stdout.flush()  # inside the try: a reader that went away shows here
         return status
-    except FastNardyError as exc:
+    except (FastNardyError, EngineError) as exc:  # bad input, or another engine failed
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # Ctrl-C, wherever it came: the kernel stops within milliseconds
