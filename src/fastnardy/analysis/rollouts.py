@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kernel, checks
+from ..basics import MAX_TURNS
 from ..batch import PROBABILITY, ROLLS, chance_expand, encode, segment_argmax
 from ..errors import IllegalTurnError
 from ..search.network import Evaluator
@@ -55,7 +56,6 @@ class RolledCandidate(NamedTuple):
 _MASK = (1 << 64) - 1
 _ROLL_OF_DICE = np.array([[roll_index((a, b)) for b in range(1, 7)] for a in range(1, 7)])
 _CHUNK = 64  # games of one start played together (one evaluator call a turn for them all)
-MAX_TURNS = 10_000
 
 
 def _mix(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:

@@ -53,7 +53,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from .. import _kernel, checks, notation
-from ..basics import BLACK, MAX_TURNS_PER_ROLL, SIDES, WHITE
+from ..basics import BLACK, EPISODE_TURNS, MAX_TURNS_PER_ROLL, SIDES, WHITE
 from ..batch import decode, rows_from_keys
 from ..errors import FastNardyError
 from ..position import Position
@@ -136,7 +136,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
     metadata: Dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, rules: object = "long", opponent: str = "random", side: str = WHITE,
-                 *, actions: str = "turns", max_turns: int = 1000,
+                 *, actions: str = "turns", max_turns: int = EPISODE_TURNS,
                  render_mode: Optional[str] = None) -> None:
         self.rules = Rules.of(rules)
         if not isinstance(opponent, str) or opponent not in _OPPONENTS:
@@ -280,7 +280,7 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
     metadata: Dict[str, Any] = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, rules: object = "long", num_envs: int = 16, opponent: str = "random",
-                 side: str = WHITE, *, max_turns: int = 1000) -> None:
+                 side: str = WHITE, *, max_turns: int = EPISODE_TURNS) -> None:
         self.rules = Rules.of(rules)
         self.num_envs = checks.number(num_envs, "num_envs", 1, 1 << 24)
         if not isinstance(opponent, str) or opponent not in _OPPONENTS:

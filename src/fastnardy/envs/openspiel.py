@@ -91,7 +91,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .. import _kernel
 from ..notation import format_roll
-from ..basics import ALL_ROLLS, MAX_TURNS_PER_ROLL, Roll
+from ..basics import ALL_ROLLS, EPISODE_TURNS, MAX_TURNS_PER_ROLL, Roll
 from ..batch import PROBABILITY, encode
 from ..errors import IllegalTurnError, InvalidDiceError, InvalidPositionError, InvalidRulesError
 from ..search.inputs import WIDTHS, features
@@ -104,7 +104,7 @@ __all__ = ["LONG_NAME", "MAX_TURNS_PER_ROLL", "SHORT_NAME", "LongNardyGame", "Na
 LONG_NAME = "python_long_nardy"
 SHORT_NAME = "python_short_nardy"
 PLAYERS = ("white", "black")  # player 0, player 1
-DEFAULT_MAX_TURNS = 1000
+DEFAULT_MAX_TURNS = EPISODE_TURNS
 
 
 

@@ -43,7 +43,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .. import _kernel, checks
-from ..basics import SIDES
+from ..basics import EPISODE_TURNS, SIDES
 from ..batch import decode
 from ..errors import FastNardyError
 from .gymnasium import (OBSERVATION_WIDTH, RENDER_MODES, action_space, board_text, check_actions,
@@ -61,7 +61,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
                                 "is_parallelizable": False, "render_fps": 4}
 
     def __init__(self, rules: object = "long", *, actions: str = "turns",
-                 max_turns: int = 1000, render_mode: Optional[str] = None) -> None:
+                 max_turns: int = EPISODE_TURNS, render_mode: Optional[str] = None) -> None:
         super().__init__()
         self.rules = Rules.of(rules)
         self.actions = check_actions(actions)

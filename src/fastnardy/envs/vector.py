@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kernel, checks
-from ..basics import MAX_TURNS_PER_ROLL
+from ..basics import EPISODE_TURNS, MAX_TURNS_PER_ROLL
 from ..batch import rows_from_keys
 from ..errors import FastNardyError
 from ..search.inputs import ENCODINGS, features
@@ -80,7 +80,7 @@ class VectorEnv:
     """``num_envs`` games of ``rules`` stepped together (see the module docstring)."""
 
     def __init__(self, rules: object, num_envs: int, seed: int = 0, *,
-                 observation: Observation = "rows", max_turns: int = 1000) -> None:
+                 observation: Observation = "rows", max_turns: int = EPISODE_TURNS) -> None:
         self.rules = Rules.of(rules)
         self.num_envs = checks.number(num_envs, "num_envs", 1, 1 << 24)
         self.seed = checks.number(seed, "seed", 0)

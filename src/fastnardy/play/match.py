@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
+from ..basics import MAX_TURNS
 from ..batch import decode, encode
 from ..errors import FastNardyError
 from ..search.network import Evaluator
@@ -41,9 +42,6 @@ from .players import HALF
 
 # the players' names are read from here too, as before they had modules of their own
 __all__ = ["Result", "interval", "match", "play_match", "player"]
-
-MAX_TURNS = 2000
-
 
 class Result(NamedTuple):
     """A match: ``points`` a's points in each game (+ won, - lost, 0 unfinished), the turns

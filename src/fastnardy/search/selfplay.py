@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from .._utils import executors as _executors
 from .. import _kernel, checks
-from ..basics import BLACK, WHITE
+from ..basics import BLACK, MAX_TURNS, WHITE
 from ..batch import encode, keys_from_rows, rows_from_keys
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError
 from .network import Evaluator
@@ -99,7 +99,7 @@ Start = Union[Position, Sequence[Position], npt.ArrayLike, None]
 
 def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "random", *,
              start: Start = None, turn: object = WHITE, workers: Optional[int] = None,
-             executor: Optional[Executor] = None, max_turns: int = 10_000) -> Simulation:
+             executor: Optional[Executor] = None, max_turns: int = MAX_TURNS) -> Simulation:
     """Play ``n_games`` games of ``rules``; ``policy`` is one of ``POLICIES`` or an evaluator
     for both sides, or a pair (white's, black's). ``start``: None (the start, T6 opening), a
     Position or a list of them, or board rows (N, 50) / KEY_DTYPE keys with ``turn`` the side
@@ -275,7 +275,7 @@ class Rollout(NamedTuple):
 
 def rollout(position: Position, n: int, policy: PolicyArg = "greedy", seed: int = 0, *,
             dice: object = None, workers: Optional[int] = None,
-            executor: Optional[Executor] = None, max_turns: int = 10_000) -> Rollout:
+            executor: Optional[Executor] = None, max_turns: int = MAX_TURNS) -> Rollout:
     """Roll ``position`` out ``n`` times with ``policy`` (as :func:`simulate`'s); with
     ``dice``, roll out the child of every legal turn of that roll (T1, T2 order) on the same
     ``n`` dice streams (common random numbers). Equity is the mean points won by the side to
