@@ -281,6 +281,24 @@ def test_lambda_returns_end_in_the_outcome_and_flip_sides() -> None:
     np.testing.assert_allclose(zero[0], train.flip(values[1]))
 
 
+def _greedy_oracle(position: Position, side: str) -> int:
+    """The greedy score as its docstring states it, point by point: the race, +2 a point held
+    by two or more checkers; long +1 a point occupied; short -2 a blot, +3 an opponent checker
+    on the bar."""
+    own = position.white_points if side == "white" else position.black_points
+    other = position.black_points if side == "white" else position.white_points
+    own_bar = position.white_bar if side == "white" else position.black_bar
+    other_bar = position.black_bar if side == "white" else position.white_bar
+
+    def pips(points, bar):
+        return sum(p * n for p, n in enumerate(points, 1)) + 25 * bar
+
+    score = pips(other, other_bar) - pips(own, own_bar) + sum(2 for n in own if n >= 2)
+    if position.rules.is_long:
+        return score + sum(1 for n in own if n)
+    return score - sum(2 for n in own if n == 1) + 3 * other_bar
+
+
 @pytest.mark.parametrize("game", ["long", "short"])
 def test_harness_greedy_scores_are_play_evaluate(game: str) -> None:
     strength = _module(ROOT / "bench" / "strength.py", "strength")
@@ -289,8 +307,12 @@ def test_harness_greedy_scores_are_play_evaluate(game: str) -> None:
     children, _ = batch.expand(rules, rows, np.full((len(rows), 2), 3))
     scores = strength.greedy_scores(rules, children)
     # a child is from the next mover's view: the side that moved is black there
-    expected = [greedy_evaluate(p, "black") for p in batch.decode(rules, children, "white")]
-    np.testing.assert_array_equal(scores, expected)
+    positions = batch.decode(rules, children, "white")
+    np.testing.assert_array_equal(scores, [_greedy_oracle(p, "black") for p in positions])
+    # play's score of one position for either side is the same score
+    for position in positions[:40]:
+        for side in ("white", "black"):
+            assert greedy_evaluate(position, side) == _greedy_oracle(position, side)
 
 
 def test_harness_match_is_seeded_and_paired() -> None:

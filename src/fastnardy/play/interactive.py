@@ -25,11 +25,15 @@ import random
 import sys
 from typing import Any, Callable, Dict, Optional, Sequence
 
-from ..basics import WHITE, Roll
+import numpy as np
+
+from ..basics import Roll
+from ..batch import encode
 from ..errors import FastNardyError, IllegalTurnError, NotationError
 from ..game import Game
 from ..notation import format_roll
 from ..position import Position, Turn
+from .players import HALF, greedy_scores
 
 Policy = Callable[[Position, Sequence[Turn]], Turn]
 Hint = Callable[[Position, Roll], str]
@@ -44,21 +48,12 @@ def pips(points: Sequence[int], bar: int) -> int:
 
 
 def evaluate(position: Position, side: str) -> int:
-    """The greedy policy's score of ``position`` for ``side``, higher is better: the race (the
-    opponent's pips minus ``side``'s), plus 2 for each point ``side`` holds with two or more
-    checkers; in long nardy plus 1 for each point it occupies (one checker closes a point,
-    L3); in short nardy minus 2 for each of its blots (a lone checker can be hit, S3) and
-    plus 3 for each opponent checker on the bar."""
-    if side == WHITE:
-        own, own_bar = position.white_points, position.white_bar
-        other, other_bar = position.black_points, position.black_bar
-    else:
-        own, own_bar = position.black_points, position.black_bar
-        other, other_bar = position.white_points, position.white_bar
-    score = pips(other, other_bar) - pips(own, own_bar) + 2 * sum(1 for n in own if n >= 2)
-    if position.rules.is_long:
-        return score + sum(1 for count in own if count)
-    return score - 2 * sum(1 for count in own if count == 1) + 3 * other_bar
+    """The greedy policy's score of ``position`` for ``side``, higher is better
+    (:func:`fastnardy.play.players.greedy_scores` defines it)."""
+    row = encode([position])  # the side to move's half first
+    if side == position.turn:  # the score is of the row's second half
+        row = np.concatenate([row[:, HALF:], row[:, :HALF]], axis=1)
+    return int(greedy_scores(position.rules, row)[0])
 
 
 def greedy(position: Position, turns: Sequence[Turn]) -> Turn:

@@ -68,9 +68,13 @@ class Random(Player):
 
 
 def greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
-    """fastnardy.play.interactive.evaluate of each child for the side that just moved (the child's
-    opponent half): the race, +2 a point held by two or more, and in long nardy +1 a point
-    occupied; in short nardy -2 a blot and +3 an opponent checker on the bar."""
+    """The greedy policy's score of each child for the side that just moved (the child's
+    opponent half), higher is better: the race (the other side's pips minus its own), plus 2
+    for each point it holds with two or more checkers; in long nardy plus 1 for each point it
+    occupies (one checker closes a point, L3); in short nardy minus 2 for each of its blots
+    (a lone checker can be hit, S3) and plus 3 for each of the other side's checkers on the
+    bar. The one home of that score in Python (:func:`fastnardy.play.interactive.evaluate`
+    asks it of one position; the kernel's greedy policy is its compiled twin)."""
     pips = np.arange(1, 25)
     rows = children.astype(np.int64)
     own, own_bar = rows[:, HALF:HALF + 24], rows[:, ROW_WIDTH - 1]
