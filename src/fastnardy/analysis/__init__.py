@@ -11,7 +11,7 @@ five outputs they all read). The names of the old module ``fastnardy.analysis`` 
 from .outputs import flip as flip
 from .cube import CONTACT_EFFICIENCY as CONTACT_EFFICIENCY
 from .cube import cube_action as cube_action
-from .cube import CubeAction as CubeAction
+from .cube import CubeDecision as CubeDecision
 from .cube import efficiency as efficiency
 from .cube import OWNERS as OWNERS
 from .cube import RACE_EFFICIENCY as RACE_EFFICIENCY
@@ -33,3 +33,11 @@ from .rollouts import dice_stream as dice_stream
 from .rollouts import MAX_TURNS as MAX_TURNS
 from .rollouts import RolledCandidate as RolledCandidate
 from .rollouts import rollout as rollout
+
+
+def __getattr__(name: str) -> object:
+    if name == "CubeAction":  # renamed CubeDecision: read from cube, with its warning
+        from . import cube
+
+        return getattr(cube, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,7 @@ from ..search.network import races
 from ..position import Position
 from .outputs import position_arg
 
-__all__ = ["CONTACT_EFFICIENCY", "RACE_EFFICIENCY", "CubeAction", "OWNERS", "efficiency",
+__all__ = ["CONTACT_EFFICIENCY", "RACE_EFFICIENCY", "CubeDecision", "OWNERS", "efficiency",
            "cube_action"]
 
 
@@ -30,7 +30,7 @@ CONTACT_EFFICIENCY = 0.68
 RACE_EFFICIENCY = (0.55, 0.00125, 0.6, 0.7)
 
 
-class CubeAction(NamedTuple):
+class CubeDecision(NamedTuple):
     """:func:`cube_action`'s answer, money play, equities in units of the current cube for
     the side to move: ``no_double``, ``double_take``, ``double_pass`` (always 1), the
     ``action`` ("no double", "double, take", "double, pass", "too good, pass" or, when the
@@ -81,7 +81,7 @@ def efficiency(position: Position) -> float:
     return float(min(max(base + slope * pips, low), high))
 
 
-def cube_action(outputs: npt.ArrayLike, x: float, owner: str = "centered") -> CubeAction:
+def cube_action(outputs: npt.ArrayLike, x: float, owner: str = "centered") -> CubeDecision:
     """The money-game cube action of the side to move from its five outputs (module
     docstring: Janowski's model as gnubg approximates it) with cube efficiency ``x``."""
     if owner not in OWNERS:
@@ -94,9 +94,19 @@ def cube_action(outputs: npt.ArrayLike, x: float, owner: str = "centered") -> Cu
     no_double = x * _live(win_p, win, loss, owner) + (1 - x) * dead
     double_take = 2.0 * (x * _live(win_p, win, loss, "opponent") + (1 - x) * dead)
     if owner == "opponent":
-        return CubeAction(no_double, double_take, 1.0, "no double (cube not available)", x)
+        return CubeDecision(no_double, double_take, 1.0, "no double (cube not available)", x)
     if double_take >= 1.0:  # the opponent passes
         action = "too good, pass" if no_double > 1.0 else "double, pass"
     else:
         action = "double, take" if double_take > no_double else "no double"
-    return CubeAction(float(no_double), float(double_take), 1.0, action, float(x))
+    return CubeDecision(float(no_double), float(double_take), 1.0, action, float(x))
+
+
+def __getattr__(name: str) -> object:
+    if name == "CubeAction":  # its name until fastnardy.record's CubeAction (a recorded
+        import warnings       # double, take or drop) was the only one
+
+        warnings.warn("fastnardy.analysis.CubeAction is renamed CubeDecision",
+                      DeprecationWarning, stacklevel=2)
+        return CubeDecision
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

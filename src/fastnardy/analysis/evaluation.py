@@ -27,7 +27,7 @@ from ..search.network import OUTPUTS, Evaluator
 from ..position import Position, Turn
 from ..search.tree import Filters, best_turn, expectimax
 from .outputs import evaluator_for, flip, network_outputs, plies_arg, position_arg
-from .cube import CubeAction, cube_action, efficiency
+from .cube import CubeDecision, cube_action, efficiency
 
 __all__ = ["Candidate", "hint", "Evaluation", "probabilities", "evaluate"]
 
@@ -76,12 +76,12 @@ def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None
 
 class Evaluation(NamedTuple):
     """:func:`evaluate`'s answer: ``equity`` (cubeless, at ``plies``), ``probabilities``
-    (the five outputs), ``cube`` (the money-game :class:`~fastnardy.analysis.cube.CubeAction`)."""
+    (the five outputs), ``cube`` (the money-game :class:`~fastnardy.analysis.cube.CubeDecision`)."""
 
     equity: float
     probabilities: Tuple[float, ...]
     plies: int
-    cube: CubeAction
+    cube: CubeDecision
 
     def as_dict(self) -> Dict[str, Any]:
         return {"equity": round(self.equity, 6), "plies": self.plies,
