@@ -202,6 +202,26 @@ def test_dice_streams_are_uniform_and_split_proof():
     assert not np.array_equal(rolls, analysis.dice_stream(7, games, 4))
 
 
+def test_T5_a_rollouts_game_j_throws_the_kernels_dice_of_game_j_from_a_position():
+    """The rollout's first roll of game j is the one the kernel's GameBatch throws for
+    stream j of the same seed from a given position (and self-play from positions)."""
+    from fastnardy import _kernel
+    from fastnardy.batch import keys_from_rows
+
+    rules = CONTACT.rules
+    keys = keys_from_rows(rules, encode([CONTACT] * 50))
+    for seed in (0, 11, 2 ** 64 - 1):
+        games = _kernel.GameBatch(rules.code, False, True, 50, seed, (2, 2))
+        games.start(np.arange(50, dtype=np.int64), np.arange(50, dtype=np.int64), keys,
+                    np.zeros(50, dtype=np.int8))
+        games.prepare()  # each throws its first roll and waits for a choice
+        now, _, thrown, status = games.state()
+        waiting = (now == keys) & (status == 1)  # still on the first roll (not forced on)
+        assert waiting.sum() >= 45
+        rolled = ROLLS[analysis.dice_stream(seed, np.arange(50), 0)]
+        assert np.array_equal(np.sort(thrown.reshape(-1, 2), axis=1)[waiting], rolled[waiting])
+
+
 def test_rollout_truncated_at_0_is_the_evaluators_value():
     network = NETWORKS["short"]
     moves = analysis.rollout(CONTACT, (4, 2), 4, evaluator=network, truncate=0)

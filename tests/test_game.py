@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 
 from fastnardy import (FastNardyError, Game, IllegalTurnError, InvalidDiceError, NotationError,
                        InvalidRecordError, InvalidRulesError, Outcome, Position, Rules, Turn)
+from fastnardy import _kernel
+from fastnardy.basics import DiceStream
+from fastnardy.play.match import dice_tables
 from fastnardy.record import read_record
 from strategies import ALL_RULES, positions
 
@@ -54,20 +57,45 @@ def test_t6_short_first_roll_cannot_be_set_to_other_numbers():
 def test_t6_long_first_player_throws_both_dice_again():
     game = Game("long", seed=5, opening=(2, 4))
     assert game.position.turn == "black"
-    assert game.dice == tuple(int(d) for d in np.random.default_rng(5).integers(1, 7, size=2))
+    assert game.dice == DiceStream(5).throw()  # a given opening leaves the stream untouched
     game.dice = (6, 6)  # long nardy's first roll is free
     assert game.dice == (6, 6)
 
 
 def test_t6_ties_are_thrown_again():
-    rng = np.random.default_rng(0)
-    throws = [tuple(int(d) for d in rng.integers(1, 7, size=2)) for _ in range(40)]
-    first_untied = next(t for t in throws if t[0] != t[1])
-    seed_with_a_tie = next(s for s in range(200)
-                           if len(set(np.random.default_rng(s).integers(1, 7, size=2))) == 1)
+    def throws(seed):
+        stream = DiceStream(seed)
+        return [stream.throw() for _ in range(40)]
+
+    first_untied = next(t for t in throws(0) if t[0] != t[1])
+    seed_with_a_tie = next(s for s in range(200) if len(set(throws(s)[0])) == 1)
     assert Game("long", seed=0).opening == first_untied
     game = Game("long", seed=seed_with_a_tie)
     assert game.opening[0] != game.opening[1]
+    assert game.opening == next(t for t in throws(seed_with_a_tie) if t[0] != t[1])
+
+
+@pytest.mark.parametrize("game_name", ["long", "short"])
+def test_t5_t6_one_seed_throws_one_stream_in_game_the_kernel_and_matches(game_name):
+    """Game(seed) throws stream 0 of its seed: the opening and the dice the kernel's
+    GameBatch throws for its game 0 of that seed (and self-play, and a match's first pair)."""
+    rules = Rules.of(game_name)
+    for seed in (0, 7, 2 ** 63 + 5):
+        batch = _kernel.GameBatch(rules.code, False, True, 3, seed, (2, 2))
+        batch.start(np.arange(3, dtype=np.int64), np.arange(3, dtype=np.int64))
+        _, sides, dice, _ = batch.state()
+        for stream in range(3):
+            opening = DiceStream(seed, stream).opening()
+            assert sides[stream] == (0 if opening[0] > opening[1] else 1)
+            if game_name == "short":  # the opening throw is the first roll
+                assert tuple(dice.reshape(-1, 2)[stream]) == opening
+        game = Game(rules, seed=seed)
+        stream = DiceStream(seed)
+        assert game.opening == stream.opening()
+        first_roll = game.dice
+        assert first_roll == (tuple(sorted(game.opening, reverse=True)) if game_name == "short"
+                              else stream.throw())
+        assert dice_tables(seed, 1, 0)[0][0].tolist() == list(game.opening)
 
 
 def test_from_position_skips_t6():

@@ -39,7 +39,9 @@ def replay_random_game(rules: Rules, seed: int, index: int,
     Position.legal_turns and, for a greedy side, fastnardy.play.interactive.greedy (which draws nothing
     from the stream, as in the kernel): (winner, points, kind, turns)."""
     base = SplitMix(seed).next()
-    rng = SplitMix(base ^ ((index * 0xD6E8FEB86659FD93) & MASK))
+    rng = SplitMix(base ^ ((index * 0xD6E8FEB86659FD93) & MASK))  # the dice
+    pick = SplitMix(rng.state ^ 0x5851F42D4C957F2D)  # the random policy's choices, apart
+    pick.next()
     d1 = d2 = 0
     while d1 == d2:  # T6
         d1, d2 = 1 + rng.below(6), 1 + rng.below(6)
@@ -54,7 +56,7 @@ def replay_random_game(rules: Rules, seed: int, index: int,
         if policy[position.turn == "black"] == "greedy":
             choice = greedy(position, legal)
         else:
-            choice = legal[rng.below(len(legal)) if len(legal) > 1 else 0]
+            choice = legal[pick.below(len(legal)) if len(legal) > 1 else 0]
         position = position.play(choice)
         turns += 1
         outcome = position.outcome()

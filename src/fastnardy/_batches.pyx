@@ -14,7 +14,7 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
                                  NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _data, _game_of, _key_of, _parse_code,
                               _parse_side)
-from fastnardy._dice cimport rng_below, rng_next
+from fastnardy._dice cimport choice_state, rng_below, rng_next, stream_state
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2, nn_net,
                               nn_scratch, nn_scratch_clear, nn_scratch_free, nn_scratch_new)
 
@@ -602,8 +602,9 @@ cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, u
     """One game from the start: the T6 opening, then each side plays the turn its policy
     (0 random, 1 greedy) picks among the legal turns in T2 order, until one side bears off
     its 15th checker (L9, S9); scored as L10/S9 with the cube at 1. A game still going after
-    max_turns turns is left unfinished (winner -1, kind 4)."""
-    cdef uint64_t g = seed, lo, hi
+    max_turns turns is left unfinished (winner -1, kind 4). ``seed`` is the game's dice state
+    (stream_state); the random policy chooses from its choice_state, apart from the dice."""
+    cdef uint64_t g = seed, pick = choice_state(seed), lo, hi
     cdef nb_board b
     cdef int side, d1, d2, n, k, i, best, score, t = 0
     nb_start(r.game, &b)
@@ -620,7 +621,7 @@ cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, u
         if n == 0:  # only a position outside T7 has no candidate at all
             t = max_turns
         elif policy[side] == 0 or n == 1:
-            k = rng_below(&g, n) if n > 1 else 0
+            k = rng_below(&pick, n) if n > 1 else 0
         else:
             k = 0
             best = greedy_score(&c.out[0], r.game)
@@ -696,7 +697,7 @@ def simulate_games(code, koks, backgammon, seed, first, n, policy, max_turns=100
         with nogil:
             for i in range(count):
                 nb_play_game(c, &r, ck, cb,
-                             base ^ (<uint64_t>(start + i) * <uint64_t>0xD6E8FEB86659FD93),
+                             stream_state(base, <uint64_t>(start + i)),
                              pol, cap, wv + i, pv + i, kv + i, tv + i)
                 if nb_tick(c):
                     break

@@ -1,5 +1,9 @@
 # fastnardy._dice: the kernel's dice and choice streams, splitmix64 (inline: cimported by
-# self-play in _batches and by _gamebatch's running games, the same stream in both).
+# self-play in _batches and by _gamebatch's running games, the same streams in both).
+# Game ``stream`` of a run seeded ``seed`` throws its dice from splitmix64(seed) ^ stream *
+# 0xD6E8FEB86659FD93, and the random policy chooses from a stream apart, so that the dice do
+# not depend on the turns chosen. fastnardy.basics (dice_states, dice, DiceStream) throws
+# the same dice in Python: Game, rollouts and matches.
 
 from libc.stdint cimport uint64_t
 
@@ -17,3 +21,15 @@ cdef inline uint64_t rng_next(uint64_t* state) noexcept nogil:
 cdef inline int rng_below(uint64_t* state, int n) noexcept nogil:
     """A number from 0 to n - 1 (multiply-shift on the top 32 bits)."""
     return <int>(((rng_next(state) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline uint64_t stream_state(uint64_t base, uint64_t stream) noexcept nogil:
+    """The first dice state of game ``stream``; ``base`` is rng_next of the seed."""
+    return base ^ (stream * <uint64_t>0xD6E8FEB86659FD93)
+
+
+cdef inline uint64_t choice_state(uint64_t dice_state) noexcept nogil:
+    """The random policy's stream of the game whose dice start at ``dice_state``."""
+    cdef uint64_t state = dice_state ^ <uint64_t>0x5851F42D4C957F2D
+    rng_next(&state)
+    return state

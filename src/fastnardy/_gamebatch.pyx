@@ -14,7 +14,7 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
 from fastnardy._args cimport _build_error, _data, _parse_code
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2,
                               nn_scratch_clear, nn_scratch_free, nn_scratch_new)
-from fastnardy._dice cimport rng_below, rng_next
+from fastnardy._dice cimport choice_state, rng_below, rng_next, stream_state
 from fastnardy._batches cimport greedy_score, nb_score, nb_start
 
 import numpy as np
@@ -234,10 +234,8 @@ cdef class GameBatch:
 
     cdef void begin(self, Py_ssize_t g, int64_t stream) noexcept nogil:
         """Seed game g's two streams from (seed, stream); no turn played, no roll yet."""
-        cdef uint64_t st = self.base ^ (<uint64_t>stream * <uint64_t>0xD6E8FEB86659FD93)
-        self.dice_rng[g] = st
-        self.pick_rng[g] = st ^ <uint64_t>0x5851F42D4C957F2D
-        rng_next(&self.pick_rng[g])
+        self.dice_rng[g] = stream_state(self.base, <uint64_t>stream)
+        self.pick_rng[g] = choice_state(self.dice_rng[g])
         self.turns[g] = 0
         self.status[g] = 0
         self.dice[2 * g] = self.dice[2 * g + 1] = 0

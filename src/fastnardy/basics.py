@@ -2,7 +2,8 @@
 
 The sides, the rolls and their probabilities (T5), the mirror between the two sides'
 numberings (section 0 of RULES.md), the start counts (L1, S1), the depth limit of perft
-(T5), the kinds of win and their points (L10, S9) and the L6 six-block test. A leaf: it
+(T5), the kinds of win and their points (L10, S9), the L6 six-block test and the dice (T5,
+T6: every seeded game's dice stream, the kernel's and Python's). A leaf: it
 imports nothing of the package, so that any module (the kernel's Python layer, the
 pure-Python twin, the satellites) can import it without a circle.
 
@@ -16,6 +17,9 @@ from __future__ import annotations
 
 from math import comb
 from typing import Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
 
 WHITE, BLACK = "white", "black"
 SIDES = (WHITE, BLACK)
@@ -119,3 +123,70 @@ def six_block(block_rule: str, me: Sequence[int], opp: Sequence[int]) -> Optiona
         if not opponent_off and not any(opp[:ahead]):
             return low, q - 1
     return None
+
+
+# --------------------------------------------------------------------------- dice
+# Game ``stream`` of a run seeded ``seed`` throws its dice from one splitmix64 stream, the
+# same in the kernel (_dice.pxd: self-play, GameBatch) and here (Game, rollouts, matches):
+# the state starts at splitmix64(seed) ^ stream * DICE_STREAM and advances by the golden
+# gamma each draw, one draw a die, the die 1 + (the draw's high 32 bits * 6 >> 32). A game
+# from the start throws the T6 opening first (one die each, white's first, ties thrown
+# again); a game from a given position throws its first roll at once. Draw k of a stream
+# is splitmix64's finaliser of state + (k + 1) * gamma, so any die is reached directly.
+_GAMMA = 0x9E3779B97F4A7C15
+DICE_STREAM = 0xD6E8FEB86659FD93
+_MASK = (1 << 64) - 1
+
+def _finalise(z: "npt.NDArray[np.uint64]") -> "npt.NDArray[np.uint64]":
+    """splitmix64's finaliser, elementwise (wrapping)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def dice_states(seed: int, streams: "npt.ArrayLike") -> "npt.NDArray[np.uint64]":
+    """The first state of each stream of ``seed`` (an int taken modulo 2**64)."""
+    with np.errstate(over="ignore"):
+        base = _finalise(np.asarray(np.uint64((int(seed) + _GAMMA) & _MASK)))
+        ids = np.asarray(streams, dtype=np.int64).astype(np.uint64)
+        states: npt.NDArray[np.uint64] = base ^ (ids * np.uint64(DICE_STREAM))
+    return states
+
+
+def dice(states: "npt.NDArray[np.uint64]", draws: "npt.ArrayLike") -> "npt.NDArray[np.int8]":
+    """Die number ``draws`` (0 = the first) of each stream state, 1 to 6; ``draws``
+    broadcasts against ``states``."""
+    with np.errstate(over="ignore"):
+        k = np.asarray(draws, dtype=np.int64).astype(np.uint64) + np.uint64(1)
+        z = _finalise(states + k * np.uint64(_GAMMA))
+    out: npt.NDArray[np.int8] = (1 + (((z >> np.uint64(32)) * np.uint64(6))
+                                      >> np.uint64(32))).astype(np.int8)
+    return out
+
+
+class DiceStream:
+    """One game's dice, thrown one roll at a time: stream ``stream`` of ``seed``."""
+
+    __slots__ = ("_state", "_draws")
+
+    def __init__(self, seed: int, stream: int = 0) -> None:
+        self._state = dice_states(seed, stream)
+        self._draws = 0
+
+    def throw(self) -> Roll:
+        """The next roll, as thrown: (first die, second die)."""
+        first, second = (int(d) for d in dice(self._state, (self._draws, self._draws + 1)))
+        self._draws += 2
+        return first, second
+
+    def opening(self) -> Roll:
+        """The T6 opening throw: (white's die, black's die), never equal (ties thrown again)."""
+        while True:
+            white, black = self.throw()
+            if white != black:
+                return white, black
+
+    @property
+    def draws(self) -> int:
+        """The dice thrown so far."""
+        return self._draws

@@ -4,8 +4,10 @@
 throws one die, ties are thrown again, and the higher die moves first; in short nardy the first
 player plays those two numbers, in long nardy it then throws both dice.
 
-**Dice.** The roll of the side to move is thrown lazily, with ``numpy.random.default_rng(seed)``,
-when it is first needed: reading :attr:`Game.dice`, :meth:`Game.legal_turns` or
+**Dice.** The roll of the side to move is thrown lazily, from the game's dice stream (stream 0
+of ``seed``: :class:`fastnardy.basics.DiceStream`, the dice the kernel's self-play and
+environments throw for their game 0 of the same seed; a fresh random seed when ``seed`` is
+None), when it is first needed: reading :attr:`Game.dice`, :meth:`Game.legal_turns` or
 :meth:`Game.play`. A caller may set the dice instead (``game.dice = (6, 5)``: physical dice, a
 replayed record); setting them before they are thrown leaves the generator untouched, and
 setting them after replaces the thrown roll. After a turn the next roll is thrown when needed,
@@ -15,15 +17,14 @@ other numbers (T6).
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from itertools import islice
 from typing import List, Optional, Sequence, Tuple, Union
 
-import numpy as np
-
 from . import checks, notation
 from ._kernel import dice_pair
-from .basics import Roll
+from .basics import DiceStream, Roll
 from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError,
                      NotationError)
 from .position import Outcome, Position, Turn
@@ -40,8 +41,10 @@ def _roll(dice: object) -> Roll:
     return dice_pair(tuple(islice(dice, 3)) if isinstance(dice, Iterator) else dice)
 
 
-def _generator(seed: object) -> np.random.Generator:
-    return np.random.default_rng(None if seed is None else checks.number(seed, "seed", 0))
+def _stream(seed: object) -> DiceStream:
+    if seed is None:
+        return DiceStream(secrets.randbits(64))
+    return DiceStream(checks.number(seed, "seed", 0))
 
 
 class Game:
@@ -57,11 +60,9 @@ class Game:
                  opening: Optional[Sequence[int]] = None):
         """A new game from the start position (L1, S1) after the T6 opening throw: thrown with
         the generator, or ``opening=(white's die, black's die)`` when thrown by the caller."""
-        self._rng = _generator(seed)
+        self._stream = _stream(seed)
         if opening is None:
-            white_die, black_die = self._throw()
-            while white_die == black_die:
-                white_die, black_die = self._throw()
+            white_die, black_die = self._stream.opening()
         else:
             white_die, black_die = _roll(opening)
         position, first_dice = Position.opening(rules, white_die, black_die)
@@ -74,7 +75,7 @@ class Game:
         if not isinstance(position, Position):
             raise FastNardyError(f"position must be a Position, not {position!r}")
         game = cls.__new__(cls)
-        game._rng = _generator(seed)
+        game._stream = _stream(seed)
         game._begin(position, players, None, None)
         return game
 
@@ -89,9 +90,6 @@ class Game:
         self._history: List[Tuple[Roll, Turn]] = []
         self._dice = dice
 
-    def _throw(self) -> Roll:
-        first, second = self._rng.integers(1, 7, size=2)
-        return int(first), int(second)
 
     # ------------------------------------------------------------------ state
     @property
@@ -134,7 +132,7 @@ class Game:
         """The roll of the side to move, thrown now if it has not been (None once the game is
         over). Set it to use other dice; see the module's docstring."""
         if self._dice is None and not self.is_over():
-            self._dice = self._throw()
+            self._dice = self._stream.throw()
         return self._dice
 
     @dice.setter

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kernel, checks
-from ..basics import MAX_TURNS
+from ..basics import MAX_TURNS, dice, dice_states
 from ..batch import PROBABILITY, ROLLS, chance_expand, encode, segment_argmax
 from ..errors import IllegalTurnError
 from ..search.network import Evaluator
@@ -53,28 +53,17 @@ class RolledCandidate(NamedTuple):
                 "plain_stderr": round(self.plain_stderr, 6)}
 
 
-_MASK = (1 << 64) - 1
 _ROLL_OF_DICE = np.array([[roll_index((a, b)) for b in range(1, 7)] for a in range(1, 7)])
 _CHUNK = 64  # games of one start played together (one evaluator call a turn for them all)
 
 
-def _mix(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    """splitmix64's finaliser, elementwise (wrapping)."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 def dice_stream(seed: int, games: npt.ArrayLike, turn: int) -> npt.NDArray[np.int64]:
-    """The roll (index into ROLLS) of turn ``turn`` of each game of a rollout: a hash of the
-    seed, the game's number and the turn, so that any split of the games gives the same."""
-    with np.errstate(over="ignore"):
-        key = _mix(np.uint64(seed & _MASK) + np.uint64(0x9E3779B97F4A7C15)
-                   * (np.asarray(games, dtype=np.uint64) + np.uint64(1)))
-        z = _mix(key ^ (np.uint64(turn) * np.uint64(0xD1B54A32D192ED03) + np.uint64(1)))
-    first = ((z >> np.uint64(32)) % np.uint64(6)).astype(np.int64)
-    second = ((z & np.uint64(0xFFFFFFFF)) % np.uint64(6)).astype(np.int64)
-    return _ROLL_OF_DICE[first, second]
+    """The roll (index into ROLLS) of turn ``turn`` of each game of a rollout: game j's dice
+    stream of ``seed`` (:func:`fastnardy.basics.dice`, the kernel's, as a game from a given
+    position throws it), so that any split of the games gives the same."""
+    states = dice_states(seed, games)
+    first, second = dice(states, 2 * turn), dice(states, 2 * turn + 1)
+    return _ROLL_OF_DICE[first - 1, second - 1]
 
 
 class _Plan(NamedTuple):

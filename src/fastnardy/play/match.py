@@ -7,7 +7,8 @@ Players (:func:`player`, from :mod:`fastnardy.play.players` and :mod:`fastnardy.
 ``gnubg:expert`` (GNU Backgammon's presets).
 
 Games are played ``parallel`` at a time in numpy batches (one ``batch.expand`` per player
-per step). Game ``g`` draws its dice from stream ``(seed, g // 2)``: games ``2k`` and
+per step). Game ``g`` draws its dice from stream ``g // 2`` of the seed
+(:class:`fastnardy.basics.DiceStream`, the kernel's and Game's): games ``2k`` and
 ``2k + 1`` see the same dice, ``a`` white in the first and black in the second, so the
 luck of the dice largely cancels in each pair. The T6 opening: each side throws one die,
 ties thrown again; in short nardy the higher plays those two numbers, in long nardy it then
@@ -23,7 +24,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from ..basics import MAX_TURNS
+from ..basics import MAX_TURNS, WHITE, DiceStream, dice, dice_states
 from ..batch import decode, encode
 from ..errors import FastNardyError
 from ..search.network import Evaluator
@@ -52,20 +53,45 @@ class Result(NamedTuple):
     seconds: float
 
 
+class _Dice(NamedTuple):
+    """The dice of a match's pairs: pair k throws stream k of the seed (T6 first)."""
+
+    states: npt.NDArray[np.uint64]
+    after: npt.NDArray[np.int64]  # the dice the opening threw, per pair
+    white_first: npt.NDArray[np.bool_]  # the opening's higher die is white's (T6)
+    first: Optional[npt.NDArray[np.int8]]  # short nardy: the opening throw is the first roll
+
+    def roll(self, pairs: npt.NDArray[np.int64], after_opening: int) -> npt.NDArray[np.int8]:
+        """Roll number ``after_opening`` (0: the first thrown after the opening) of pairs."""
+        draws = self.after[pairs, None] + 2 * after_opening + np.arange(2)
+        rolled: npt.NDArray[np.int8] = dice(self.states[pairs, None], draws)
+        return rolled
+
+
+def _dice(rules: Rules, seed: int, pairs: int) -> _Dice:
+    """Each pair's opening (Position.opening, the one T6 of Python) and dice stream."""
+    white_first = np.empty(pairs, dtype=bool)
+    after = np.empty(pairs, dtype=np.int64)
+    first = np.empty((pairs, 2), dtype=np.int8)
+    for k in range(pairs):
+        stream = DiceStream(seed, k)
+        position, roll = Position.opening(rules, *stream.opening())
+        white_first[k], after[k] = position.turn == WHITE, stream.draws
+        if roll is not None:
+            first[k] = roll
+    return _Dice(dice_states(seed, np.arange(pairs)), after, white_first,
+                 first if rules.game == "short" else None)
+
+
 def dice_tables(seed: int, pairs: int, turns: int) -> Tuple[npt.NDArray[np.int8],
                                                             npt.NDArray[np.int8]]:
-    """Per pair: the T6 opening throw (white's die, black's die, never equal) and the dice
-    of every later turn."""
-    opening = np.empty((pairs, 2), dtype=np.int8)
-    rolls = np.empty((pairs, turns, 2), dtype=np.int8)
-    for k in range(pairs):
-        rng = np.random.default_rng([seed, k])
-        while True:
-            throw = rng.integers(1, 7, size=2)
-            if throw[0] != throw[1]:
-                break
-        opening[k] = throw
-        rolls[k] = rng.integers(1, 7, size=(turns, 2))
+    """Per pair k (stream k of the seed): the T6 opening throw (white's die, black's die,
+    never equal) and the dice of the ``turns`` rolls thrown after it."""
+    opening = np.array([DiceStream(seed, k).opening() for k in range(pairs)],
+                       dtype=np.int8).reshape(pairs, 2)
+    thrown = _dice(Rules.of("long"), seed, pairs)  # long: every roll after the opening
+    rolls = np.stack([thrown.roll(np.arange(pairs), t) for t in range(turns)], axis=1) \
+        if turns else np.empty((pairs, 0, 2), dtype=np.int8)
     return opening, rolls
 
 
@@ -75,30 +101,29 @@ def play_match(rules: Rules, a: Player, b: Player, games: int, seed: int,
     """``games`` (even) games of a against b (see the module docstring); ``progress(done,
     total)`` after each batch of games."""
     pairs = games // 2
-    opening, rolls = dice_tables(seed, pairs, MAX_TURNS)
+    thrown = _dice(rules, seed, pairs)
     points = np.zeros(2 * pairs)
     turns = np.zeros(2 * pairs, dtype=np.int64)
     start = encode([Position.start(rules)])[0]
-    short = rules.game == "short"
     cpu = time.process_time()
     for first in range(0, 2 * pairs, parallel):
         ids = np.arange(first, min(first + parallel, 2 * pairs))
+        pair = ids // 2
         a_white = ids % 2 == 0
-        throw = opening[ids // 2]
-        white_first = throw[:, 0] > throw[:, 1]
-        a_to_move = a_white == white_first  # the higher die moves first (T6)
+        a_to_move = a_white == thrown.white_first[pair]  # the higher die moves first (T6)
         rows = np.repeat(start[None], len(ids), axis=0)
         live = np.ones(len(ids), dtype=bool)
         for turn in range(MAX_TURNS):
             if not live.any():
                 break
-            dice = rolls[ids // 2, turn].copy()
-            if short:  # the opening throw is the first turn's roll; later turns shift
-                dice = rolls[ids // 2, turn - 1].copy() if turn else np.sort(throw, axis=1)
+            if thrown.first is None:  # long: the first player throws again
+                dice_now = thrown.roll(pair, turn)
+            else:  # short: the opening throw is the first turn's roll
+                dice_now = thrown.roll(pair, turn - 1) if turn else thrown.first[pair]
             for one, mine in ((a, a_to_move), (b, ~a_to_move)):
                 chosen = live & mine
                 if chosen.any():
-                    rows[chosen] = one.choose(rules, rows[chosen], dice[chosen])
+                    rows[chosen] = one.choose(rules, rows[chosen], dice_now[chosen])
             won = live & (rows[:, HALF:].sum(axis=1) == 0)
             if won.any():
                 at = np.flatnonzero(won)

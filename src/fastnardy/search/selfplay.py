@@ -21,11 +21,11 @@ turns in T2 order:
   best of each, and so on: one evaluator call per turn-step of a chunk. A forced turn (a
   pass or a single legal turn) is played without asking.
 
-Game ``i`` of a run draws its dice and choices from its own streams (splitmix64 of ``seed``
-and ``i``; a game from the start as before, and from given positions one stream for the
-dice and another for the random policy's choices, so the dice do not depend on the turns
-chosen: common random numbers), so a run gives the same results on any machine, whether it
-runs serially, on
+Game ``i`` of a run throws its dice from stream ``i`` of ``seed``
+(:class:`fastnardy.basics.DiceStream`: the dice :class:`fastnardy.Game` throws with that seed
+for ``i = 0``, and a rollout's game ``i``) and the random policy chooses from a stream apart,
+so the dice do not depend on the turns chosen (common random numbers) and a run gives the
+same results on any machine, whether it runs serially, on
 ``workers`` threads (the kernel runs without the GIL) or on an ``executor`` (a process pool,
 or a Dask cluster through ``distributed.Client.get_executor()``), which is never shut down
 here (an evaluator must then be picklable; its values must not depend on the other rows of
