@@ -14,7 +14,8 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
                                  NB_COUNT, NB_ORDER, nb_ctx, nb_generate, nb_tick)
 from fastnardy._args cimport (_as_int, _build_error, _data, _game_of, _key_of, _parse_code,
                               _parse_side)
-from fastnardy._dice cimport choice_state, rng_below, rng_next, stream_state
+from fastnardy._dice cimport (choice_state, opening_throw, rng_below, rng_next,
+                              stream_state)
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2, nn_net,
                               nn_scratch, nn_scratch_clear, nn_scratch_free, nn_scratch_new)
 
@@ -608,11 +609,7 @@ cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, u
     cdef nb_board b
     cdef int side, d1, d2, n, k, i, best, score, t = 0
     nb_start(r.game, &b)
-    d1 = d2 = 0
-    while d1 == d2:  # T6: one die each, ties thrown again
-        d1 = 1 + rng_below(&g, 6)
-        d2 = 1 + rng_below(&g, 6)
-    side = 0 if d1 > d2 else 1  # 0 white, 1 black
+    side = opening_throw(&g, &d1, &d2)  # T6; 0 white, 1 black
     if not r.game:  # long: the first player throws both dice again
         d1 = 1 + rng_below(&g, 6)
         d2 = 1 + rng_below(&g, 6)

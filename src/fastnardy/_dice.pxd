@@ -33,3 +33,12 @@ cdef inline uint64_t choice_state(uint64_t dice_state) noexcept nogil:
     cdef uint64_t state = dice_state ^ <uint64_t>0x5851F42D4C957F2D
     rng_next(&state)
     return state
+
+
+cdef inline int opening_throw(uint64_t* state, int* white, int* black) noexcept nogil:
+    """T6: one die each, white's first, ties thrown again; 0 if white moves first, else 1."""
+    white[0] = black[0] = 0
+    while white[0] == black[0]:
+        white[0] = 1 + rng_below(state, 6)
+        black[0] = 1 + rng_below(state, 6)
+    return 0 if white[0] > black[0] else 1

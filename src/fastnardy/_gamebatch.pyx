@@ -14,7 +14,8 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
 from fastnardy._args cimport _build_error, _data, _parse_code
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2,
                               nn_scratch_clear, nn_scratch_free, nn_scratch_new)
-from fastnardy._dice cimport choice_state, rng_below, rng_next, stream_state
+from fastnardy._dice cimport (choice_state, opening_throw, rng_below, rng_next,
+                              stream_state)
 from fastnardy._batches cimport greedy_score, nb_score, nb_start
 
 import numpy as np
@@ -248,10 +249,7 @@ cdef class GameBatch:
         nb_start(self.r.game, &b)
         self.key[2 * g] = b.lo
         self.key[2 * g + 1] = b.hi
-        while d1 == d2:  # T6: one die each, ties thrown again
-            d1 = 1 + rng_below(&self.dice_rng[g], 6)
-            d2 = 1 + rng_below(&self.dice_rng[g], 6)
-        self.side[g] = 0 if d1 > d2 else 1
+        self.side[g] = opening_throw(&self.dice_rng[g], &d1, &d2)  # T6
         if self.r.game:
             self.dice[2 * g] = <int8_t>d1
             self.dice[2 * g + 1] = <int8_t>d2
