@@ -68,7 +68,7 @@ def test_check_turn_accepts_exactly_the_legal_turns(backend, position, roll, dat
     try:
         turn = position.check_turn(roll, steps)
     except IllegalTurnError as exc:
-        assert exc.rule[0] in "LST" and str(exc).startswith(exc.rule + ": ")
+        assert exc.rule[0] in "LSTC" and str(exc).startswith(exc.rule + ": ")
         assert all(_t2_key(t) != tuple((-a, b) for a, b in steps) for t in legal)
     else:
         assert turn in legal

@@ -204,6 +204,8 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         fastnardy.LegalTurns: lambda: [START.legal_turns((3, 3)), MIDDLE.legal_turns((2, 1))],
         Rules: lambda: [Rules.long(), Rules.short()],
         Game: game,
+        fastnardy.Match: lambda: [fastnardy.Match("short", 3, seed=1),
+                                  fastnardy.Match(Rules.long(stakes="arithmetic"), 1, seed=2)],
         MatGame: lambda: MAT_GAMES[:1],
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
         batch.Expander: lambda: [batch.Expander("long"), batch.Expander("short", keys=True)],

@@ -18,9 +18,9 @@ from fastnardy.cli import main
 
 SOURCES = Path(__file__).resolve().parents[1] / "src" / "fastnardy"
 SHARED_RULES = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
-RULE_ID = re.compile(r"\b[LST][0-9]+\b")
+RULE_ID = re.compile(r"\b[LSTC][0-9]+\b")
 ALL_IDS = ([f"L{n}" for n in range(1, 11)] + [f"S{n}" for n in range(1, 10)]
-           + [f"T{n}" for n in range(1, 8)])
+           + [f"T{n}" for n in range(1, 8)] + [f"C{n}" for n in range(1, 10)])
 
 
 def _source_files() -> Iterator[Path]:
@@ -40,7 +40,7 @@ def _cited_ids(path: Path) -> Set[str]:
 
 def _id_literals(node: ast.AST) -> Set[str]:
     return {n.value for n in ast.walk(node) if isinstance(n, ast.Constant)
-            and isinstance(n.value, str) and re.fullmatch(r"[LST][0-9]+", n.value)}
+            and isinstance(n.value, str) and re.fullmatch(r"[LSTC][0-9]+", n.value)}
 
 
 def _raised_ids(tree: ast.Module) -> Set[str]:
@@ -110,7 +110,7 @@ def test_refused_turns_name_a_rule_the_scan_found(position, dice, turn, rule):
 
 @pytest.mark.skipif(not SHARED_RULES.is_file(), reason="shared/RULES.md is not beside the repo")
 def test_every_rule_of_the_projects_RULES_md_is_in_the_rule_book():
-    defined = re.findall(r"^- \*\*([LST][0-9]+) ", SHARED_RULES.read_text(encoding="utf-8"),
+    defined = re.findall(r"^- \*\*([LSTC][0-9]+) ", SHARED_RULES.read_text(encoding="utf-8"),
                          re.MULTILINE)
     assert defined == ALL_IDS
 

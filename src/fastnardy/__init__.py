@@ -24,11 +24,12 @@ from . import backend as _backend
 _backend.get("kernel")
 
 from .basics import ALL_ROLLS
-from .errors import (CountOverflowError, EngineError, FastNardyError, IllegalTurnError,
+from .errors import (CountOverflowError, EngineError, FastNardyError, IllegalActionError,
+                     IllegalTurnError,
                      InvalidDiceError, InvalidPositionError, InvalidRecordError,
                      InvalidRulesError, NotationError, ResourceLimitError)
 from .counting import perft, perft_divide
-from .game import Game
+from .game import Game, Match
 from .position import LegalTurns, Outcome, PlayedTurn, Position, Step, Turn
 from .rules import Rules
 
@@ -142,8 +143,8 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "ALL_ROLLS", "CountOverflowError", "EngineError", "FastNardyError", "Game",
-    "IllegalTurnError", "InvalidDiceError", "InvalidPositionError", "InvalidRecordError",
-    "InvalidRulesError", "LegalTurns", "NotationError", "Outcome", "PlayedTurn", "Position",
-    "ResourceLimitError", "Rules", "Step", "Turn", "features", "perft", "perft_divide",
-    "simulate",
+    "IllegalActionError", "IllegalTurnError", "InvalidDiceError", "InvalidPositionError",
+    "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Match", "NotationError",
+    "Outcome", "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn",
+    "features", "perft", "perft_divide", "simulate",
 ]

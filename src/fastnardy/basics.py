@@ -99,6 +99,16 @@ def win_kind(game: int, loser_points: Sequence[int], loser_bar: int, loser_off: 
     return "backgammon" if backgammon and in_winners_home else "mars"
 
 
+def win_points(kind: str, stake: int, loser_left: int, checkers_left: bool, plain: bool) -> int:
+    """What a won game scores (C1): its kind's L10/S9 points times the stake, or with
+    ``plain`` (C4 once the stake is raised, C8 in money play before it is) the stake alone;
+    with ``checkers_left`` (long nardy, C9) the loser's checkers not borne off (1 to 15)
+    times the stake, whatever the kind."""
+    if checkers_left:
+        return loser_left * stake
+    return (1 if plain else WIN_POINTS[kind]) * stake
+
+
 def six_block(block_rule: str, me: Sequence[int], opp: Sequence[int]) -> Optional[Tuple[int, int]]:
     """L6 (long nardy): the first run of six or more consecutive points of the opponent's
     path that ``me`` holds and ``block_rule`` does not allow, as (lowest, highest) in the

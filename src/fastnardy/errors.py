@@ -6,7 +6,8 @@ makes of an integer argument."""
 import operator
 from typing import Optional
 
-__all__ = ["CountOverflowError", "EngineError", "FastNardyError", "IllegalTurnError",
+__all__ = ["CountOverflowError", "EngineError", "FastNardyError", "IllegalActionError",
+           "IllegalTurnError",
            "InvalidDiceError", "InvalidPositionError", "InvalidRecordError", "InvalidRulesError",
            "NotationError", "ResourceLimitError"]
 
@@ -48,6 +49,12 @@ class IllegalTurnError(FastNardyError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.step = step
+
+
+class IllegalActionError(IllegalTurnError):
+    """An offer, take or drop (section 5) that the rules do not allow now: the message starts
+    with the rule id (``"C2: ..."``: no right to offer, during a turn, an answer with nothing
+    offered; ``"C7: ..."``: the Crawford game; ``"C1: ..."``: past the last stake, 64)."""
 
 
 class NotationError(FastNardyError):

@@ -13,6 +13,17 @@ replayed record); setting them before they are thrown leaves the generator untou
 setting them after replaces the thrown roll. After a turn the next roll is thrown when needed,
 unless the game is over. Short nardy's first roll is the opening throw and cannot be set to
 other numbers (T6).
+
+**The stake** (section 5 of the rule book). A game is played for a stake, 1 at the start (C1).
+The side to move may :meth:`~Game.offer` to raise it before its roll is thrown, when it holds
+the right: both sides hold it at the start (a centred cube), only the taker after an offer
+is taken (C2). The other side answers at once: :meth:`~Game.take` raises the stake (C3: doubled,
+or by one with ``stakes="arithmetic"``; never past 64) and gives it the right;
+:meth:`~Game.drop` ends the game, the offering side winning the stake as it stood (C2). A
+finished game scores its L10/S9 result times the stake (C1), with C4, C8 (money play) and C9
+as the rules say. :meth:`~Game.offer_refusal` says why an offer is not allowed now, with the
+rule id, as every refused action does (:class:`~fastnardy.errors.IllegalActionError`).
+:class:`Match` plays games one after another to a set score (C6, C7).
 """
 
 from __future__ import annotations
@@ -20,19 +31,39 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from itertools import islice
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import checks, notation
 from ._kernel import dice_pair
-from .basics import DiceStream, Roll
-from .errors import (FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError,
-                     NotationError)
+from .basics import BLACK, CHECKERS, WHITE, DiceStream, Roll, win_points
+from .errors import (FastNardyError, IllegalActionError, IllegalTurnError, InvalidDiceError,
+                     InvalidRecordError, NotationError)
 from .position import Outcome, Position, Turn
 from .record import GameRecord, RecordedTurn, check_name, read_record, write_record
-from .rules import Rules
+from .rules import MAX_STAKE, Rules
 
 
-__all__ = ["Game"]
+__all__ = ["CubeEvent", "Game", "Match"]
+
+
+class CubeEvent(NamedTuple):
+    """An offer, take or drop in a game: ``turns`` played before it, the ``side`` that made
+    it, the ``action`` (``"offer"``, ``"take"`` or ``"drop"``) and the ``stake`` offered (the
+    stake a take makes, C3)."""
+
+    turns: int
+    side: str
+    action: str
+    stake: int
+
+
+def next_stake(rules: Rules, stake: int) -> int:
+    """C3: the stake an accepted offer makes: doubled (geometric) or one more (arithmetic)."""
+    return stake * 2 if rules.stakes == "geometric" else stake + 1
+
+
+def _other(side: str) -> str:
+    return BLACK if side == WHITE else WHITE
 
 
 def _roll(dice: object) -> Roll:
@@ -41,10 +72,11 @@ def _roll(dice: object) -> Roll:
     return dice_pair(tuple(islice(dice, 3)) if isinstance(dice, Iterator) else dice)
 
 
-def _stream(seed: object) -> DiceStream:
+def _stream(seed: object, stream: object = 0) -> DiceStream:
+    number = checks.number(stream, "stream", 0, (1 << 63) - 1)
     if seed is None:
-        return DiceStream(secrets.randbits(64))
-    return DiceStream(checks.number(seed, "seed", 0))
+        return DiceStream(secrets.randbits(64), number)
+    return DiceStream(checks.number(seed, "seed", 0), number)
 
 
 class Game:
@@ -57,10 +89,11 @@ class Game:
 
     def __init__(self, rules: object = "long", seed: Optional[int] = None, *,
                  players: Tuple[str, str] = ("white", "black"),
-                 opening: Optional[Sequence[int]] = None):
-        """A new game from the start position (L1, S1) after the T6 opening throw: thrown with
-        the generator, or ``opening=(white's die, black's die)`` when thrown by the caller."""
-        self._stream = _stream(seed)
+                 opening: Optional[Sequence[int]] = None, stream: int = 0):
+        """A new game from the start position (L1, S1) after the T6 opening throw: thrown
+        from the dice (stream ``stream`` of ``seed``: the kernel's game ``stream`` of that
+        seed), or ``opening=(white's die, black's die)`` when thrown by the caller."""
+        self._stream = _stream(seed, stream)
         if opening is None:
             white_die, black_die = self._stream.opening()
         else:
@@ -89,7 +122,13 @@ class Game:
         self._positions: List[Position] = [position]
         self._history: List[Tuple[Roll, Turn]] = []
         self._dice = dice
-
+        self._stake = 1  # C1
+        self._owner: Optional[str] = None  # C2: None while both hold the right (centred)
+        self._offer: Optional[str] = None  # the side whose offer awaits its answer
+        self._dropped: Optional[str] = None  # C2: the side that won by a drop
+        self._cube: List[CubeEvent] = []
+        self._offers_allowed = True  # C7: False in a match's Crawford game
+        self._money = True  # C8: a game outside a match
 
     # ------------------------------------------------------------------ state
     @property
@@ -119,19 +158,119 @@ class Game:
         return tuple(self._history)
 
     def is_over(self) -> bool:
-        """L9/S9: a side has borne off its 15th checker."""
-        return self.position.is_game_over()
+        """L9/S9: a side has borne off its 15th checker; or C2: an offer was dropped."""
+        return self._dropped is not None or self.position.is_game_over()
 
-    def outcome(self, cube: int = 1) -> Optional[Outcome]:
-        """The result (L10/S9 scoring, times ``cube``) once the game is over, else None."""
-        return self.position.outcome(cube)
+    def outcome(self, cube: Optional[int] = None) -> Optional[Outcome]:
+        """The result once the game is over, else None: a drop wins the stake as it stood
+        (kind ``"drop"``, C2); a borne-off game scores its L10/S9 result times the stake (C1;
+        ``cube`` another stake), with C4 and C9 as :meth:`~fastnardy.Position.outcome`, and
+        C8 in money play: with ``jacoby`` mars, koks and backgammon count only once the stake
+        is raised."""
+        stake = self._stake if cube is None else cube
+        if self._dropped is not None:
+            return Outcome(self._dropped, stake, "drop")
+        outcome = self.position.outcome(stake)
+        rules = self.rules
+        if (outcome is not None and self._money and rules.jacoby and stake == 1
+                and rules.scoring != "checkers_left" and outcome.kind != "oin"):
+            return Outcome(outcome.winner, win_points(outcome.kind, stake, CHECKERS, False,
+                                                      True), "oin")
+        return outcome
+
+    # ------------------------------------------------------------------ the stake
+    @property
+    def stake(self) -> int:
+        """What the game is played for (C1): 1 at the start, raised by each offer taken."""
+        return self._stake
+
+    @property
+    def cube_owner(self) -> Optional[str]:
+        """The side that alone holds the right to offer (the last taker, C2), or None while
+        both hold it (a centred cube)."""
+        return self._owner
+
+    @property
+    def offered(self) -> Optional[str]:
+        """The side whose offer awaits the other side's take or drop, or None."""
+        return self._offer
+
+    @property
+    def cube_history(self) -> Tuple[CubeEvent, ...]:
+        """Every offer, take and drop of the game, oldest first."""
+        return tuple(self._cube)
+
+    def offer_refusal(self) -> Optional[IllegalActionError]:
+        """Why the side to move may not offer now (the error :meth:`offer` would raise, with
+        its rule id), or None when it may."""
+        mover = self.position.turn
+        if self.is_over():
+            return IllegalActionError("C2", "the game is over: no offer in a finished game")
+        if self._offer is not None:
+            return IllegalActionError("C2", f"{self._offer}'s offer awaits its answer")
+        if self._dice is not None:
+            return IllegalActionError("C2", f"{mover} has thrown {self._dice[0]}-"
+                                            f"{self._dice[1]}: an offer comes before the "
+                                            f"dice, never during a turn")
+        if self._owner is not None and self._owner != mover:
+            return IllegalActionError("C2", f"{mover} does not hold the right to offer: "
+                                            f"{self._owner} took the last offer")
+        if not self._offers_allowed:
+            return IllegalActionError("C7", "no one may offer in the Crawford game")
+        if next_stake(self.rules, self._stake) > MAX_STAKE:
+            return IllegalActionError("C1", f"the stake is {self._stake}: it never goes "
+                                            f"past {MAX_STAKE}")
+        return None
+
+    def may_offer(self) -> bool:
+        """Whether the side to move may offer now (:meth:`offer_refusal` is None)."""
+        return self.offer_refusal() is None
+
+    def offer(self) -> int:
+        """The side to move offers to raise the stake (C2), before it throws; returns the
+        stake offered. The other side must :meth:`take` or :meth:`drop` before anything
+        else. IllegalActionError names the rule that forbids it now."""
+        refusal = self.offer_refusal()
+        if refusal is not None:
+            raise refusal
+        self._offer = self.position.turn
+        offered = next_stake(self.rules, self._stake)
+        self._cube.append(CubeEvent(len(self._history), self._offer, "offer", offered))
+        return offered
+
+    def _answer(self, action: str) -> str:
+        if self._offer is None:
+            raise IllegalActionError("C2", f"there is no offer to {action}")
+        return _other(self._offer)
+
+    def take(self) -> int:
+        """The other side takes the offer (C2): the stake is raised (C3) and the taker alone
+        holds the right to offer; the offering side then throws and plays. Returns the
+        stake."""
+        taker = self._answer("take")
+        self._stake = next_stake(self.rules, self._stake)
+        self._owner, self._offer = taker, None
+        self._cube.append(CubeEvent(len(self._history), taker, "take", self._stake))
+        return self._stake
+
+    def drop(self) -> Outcome:
+        """The other side drops the offer (C2): the game ends, the offering side winning the
+        stake as it stood before the offer. Returns that outcome."""
+        dropper = self._answer("drop")
+        self._cube.append(CubeEvent(len(self._history), dropper, "drop",
+                                    next_stake(self.rules, self._stake)))
+        self._dropped, self._offer = _other(dropper), None
+        outcome = self.outcome()
+        assert outcome is not None
+        return outcome
 
     # ------------------------------------------------------------------ dice and turns
     @property
     def dice(self) -> Optional[Roll]:
         """The roll of the side to move, thrown now if it has not been (None once the game is
-        over). Set it to use other dice; see the module's docstring."""
-        if self._dice is None and not self.is_over():
+        over, or while an offer awaits its answer). Set it to use other dice; see the
+        module's docstring."""
+        if self._dice is None and not self.is_over() and self._offer is None:
             self._dice = self._stream.throw()
         return self._dice
 
@@ -140,16 +279,24 @@ class Game:
         roll = _roll(value)
         if self.is_over():
             raise InvalidDiceError("T4: the game is over; there is no roll to set")
+        self._check_no_offer()
         if self._first_short_turn() and sorted(roll) != sorted(self._dice or ()):
             raise InvalidDiceError(f"T6: short nardy's first turn plays the opening throw "
                                    f"{self._dice}, not {roll}")
         self._dice = roll
 
+    def _check_no_offer(self) -> None:
+        if self._offer is not None:
+            raise IllegalActionError("C2", f"{self._offer}'s offer awaits its answer: take or "
+                                           f"drop first")
+
     def _first_short_turn(self) -> bool:
         return not self.rules.is_long and self._opening is not None and not self._history
 
     def legal_turns(self) -> Sequence[Turn]:
-        """The legal turns for the current dice (T1, in T2 order); none once the game is over."""
+        """The legal turns for the current dice (T1, in T2 order); none once the game is over.
+        IllegalActionError (C2) while an offer awaits its answer."""
+        self._check_no_offer()
         dice = self.dice
         return () if dice is None else self.position.legal_turns(dice)
 
@@ -158,7 +305,9 @@ class Game:
         return the legal Turn it is. IllegalTurnError names the rule it breaks (T4 once the
         game is over); NotationError (T1) says the text does not read. A Turn taken from this
         game's :meth:`legal_turns` (same position, same dice) is legal by construction and is
-        played without a referee call."""
+        played without a referee call. IllegalActionError (C2) while an offer awaits its
+        answer."""
+        self._check_no_offer()
         dice = self.dice
         if dice is None:
             raise IllegalTurnError("T4", "the game is over: there is no legal turn")
@@ -177,6 +326,8 @@ class Game:
         Returns the ``(roll, Turn)`` taken back."""
         if not self._history:
             raise FastNardyError("there is no turn to undo")
+        if self._cube and self._cube[-1].turns == len(self._history):
+            raise FastNardyError("C5: the last turn is final: an offer came after it")
         self._positions.pop()
         roll, turn = self._history.pop()
         self._dice = roll
@@ -226,3 +377,101 @@ class Game:
     def __repr__(self) -> str:
         return (f"<Game {self.position.to_string()!r}, {len(self._history)} turns played, "
                 f"dice {self._dice}>")
+
+
+class Match:
+    """A match to ``length`` points (C6): games one after another, each from the start with
+    its T6 opening; each game's winner adds its score (C1: the stake times the L10/S9
+    result, or the stake as it stood for a drop) to its total, and the first total to reach
+    ``length`` wins. With the ``crawford`` variant (C7, the default) no one may offer in the
+    game that starts right after a player's total first reaches ``length - 1``; offers are
+    allowed again in the games after it. Game ``g`` (0 = the first) throws stream ``g`` of
+    ``seed`` (:class:`fastnardy.basics.DiceStream`). C8 (``jacoby``) is money play's, not a
+    match's."""
+
+    def __init__(self, rules: object = "short", length: int = 1, seed: Optional[int] = None,
+                 *, players: Tuple[str, str] = ("white", "black")) -> None:
+        self._rules = Rules.of(rules)
+        self._length = checks.number(length, "length", 1, 1 << 16)
+        self._seed = secrets.randbits(64) if seed is None else checks.number(seed, "seed", 0)
+        self._players = players
+        self._games: List[Game] = []
+        self._crawford: Optional[int] = None  # the number of the Crawford game, once played
+        self._start_game()
+
+    def _start_game(self) -> None:
+        number = len(self._games)
+        game = Game(self._rules, self._seed, players=self._players, stream=number)
+        game._money = False
+        if (self._rules.crawford and self._crawford is None
+                and max(self.score) == self._length - 1):
+            self._crawford = number
+            game._offers_allowed = False
+        self._games.append(game)
+
+    @property
+    def rules(self) -> Rules:
+        """The match's rules."""
+        return self._rules
+
+    @property
+    def length(self) -> int:
+        """The points that win the match (C6)."""
+        return self._length
+
+    @property
+    def players(self) -> Tuple[str, str]:
+        """The players' names: (white, black), in every game."""
+        return self._players
+
+    @property
+    def score(self) -> Tuple[int, int]:
+        """The totals of the finished games (C6): (white's, black's)."""
+        totals = [0, 0]
+        for game in self._games:
+            outcome = game.outcome()
+            if outcome is not None:
+                totals[outcome.winner == BLACK] += outcome.points
+        return totals[0], totals[1]
+
+    @property
+    def game(self) -> Game:
+        """The game being played (or the last one, once the match is over)."""
+        return self._games[-1]
+
+    @property
+    def games(self) -> Tuple[Game, ...]:
+        """Every game of the match so far, the first first."""
+        return tuple(self._games)
+
+    def is_crawford(self) -> bool:
+        """Whether the current game is the Crawford game (C7: no offers)."""
+        return self._crawford == len(self._games) - 1
+
+    def is_over(self) -> bool:
+        """C6: a total has reached the match's length (only a game's end adds to one)."""
+        return max(self.score) >= self._length
+
+    @property
+    def winner(self) -> Optional[str]:
+        """The side whose total reached the length, or None while the match goes on."""
+        white, black = self.score
+        if max(white, black) < self._length:
+            return None
+        return WHITE if white >= self._length else BLACK
+
+    def next_game(self) -> Game:
+        """Start the next game (T6) once the current one is over; returns it.
+        FastNardyError while the current game goes on, or once the match is over."""
+        if not self.game.is_over():
+            raise FastNardyError("the current game is not over: finish it before the next")
+        if self.is_over():
+            white, black = self.score
+            raise FastNardyError(f"the match is over: {self.winner} won {white}-{black}")
+        self._start_game()
+        return self.game
+
+    def __repr__(self) -> str:
+        white, black = self.score
+        return (f"<Match to {self._length}, {white}-{black}, game {len(self._games)}"
+                f"{' (Crawford)' if self.is_crawford() else ''}>")

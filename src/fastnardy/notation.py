@@ -45,7 +45,7 @@ PASS = "pass"
 
 # each game's variants and their allowed values (rules.VARIANTS)
 _RULE_FIELDS: Dict[str, Dict[str, Tuple[object, ...]]] = {
-    game: {name: v.values for name, v in VARIANTS.items() if v.game == game}
+    game: {name: v.values for name, v in VARIANTS.items() if v.game in (game, None)}
     for game in ("long", "short")}
 
 

@@ -7,8 +7,8 @@ from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple, cast
 from . import _kernel
 from . import backend as _backend
 from . import checks
-from .basics import (BLACK, LONG_GAME, SHORT_GAME, WHITE, WIN_POINTS, Roll, mirror, six_block,
-                     start_points, win_kind)
+from .basics import (BLACK, CHECKERS, LONG_GAME, SHORT_GAME, WHITE, Roll, mirror, six_block,
+                     start_points, win_kind, win_points)
 from .errors import IllegalTurnError, InvalidDiceError, InvalidPositionError
 from .rules import LONG, SHORT, Rules
 
@@ -202,8 +202,9 @@ class Position(_kernel.PackedPosition):
 
     def outcome(self, cube: int = 1) -> Optional[Outcome]:
         """The result of a finished game (L10 / S9), or None while it goes on. ``cube`` is the
-        doubling cube's value; with ``cube_cancels_mars`` a turned cube (cube > 1) makes any
-        win count as oin."""
+        stake (C1); with ``cube_cancels_mars`` a raised stake (cube > 1) makes any win count
+        as oin (C4); with the ``checkers_left`` scoring a win scores the loser's checkers
+        left times the stake (C9). :meth:`fastnardy.Game.outcome` applies C8 too."""
         if not self.is_game_over():
             return None
         cube = checks.number(cube, "cube", 1)
@@ -214,9 +215,11 @@ class Position(_kernel.PackedPosition):
         rules = self.rules
         kind = win_kind(LONG_GAME if rules.is_long else SHORT_GAME, loser_points, loser_bar,
                         loser_off, rules.scoring == "oin_mars_koks", bool(rules.backgammon))
-        if rules.game == SHORT and rules.cube_cancels_mars and cube > 1:
+        plain = rules.game == SHORT and bool(rules.cube_cancels_mars) and cube > 1
+        if plain:
             kind = "oin"
-        return Outcome(winner, WIN_POINTS[kind] * cube, kind)
+        return Outcome(winner, win_points(kind, cube, CHECKERS - loser_off,
+                                          rules.scoring == "checkers_left", plain), kind)
 
     # ------------------------------------------------------------------ text
     def to_string(self) -> str:

@@ -397,3 +397,59 @@ def _position(position: object) -> PackedPosition:
     if not isinstance(position, PackedPosition):
         raise InvalidPositionError(f"expected a Position, not {position!r}")
     return position
+
+
+# --------------------------------------------------------------------------- the stake
+# Section 5 of RULES.md as plain facts, the second opinion on fastnardy.Game's stake: what
+# an action is refused for, the stake an offer makes and what a finished game scores.
+
+class Stake(NamedTuple):
+    """The stake of a game as section 5 describes it: the ``stake`` (C1), who alone may
+    offer (``holder``: None while both may), the side whose offer is unanswered, whether the
+    side to move has thrown, whether the game is over and whether it is a Crawford game."""
+
+    stake: int
+    holder: Optional[str]
+    offering: Optional[str]
+    thrown: bool
+    over: bool
+    crawford_game: bool
+
+
+def raised(progression: str, stake: int) -> int:
+    """C3: the stakes in turn are 1, 2, 4, 8 … (geometric) or 1, 2, 3, 4 … (arithmetic)."""
+    ladder = ([2 ** k for k in range(7)] if progression == "geometric"
+              else list(range(1, 65)))
+    return ladder[ladder.index(stake) + 1] if stake in ladder[:-1] else 2 * 64
+
+
+def refused(progression: str, state: Stake, mover: str, action: str) -> Optional[str]:
+    """The rule that refuses ``action`` (offer, take or drop) by the side that would make it
+    (the side to move offers, the other side answers), or None when it is allowed."""
+    if action == "offer":
+        if state.over or state.offering is not None or state.thrown:
+            return "C2"  # never in a finished game, before an answer or after the dice
+        if state.holder not in (None, mover):
+            return "C2"  # no right: the other side took the last offer
+        if state.crawford_game:
+            return "C7"
+        return "C1" if raised(progression, state.stake) > 64 else None
+    return None if state.offering is not None else "C2"  # an answer needs an offer
+
+
+def score(rules: object, kind: str, loser_checkers_left: int, stake: int, money: bool,
+          dropped: bool) -> int:
+    """What a finished game scores its winner: a drop the stake as it stood (C2); otherwise
+    the L10/S9 points of ``kind`` times the stake (C1), oin for every kind once the stake is
+    raised under C4 and, in money play under C8, while it is not; under C9 the loser's
+    checkers left times the stake."""
+    if dropped:
+        return stake
+    if getattr(rules, "scoring", None) == "checkers_left":
+        return loser_checkers_left * stake
+    points = {"oin": 1, "mars": 2, "koks": 3, "backgammon": 3}[kind]
+    if getattr(rules, "cube_cancels_mars", False) and stake > 1:
+        points = 1
+    if money and getattr(rules, "jacoby", False) and stake == 1:
+        points = 1
+    return points * stake

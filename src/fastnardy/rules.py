@@ -2,7 +2,7 @@
 
 The rule book shipped with the package (``fastnardy/docs/rules.md``) is read here by rule id
 (:func:`describe`, :func:`titles`, :func:`text`): every rule is a ``### <id> <title>`` section
-of that document (L1-L10, S1-S9, T1-T7), the ids cited by the code and by every
+of that document (L1-L10, S1-S9, T1-T7, C1-C9), the ids cited by the code and by every
 :class:`~fastnardy.IllegalTurnError`.
 
     >>> from fastnardy import rules
@@ -26,16 +26,16 @@ SHORT = "short"
 HEAD_RULES = ("classic", "tournament", "blocked")  # L5
 BLOCK_RULES = ("opponent_ahead", "opponent_home", "none")  # L6
 BLOCK_CHECKS = ("every_step", "turn_end")  # L6
-LONG_SCORINGS = ("oin_mars", "oin_mars_koks")  # L10
+LONG_SCORINGS = ("oin_mars", "oin_mars_koks", "checkers_left")  # L10, C9
 HIT_AND_HIDE = ("allowed", "forbidden")  # S8
-
-
+STAKES = ("geometric", "arithmetic")  # C3
+MAX_STAKE = 64  # C1: the cube's last face
 
 class Variant(NamedTuple):
-    """A rule variant: the game it belongs to, its allowed values, its default, the rule id
-    that defines it and what it sets."""
+    """A rule variant: the game it belongs to (None: both games), its allowed values, its
+    default, the rule id that defines it and what it sets."""
 
-    game: str
+    game: Optional[str]
     values: Tuple[object, ...]
     default: object
     rule: str
@@ -52,13 +52,22 @@ VARIANTS: Dict[str, Variant] = {
                           "when a six-point block is allowed"),
     "block_check": Variant(LONG, BLOCK_CHECKS, "every_step", "L6",
                            "when the six-block rule is checked"),
-    "scoring": Variant(LONG, LONG_SCORINGS, "oin_mars", "L10", "whether a koks scores 3"),
+    "scoring": Variant(LONG, LONG_SCORINGS, "oin_mars", "L10",
+                       "whether a koks scores 3, or a win the loser's checkers left (C9)"),
     "hit_and_hide": Variant(SHORT, HIT_AND_HIDE, "allowed", "S8",
                             "whether a hitter may move on to its own point"),
     "backgammon": Variant(SHORT, (True, False), True, "S9", "whether a backgammon scores 3"),
-    "cube_cancels_mars": Variant(SHORT, (True, False), False, "S9",
-                                 "whether a turned cube makes any win an oin"),
+    "cube_cancels_mars": Variant(SHORT, (True, False), False, "C4",
+                                 "whether a raised stake makes any win an oin"),
+    "stakes": Variant(None, STAKES, "geometric", "C3", "how an accepted offer raises the stake"),
+    "crawford": Variant(None, (True, False), True, "C7",
+                        "whether no one may offer in a match's Crawford game"),
+    "jacoby": Variant(None, (True, False), False, "C8",
+                      "whether a money game's mars, koks and backgammon count only once the "
+                      "stake is raised"),
 }
+# the variants of what a game is worth (section 5), which move generation never reads
+CUBE_VARIANTS = ("cube_cancels_mars", "stakes", "crawford", "jacoby")
 # the variants that move generation reads (Rules.code), in the order of the code
 MOVE_VARIANTS = ("head_rule", "block_rule", "block_check", "hit_and_hide")
 
@@ -67,11 +76,13 @@ def defaults(game: str) -> Dict[str, object]:
     """The variants of ``game`` (``"long"`` or ``"short"``) with their defaults."""
     if not isinstance(game, str) or game not in (LONG, SHORT):
         raise InvalidRulesError(f"game must be 'long' or 'short', not {game!r}")
-    return {name: v.default for name, v in VARIANTS.items() if v.game == game}
+    return {name: v.default for name, v in VARIANTS.items() if v.game in (game, None)}
 
 
 _LONG_DEFAULTS = defaults(LONG)
 _SHORT_DEFAULTS = defaults(SHORT)
+_ONLY = {game: tuple(name for name, v in VARIANTS.items() if v.game == game)
+         for game in (LONG, SHORT)}  # each game's own variants, not the other's
 
 
 def _check(name: str, value: object) -> None:
@@ -101,17 +112,19 @@ class Rules:
     hit_and_hide: Optional[str] = None
     backgammon: Optional[bool] = None
     cube_cancels_mars: Optional[bool] = None
+    stakes: Optional[str] = None
+    crawford: Optional[bool] = None
+    jacoby: Optional[bool] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, str) or self.game not in (LONG, SHORT):
             raise InvalidRulesError(f"game must be 'long' or 'short', not {self.game!r}")
-        mine, other = ((_LONG_DEFAULTS, _SHORT_DEFAULTS) if self.game == LONG
-                       else (_SHORT_DEFAULTS, _LONG_DEFAULTS))
+        mine = _LONG_DEFAULTS if self.game == LONG else _SHORT_DEFAULTS
         for name, default in mine.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
             _check(name, getattr(self, name))
-        for name in other:
+        for name in _ONLY[SHORT if self.game == LONG else LONG]:
             if getattr(self, name) is not None:
                 raise InvalidRulesError(f"{name} is not a {self.game}-nardy variant; it must "
                                         f"be None, not {getattr(self, name)!r}")
@@ -123,13 +136,18 @@ class Rules:
         block_rule: str = str(_LONG_DEFAULTS["block_rule"]),
         block_check: str = str(_LONG_DEFAULTS["block_check"]),
         scoring: str = str(_LONG_DEFAULTS["scoring"]),
+        *,
+        stakes: str = str(_LONG_DEFAULTS["stakes"]),
+        crawford: bool = bool(_LONG_DEFAULTS["crawford"]),
+        jacoby: bool = bool(_LONG_DEFAULTS["jacoby"]),
     ) -> "Rules":
-        """Long nardy (L1-L10) with the given L5 head rule, L6 block rule and check, L10 scoring."""
-        for name, value in (("head_rule", head_rule), ("block_rule", block_rule),
-                            ("block_check", block_check), ("scoring", scoring)):
+        """Long nardy (L1-L10) with the given L5 head rule, L6 block rule and check, L10 (or
+        C9) scoring, and the C3, C7 and C8 variants of the stake."""
+        given = {"head_rule": head_rule, "block_rule": block_rule, "block_check": block_check,
+                 "scoring": scoring, "stakes": stakes, "crawford": crawford, "jacoby": jacoby}
+        for name, value in given.items():
             _check(name, value)  # before the constructor: None is no default here
-        return cls(LONG, head_rule=head_rule, block_rule=block_rule,
-                   block_check=block_check, scoring=scoring)
+        return cls(LONG, **given)  # type: ignore[arg-type]
 
     @classmethod
     def short(
@@ -137,13 +155,19 @@ class Rules:
         hit_and_hide: str = str(_SHORT_DEFAULTS["hit_and_hide"]),
         backgammon: bool = bool(_SHORT_DEFAULTS["backgammon"]),
         cube_cancels_mars: bool = bool(_SHORT_DEFAULTS["cube_cancels_mars"]),
+        *,
+        stakes: str = str(_SHORT_DEFAULTS["stakes"]),
+        crawford: bool = bool(_SHORT_DEFAULTS["crawford"]),
+        jacoby: bool = bool(_SHORT_DEFAULTS["jacoby"]),
     ) -> "Rules":
-        """Short nardy / backgammon (S1-S9) with the S8 hit-and-hide and S9 scoring variants."""
-        for name, value in (("hit_and_hide", hit_and_hide), ("backgammon", backgammon),
-                            ("cube_cancels_mars", cube_cancels_mars)):
+        """Short nardy / backgammon (S1-S9) with the S8 hit-and-hide and S9 scoring variants,
+        and the C3, C4, C7 and C8 variants of the stake."""
+        given = {"hit_and_hide": hit_and_hide, "backgammon": backgammon,
+                 "cube_cancels_mars": cube_cancels_mars, "stakes": stakes,
+                 "crawford": crawford, "jacoby": jacoby}
+        for name, value in given.items():
             _check(name, value)
-        return cls(SHORT, hit_and_hide=hit_and_hide, backgammon=backgammon,
-                   cube_cancels_mars=cube_cancels_mars)
+        return cls(SHORT, **given)  # type: ignore[arg-type]
 
     @classmethod
     def of(cls, game_or_rules: object) -> "Rules":
@@ -189,7 +213,7 @@ _DEFAULT_RULES = {LONG: Rules.long(), SHORT: Rules.short()}
 
 # --------------------------------------------------------------------------- the rule book
 # a rule is a level-3 heading "### L5 Head rule" and the text up to the next heading
-_RULE_SECTION = re.compile(r"^### ([LST][0-9]+) ([^\n]+)\n(.*?)(?=^#|\Z)",
+_RULE_SECTION = re.compile(r"^### ([LSTC][0-9]+) ([^\n]+)\n(.*?)(?=^#|\Z)",
                            re.MULTILINE | re.DOTALL)
 
 
@@ -206,7 +230,8 @@ def _sections() -> Dict[str, Tuple[str, str]]:
 
 
 def titles() -> Dict[str, str]:
-    """Every rule id with its title, in the document's order (L1 … L10, S1 … S9, T1 … T7)."""
+    """Every rule id with its title, in the document's order (L1 … L10, S1 … S9, T1 … T7,
+    C1 … C9)."""
     return {rule_id: title for rule_id, (title, _) in _sections().items()}
 
 

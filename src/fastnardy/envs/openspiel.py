@@ -96,7 +96,7 @@ from ..batch import PROBABILITY, encode
 from ..errors import IllegalTurnError, InvalidDiceError, InvalidPositionError, InvalidRulesError
 from ..search.inputs import WIDTHS, features
 from ..position import Position, Turn
-from ..rules import LONG, SHORT, VARIANTS, Rules, defaults
+from ..rules import CUBE_VARIANTS, LONG, SHORT, VARIANTS, Rules, defaults
 
 __all__ = ["LONG_NAME", "MAX_TURNS_PER_ROLL", "SHORT_NAME", "LongNardyGame", "NardyGame",
            "NardyObserver", "NardyState", "ShortNardyGame"]
@@ -120,9 +120,9 @@ _ROLL_OUTCOMES = list(enumerate(PROBABILITY.tolist()))
 _ROLL_INDEX = {roll: i for i, roll in enumerate(_ROLLS)}
 
 # the game parameters: each game's rule variants with their defaults (rules.VARIANTS; no
-# cube here, so not cube_cancels_mars), and max_turns
-_LONG_VARIANTS = tuple(defaults(LONG))
-_SHORT_VARIANTS = tuple(name for name in defaults(SHORT) if name != "cube_cancels_mars")
+# cube here, so none of rules.CUBE_VARIANTS), and max_turns
+_LONG_VARIANTS = tuple(name for name in defaults(LONG) if name not in CUBE_VARIANTS)
+_SHORT_VARIANTS = tuple(name for name in defaults(SHORT) if name not in CUBE_VARIANTS)
 _LONG_PARAMETERS: Dict[str, Any] = {**{name: VARIANTS[name].default for name in _LONG_VARIANTS},
                                     "max_turns": DEFAULT_MAX_TURNS}
 _SHORT_PARAMETERS: Dict[str, Any] = {**{name: VARIANTS[name].default

@@ -1,0 +1,212 @@
+"""Section 5 of the rule book: the stake (C1), offers, takes and drops (C2), the two
+progressions (C3), mars with a raised stake (C4), a final turn (C5), matches (C6), the
+Crawford game (C7), money play's Jacoby option (C8) and scoring by checkers left (C9).
+
+Game's stake is checked against the reference's second opinion (fastnardy.reference.refused,
+raised and score), which keeps its own state, over random walks of offers, answers and turns
+in every variant."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fastnardy import (FastNardyError, Game, IllegalActionError, IllegalTurnError, Match,
+                       Position, Rules)
+from fastnardy import reference as ref
+
+
+VARIANTS = [Rules.short(), Rules.short(stakes="arithmetic"), Rules.short(cube_cancels_mars=True),
+            Rules.short(jacoby=True), Rules.long(), Rules.long(stakes="arithmetic"),
+            Rules.long(scoring="checkers_left"), Rules.long(scoring="oin_mars_koks", jacoby=True)]
+
+
+def other(side: str) -> str:
+    return "black" if side == "white" else "white"
+
+
+def attempt(game: Game, action: str):
+    """The rule id that refuses ``action``, or None when it was made."""
+    try:
+        getattr(game, action)()
+    except IllegalActionError as exc:
+        return exc.rule
+    return None
+
+
+def walk(rules: Rules, seed: int, money: bool = True, crawford_game: bool = False) -> Game:
+    """A random game of offers, answers and turns; at every step Game's verdict on each
+    action equals the reference's, which keeps its own state."""
+    chooser = random.Random(seed)
+    game = Game(rules, seed=seed)
+    game._money, game._offers_allowed = money, not crawford_game
+    state = ref.Stake(1, None, None, not rules.is_long, False, crawford_game)  # short: T6 roll
+    while True:
+        mover = game.position.turn
+        for action in ("offer", "take", "drop"):  # what the reference says of each now
+            side = mover if action == "offer" else other(state.offering or mover)
+            expected = ref.refused(rules.stakes, state, side, action)
+            if expected is not None:  # refused: the same rule, and nothing changed
+                before = (game.stake, game.cube_owner, game.offered, game.is_over())
+                assert attempt(game, action) == expected, (action, state)
+                assert (game.stake, game.cube_owner, game.offered, game.is_over()) == before
+        if state.over:
+            assert game.is_over()
+            return game
+        if state.offering is not None:  # answer the offer
+            action = chooser.choice(("take", "take", "drop"))
+            assert attempt(game, action) is None
+            if action == "take":
+                state = state._replace(stake=ref.raised(rules.stakes, state.stake),
+                                       holder=other(state.offering), offering=None)
+            else:
+                state = state._replace(offering=None, over=True)
+                outcome = game.outcome()
+                assert outcome.kind == "drop" and outcome.winner == mover
+                assert outcome.points == ref.score(rules, "oin", 0, state.stake, money, True)
+        elif not state.thrown and chooser.random() < 0.3 \
+                and ref.refused(rules.stakes, state, mover, "offer") is None:
+            assert game.offer() == ref.raised(rules.stakes, state.stake)
+            state = state._replace(offering=mover)
+        else:
+            turns = game.legal_turns()  # throws the dice
+            state = state._replace(thrown=True)
+            assert attempt(game, "offer") == "C2"  # never during a turn
+            game.play(chooser.choice(list(turns)))
+            state = state._replace(thrown=False, over=game.position.is_game_over())
+            if state.over:
+                position = game.position
+                kind = position.outcome().kind
+                loser_off = position.black_off if position.white_off == 15 else position.white_off
+                expected = ref.score(rules, kind, 15 - loser_off, state.stake, money, False)
+                assert game.outcome().points == expected, (kind, state)
+        assert (game.stake, game.cube_owner, game.offered) == \
+            (state.stake, state.holder, state.offering)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=repr)
+def test_C1_C2_C3_C4_C8_C9_game_stake_agrees_with_the_reference(rules):
+    for seed in range(12):
+        walk(rules, seed, money=seed % 2 == 0)
+
+
+def test_C7_no_offer_in_a_crawford_game():
+    game = walk(Rules.short(), 3, money=False, crawford_game=True)
+    assert game.stake == 1 and not game.cube_history
+
+
+def test_C1_the_stake_never_passes_64():
+    for rules, offers in ((Rules.long(), 6), (Rules.long(stakes="arithmetic"), 63)):
+        game = Game(rules, seed=1)
+        for _ in range(offers):
+            game.offer()
+            game.take()
+            game.play(game.legal_turns()[0])
+        assert game.stake == 64
+        assert not game.may_offer() and game.offer_refusal().rule in ("C1", "C2")
+        if game.cube_owner == game.position.turn:
+            assert game.offer_refusal().rule == "C1"
+
+
+def test_C2_the_right_passes_to_the_taker_and_a_drop_scores_the_stake_before_it():
+    game = Game("long", seed=2)
+    first = game.position.turn
+    assert game.may_offer() and game.cube_owner is None  # centred: both hold the right
+    assert game.offer() == 2 and game.offered == first
+    with pytest.raises(IllegalActionError, match="C2: .*awaits its answer"):
+        game.legal_turns()
+    with pytest.raises(IllegalActionError, match="C2"):
+        game.dice = (6, 5)
+    assert game.take() == 2 and game.cube_owner == other(first) and game.offered is None
+    assert attempt(game, "offer") == "C2"  # the offerer no longer holds the right
+    game.play(game.legal_turns()[0])  # the offerer throws and plays
+    assert game.position.turn == other(first) and game.may_offer()
+    game.offer()
+    outcome = game.drop()
+    assert outcome == game.outcome() and outcome.winner == other(first)
+    assert (outcome.points, outcome.kind) == (2, "drop") and game.is_over()
+    assert attempt(game, "offer") == "C2" and attempt(game, "take") == "C2"
+    assert [event.action for event in game.cube_history] == ["offer", "take", "offer", "drop"]
+
+
+def test_C2_an_answer_needs_an_offer_and_an_offer_comes_before_the_dice():
+    game = Game("short", seed=4)
+    assert attempt(game, "take") == "C2" and attempt(game, "drop") == "C2"
+    assert attempt(game, "offer") == "C2"  # short nardy's first roll is the opening throw
+    game.play(game.legal_turns()[0])
+    assert game.may_offer()
+    _ = game.dice  # thrown
+    assert game.offer_refusal().rule == "C2" and "before the dice" in str(game.offer_refusal())
+
+
+def test_C4_C8_C9_what_a_finished_game_scores():
+    # short: white bears off its last checker; black has borne off none (a mars / gammon)
+    won = Position.from_string("short b - 6:15")
+    rules = Rules.short(cube_cancels_mars=True, jacoby=True)
+    position = Position.from_points(rules, won.white_points, won.black_points, "black")
+    assert position.outcome(1) == position.outcome().__class__("white", 2, "mars")
+    assert position.outcome(4).kind == "oin" and position.outcome(4).points == 4  # C4
+    game = Game.from_position(position)
+    assert game.outcome().points == 1 and game.outcome().kind == "oin"  # C8, money, stake 1
+    long_rules = Rules.long(scoring="checkers_left")
+    left = Position.from_points(long_rules, [0] * 24, [0] * 17 + [3] + [0] * 6, "black")
+    assert left.outcome(1).points == 3 and left.outcome(2).points == 6  # C9
+
+
+def test_C5_a_turn_followed_by_an_offer_is_final():
+    game = Game("long", seed=6)
+    game.play(game.legal_turns()[0])
+    game.offer()
+    game.take()
+    with pytest.raises(FastNardyError, match="C5"):
+        game.undo()
+
+
+def test_illegal_actions_are_illegal_turn_errors_with_the_rule():
+    assert issubclass(IllegalActionError, IllegalTurnError)
+    game = Game("long", seed=1)
+    with pytest.raises(IllegalActionError) as info:
+        game.take()
+    assert info.value.rule == "C2" and str(info.value).startswith("C2: ")
+
+
+def play_out(game: Game, chooser: random.Random) -> None:
+    while not game.is_over():
+        if game.may_offer() and chooser.random() < 0.1:
+            game.offer()
+            (game.take if chooser.random() < 0.8 else game.drop)()
+            continue
+        game.play(chooser.choice(list(game.legal_turns())))
+
+
+@pytest.mark.parametrize("rules", [Rules.short(), Rules.short(crawford=False), Rules.long()],
+                         ids=repr)
+@pytest.mark.parametrize("length", [1, 3, 7])
+def test_C6_C7_matches_score_their_games_and_skip_offers_in_the_crawford_game(rules, length):
+    for seed in range(3):
+        match = Match(rules, length, seed=seed)
+        chooser = random.Random(seed)
+        totals, crawford_seen = [0, 0], False
+        while True:
+            game = match.game
+            crawford = (rules.crawford and not crawford_seen and max(totals) == length - 1)
+            assert match.is_crawford() == crawford
+            crawford_seen |= crawford
+            assert game.may_offer() is False or not crawford
+            play_out(game, chooser)
+            if crawford:
+                assert not game.cube_history
+            outcome = game.outcome()
+            totals[outcome.winner == "black"] += outcome.points
+            assert match.score == tuple(totals)
+            if max(totals) >= length:
+                break
+            assert not match.is_over()
+            match.next_game()
+        assert match.is_over() and match.winner == ("white" if totals[0] >= length else "black")
+        with pytest.raises(FastNardyError, match="match is over"):
+            match.next_game()
+        # game g throws stream g of the seed: the same games from Game(seed, stream=g)
+        for number, game in enumerate(match.games):
+            assert Game(rules, seed, stream=number).opening == game.opening
