@@ -12,7 +12,8 @@ import random
 
 import pytest
 
-from fastnardy import (FastNardyError, Game, IllegalActionError, IllegalTurnError, Match,
+from fastnardy import (FastNardyError, Game, IllegalActionError, IllegalTurnError,
+                       InvalidRecordError, Match,
                        Position, Rules)
 from fastnardy import reference as ref
 
@@ -210,3 +211,35 @@ def test_C6_C7_matches_score_their_games_and_skip_offers_in_the_crawford_game(ru
         # game g throws stream g of the seed: the same games from Game(seed, stream=g)
         for number, game in enumerate(match.games):
             assert Game(rules, seed, stream=number).opening == game.opening
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=repr)
+def test_C2_records_carry_the_offers_and_answers_both_ways(rules):
+    for seed in range(6):
+        game = Game(rules, seed=seed)
+        play_out(game, random.Random(seed))
+        text = game.record()
+        again = Game.from_record(text)
+        assert again.cube_history == game.cube_history and again.stake == game.stake
+        assert again.outcome() == game.outcome() and again.history == game.history
+        assert again.record() == text
+        if game.cube_history:
+            assert any(word in text for word in (" doubles ", " takes", " drops"))
+
+
+def test_C2_a_record_whose_cube_actions_the_rules_refuse_names_the_rule_and_line():
+    start = "rules long\nwhite a\nblack b\nopening 6 1\n"
+    with pytest.raises(IllegalActionError, match=r"C2: .*line 5"):
+        Game.from_record(start + "1 white takes\n")  # nothing offered
+    with pytest.raises(IllegalActionError, match=r"C2: black would make it.*line 6"):
+        Game.from_record(start + "1 white doubles 2\n1 white takes\n")
+    with pytest.raises(IllegalActionError, match=r"C3: .*to 2, not 4"):
+        Game.from_record(start + "1 white doubles 4\n")
+    with pytest.raises(IllegalActionError, match=r"C2: .*does not hold the right"):
+        Game.from_record(start + "1 white doubles 2\n1 black takes\n1 white 6-5 24/18 18/13\n"
+                         "2 black 3-1 24/21 21/20\n3 white doubles 4\n")
+    game = Game.from_record(start + "1 white doubles 2\n1 black drops\n")
+    assert game.is_over() and game.outcome() == ("white", 1, "drop")
+    for bad in ("1 white doubles\n", "1 white takes 2\n", "1 white doubles x\n"):
+        with pytest.raises(InvalidRecordError):
+            Game.from_record(start + bad)

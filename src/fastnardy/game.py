@@ -39,7 +39,7 @@ from .basics import BLACK, CHECKERS, WHITE, DiceStream, Roll, win_points
 from .errors import (FastNardyError, IllegalActionError, IllegalTurnError, InvalidDiceError,
                      InvalidRecordError, NotationError)
 from .position import Outcome, Position, Turn
-from .record import GameRecord, RecordedTurn, check_name, read_record, write_record
+from .record import CubeAction, GameRecord, RecordedTurn, check_name, read_record, write_record
 from .rules import MAX_STAKE, Rules
 
 
@@ -340,7 +340,12 @@ class Game:
                       for number, (before, (roll, turn))
                       in enumerate(zip(self._positions, self._history), 1))
         start = None if self._opening is not None else self._positions[0]
-        return GameRecord(self.rules, self._players, start, self._opening, turns)
+        numbers = [turn.number for turn in turns] + [len(turns) + 1]
+        cube = tuple((event.turns, CubeAction(numbers[event.turns], event.side,
+                                              "double" if event.action == "offer"
+                                              else event.action, event.stake))
+                     for event in self._cube)
+        return GameRecord(self.rules, self._players, start, self._opening, turns, cube)
 
     def record(self) -> str:
         """The game as a fastnardy text record (:mod:`fastnardy.record`)."""
@@ -358,7 +363,10 @@ class Game:
             game = cls.from_position(record.start, seed, players=record.players)
         else:
             game = cls(record.rules, seed, players=record.players, opening=record.opening)
-        for entry in record.turns:
+        cube = list(record.cube)
+        for index, entry in enumerate(record.turns):
+            while cube and cube[0][0] == index:
+                game._replay_cube(cube.pop(0)[1])
             where = (f"move {entry.number}, {entry.side} {notation.format_roll(entry.roll)} "
                      f"{entry.turn}" + (f", line {entry.line}" if entry.line else ""))
             if game.is_over():
@@ -372,7 +380,32 @@ class Game:
             except IllegalTurnError as exc:
                 reason = str(exc)[len(exc.rule) + 2:]
                 raise IllegalTurnError(exc.rule, f"{reason} ({where})", exc.step) from None
+        for _, action in cube:
+            game._replay_cube(action)
         return game
+
+    def _replay_cube(self, action: CubeAction) -> None:
+        """One recorded offer or answer, refereed (C1-C3, C7): its side must be the one that
+        makes it, an offer's stake the one C3 gives."""
+        where = (f"move {action.number}, {action.side} {action.action}"
+                 + (f", line {action.line}" if action.line else ""))
+        maker = self.position.turn if action.action == "double" else (
+            _other(self._offer) if self._offer is not None else None)
+        try:
+            if maker is not None and action.side != maker:
+                raise IllegalActionError("C2", f"{maker} would make it, not {action.side}")
+            if action.action == "double":
+                offered = self.offer()
+                if action.cube != offered:
+                    raise IllegalActionError("C3", f"the offer raises the stake to {offered}, "
+                                                   f"not {action.cube}")
+            elif action.action == "take":
+                self.take()
+            else:
+                self.drop()
+        except IllegalActionError as exc:
+            raise IllegalActionError(exc.rule, f"{str(exc)[len(exc.rule) + 2:]} ({where})"
+                                     ) from None
 
     def __repr__(self) -> str:
         return (f"<Game {self.position.to_string()!r}, {len(self._history)} turns played, "

@@ -19,7 +19,10 @@
 * one line per turn: the move number (Game.record writes 1, 2, 3 …; read, they must not
   decrease), the side (``white`` / ``black``, alternating from the first mover), the roll, high
   die first (``6-5``; read in either order) and the turn in notation (:mod:`fastnardy.notation`; ``pass`` for a pass).
-  Short nardy's first turn plays the opening throw (T6).
+  Short nardy's first turn plays the opening throw (T6);
+* a line per offer and answer (section 5), where it happened among the turns: ``N side
+  doubles S`` (an offer of the stake S, C2, C3), ``N side takes``, ``N side drops``; ``N`` is
+  the number of the move it came before.
 
 Blank lines and lines starting with ``#`` are skipped. The header lines come first, each once.
 
@@ -119,6 +122,8 @@ class GameRecord:
     start: Optional[Position]
     opening: Optional[Roll]
     turns: Tuple[RecordedTurn, ...]
+    #: the offers and answers (section 5), each with the number of turns played before it
+    cube: Tuple[Tuple[int, "CubeAction"], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
@@ -155,6 +160,13 @@ class GameRecord:
                 raise InvalidRecordError(f"{at_line(entry.line)}move number {entry.number} comes "
                                          f"after move {number}")
             side, number = (BLACK if side == WHITE else WHITE), entry.number
+        if not isinstance(self.cube, tuple) or not all(
+                isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], CubeAction)
+                and isinstance(item[0], int) and 0 <= item[0] <= len(self.turns)
+                for item in self.cube):
+            raise InvalidRecordError("cube must be a tuple of (turns before, CubeAction) pairs")
+        if [before for before, _ in self.cube] != sorted(before for before, _ in self.cube):
+            raise InvalidRecordError("the cube actions must come in the order of the turns")
         if self.turns and self.opening is not None and not self.rules.is_long \
                 and sorted(self.turns[0].roll) != sorted(self.opening):
             first = self.turns[0]
@@ -167,6 +179,7 @@ class GameRecord:
 # --------------------------------------------------------------------------- fastnardy record
 
 _HEADER_KEYS = ("rules", "white", "black", "opening", "start")
+_CUBE_LINE = re.compile(r"([0-9]{1,9}) +(white|black) +(doubles|takes|drops)(?: +([0-9]{1,9}))?")
 
 
 def write_record(record: GameRecord) -> str:
@@ -180,8 +193,19 @@ def write_record(record: GameRecord) -> str:
     else:
         assert record.opening is not None
         lines.append(f"opening {record.opening[0]} {record.opening[1]}")
-    lines += [f"{t.number} {t.side} {notation.format_roll(t.roll)} {t.turn}" for t in record.turns]
+    cube = list(record.cube)
+    for index, turn in enumerate(record.turns):
+        while cube and cube[0][0] == index:
+            lines.append(_cube_text(turn.number, cube.pop(0)[1]))
+        lines.append(f"{turn.number} {turn.side} {notation.format_roll(turn.roll)} {turn.turn}")
+    after = record.turns[-1].number + 1 if record.turns else 1
+    lines += [_cube_text(after, action) for _, action in cube]
     return "\n".join(lines) + "\n"
+
+
+def _cube_text(number: int, action: CubeAction) -> str:
+    words = {"double": f"doubles {action.cube}", "take": "takes", "drop": "drops"}
+    return f"{number} {action.side} {words[action.action]}"
 
 
 def read_record(text: str) -> GameRecord:
@@ -195,6 +219,8 @@ def read_record(text: str) -> GameRecord:
     start: Optional[Position] = None
     opening: Optional[Roll] = None
     turns: List[RecordedTurn] = []
+    cube: List[Tuple[int, CubeAction]] = []
+    offered = 1  # the stake the last offer made (1: none yet, for an answer C2 refuses)
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -202,7 +228,19 @@ def read_record(text: str) -> GameRecord:
         key, _, value = line.partition(" ")
         value = value.strip()
         if key not in _HEADER_KEYS:
-            turns.append(_read_turn(line, number))
+            action = _CUBE_LINE.fullmatch(line)
+            if action is None:
+                turns.append(_read_turn(line, number))
+                continue
+            name = {"doubles": "double", "takes": "take", "drops": "drop"}[action.group(3)]
+            if (name == "double") != (action.group(4) is not None):
+                raise InvalidRecordError(f"line {number}: an offer is 'N side doubles STAKE', "
+                                         f"an answer 'N side takes' or 'N side drops', not "
+                                         f"{line!r}")
+            if name == "double":
+                offered = int(action.group(4))
+            cube.append((len(turns), CubeAction(int(action.group(1)), action.group(2), name,
+                                                offered, number)))
             continue
         if key in seen:
             raise InvalidRecordError(f"line {number}: a second {key!r} line")
@@ -225,7 +263,8 @@ def read_record(text: str) -> GameRecord:
     if start is not None and start.rules != rules:
         raise InvalidRecordError(f"line {seen['start']}: the start position's rules differ "
                                  f"from the 'rules' line")
-    return GameRecord(rules, (names[WHITE], names[BLACK]), start, opening, tuple(turns))
+    return GameRecord(rules, (names[WHITE], names[BLACK]), start, opening, tuple(turns),
+                      tuple(cube))
 
 
 _T = TypeVar("_T")
