@@ -15,19 +15,21 @@ fastnardy record (:mod:`fastnardy.record`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import checks, notation
-from ..basics import SIDES, WHITE
+from ..basics import BLACK, SIDES, WHITE
 from ..errors import InvalidRecordError
+from ..game import Match
 from ..position import Position
 from ..record import (CubeAction, GameRecord, RecordedTurn, Win, at_line, check_count,
                       check_name, read_record)
 from ..rules import Rules
 
-__all__ = ["MatGame", "is_mat", "read_games", "read_mat", "write_mat"]
+__all__ = ["MatGame", "is_mat", "match_games", "read_games", "read_mat", "write_mat"]
 
 
 MatAction = Union[RecordedTurn, CubeAction, Win]
@@ -80,8 +82,15 @@ class MatGame:
         """The game's turns as a short-nardy :class:`~fastnardy.record.GameRecord`. Its T6
         opening throw is the first roll (the first mover threw the higher die). A roll left unplayed just before
         the opponent's ``Wins`` is a roll the mover resigned on (GNU Backgammon writes it
-        like a pass), so it is left out: no turn was played."""
-        turns = [a for a in self.actions if isinstance(a, RecordedTurn)]
+        like a pass), so it is left out: no turn was played. The offers and answers come
+        along where they were made (C2)."""
+        turns: List[RecordedTurn] = []
+        cube: List[Tuple[int, CubeAction]] = []
+        for action in self.actions:
+            if isinstance(action, RecordedTurn):
+                turns.append(action)
+            elif isinstance(action, CubeAction):
+                cube.append((len(turns), action))
         if len(self.actions) >= 2 and isinstance(self.actions[-1], Win):
             last, win = self.actions[-2], self.actions[-1]
             if isinstance(last, RecordedTurn) and last.turn == notation.PASS \
@@ -95,7 +104,8 @@ class MatGame:
             raise InvalidRecordError(f"{at_line(first.line)}T6: the first roll of a game cannot be "
                                      f"a double ({first.roll[0]}{first.roll[1]})")
         opening = (high, low) if first.side == WHITE else (low, high)
-        return GameRecord(Rules.short(), self.players, None, opening, tuple(turns))
+        return GameRecord(Rules.short(), self.players, None, opening, tuple(turns),
+                          tuple((min(before, len(turns)), action) for before, action in cube))
 
 
 _CELL = re.compile(
@@ -295,6 +305,51 @@ def _cell_text(action: Union[RecordedTurn, CubeAction]) -> str:
     if action.action == "double":
         return f" Doubles => {action.cube}"
     return " Takes" if action.action == "take" else " Drops"
+
+
+def _numbered(actions: Sequence[MatAction]) -> Tuple[MatAction, ...]:
+    """The actions numbered by their line of the .mat grid (:func:`_write_actions`' layout:
+    cell ``i`` is player ``i % 2``'s, on line ``i // 2 + 1``), as :func:`read_mat` reads."""
+    out: List[MatAction] = []
+    cell = 0
+    for action in actions:
+        if isinstance(action, Win):
+            out.append(action)
+            continue
+        if cell == 0 and action.side == BLACK:
+            cell = 1
+        out.append(dataclasses.replace(action, number=cell // 2 + 1))
+        cell += 1
+    return tuple(out)
+
+
+def match_games(match: Match) -> List[MatGame]:
+    """The games of a short-nardy :class:`~fastnardy.Match` as ``.mat`` games (for
+    :func:`write_mat`): each with the score before it, its turns, offers and answers in the
+    order they were made, and ``Wins N points`` once it is over (C1, C2, C6)."""
+    if not isinstance(match, Match):
+        raise InvalidRecordError(f"match_games needs a Match, not {match!r}")
+    if match.rules.is_long:
+        raise InvalidRecordError("a .mat file holds short nardy (backgammon) only")
+    games: List[MatGame] = []
+    totals = [0, 0]
+    for number, game in enumerate(match.games, 1):
+        record = game.to_record()
+        actions: List[MatAction] = []
+        cube = list(record.cube)
+        for index, turn in enumerate(record.turns):
+            while cube and cube[0][0] == index:
+                actions.append(cube.pop(0)[1])
+            actions.append(turn)
+        actions += [action for _, action in cube]
+        outcome = game.outcome()
+        if outcome is not None:
+            actions.append(Win(outcome.winner, outcome.points))
+        games.append(MatGame(match.length, number, match.players, (totals[0], totals[1]),
+                             _numbered(actions)))
+        if outcome is not None:
+            totals[outcome.winner == BLACK] += outcome.points
+    return games
 
 
 # --------------------------------------------------------------------------- any record file
