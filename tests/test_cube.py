@@ -243,3 +243,15 @@ def test_C2_a_record_whose_cube_actions_the_rules_refuse_names_the_rule_and_line
     for bad in ("1 white doubles\n", "1 white takes 2\n", "1 white doubles x\n"):
         with pytest.raises(InvalidRecordError):
             Game.from_record(start + bad)
+
+
+def test_C9_the_kernels_games_refuse_checkers_left_scoring_with_the_rule():
+    from fastnardy import simulate
+    from fastnardy.envs.vector import VectorEnv
+
+    rules = Rules.long(scoring="checkers_left")
+    assert rules.max_points == 15 and Rules.long().max_points == 2
+    with pytest.raises(FastNardyError, match="C9"):
+        simulate(rules, 2, seed=1)
+    with pytest.raises(FastNardyError, match="C9"):
+        VectorEnv(rules, 2, seed=1).reset()

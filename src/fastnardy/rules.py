@@ -189,6 +189,23 @@ class Rules:
         return {k: getattr(self, k) for k, v in defaults.items() if getattr(self, k) != v}
 
     @property
+    def max_points(self) -> int:
+        """The most a game scores at stake 1: L10 3 with koks, else 2; S9 3 with
+        backgammons, else 2; C9 15 (every checker of the loser left)."""
+        if self.is_long:
+            return {"oin_mars": 2, "oin_mars_koks": 3, "checkers_left": 15}[str(self.scoring)]
+        return 3 if self.backgammon else 2
+
+    def kernel_scoring(self) -> Tuple[bool, bool]:
+        """(koks, backgammon): the scoring of the games the kernel plays (self-play, the
+        environments), by the kind of win (L10, S9). InvalidRulesError for C9's
+        ``checkers_left``, which the kernel does not score."""
+        if self.scoring == "checkers_left":
+            raise InvalidRulesError("C9: the kernel's games score by the kind of win (L10); "
+                                    "play scoring='checkers_left' with fastnardy.Game")
+        return self.scoring == "oin_mars_koks", bool(self.backgammon)
+
+    @property
     def code(self) -> Tuple[int, int, int, int, int]:
         """The move-generation rules as small ints, for the kernel:
         (game 0 long / 1 short, head_rule index, block_rule index, block_check index,

@@ -69,11 +69,8 @@ _OPPONENTS = ("random", "greedy")
 
 
 def max_points(rules: Rules) -> int:
-    """The most points a game scores by the rules (L10: 3 with koks, else 2; S9: 3 with
-    backgammons, else 2)."""
-    if rules.game == "long":
-        return 3 if rules.scoring == "oin_mars_koks" else 2
-    return 3 if rules.backgammon else 2
+    """The most points a game scores by the rules (:attr:`Rules.max_points`)."""
+    return rules.max_points
 
 
 def seed_from_os() -> int:
@@ -168,8 +165,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         policy = [2, 2]
         policy[1 - self.me] = _OPPONENTS.index(self.opponent)
         rules = self.rules
-        self._games = _kernel.GameBatch(rules.code, rules.scoring == "oin_mars_koks",
-                                        bool(rules.backgammon), 1, self._seed,
+        self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), 1, self._seed,
                                         (policy[0], policy[1]), self.max_turns)
         self._games.start(np.zeros(1, dtype=np.int64), np.array([self._episode]))
         self._episode += 1
@@ -312,9 +308,8 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         policy = [2, 2]
         policy[1 - self.me] = _OPPONENTS.index(self.opponent)
         rules = self.rules
-        self._games = _kernel.GameBatch(rules.code, rules.scoring == "oin_mars_koks",
-                                        bool(rules.backgammon), self.num_envs, self._seed,
-                                        (policy[0], policy[1]), self.max_turns)
+        self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), self.num_envs,
+                                        self._seed, (policy[0], policy[1]), self.max_turns)
         everyone = np.arange(self.num_envs)
         self._games.start(everyone, self._streams + everyone)
         self._streams += self.num_envs

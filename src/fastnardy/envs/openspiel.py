@@ -177,7 +177,7 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
         self.rules = rules
         self.max_turns = max_turns
         self.start = Position.start(rules)  # every new state's (pyspiel.clone makes one too)
-        top = 3 if rules.scoring == "oin_mars_koks" or rules.backgammon else 2  # L10, S9
+        top = rules.max_points  # L10, S9, C9
         info = pyspiel.GameInfo(
             num_distinct_actions=MAX_TURNS_PER_ROLL,
             max_chance_outcomes=len(_ROLLS) if rules.is_long else len(SHORT_OPENING),

@@ -98,9 +98,8 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
         elif self._seed is None:
             self._seed = seed_from_os()
         rules = self.rules
-        self._games = _kernel.GameBatch(rules.code, rules.scoring == "oin_mars_koks",
-                                        bool(rules.backgammon), 1, self._seed, (2, 2),
-                                        self.max_turns)
+        self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), 1, self._seed,
+                                        (2, 2), self.max_turns)
         self._games.start(np.zeros(1, dtype=np.int64), np.array([self._episode]))
         self._episode += 1
         self.agents = list(self.possible_agents)

@@ -95,9 +95,8 @@ class VectorEnv:
         if seed is not None:
             self.seed = checks.number(seed, "seed", 0)
         rules = self.rules
-        self._games = _kernel.GameBatch(rules.code, rules.scoring == "oin_mars_koks",
-                                        bool(rules.backgammon), self.num_envs, self.seed,
-                                        (2, 2), self.max_turns, True)
+        self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), self.num_envs,
+                                        self.seed, (2, 2), self.max_turns, True)
         self._games.start(np.arange(self.num_envs), np.arange(self.num_envs))
         return self._settle()
 

@@ -113,8 +113,8 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
     origin = None if start is None else _origin(rules, start, turn)
     if origin is not None and not len(origin[0]):
         raise InvalidPositionError("start holds no position")
-    task = _Task(rules.code, rules.scoring == "oin_mars_koks", bool(rules.backgammon),
-                 int(seed), codes, int(max_turns), origin, evaluators)
+    task = _Task(rules.code, *rules.kernel_scoring(), int(seed), codes, int(max_turns), origin,
+                 evaluators)
     chunks = [(first, min(_CHUNK, int(n_games) - first)) for first in range(0, int(n_games), _CHUNK)]
     if workers is None and executor is None:
         parts = [_play(task, first, count) for first, count in chunks]
