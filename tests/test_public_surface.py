@@ -182,6 +182,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.engines import crosscheck
     from fastnardy.batch import ChanceNodes
     from fastnardy.formats.mat import MatGame
+    from fastnardy.record import GameRecord
     from fastnardy.search.selfplay import Simulation
     from fastnardy.envs.steps import TurnInProgress
     from fastnardy.envs.vector import Step, VectorEnv
@@ -207,6 +208,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         fastnardy.Match: lambda: [fastnardy.Match("short", 3, seed=1),
                                   fastnardy.Match(Rules.long(stakes="arithmetic"), 1, seed=2)],
         MatGame: lambda: MAT_GAMES[:1],
+        GameRecord: lambda: [Game.from_record(GAME_TEXT).to_record(), MAT_GAMES[0].to_record()],
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
         batch.Expander: lambda: [batch.Expander("long"), batch.Expander("short", keys=True)],
         Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],

@@ -340,8 +340,7 @@ class Game:
                       for number, (before, (roll, turn))
                       in enumerate(zip(self._positions, self._history), 1))
         start = None if self._opening is not None else self._positions[0]
-        numbers = [turn.number for turn in turns] + [len(turns) + 1]
-        cube = tuple((event.turns, CubeAction(numbers[event.turns], event.side,
+        cube = tuple((event.turns, CubeAction(event.turns + 1, event.side,  # the next move's
                                               "double" if event.action == "offer"
                                               else event.action, event.stake))
                      for event in self._cube)
@@ -363,25 +362,23 @@ class Game:
             game = cls.from_position(record.start, seed, players=record.players)
         else:
             game = cls(record.rules, seed, players=record.players, opening=record.opening)
-        cube = list(record.cube)
-        for index, entry in enumerate(record.turns):
-            while cube and cube[0][0] == index:
-                game._replay_cube(cube.pop(0)[1])
+        for entry in record.actions():
+            if isinstance(entry, CubeAction):
+                game._replay_cube(entry)
+                continue
             where = (f"move {entry.number}, {entry.side} {notation.format_roll(entry.roll)} "
                      f"{entry.turn}" + (f", line {entry.line}" if entry.line else ""))
             if game.is_over():
                 raise IllegalTurnError("T4", f"the game is over: there is no legal turn "
                                              f"({where})")
-            game.dice = entry.roll
             try:
+                game.dice = entry.roll
                 game.play(entry.turn)
             except NotationError as exc:
                 raise InvalidRecordError(f"cannot read the turn: {exc} ({where})") from None
-            except IllegalTurnError as exc:
+            except IllegalTurnError as exc:  # an IllegalActionError stays one (C2)
                 reason = str(exc)[len(exc.rule) + 2:]
-                raise IllegalTurnError(exc.rule, f"{reason} ({where})", exc.step) from None
-        for _, action in cube:
-            game._replay_cube(action)
+                raise type(exc)(exc.rule, f"{reason} ({where})", exc.step) from None
         return game
 
     def _replay_cube(self, action: CubeAction) -> None:

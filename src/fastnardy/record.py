@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 from . import notation
 from .basics import BLACK, SIDES, WHITE, Roll
@@ -175,6 +175,19 @@ class GameRecord:
                 f"{self.opening[0]} and {self.opening[1]}, not "
                 f"{notation.format_roll(first.roll)}")
 
+    def actions(self) -> Iterator[Union[RecordedTurn, "CubeAction"]]:
+        """The turns and the offers and answers, in the order they were made."""
+        cube = iter(self.cube)
+        pending = next(cube, None)
+        for index, turn in enumerate(self.turns):
+            while pending is not None and pending[0] == index:
+                yield pending[1]
+                pending = next(cube, None)
+            yield turn
+        while pending is not None:
+            yield pending[1]
+            pending = next(cube, None)
+
 
 # --------------------------------------------------------------------------- fastnardy record
 
@@ -193,19 +206,15 @@ def write_record(record: GameRecord) -> str:
     else:
         assert record.opening is not None
         lines.append(f"opening {record.opening[0]} {record.opening[1]}")
-    cube = list(record.cube)
-    for index, turn in enumerate(record.turns):
-        while cube and cube[0][0] == index:
-            lines.append(_cube_text(turn.number, cube.pop(0)[1]))
-        lines.append(f"{turn.number} {turn.side} {notation.format_roll(turn.roll)} {turn.turn}")
-    after = record.turns[-1].number + 1 if record.turns else 1
-    lines += [_cube_text(after, action) for _, action in cube]
+    for item in record.actions():
+        lines.append(_cube_text(item) if isinstance(item, CubeAction) else
+                     f"{item.number} {item.side} {notation.format_roll(item.roll)} {item.turn}")
     return "\n".join(lines) + "\n"
 
 
-def _cube_text(number: int, action: CubeAction) -> str:
+def _cube_text(action: CubeAction) -> str:
     words = {"double": f"doubles {action.cube}", "take": "takes", "drop": "drops"}
-    return f"{number} {action.side} {words[action.action]}"
+    return f"{action.number} {action.side} {words[action.action]}"
 
 
 def read_record(text: str) -> GameRecord:

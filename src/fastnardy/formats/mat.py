@@ -259,20 +259,19 @@ def _write_actions(game: MatGame) -> str:
     (as GNU Backgammon's ExportGameJF lays them out); a drop and the doubler's win share
     their layout, and a win is written left-aligned (player 0) or in the right column."""
     out: List[str] = []
-    cell = 0
     open_line = False  # a left cell is written and the line not yet ended
     actions = game.actions
-    for index, action in enumerate(actions):
+    for index, (action, cell) in enumerate(zip(actions, _cells(actions))):
         previous = actions[index - 1] if index else None
         if isinstance(action, Win):
             if not (isinstance(previous, CubeAction) and previous.action == "drop"):
                 out.append(_win_text(action, open_line))
                 open_line = False
             continue
+        assert cell is not None  # every action but a win has a cell
         player = SIDES.index(action.side)
-        if cell == 0 and player == 1:
+        if cell == 1 and not out:  # player 1 begins: the line's left cell is empty
             out.append("  1)" + " " * 29)
-            cell = 1
         if cell % 2 != player:
             raise InvalidRecordError(f"{at_line(action.line)}game {game.number}: a {action.side} "
                                      f"action where the .mat grid has player {cell % 2}'s cell")
@@ -285,7 +284,6 @@ def _write_actions(game: MatGame) -> str:
         if dropped:
             out.append("\n" if player else "\n\n")
         open_line = not player and not dropped
-        cell += 1
     if open_line:
         out.append("\n")
     return "".join(out)
@@ -307,20 +305,29 @@ def _cell_text(action: Union[RecordedTurn, CubeAction]) -> str:
     return " Takes" if action.action == "take" else " Drops"
 
 
-def _numbered(actions: Sequence[MatAction]) -> Tuple[MatAction, ...]:
-    """The actions numbered by their line of the .mat grid (:func:`_write_actions`' layout:
-    cell ``i`` is player ``i % 2``'s, on line ``i // 2 + 1``), as :func:`read_mat` reads."""
-    out: List[MatAction] = []
+def _cells(actions: Sequence[MatAction]) -> List[Optional[int]]:
+    """The cell of each action in the .mat grid (None for a win): cell ``i`` is player
+    ``i % 2``'s, on line ``i // 2 + 1``, the first cell 1 when player 1 begins (as GNU
+    Backgammon's ExportGameJF lays them out)."""
+    out: List[Optional[int]] = []
     cell = 0
     for action in actions:
         if isinstance(action, Win):
-            out.append(action)
+            out.append(None)
             continue
         if cell == 0 and action.side == BLACK:
             cell = 1
-        out.append(dataclasses.replace(action, number=cell // 2 + 1))
+        out.append(cell)
         cell += 1
-    return tuple(out)
+    return out
+
+
+def _numbered(actions: Sequence[MatAction]) -> Tuple[MatAction, ...]:
+    """The actions numbered by their line of the .mat grid (:func:`_cells`), as
+    :func:`read_mat` reads them."""
+    return tuple(dataclasses.replace(action, number=cell // 2 + 1)
+                 if cell is not None and not isinstance(action, Win) else action
+                 for action, cell in zip(actions, _cells(actions)))
 
 
 def match_games(match: Match) -> List[MatGame]:
@@ -335,13 +342,7 @@ def match_games(match: Match) -> List[MatGame]:
     totals = [0, 0]
     for number, game in enumerate(match.games, 1):
         record = game.to_record()
-        actions: List[MatAction] = []
-        cube = list(record.cube)
-        for index, turn in enumerate(record.turns):
-            while cube and cube[0][0] == index:
-                actions.append(cube.pop(0)[1])
-            actions.append(turn)
-        actions += [action for _, action in cube]
+        actions: List[MatAction] = list(record.actions())
         outcome = game.outcome()
         if outcome is not None:
             actions.append(Win(outcome.winner, outcome.points))

@@ -57,6 +57,7 @@ class _Dice(NamedTuple):
     """The dice of a match's pairs: pair k throws stream k of the seed (T6 first)."""
 
     states: npt.NDArray[np.uint64]
+    opening: npt.NDArray[np.int8]  # the T6 throw of each pair: (white's die, black's die)
     after: npt.NDArray[np.int64]  # the dice the opening threw, per pair
     white_first: npt.NDArray[np.bool_]  # the opening's higher die is white's (T6)
     first: Optional[npt.NDArray[np.int8]]  # short nardy: the opening throw is the first roll
@@ -70,16 +71,18 @@ class _Dice(NamedTuple):
 
 def _dice(rules: Rules, seed: int, pairs: int) -> _Dice:
     """Each pair's opening (Position.opening, the one T6 of Python) and dice stream."""
+    opening = np.empty((pairs, 2), dtype=np.int8)
     white_first = np.empty(pairs, dtype=bool)
     after = np.empty(pairs, dtype=np.int64)
     first = np.empty((pairs, 2), dtype=np.int8)
     for k in range(pairs):
         stream = DiceStream(seed, k)
-        position, roll = Position.opening(rules, *stream.opening())
+        opening[k] = stream.opening()
+        position, roll = Position.opening(rules, *opening[k].tolist())
         white_first[k], after[k] = position.turn == WHITE, stream.draws
         if roll is not None:
             first[k] = roll
-    return _Dice(dice_states(seed, np.arange(pairs)), after, white_first,
+    return _Dice(dice_states(seed, np.arange(pairs)), opening, after, white_first,
                  first if rules.game == "short" else None)
 
 
@@ -87,12 +90,10 @@ def dice_tables(seed: int, pairs: int, turns: int) -> Tuple[npt.NDArray[np.int8]
                                                             npt.NDArray[np.int8]]:
     """Per pair k (stream k of the seed): the T6 opening throw (white's die, black's die,
     never equal) and the dice of the ``turns`` rolls thrown after it."""
-    opening = np.array([DiceStream(seed, k).opening() for k in range(pairs)],
-                       dtype=np.int8).reshape(pairs, 2)
-    thrown = _dice(Rules.of("long"), seed, pairs)  # long: every roll after the opening
+    thrown = _dice(Rules.of("long"), seed, pairs)  # the rolls after the opening, either game
     rolls = np.stack([thrown.roll(np.arange(pairs), t) for t in range(turns)], axis=1) \
         if turns else np.empty((pairs, 0, 2), dtype=np.int8)
-    return opening, rolls
+    return thrown.opening, rolls
 
 
 def play_match(rules: Rules, a: Player, b: Player, games: int, seed: int,

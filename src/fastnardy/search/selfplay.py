@@ -53,7 +53,6 @@ from .. import _kernel, checks
 from ..basics import BLACK, MAX_TURNS, WHITE
 from ..batch import encode, keys_from_rows, rows_from_keys
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError
-from .network import Evaluator
 from ..position import Position, Turn
 from ..rules import Rules
 from .tree import Search
