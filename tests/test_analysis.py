@@ -88,20 +88,25 @@ def test_cube_take_point_is_20_percent_with_a_live_cube_and_no_gammons():
     """Janowski: x = 1, no gammons: double/take equals double/pass at 80% (take point 20%)."""
     at = analysis.cube_action([0.8, 0, 0, 0, 0], 1.0)
     assert at.double_take == pytest.approx(1.0, abs=1e-6)
-    assert analysis.cube_action([0.5, 0, 0, 0, 0], 0.68).action == "no double"
-    assert analysis.cube_action([0.74, 0, 0, 0, 0], 0.68).action == "double, take"
-    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68).action == "double, pass"
-    assert analysis.cube_action([0.9, 0.6, 0, 0, 0], 0.68).action == "too good, pass"
-    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "opponent").action.startswith(
-        "no double")
+    # the proper action in GNU Backgammon's words
+    assert analysis.cube_action([0.5, 0, 0, 0, 0], 0.68).action == "No double, take"
+    assert analysis.cube_action([0.74, 0, 0, 0, 0], 0.68).action == "Double, take"
+    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68).action == "Double, pass"
+    assert analysis.cube_action([0.9, 0.6, 0, 0, 0], 0.68).action == \
+        "Too good to double, pass"
+    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "opponent").action == \
+        "No double (cube not available)"
     with pytest.raises(FastNardyError, match="owner"):
         analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "nobody")
 
 
 def test_cube_efficiency_contact_and_race():
     assert analysis.efficiency(CONTACT) == analysis.CONTACT_EFFICIENCY
-    race = Position.from_string("short w 6:5,5:5,4:5 6:5,5:5,4:5")
-    assert analysis.efficiency(race) == pytest.approx(0.55 + 0.00125 * 75)  # 75 pips
+    race = Position.from_string("short w 9:5,5:5,4:5 6:5,5:5,4:5")
+    assert analysis.efficiency(race) == pytest.approx(0.55 + 0.00125 * 90)  # 90 pips
+    # every checker of both sides in its home: gnubg's bear-off efficiency
+    home = Position.from_string("short w 6:5,5:5,4:5 6:5,5:5,4:5")
+    assert analysis.efficiency(home) == analysis.BEAROFF_EFFICIENCY
     assert analysis.efficiency(LONG) == analysis.CONTACT_EFFICIENCY
 
 

@@ -89,7 +89,7 @@ NOT_WALKED = {
                         "svg, which are walked) have validated",
 }
 # the folders' modules whose reasons are their folder's
-for _name in ("cube", "evaluation", "outputs", "review", "rollouts"):
+for _name in ("cube", "evaluation", "met", "outputs", "review", "rollouts"):
     NOT_WALKED[f"fastnardy.analysis.{_name}"] = NOT_WALKED["fastnardy.analysis"]
 NOT_WALKED["fastnardy.play.interactive"] = NOT_WALKED["fastnardy.play"]
 NOT_WALKED["fastnardy.play.players"] = NOT_WALKED["fastnardy.play.match"]

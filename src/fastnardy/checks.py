@@ -58,6 +58,16 @@ def number(value: object, name: str, low: int, high: Optional[int] = None,
     return checked
 
 
+def real(value: object, name: str, low: float, high: float) -> float:
+    """A real number (not a bool) from ``low`` to ``high``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                     np.floating)) \
+            or not low <= float(value) <= high:
+        raise FastNardyError(f"{name} must be a number between {low} and {high}, not "
+                             f"{value!r}")
+    return float(value)
+
+
 def depth(value: object) -> int:
     """T5: a perft depth, 0 to :data:`fastnardy.basics.MAX_DEPTH`."""
     return number(value, "depth", 0, MAX_DEPTH)

@@ -2,24 +2,35 @@
 decision, analysed games and their HTML page.
 
 Its modules: :mod:`~fastnardy.analysis.evaluation` (hint, eval), :mod:`~fastnardy.analysis.cube`
-(the money cube), :mod:`~fastnardy.analysis.review` (luck, analysed games),
+(the cube for money and matches), :mod:`~fastnardy.analysis.met` (match equity tables), :mod:`~fastnardy.analysis.review` (luck, analysed games),
 :mod:`~fastnardy.analysis.rollouts` (rollouts with variance reduction),
 :mod:`~fastnardy.analysis.page` (the HTML page) and :mod:`~fastnardy.analysis.outputs` (the
 five outputs they all read). The names of the old module ``fastnardy.analysis`` (``hint``,
 ``analyse`` …) are read from here as before."""
 
 from .outputs import flip as flip
+from .cube import BEAROFF_EFFICIENCY as BEAROFF_EFFICIENCY
 from .cube import CONTACT_EFFICIENCY as CONTACT_EFFICIENCY
+from .cube import Cube as Cube
 from .cube import cube_action as cube_action
+from .cube import cube_decision as cube_decision
 from .cube import CubeDecision as CubeDecision
+from .cube import cubeful as cubeful
+from .cube import cubeful_after as cubeful_after
+from .cube import efficiencies as efficiencies
 from .cube import efficiency as efficiency
+from .cube import model_met as model_met
 from .cube import OWNERS as OWNERS
 from .cube import RACE_EFFICIENCY as RACE_EFFICIENCY
+from .cube import shipped_met as shipped_met
 from .evaluation import Candidate as Candidate
 from .evaluation import evaluate as evaluate
 from .evaluation import Evaluation as Evaluation
 from .evaluation import hint as hint
 from .evaluation import probabilities as probabilities
+from .met import MatchEquityError as MatchEquityError
+from .met import MatchEquityTable as MatchEquityTable
+from .met import read_met as read_met
 from .review import analyse as analyse
 from .review import analyse_game as analyse_game
 from .review import AnalysedTurn as AnalysedTurn

@@ -11,7 +11,13 @@ backgammon, the same lost) from the side to move's view; a finished game has its
   probabilities of each are the network's on the position after it (0 ply).
 * :func:`evaluate`: the cubeless equity at ``plies`` (:func:`fastnardy.search.tree.expectimax`),
   the probabilities (0 ply; at 1 ply or more the mean over the 21 rolls of the probabilities
-  after the best turn at ``plies - 1``) and the money-game cube action.
+  after the best turn at ``plies - 1``) and the cube decision at ``plies``
+  (:func:`fastnardy.analysis.cube.cube_decision`: money play unless a match cube is given).
+
+Given a ``cube`` (:class:`fastnardy.analysis.cube.Cube`), :func:`hint` also values each turn
+**cubeful** (normalised money equity in stakes, the opponent's proper cube action after it,
+at ``plies``) and ranks by that value, as GNU Backgammon does; the cubeless equity stays
+beside it.
 """
 
 from __future__ import annotations
@@ -27,7 +33,8 @@ from ..search.network import OUTPUTS, Evaluator
 from ..position import Position, Turn
 from ..search.tree import Filters, best_turn, expectimax
 from .outputs import evaluator_for, flip, network_outputs, plies_arg, position_arg
-from .cube import CubeDecision, cube_action, efficiency
+from .cube import Cube, CubeDecision, cube_decision, cubeful_after
+from .met import MatchEquityTable
 
 __all__ = ["Candidate", "hint", "Evaluation", "probabilities", "evaluate"]
 
@@ -42,20 +49,27 @@ class Candidate(NamedTuple):
     difference: float
     probabilities: Tuple[float, ...]
     plies: int
+    cubeful: float = float("nan")
 
     def as_dict(self) -> Dict[str, Any]:
-        """The candidate for JSON: ``turn`` in notation, ``equity``, ``difference``,
-        ``plies`` and the outputs by name."""
-        return {"turn": str(self.turn), "equity": round(self.equity, 6),
-                "difference": round(self.difference, 6), "plies": self.plies,
-                "probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities)))}
+        """The candidate for JSON: ``turn`` in notation, ``equity`` (cubeless),
+        ``cubeful`` (when a cube was given), ``difference``, ``plies`` and the outputs by
+        name."""
+        out = {"turn": str(self.turn), "equity": round(self.equity, 6),
+               "difference": round(self.difference, 6), "plies": self.plies,
+               "probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities)))}
+        if self.cubeful == self.cubeful:
+            out["cubeful"] = round(self.cubeful, 6)
+        return out
 
 
 def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None,
-         plies: int = 0, filter: Filters = None) -> List[Candidate]:
+         plies: int = 0, filter: Filters = None, *, cube: Optional[Cube] = None,
+         met: Optional[MatchEquityTable] = None) -> List[Candidate]:
     """Every legal turn (T1) of ``position`` for ``dice``, best first (ties in T2 order),
-    with its equity at ``plies`` (module docstring). IllegalTurnError (T4) once the game is
-    over."""
+    with its equity at ``plies``, and its cubeful equity when a ``cube`` is given (module
+    docstring; ``met`` the match's table, the game's own unless given). IllegalTurnError
+    (T4) once the game is over."""
     position = position_arg(position)
     depth = plies_arg(plies)
     network = evaluator_for(position.rules, evaluator)
@@ -68,23 +82,38 @@ def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None
         children = encode([turns[i].position for i in np.flatnonzero(~searched)])
         values[~searched] = -expectimax(position.rules, children, network, 0)
     outputs = flip(network_outputs(network, [turn.position for turn in turns]))
-    best = float(values[searched].max())
-    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
-    return [Candidate(turns[i], float(values[i]), float(values[i]) - best,
-                      tuple(float(p) for p in outputs[i]), int(depths[i])) for i in order]
+    if cube is None:
+        best = float(values[searched].max())
+        order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
+        return [Candidate(turns[i], float(values[i]), float(values[i]) - best,
+                          tuple(float(p) for p in outputs[i]), int(depths[i])) for i in order]
+    cubefuls = np.empty(len(turns))
+    for deep, at in ((True, depth), (False, 0)):
+        chosen = np.flatnonzero(searched == deep)
+        if len(chosen):
+            cubefuls[chosen] = cubeful_after([turns[i].position for i in chosen], cube,
+                                             network, at, met)
+    best = float(cubefuls[searched].max())
+    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -cubefuls[i], i))
+    return [Candidate(turns[i], float(values[i]), float(cubefuls[i]) - best,
+                      tuple(float(p) for p in outputs[i]), int(depths[i]), float(cubefuls[i]))
+            for i in order]
 
 
 class Evaluation(NamedTuple):
     """:func:`evaluate`'s answer: ``equity`` (cubeless, at ``plies``), ``probabilities``
-    (the five outputs), ``cube`` (the money-game :class:`~fastnardy.analysis.cube.CubeDecision`)."""
+    (the five outputs), ``cube`` (the :class:`~fastnardy.analysis.cube.CubeDecision` at
+    ``plies``) and ``cubeful`` (the equity of its proper action, normalised, in stakes)."""
 
     equity: float
     probabilities: Tuple[float, ...]
     plies: int
     cube: CubeDecision
+    cubeful: float = float("nan")
 
     def as_dict(self) -> Dict[str, Any]:
-        return {"equity": round(self.equity, 6), "plies": self.plies,
+        return {"equity": round(self.equity, 6), "cubeful": round(self.cubeful, 6),
+                "plies": self.plies,
                 "probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities))),
                 "cube": self.cube.as_dict()}
 
@@ -107,13 +136,20 @@ def probabilities(position: Position, evaluator: Optional[Evaluator] = None, pli
 
 
 def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
-             filter: Filters = None, owner: str = "centered") -> Evaluation:
-    """The equity, probabilities and money-game cube action of ``position`` (module
-    docstring)."""
+             filter: Filters = None, owner: Optional[str] = None, *,
+             cube: Optional[Cube] = None, met: Optional[MatchEquityTable] = None
+             ) -> Evaluation:
+    """The equity, probabilities and cube decision of ``position`` (module docstring):
+    money play with a centred cube unless a ``cube`` is given (``owner`` the older spelling
+    of ``Cube(owner=...)``), ``met`` the match's table (the game's own unless given)."""
     position = position_arg(position)
     depth = plies_arg(plies)
     network = evaluator_for(position.rules, evaluator)
+    state = Cube.money(position.rules) if cube is None else Cube.of(cube)
+    if owner is not None:
+        state = Cube.of(state._replace(owner=owner))
     outputs = probabilities(position, network, depth, filter)
     equity = float(expectimax(position.rules, encode([position]), network, depth, filter)[0])
-    return Evaluation(equity, tuple(float(p) for p in outputs), depth,
-                      cube_action(outputs, efficiency(position), owner))
+    decision = cube_decision(position, state, network, depth, met)
+    return Evaluation(equity, tuple(float(p) for p in outputs), depth, decision,
+                      decision.optimal)

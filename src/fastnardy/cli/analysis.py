@@ -12,9 +12,10 @@ from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
 from ..formats.mat import read_games
 from ..notation import format_roll
 
-from .options import (Parser, add_filter, add_json, add_position, add_progress, add_search_options,
-                      at_least, depth_arg, percent, positive_arg, print_json, progress_printer,
-                      read_filters, read_network, read_position, read_roll, write_file)
+from .options import (Parser, add_cube_options, add_filter, add_json, add_position, add_progress,
+                      add_search_options, at_least, cube_label, depth_arg, percent, positive_arg,
+                      print_json, progress_printer, read_cube, read_filters, read_network,
+                      read_position, read_roll, write_file)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -23,14 +24,18 @@ __all__: List[str] = []
 def add_hint(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_hint = sub.add_parser(
         "hint", help="the legal turns of a roll, best first, with equities and probabilities",
-        description="Every legal turn of DICE, best first: its equity to the side to move "
-                    "(cubeless points), the difference to the best and the network's "
-                    "probabilities of the position after it (win, win by mars/gammon, by "
-                    "koks/backgammon, the same lost).")
+        description="Every legal turn of DICE, best first by its cubeful equity to the side to "
+                    "move (normalised money equity in stakes, the opponent taking its proper "
+                    "cube action after it; money play with a centred cube unless --match, "
+                    "--score, --cube, --owner say otherwise), with the difference to the "
+                    "best, the cubeless equity beside it and the network's probabilities of "
+                    "the position after it (win, win by mars/gammon, by koks/backgammon, the "
+                    "same lost).")
     add_position(p_hint)
     p_hint.add_argument("dice", nargs="+", metavar="DICE", help="the roll: '6 5' or '6-5'")
     add_search_options(p_hint)
     add_filter(p_hint)
+    add_cube_options(p_hint)
     p_hint.add_argument("--top", type=positive_arg, default=None, metavar="N",
                         help="list only the N best turns")
     add_json(p_hint)
@@ -39,15 +44,16 @@ def add_hint(sub: "argparse._SubParsersAction[Parser]") -> None:
 
 def add_eval(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_eval = sub.add_parser(
-        "eval", help="the probabilities, cubeless equity and money cube action of a position",
+        "eval", help="the probabilities, cubeless equity and cube decision of a position",
         description="The network's probabilities and the cubeless equity of the side to "
-                    "move, and the money-game cube action from cubeful equities by "
-                    "Janowski's model as GNU Backgammon approximates it (fastnardy.analysis).")
+                    "move, and its cube decision from cubeful equities (no double, double "
+                    "take, double pass, the proper action, the take point) by Janowski's "
+                    "model as GNU Backgammon computes it, for money play or a match score "
+                    "(fastnardy.analysis.cube).")
     add_position(p_eval)
     add_search_options(p_eval)
     add_filter(p_eval)
-    p_eval.add_argument("--cube-owner", choices=("centered", "mover", "opponent"),
-                        default="centered", help="who may double (default centered)")
+    add_cube_options(p_eval)
     add_json(p_eval)
     p_eval.set_defaults(run=_run_eval)
 
@@ -99,21 +105,24 @@ def _run_hint(args: argparse.Namespace) -> int:
 
     position = read_position(args)
     roll = read_roll(args.dice)
+    cube, met = read_cube(args, position.rules)
     moves = analysis.hint(position, roll, read_network(args, position.rules.game), args.plies,
-                          read_filters(args))
+                          read_filters(args), cube=cube, met=met)
     shown = moves[:args.top] if args.top else moves
     if args.json:
         print_json({"position": position.to_string(), "dice": list(roll),
-                     "plies": args.plies, "moves": [m.as_dict() for m in shown]})
+                     "plies": args.plies, "cube": cube._asdict(),
+                     "moves": [m.as_dict() for m in shown]})
         return 0
     print(f"{position.to_string()}   {position.turn} to play {format_roll(roll)}, "
-          f"{args.plies} ply")
-    print(f"{'':4} {'turn':<28} {'equity':>8} {'diff':>8}   "
+          f"{args.plies} ply; {cube_label(cube)}")
+    print(f"{'':4} {'turn':<28} {'cubeful':>8} {'diff':>8} {'cubeless':>9}   "
           + " ".join(f"{name:>9}" for name in ("win", "win mars", "win koks", "lose mars",
                                                 "lose koks")))
     for rank, move in enumerate(shown, 1):
         ply = "" if move.plies == args.plies else f"  ({move.plies} ply)"
-        print(f"{rank:3}. {str(move.turn):<28} {move.equity:+8.3f} {move.difference:+8.3f}   "
+        print(f"{rank:3}. {str(move.turn):<28} {move.cubeful:+8.3f} {move.difference:+8.3f} "
+              f"{move.equity:+9.3f}   "
               + " ".join(f"{percent(p):>9}" for p in move.probabilities) + ply)
     return 0
 
@@ -124,10 +133,12 @@ def _run_eval(args: argparse.Namespace) -> int:
     position = read_position(args)
     if position.outcome() is not None:
         raise IllegalTurnError("T4", "the game is over: there is nothing to evaluate")
+    cube, met = read_cube(args, position.rules)
     result = analysis.evaluate(position, read_network(args, position.rules.game), args.plies,
-                               read_filters(args), args.cube_owner)
+                               read_filters(args), cube=cube, met=met)
     if args.json:
-        print_json({"position": position.to_string(), **result.as_dict()})
+        print_json({"position": position.to_string(), "cube_state": cube._asdict(),
+                    **result.as_dict()})
         return 0
     names = ("win", "win by mars/gammon", "win by koks/backgammon", "lose by mars/gammon",
              "lose by koks/backgammon")
@@ -135,13 +146,19 @@ def _run_eval(args: argparse.Namespace) -> int:
     for name, value in zip(names, result.probabilities):
         print(f"  {name:<26} {percent(value)}")
     print(f"  cubeless equity            {result.equity:+.3f}")
-    cube = result.cube
-    print(f"money cube ({args.cube_owner}; Janowski's model as gnubg approximates it, "
-          f"x = {cube.efficiency:.2f}):")
-    print(f"  no double     {cube.no_double:+.3f}")
-    print(f"  double, take  {cube.double_take:+.3f}")
-    print(f"  double, pass  {cube.double_pass:+.3f}")
-    print(f"  proper action: {cube.action}")
+    decision = result.cube
+    print(f"cube decision ({cube_label(cube)}; Janowski's model as GNU Backgammon computes it, "
+          f"x = {decision.efficiency:.2f}), cubeful equities in stakes"
+          + (", match-winning chances beside:" if decision.mwc else ":"))
+    rows = (("no double", decision.no_double), ("double, take", decision.double_take),
+            ("double, pass", decision.double_pass))
+    for i, (name, value) in enumerate(rows):
+        mwc = f"   {percent(decision.mwc[i])}" if decision.mwc else ""
+        print(f"  {name:<13} {value:+.3f}{mwc}")
+    print(f"  proper action: {decision.action}  (cubeful equity {decision.optimal:+.3f}, "
+          f"cubeless {decision.cubeless:+.3f})")
+    if decision.take_point is not None:
+        print(f"  the opponent's take point: {percent(decision.take_point)}")
     return 0
 
 

@@ -10,7 +10,8 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Set
+from typing import (TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Set,
+                    Tuple)
 
 from ..position import Position, Turn
 from .._utils import files as _files
@@ -21,6 +22,8 @@ from ..notation import ID_LENGTH
 from ..rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS, Rules
 
 if TYPE_CHECKING:
+    from ..analysis.cube import Cube
+    from ..analysis.met import MatchEquityTable
     from ..search.network import Evaluator
     from ..search.tree import Filters, MoveFilter
 
@@ -125,6 +128,60 @@ def add_filter(parser: argparse.ArgumentParser) -> None:
                              "points at 0 ply deeper, at every level (default: gnubg's filters, "
                              "8,0.16 at the root and the best turn at 0 ply of each roll "
                              "inside the tree)")
+
+
+def score_arg(text: str) -> Tuple[int, int]:
+    """``A-B``: the side to move's points, then the opponent's."""
+    parts = text.split("-")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 4 for p in parts):
+        raise argparse.ArgumentTypeError(f"a score is A-B (the side to move's points first), "
+                                         f"not {text[:40]!r}")
+    return int(parts[0]), int(parts[1])
+
+
+def add_cube_options(parser: argparse.ArgumentParser) -> None:
+    """The cube and the match score (C1-C8) the cubeful equities are for."""
+    group = parser.add_argument_group("the cube and the score (money play by default)")
+    group.add_argument("--match", type=at_least(1), default=0, metavar="N",
+                       help="a match to N points (C6); default: money play (C8)")
+    group.add_argument("--score", type=score_arg, default=(0, 0), metavar="A-B",
+                       help="the match score, the side to move's points first (default 0-0)")
+    group.add_argument("--cube", type=at_least(1), default=1, metavar="V",
+                       help="the stake the cube shows (C1, default 1)")
+    group.add_argument("--owner", "--cube-owner", choices=("centered", "mover", "opponent"),
+                       default="centered", help="who holds the right to offer (C2, default "
+                                                "centered: both)")
+    group.add_argument("--crawford", action="store_true",
+                       help="this game is the Crawford game (C7: no offers)")
+    group.add_argument("--jacoby", action="store_true",
+                       help="money play: mars and koks count only once the stake is raised (C8)")
+    group.add_argument("--met", metavar="FILE", default=None,
+                       help="a GNU Backgammon match equity table (.xml, explicit tables, e.g. "
+                            "/usr/share/gnubg/met/Kazaross-XG2.xml); default: fastnardy's "
+                            "table of the game")
+
+
+def read_cube(args: argparse.Namespace, rules: "Rules") -> "Tuple[Cube, Optional[MatchEquityTable]]":
+    """The Cube and the table of the cube options (:func:`add_cube_options`)."""
+    from ..analysis.cube import Cube
+    from ..analysis.met import read_met
+
+    cube = Cube.of(Cube.money(rules)._replace(
+        value=args.cube, owner=args.owner, length=args.match, score=args.score,
+        crawford=args.crawford, jacoby=args.jacoby or (bool(rules.jacoby) and not args.match)))
+    return cube, (read_met(args.met) if args.met else None)
+
+
+def cube_label(cube: "Cube") -> str:
+    """The cube and score in words, for the headings of eval and hint."""
+    owner = {"centered": "centred", "mover": "owned by the side to move",
+             "opponent": "owned by the opponent"}[cube.owner]
+    where = "money play" if not cube.length else (
+        f"match to {cube.length} at {cube.score[0]}-{cube.score[1]} "
+        f"({cube.away[0]}-away {cube.away[1]}-away)"
+        + (", Crawford game" if cube.crawford else ", post-Crawford" if cube.post_crawford
+           else ""))
+    return f"{where}, cube {cube.value} {owner}"
 
 
 def add_progress(parser: argparse.ArgumentParser) -> None:

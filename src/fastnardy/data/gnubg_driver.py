@@ -8,7 +8,12 @@ line of GNUBG_DRIVER_OUT, is ``@@MOVE;MOVE;...``: each MOVE gnubg's best move at
 0 off), empty for no legal move; or ``@@error ...``. A line ``evaluate PLIES ROW;ROW;...``
 (ROWs of 50 counts, no dice) asks for gnubg's cubeless evaluation of each row at PLIES plies
 for its side to move: the answer's items are its five probabilities (win, win gammon, win
-backgammon, lose gammon, lose backgammon), comma separated. Jacoby is off, so gammons and
+backgammon, lose gammon, lose backgammon), comma separated. A line ``cube PLIES VALUE
+OWNER LENGTH SCORE SCORE CRAWFORD ROW;ROW;...`` asks for gnubg's cube decision of each row at
+PLIES plies (OWNER -1 centred, 0 the side to move, 1 the other; LENGTH 0 for money; the
+scores the side to move's first; CRAWFORD 0 or 1): the answer's items are its five
+probabilities at PLIES plies, then no double, double take and double pass (normalised
+equity) and the recommendation's words. Jacoby and beavers are off, so gammons and
 backgammons count (S9). The FIFOs keep the answers apart from what gnubg itself prints."""
 
 import os
@@ -18,6 +23,7 @@ import gnubg  # type: ignore[import-not-found]  # gnubg's embedded module
 gnubg.command("set threads 1")  # one worker; each call still waits ~10 ms of wall time on
 # gnubg's task queue, so fastnardy.play.gnubg.Gnubg asks several of these drivers at once
 gnubg.command("set jacoby off")
+gnubg.command("set beavers 0")
 gnubg.command("set player 0 human")
 gnubg.command("set player 1 human")
 gnubg.command("new game")
@@ -35,7 +41,18 @@ for line in requests:
     try:
         words = line.split()
         answers = []
-        if words[0] == "evaluate":
+        if words[0] == "cube":
+            plies, value, owner, length, mine, theirs, crawford = map(int, words[1:8])
+            context = {"cubeful": 1, "plies": plies, "deterministic": 1, "noise": 0.0,
+                       "prune": 0}
+            cube = gnubg.cubeinfo(value, owner, 0, length, (mine, theirs), crawford, 0)
+            for item in words[8].split(";"):
+                row = [int(x) for x in item.split(",")]
+                outputs = gnubg.evaluate(board(row), cube, context)[:5]
+                decision = gnubg.cfevaluate(board(row), cube, context)
+                answers.append(",".join([repr(p) for p in outputs]
+                                        + [repr(e) for e in decision[1:4]] + [decision[5]]))
+        elif words[0] == "evaluate":
             context = {"cubeful": 0, "plies": int(words[1]), "deterministic": 1,
                        "noise": 0.0, "prune": 0}
             for item in words[2].split(";"):

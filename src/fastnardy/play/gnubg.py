@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, List, TextIO
+from typing import Any, List, TextIO, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -143,6 +143,31 @@ class Gnubg(Player):
         items = [",".join(map(str, row)) for row in boards.astype(np.int64)]
         answer = self._ask(f"evaluate {plies}", items)
         return np.array([[float(x) for x in part.split(",")] for part in answer]).reshape(-1, 5)
+
+    def cube_decisions(self, rows: Rows, cube: Any, plies: int = 0
+                       ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], List[str]]:
+        """gnubg's cube decision of each board row for its side to move under ``cube`` (a
+        :class:`fastnardy.analysis.cube.Cube`, geometric stakes, no Jacoby) at ``plies``:
+        its five outputs (N, 5), its no double, double take and double pass equities
+        (N, 3, normalised) and its recommendation's words."""
+        from ..analysis.cube import Cube
+
+        cube = Cube.of(cube)
+        if cube.jacoby or cube.stakes != "geometric" or cube.cancels_mars:
+            raise FastNardyError("gnubg's cube is geometric, without Jacoby or C4")
+        boards = np.asarray(rows)
+        if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
+            raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
+                                 f"{boards.shape} {boards.dtype}")
+        plies = checks.number(plies, "plies", 0, 4)
+        owner = {"centered": -1, "mover": 0, "opponent": 1}[cube.owner]
+        head = (f"cube {plies} {cube.value} {owner} {cube.length} {cube.score[0]} "
+                f"{cube.score[1]} {int(cube.crawford)}")
+        answer = self._ask(head, [",".join(map(str, row)) for row in boards.astype(np.int64)])
+        fields = [part.split(",", 8) for part in answer]
+        outputs = np.array([[float(x) for x in f[:5]] for f in fields]).reshape(-1, 5)
+        equities = np.array([[float(x) for x in f[5:8]] for f in fields]).reshape(-1, 3)
+        return outputs, equities, [f[8] for f in fields]
 
     def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
              parent: npt.NDArray[Any]) -> Indices:

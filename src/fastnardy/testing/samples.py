@@ -5,7 +5,9 @@ the package's position generators.
   cases (bar and bear-off positions for short nardy, first-turn/head and six-block positions
   for long nardy, sparse endgames);
 * :func:`playouts`: positions met along random games played with the kernel's turns;
-* :func:`sample_positions`: Positions met in random playouts of :class:`fastnardy.Game`.
+* :func:`sample_positions`: Positions met in random playouts of :class:`fastnardy.Game`;
+* :func:`cube_states`: ten cube states (money and match scores) the cube's tests and
+  ``bench/cube_gnubg.py`` compare with GNU Backgammon at.
 
 ``bench/differential.py`` compares the kernel with the twin on the first two,
 ``tests/strategies.py`` draws Hypothesis examples from :func:`place`, and ``fastnardy bench``
@@ -15,13 +17,16 @@ times the third.
 from __future__ import annotations
 
 import random
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from .. import _kernel
 from ..basics import CHECKERS, LONG_GAME, mirror, six_block, start_points
 from ..game import Game
 from ..position import Position
 from ..rules import BLOCK_RULES
+
+if TYPE_CHECKING:
+    from ..analysis.cube import Cube
 
 Code = Tuple[int, int, int, int, int]  # Rules.code
 Sides = Tuple[Tuple[int, ...], int, Tuple[int, ...], int]  # me, me_bar, opp, opp_bar
@@ -208,3 +213,22 @@ def sample_positions(game: str, count: int, seed: int = 1) -> List[Position]:
         turns = playout.legal_turns()
         playout.play(turns[choices.randrange(len(turns))])
     return positions
+
+
+def cube_states() -> "List[Tuple[str, Cube]]":
+    """(name, cube) from the side to move's view: money centred and owned, match scores from
+    2-away 2-away to 11-away 11-away, the Crawford game and post-Crawford, an owned cube
+    both ways."""
+    from ..analysis.cube import Cube
+
+    return [("money centred", Cube()),
+            ("money, mover owns 2", Cube(value=2, owner="mover")),
+            ("2-away 2-away", Cube(length=5, score=(3, 3))),
+            ("3-away 5-away", Cube(length=7, score=(4, 2))),
+            ("5-away 3-away, opponent owns 2",
+             Cube(length=7, score=(2, 4), value=2, owner="opponent")),
+            ("4-away 6-away, mover owns 2", Cube(length=9, score=(5, 3), value=2, owner="mover")),
+            ("7-away 7-away", Cube(length=7)),
+            ("11-away 11-away", Cube(length=11)),
+            ("Crawford, 4-away 1-away", Cube(length=7, score=(3, 6), crawford=True)),
+            ("post-Crawford, 3-away 1-away", Cube(length=7, score=(4, 6)))]

@@ -1,0 +1,364 @@
+"""The cube's values (C1-C8) as GNU Backgammon computes them (fastnardy.analysis.cube) and match
+equity tables (fastnardy.analysis.met): Janowski's model for money and matches, fastnardy's
+own tables against gnubg's Kazaross-XG2, cubeful search at 1-2 ply against a plain recursion
+over the legal turns, hint and eval with a cube, and bad input. Fed gnubg's own probabilities,
+the model's equities and actions are gnubg's (skipped where Debian's gnubg is absent)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fastnardy import FastNardyError, Game, Position, Rules, analysis
+from fastnardy.analysis import cube as cubes
+from fastnardy.analysis.cube import Cube
+from fastnardy.analysis.met import MAX_MET_BYTES, MatchEquityError, MatchEquityTable, read_met
+from fastnardy.batch import PROBABILITY, ROLLS, encode
+from fastnardy.cli import main
+from fastnardy.search.network import Evaluator
+
+KAZAROSS = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
+GNUBG = Path("/usr/games/gnubg")
+needs_kazaross = pytest.mark.skipif(not KAZAROSS.exists(), reason="gnubg's match equity tables "
+                                    "are absent: apt-get install gnubg-data")
+SHORT_NET = Evaluator.load("short")
+
+
+def game_positions(game: str, seed: int, count: int):
+    """Positions of a game of random turns, every other turn, unfinished."""
+    played, found = Game(game, seed), []
+    rng = np.random.default_rng(seed)
+    while not played.is_over() and len(found) < count:
+        turns = played.legal_turns()
+        played.play(turns[int(rng.integers(len(turns)))])
+        if len(played.history) % 2 == 0 and not played.is_over():
+            found.append(played.position)
+    return found
+
+
+# -- match equity tables -------------------------------------------------------------------
+
+@needs_kazaross
+def test_read_met_kazaross_is_a_table_C6_C7():
+    table = read_met(KAZAROSS)
+    assert table.length >= 15 and "Kazaross" in table.name
+    assert table.pre[0, 0] == pytest.approx(0.5)
+    assert np.allclose(table.pre + table.pre.T, 1.0, atol=2e-3)
+    assert table.mwc(0, 3) == 1.0 and table.mwc(3, 0) == 0.0
+    assert table.mwc(3, 1, post_crawford=True) == table.post[2]
+    assert table.mwc(1, 3, post_crawford=True) == pytest.approx(1 - table.post[2])
+    with pytest.raises(MatchEquityError, match="away"):
+        table.mwc(table.length + 1, 1)
+
+
+@needs_kazaross
+def test_fastnardy_short_table_is_within_0_015_of_kazaross_xg2():
+    """The model's table from the shipped net's mars and koks rates against the rollout-made
+    Kazaross-XG2, to 25-away (pre- and post-Crawford)."""
+    theirs, ours = read_met(KAZAROSS), analysis.shipped_met("short")
+    n = min(25, theirs.length)
+    assert np.abs(ours.pre[:n, :n] - theirs.pre[:n, :n]).max() <= 0.015
+    assert np.abs(ours.post[:n] - theirs.post[:n]).max() <= 0.015
+
+
+def test_shipped_tables_are_tables_of_both_games():
+    for game in ("short", "long"):
+        table = analysis.shipped_met(game)
+        assert table.length == 64 and table.pre[0, 0] == pytest.approx(0.5)
+        assert np.allclose(table.pre + table.pre.T, 1.0, atol=1e-9)
+        # needing fewer points is better
+        assert (np.diff(table.pre, axis=0) <= 1e-12).all()
+        assert (np.diff(table.post) <= 1e-12).all() and table.post[0] == 0.5
+    with pytest.raises(FastNardyError, match="game"):
+        analysis.shipped_met("nardy")
+
+
+def test_model_met_without_gammons_matches_a_cubeless_race_to_n_crawford():
+    """C7: with no mars or koks, the post-Crawford trailer's chance at n-away (n even) is
+    2 ** -(n / 2) when it doubles at once: each game decides two points."""
+    table = analysis.model_met(0.0, 0.0, length=8)
+    assert table.post[1] == pytest.approx(0.5) and table.post[3] == pytest.approx(0.25)
+    assert table.post[2] == table.post[3] and table.post[7] == pytest.approx(1 / 16)
+    with pytest.raises(FastNardyError, match="mars"):
+        analysis.model_met(0.7, 0.4)
+    with pytest.raises(FastNardyError, match="length"):
+        analysis.model_met(0.2, 0.0, length=65)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("not xml at all <", "not XML"),
+    ('<?xml version="1.0"?><!DOCTYPE m [<!ENTITY a "aaaa">]><met/>', "entity"),
+    ("<met><info><name>x</name></info></met>", "no pre-Crawford"),
+    ('<met><pre-crawford-table type="parametric"/><post-crawford-table type="explicit"/></met>',
+     "parameters"),
+    ('<met><pre-crawford-table type="explicit"><row><me>0.5</me><me>0.6</me></row></pre-'
+     'crawford-table><post-crawford-table type="explicit"><row><me>0.5</me></row>'
+     '</post-crawford-table></met>', "square"),
+    ('<met><pre-crawford-table type="explicit"><row><me>1.5</me></row></pre-crawford-table>'
+     '<post-crawford-table type="explicit"><row><me>0.5</me></row></post-crawford-table>'
+     '</met>', "outside"),
+    ('<met><pre-crawford-table type="explicit"><row><me>half</me></row></pre-crawford-table>'
+     '<post-crawford-table type="explicit"><row><me>0.5</me></row></post-crawford-table>'
+     '</met>', "not a number"),
+])
+def test_read_met_refuses_what_is_not_an_explicit_table(tmp_path, text, match):
+    path = tmp_path / "bad.xml"
+    path.write_text(text)
+    with pytest.raises(MatchEquityError, match=match):
+        read_met(path)
+
+
+def test_read_met_refuses_large_and_missing_files(tmp_path):
+    big = tmp_path / "big.xml"
+    big.write_bytes(b"<met>" + b" " * MAX_MET_BYTES + b"</met>")
+    with pytest.raises(MatchEquityError, match="larger"):
+        read_met(big)
+    with pytest.raises(MatchEquityError, match="cannot read"):
+        read_met(tmp_path / "absent.xml")
+    with pytest.raises(MatchEquityError, match="pre must be"):
+        MatchEquityTable(np.zeros((2, 3)), np.zeros(2))
+    assert issubclass(MatchEquityError, ValueError)
+
+
+# -- the cube's state ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("cube, match", [
+    (Cube(owner="nobody"), "owner"),
+    (Cube(stakes="fibonacci"), "C3"),
+    (Cube(value=128), "cube value"),
+    (Cube(value=0), "cube value"),
+    (Cube(length=5, score=(5, 0)), "score"),
+    (Cube(length=5, score=(1, 1), crawford=True), "C7"),
+    (Cube(crawford=True), "C7"),
+    (Cube(length=5, jacoby=True), "C8"),
+    (Cube(length=5, score="3-1"), "score"),  # type: ignore[arg-type]
+])
+def test_cube_of_refuses_an_impossible_cube_state(cube, match):
+    with pytest.raises(FastNardyError, match=match):
+        Cube.of(cube)
+
+
+def test_cube_state_C2_C3_C7():
+    assert Cube(value=2).raised() == 4 and Cube(value=2, stakes="arithmetic").raised() == 3
+    assert Cube(value=2, stakes="arithmetic").taken() == Cube(value=3, owner="opponent",
+                                                              stakes="arithmetic")
+    assert Cube(value=64).may_offer is False and Cube(owner="opponent").may_offer is False
+    assert Cube(owner="mover").turned().owner == "opponent"
+    crawford = Cube(length=7, score=(3, 6), crawford=True)
+    assert not crawford.may_offer and not crawford.live and crawford.away == (4, 1)
+    post = Cube(length=7, score=(4, 6))
+    assert post.post_crawford and post.may_offer and not post.turned().may_offer
+    # C6: an offer that cannot gain (the mover needs no more than the stake) is not made
+    assert not Cube(length=7, score=(5, 3), value=2).may_offer
+    assert Cube.money("long") == Cube()
+    assert Cube.money(Rules.short(stakes="arithmetic")).stakes == "arithmetic"
+    assert Cube.money(Rules.short(cube_cancels_mars=True)).cancels_mars
+    assert Cube.money(Game("short").rules) == Cube()
+
+
+# -- Janowski's model ----------------------------------------------------------------------
+
+def test_money_cube_without_gammons_is_janowskis_piecewise_line():
+    """No gammons, x = 1: a centred cube's value is linear from -1 at 20% (the opponent
+    cashes) to +1 at 80% (the mover cashes); an owned cube's from -1 at 0% to +1 at 80%; the
+    opponent's cube's from -1 at 20% to +1 at 100%."""
+    line = [float(cubes.cubeful([p, 0, 0, 0, 0], 1.0)[0]) for p in (0.2, 0.35, 0.5, 0.65, 0.8)]
+    assert line == pytest.approx([-1.0, -0.5, 0.0, 0.5, 1.0], abs=1e-9)
+    dead = float(cubes.cubeful([0.6, 0, 0, 0, 0], 0.0)[0])
+    assert dead == pytest.approx(0.2)
+    for owner, points in (("mover", (0.0, 0.4, 0.8)), ("opponent", (0.2, 0.6, 1.0))):
+        line = [float(cubes.cubeful([p, 0, 0, 0, 0], 1.0, Cube(owner=owner))[0])
+                for p in points]
+        assert line == pytest.approx([-1.0, 0.0, 1.0], abs=1e-9), owner
+
+
+def test_money_decision_is_consistent_and_gnubgs_words():
+    for p in np.linspace(0.3, 0.95, 14):
+        outputs = [p, 0.2 * p, 0.01, 0.1 * (1 - p), 0.0]
+        decision = analysis.cube_action(outputs, 0.68)
+        assert decision.double_pass == 1.0
+        double = decision.double_take >= decision.no_double and decision.double_pass >= \
+            decision.no_double
+        assert decision.optimal == (min(decision.double_take, decision.double_pass) if double
+                                    else decision.no_double)
+        assert decision.action.startswith(("Double", "Redouble", "Optional")) == (
+            double and "Too good" not in decision.action)
+        assert max(decision.error.values()) <= 1e-12
+        assert decision.take_point is not None and 0 < decision.take_point < 0.5
+
+
+def test_jacoby_C8_counts_no_gammon_with_a_centred_cube():
+    outputs = [0.7, 0.5, 0.1, 0.05, 0.0]
+    free, jacoby = (analysis.cube_action(outputs, 0.0, cube=Cube(jacoby=j)) for j in
+                    (False, True))
+    assert jacoby.no_double == pytest.approx(2 * 0.7 - 1)  # cubeless, single wins only
+    assert free.no_double == pytest.approx(2 * 0.7 - 1 + 0.5 + 0.1 - 0.05)
+
+
+def test_match_cube_values_are_normalised_C6():
+    table = analysis.shipped_met("short")
+    # an even game at an even score is worth 0; a double, pass is worth the stake
+    even = analysis.cube_action([0.5, 0, 0, 0, 0], 0.68, cube=Cube(length=7, score=(2, 2)),
+                                met=table)
+    assert even.no_double == pytest.approx(0.0, abs=1e-9) and even.double_pass == 1.0
+    assert even.mwc is not None and even.mwc[0] == pytest.approx(table.mwc(5, 5))
+    # the Crawford game: no offer; post-Crawford the trailer doubles
+    crawford = analysis.cube_action([0.3, 0.1, 0, 0.1, 0], 0.68, met=table,
+                                    cube=Cube(length=7, score=(3, 6), crawford=True))
+    assert "double" in crawford.action.lower() and crawford.take_point is None
+    trailer = analysis.cube_action([0.3, 0.0, 0, 0.1, 0], 0.68, met=table,
+                                   cube=Cube(length=7, score=(3, 6)))
+    assert trailer.action in ("Double, take", "Optional double, take")
+
+
+def test_cube_action_refuses_bad_outputs_and_tables():
+    with pytest.raises(FastNardyError, match="five"):
+        analysis.cube_action([0.5, 0.1], 0.68)
+    with pytest.raises(FastNardyError, match="x"):
+        analysis.cube_action([0.5, 0, 0, 0, 0], 1.5)
+    with pytest.raises(FastNardyError, match="MatchEquityTable"):
+        analysis.cube_action([0.5, 0, 0, 0, 0], 0.68, cube=Cube(length=3), met="table")
+    small = analysis.model_met(0.2, 0.0, length=3)
+    with pytest.raises(MatchEquityError, match="3 away"):
+        analysis.cube_action([0.5, 0, 0, 0, 0], 0.68, cube=Cube(length=7), met=small)
+
+
+# -- cubeful search at 1-2 ply -------------------------------------------------------------
+
+def plain_one_ply(position, cube, met):
+    """The mover's no double at 1 ply, written plainly: per roll, the turn that leaves the
+    opponent the least under its proper cube action at 0 ply (exact once a game is over);
+    money equity in stakes or a match-winning chance."""
+    total = 0.0
+    for roll, chance in zip(ROLLS.tolist(), PROBABILITY):
+        values = []
+        for turn in position.legal_turns(tuple(roll)):
+            child = turn.position
+            outputs = analysis.probabilities(child, SHORT_NET) if child.outcome() is None \
+                else cubes.exact(child)
+            x = analysis.efficiency(child)
+            decision = analysis.cube_action(outputs, x, cube=cube.turned(), met=met)
+            if met is None:
+                values.append(decision.optimal)
+            else:
+                pick = {decision.no_double: 0, decision.double_take: 1,
+                        decision.double_pass: 2}[decision.optimal]
+                values.append(decision.mwc[pick])
+        best = min(values)
+        total += chance * (-best if met is None else 1.0 - best)
+    return total
+
+
+@pytest.mark.parametrize("cube", [Cube(), Cube(value=2, owner="mover"),
+                                  Cube(length=7, score=(4, 2)), Cube(length=5, score=(2, 3),
+                                                                     value=2, owner="opponent")])
+def test_cube_decision_at_1_ply_is_the_plain_recursion(cube):
+    met = analysis.shipped_met("short") if cube.length else None
+    for position in game_positions("short", 3, 2) + [
+            Position.from_string("short w 2:1,1:1 6:2,5:2")]:  # the game ends within a roll
+        decision = cubes.cube_decision(position, cube, SHORT_NET, 1, met)
+        mine = plain_one_ply(position, cube, met)
+        theirs = decision.no_double if met is None else decision.mwc[0]
+        assert theirs == pytest.approx(mine, abs=1e-9)
+
+
+def test_cubeless_outputs_at_1_and_2_ply_are_the_search_s():
+    position = game_positions("short", 5, 3)[-1]
+    for plies in (1, 2):
+        decision = cubes.cube_decision(position, None, SHORT_NET, plies)
+        expected = analysis.evaluate(position, SHORT_NET, plies).equity
+        # the same turns unless the cube changes the choice: within a few hundredths
+        assert decision.cubeless == pytest.approx(expected, abs=0.02)
+        assert decision.plies == plies
+
+
+def test_hint_with_a_cube_ranks_by_the_opponents_proper_action():
+    position, cube = Position.start("short"), Cube()
+    ranked = analysis.hint(position, (3, 1), SHORT_NET, cube=cube)
+    values = [m.cubeful for m in ranked]
+    assert values == sorted(values, reverse=True) and ranked[0].difference == 0.0
+    for move in ranked[:4]:
+        child = move.turn.position
+        answer = analysis.cube_action(analysis.probabilities(child, SHORT_NET),
+                                      analysis.efficiency(child), cube=cube.turned())
+        assert move.cubeful == pytest.approx(-answer.optimal, abs=1e-9)
+        assert "cubeful" in move.as_dict()
+    assert math.isnan(analysis.hint(position, (3, 1), SHORT_NET)[0].cubeful)
+
+
+def test_evaluate_with_a_match_cube():
+    cube = Cube(length=7, score=(4, 2))
+    result = analysis.evaluate(Position.start("short"), SHORT_NET, cube=cube)
+    assert result.cube.mwc is not None and result.cubeful == result.cube.optimal
+    assert result.cube == cubes.cube_decision(Position.start("short"), cube, SHORT_NET, 0)
+    with pytest.raises(FastNardyError, match="T4"):
+        cubes.cube_decision(Position.from_string("short w - 6:2"), cube, SHORT_NET)
+
+
+# -- the command line ----------------------------------------------------------------------
+
+def test_eval_and_hint_show_cubeful_equities_with_cubeless_beside(capsys):
+    assert main(["eval", "short", "--match", "7", "--score", "4-2", "--cube", "2",
+                 "--owner", "mover"]) == 0
+    out = capsys.readouterr().out
+    assert "match to 7 at 4-2 (3-away 5-away)" in out and "match-winning" in out
+    assert "proper action: No redouble, take" in out or "redouble" in out.lower()
+    assert main(["hint", "short", "3-1", "--top", "2", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert {"cubeful", "equity"} <= set(document["moves"][0])
+    assert document["cube"]["length"] == 0
+    assert main(["hint", "short", "3-1", "--top", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "cubeful" in out and "cubeless" in out and "money play, cube 1 centred" in out
+
+
+@pytest.mark.parametrize("argv", [["--score", "4:2", "--match", "7"],
+                                  ["--score", "7-0", "--match", "7"],
+                                  ["--crawford"], ["--cube", "128"],
+                                  ["--match", "5", "--met", "/nonexistent.xml"]])
+def test_cube_options_refuse_bad_values(capsys, argv):
+    assert main(["eval", "short", *argv]) == 2
+    assert capsys.readouterr().err.strip()
+
+
+# -- against GNU Backgammon ----------------------------------------------------------------
+
+@pytest.mark.skipif(not GNUBG.exists() or not KAZAROSS.exists(),
+                    reason="GNU Backgammon (gnubg, gnubg-data) is absent: apt-get install gnubg")
+def test_fed_gnubgs_probabilities_the_cube_is_gnubgs():
+    """40 positions x 10 cube states: gnubg's 0-ply outputs into the model give gnubg's
+    equities within 0.005 and its proper action, except where gnubg reads its two-sided
+    bear-off database (every checker of both sides home)."""
+    from fastnardy.play.gnubg import Gnubg
+    from fastnardy.testing.benchmark import gnubg_ids
+    from fastnardy.testing.samples import cube_states
+
+    found = [Position.from_gnubg_id(pid) for name, n in (("bg_contact_ids.txt", 30),
+                                                         ("bg_race_ids.txt", 10))
+             for pid in gnubg_ids(name)[:n]]
+    rows = encode(found)
+    x = cubes.efficiencies("short", rows)
+    home = (rows[:, 6:25] == 0).all(axis=1) & (rows[:, 31:50] == 0).all(axis=1)
+    met, gnubg = read_met(KAZAROSS), Gnubg("expert", processes=1)
+    misses = []
+    try:
+        for name, cube in cube_states():
+            outputs, equities, actions = gnubg.cube_decisions(rows, cube, 0)
+            for i in range(len(found)):
+                mine = analysis.cube_action(outputs[i], float(x[i]), cube=cube, met=met)
+                compared = [mine.no_double] + ([mine.double_take, mine.double_pass]
+                                               if cube.may_offer else [])
+                gap = np.abs(np.array(compared) - equities[i, :len(compared)]).max()
+                same = mine.action == actions[i] or {mine.action, actions[i]} <= {
+                    "Unknown cube decision", "No double (cube not available)"}
+                if gap > 0.005 or not same:
+                    misses.append((name, found[i].gnubg_id(), bool(home[i]), actions[i],
+                                   mine.action, float(gap)))
+    finally:
+        gnubg.close()
+    assert all(miss[2] for miss in misses), misses
+    assert len(misses) <= 4, misses
