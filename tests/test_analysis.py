@@ -130,7 +130,7 @@ def _net_game(game: str, seed: int, turns: int) -> Game:
 @pytest.mark.parametrize("game", ["short", "long"])
 def test_analysing_the_networks_own_play_at_0_ply_finds_no_error(game):
     record = _net_game(game, 5, 30).to_record()
-    turns = analysis.analyse_game(record, NETWORKS[game], 0)
+    turns = analysis.analyse_game(record, NETWORKS[game], 0).turns
     assert len(turns) == len(record.turns)
     assert all(t.loss == 0 and str(t.best) == str(t.played) and t.mark is None for t in turns)
 
@@ -140,13 +140,19 @@ def test_a_worse_turn_loses_its_difference_and_is_marked():
     game = Game("short", players=("Ann", "Bob"), opening=(6, 5))
     worst = analysis.hint(game.position, (6, 5), network)[-1]
     game.play(worst.turn)
-    result = analysis.analyse(game.record(), "", network, 0)
+    result = analysis.analyse(game.record(), "", network, 0, cubeful=False)
     first = result.turns[0]
     assert first.loss == pytest.approx(-worst.difference)
     assert first.mark == analysis.mark(-worst.difference) == "very bad"
     totals = result.side("white")
     assert totals["name"] == "Ann" and totals["unforced"] == 1
     assert totals["error_rate"] == pytest.approx(1000 * first.loss, abs=1e-3)
+    # cubeful (the default): the loss is the cubeful difference of hint with the money cube
+    cubeful = analysis.analyse(game.record(), "", network, 0).turns[0]
+    ranked = analysis.hint(Position.opening("short", 6, 5)[0], (6, 5), network,
+                           cube=analysis.Cube())
+    mine = next(c for c in ranked if c.turn.position == worst.turn.position)
+    assert cubeful.loss == pytest.approx(-mine.difference, abs=1e-9)
 
 
 def _mat_text() -> str:

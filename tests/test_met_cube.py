@@ -263,7 +263,7 @@ def test_cube_decision_at_1_ply_is_the_plain_recursion(cube):
         decision = cubes.cube_decision(position, cube, SHORT_NET, 1, met)
         mine = plain_one_ply(position, cube, met)
         theirs = decision.no_double if met is None else decision.mwc[0]
-        assert theirs == pytest.approx(mine, abs=1e-9)
+        assert theirs == pytest.approx(mine, abs=1e-6)  # float32 networks: rows, features
 
 
 def test_cubeless_outputs_at_1_and_2_ply_are_the_search_s():
@@ -285,7 +285,7 @@ def test_hint_with_a_cube_ranks_by_the_opponents_proper_action():
         child = move.turn.position
         answer = analysis.cube_action(analysis.probabilities(child, SHORT_NET),
                                       analysis.efficiency(child), cube=cube.turned())
-        assert move.cubeful == pytest.approx(-answer.optimal, abs=1e-9)
+        assert move.cubeful == pytest.approx(-answer.optimal, abs=1e-6)  # float32 nets
         assert "cubeful" in move.as_dict()
     assert math.isnan(analysis.hint(position, (3, 1), SHORT_NET)[0].cubeful)
 
@@ -362,3 +362,153 @@ def test_fed_gnubgs_probabilities_the_cube_is_gnubgs():
         gnubg.close()
     assert all(miss[2] for miss in misses), misses
     assert len(misses) <= 4, misses
+
+
+# -- analyse: cube decisions and cubeful chequer play --------------------------------------
+
+GNUBG_MATCHES = Path(__file__).parent / "data" / "gnubg"
+# GNU Backgammon 1.07's "show statistics match" of its own self-play matches: per player
+# (white, black) its total cube decisions, doubles, takes and passes (they do not depend on
+# the evaluation: a decision counts whenever the side to move may offer, C2, C7, and is not
+# in a game's first position)
+GNUBG_CUBE_COUNTS = {1: ((34, 2, 1, 2), (53, 3, 1, 1)), 2: ((49, 2, 2, 0), (27, 2, 1, 1)),
+                     3: ((48, 2, 2, 1), (37, 3, 1, 1)), 4: ((17, 2, 1, 0), (18, 1, 2, 0)),
+                     5: ((37, 1, 2, 0), (52, 2, 1, 0))}
+
+
+@pytest.mark.parametrize("match", sorted(GNUBG_CUBE_COUNTS))
+def test_analyse_counts_the_cube_decisions_gnubg_counts_C2_C6_C7(match):
+    text = (GNUBG_MATCHES / f"selfplay_{match:04d}.mat").read_text()
+    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    assert result.cubeful and result.length == 5
+    for side, expected in zip(("white", "black"), GNUBG_CUBE_COUNTS[match]):
+        cube = result.side(side)["cube"]
+        assert (cube["decisions"], cube["double"], cube["take"], cube["pass"]) == expected
+    for review in result.cube_decisions:
+        assert review.loss == pytest.approx(max(0.0, -review.decision.error[
+            "no_double" if review.played == "no double" else review.played]))
+        assert review.cube.length == 5 and review.cube.may_offer or review.played in (
+            "take", "pass")
+        assert (review.error is None) == (review.loss == 0)
+    totals = result.side("white")
+    both = totals["unforced"] + totals["cube"]["close"]
+    assert totals["overall_error_rate"] == pytest.approx(
+        1000 * (totals["equity_lost"] + totals["cube"]["equity_lost"]) / both, abs=2e-3)
+    assert totals["ratings"]["overall"] == analysis.rating(totals["overall_error_rate"] / 1000)
+
+
+def _record(position, *cube_actions):
+    """A money game from ``position``: the cube actions ("offer", "take", "drop") before its
+    first roll, then one turn (the first legal) unless dropped."""
+    game = Game.from_position(position, seed=1)
+    for action in cube_actions:
+        getattr(game, action)()
+    if not game.is_over():
+        game.play(game.legal_turns()[0])
+    return game.record()
+
+
+def test_a_take_of_a_lost_game_is_a_wrong_take_and_a_pass_is_right():
+    lost = Position.from_string("short w 1:2 6:10")  # white bears off next roll; no gammon
+    taken = analysis.analyse(_record(lost, "offer", "take"), "", SHORT_NET, 0)
+    offer, answer = taken.cube_decisions
+    assert (offer.played, offer.side, offer.error) == ("double", "white", None)
+    assert (answer.played, answer.side, answer.error) == ("take", "black", "wrong take")
+    assert answer.loss == pytest.approx(1.0, abs=1e-3) and answer.mark == "very bad"
+    assert taken.side("black")["cube"]["wrong take"] == 1
+    passed = analysis.analyse(_record(lost, "offer", "drop"), "", SHORT_NET, 0)
+    assert [c.error for c in passed.cube_decisions] == [None, None]
+    assert passed.turns == ()
+
+
+def test_a_double_of_an_even_game_is_a_wrong_double_and_no_double_is_right():
+    # (not the start position, where the cube is not judged)
+    even = Position.from_string("short b 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:4,5:1")
+    doubled = analysis.analyse(_record(even, "offer", "take"), "", SHORT_NET, 0)
+    offer = doubled.cube_decisions[0]
+    assert offer.error == "wrong double" and offer.loss > 0.1 and offer.close
+    assert offer.loss == pytest.approx(offer.decision.optimal - offer.decision.double_take)
+    quiet = analysis.analyse(_record(even), "", SHORT_NET, 0)
+    assert [(c.played, c.error, c.close) for c in quiet.cube_decisions] == [
+        ("no double", None, False)]
+    # cubeful chequer play: the loss is the cubeful difference hint gives
+    turn = quiet.turns[0]
+    ranked = analysis.hint(even, turn.roll, SHORT_NET, cube=Cube())
+    mine = next(c for c in ranked if c.turn.position == turn.played.position)
+    assert turn.loss == pytest.approx(-mine.difference) and turn.cube == Cube()
+
+
+def test_analyse_cubeless_is_the_chequer_analysis_in_points():
+    text = (GNUBG_MATCHES / "selfplay_0004.mat").read_text()
+    result = analysis.analyse(text, "m.mat", SHORT_NET, 0, cubeful=False)
+    assert not result.cubeful and result.cube_decisions == ()
+    assert all(t.cube is None and t.mwc_loss == 0 for t in result.turns)
+    assert result.side("white")["ratings"] == {}
+
+
+def test_analyse_cli_prints_cube_decisions_and_ratings(capsys):
+    path = str(GNUBG_MATCHES / "selfplay_0004.mat")
+    assert main(["analyse", path, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "double       cube 1:" in out and "take         cube 1:" in out
+    assert "cube error rate" in out and "overall" in out
+    assert any(name in out for name, _ in analysis.RATINGS)
+    assert main(["analyse", path, "--no-progress", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["length"] == 5 and document["cube_decisions"]
+    assert {"played", "proper", "loss", "error", "close"} <= set(document["cube_decisions"][0])
+    assert main(["analyse", path, "--no-progress", "--met", "/nonexistent.xml"]) == 2
+
+
+# -- bots with the cube --------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", ["short", "long"])
+def test_networks_play_matches_with_the_cube_refereed_by_match_C2_C6_C7(game):
+    """Two networks (both offer, take and drop) play paired matches to 3 through
+    fastnardy.Match, which refuses any offer the rules forbid (C2, C7): every match ends
+    with its winner at 3 or more points."""
+    from fastnardy.play.match import Network, play_cube_matches
+
+    net = Network(Evaluator.load(game), 0)
+    result = play_cube_matches(Rules.of(game), net, net, 6, 3, seed=4, parallel=4)
+    assert (result.won >= 0).all() and (result.games >= 2).any()
+    assert (np.abs(result.points) >= 1).all()
+    assert (result.won == (result.points > 0)).all()
+    assert sum(result.offers) == sum(result.takes) + sum(result.drops) > 0
+
+
+def test_a_player_without_a_cube_never_offers_and_always_takes():
+    from fastnardy.play.match import Greedy, Network, play_cube_matches
+
+    rules = Rules.short()
+    result = play_cube_matches(rules, Network(SHORT_NET, 0), Greedy(), 4, 0, seed=2)
+    assert result.offers[1] == 0 and result.drops[1] == 0
+    assert result.takes[1] == result.offers[0] > 0  # greedy took every offer
+    assert (result.games == 1).all()  # money play: one game each
+
+
+def test_match_command_with_the_cube(capsys):
+    assert main(["match", "net:0", "greedy", "--game", "long", "--to", "3", "--games", "2",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "2 matches to 3" in out and "offered" in out
+    assert main(["match", "net:0", "greedy", "--cube", "--games", "2", "--json",
+                 "--no-progress"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["length"] == 0 and document["matches"] == 2
+    assert main(["match", "net:0", "greedy", "--cube", "--to", "3"]) == 2
+
+
+@pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
+                                               "apt-get install gnubg")
+def test_gnubg_plays_matches_with_the_cube():
+    """gnubg's cubeful moves are legal turns (T1) under every cube and score, and its
+    offers legal (C2, C7)."""
+    from fastnardy.play.match import Gnubg, Network, play_cube_matches
+
+    gnubg = Gnubg("expert", processes=1)
+    try:
+        result = play_cube_matches(Rules.short(), Network(SHORT_NET, 0), gnubg, 2, 3, seed=5)
+    finally:
+        gnubg.close()
+    assert (result.won >= 0).all() and sum(result.offers) > 0

@@ -36,20 +36,20 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 import numpy.typing as npt
 
-from .. import checks
+from .. import _features, checks
 from ..batch import chance_expand, decode, encode, segment_argmax
 from ..errors import FastNardyError
 from ..game import next_stake
 from ..position import Position
 from ..rules import MAX_STAKE, Rules
-from ..search.inputs import features
 from ..search.network import Evaluator, races
 from .met import MatchEquityError, MatchEquityTable
 from .outputs import evaluator_for, exact, flip, plies_arg, position_arg
 
 __all__ = ["BEAROFF_EFFICIENCY", "CONTACT_EFFICIENCY", "RACE_EFFICIENCY", "Cube",
-           "CubeDecision", "OWNERS", "cube_action", "cube_decision", "cubeful", "efficiency",
-           "cubeful_after", "efficiencies", "model_met", "shipped_met"]
+           "CubeDecision", "OWNERS", "cube_action", "cube_decision", "cube_equities", "cubeful",
+           "efficiency",
+           "cubeful_after", "efficiencies", "model_met", "mwc_scale", "shipped_met"]
 
 
 # gnubg's default cube efficiencies (eval.c): contact and crashed 0.68; race 0.55 + 0.00125 *
@@ -411,6 +411,18 @@ def _met_for(cube: Cube, met: Optional[MatchEquityTable]) -> Optional[MatchEquit
     return table
 
 
+def mwc_scale(cube: Cube, met: Optional[MatchEquityTable] = None) -> float:
+    """What one unit of normalised equity is worth under ``cube`` (gnubg's ``eq2mwc``
+    slope): in a match the match-winning chance, half the gap between winning and losing the
+    stake (``met`` the match's table, the short game's own unless given); in money play the
+    stake, in points."""
+    cube = Cube.of(cube)
+    table = _met_for(cube, met)
+    if table is None:
+        return float(cube.value)
+    return 0.5 * (_after(table, cube, cube.value, 0) - _after(table, cube, 0, cube.value))
+
+
 # -- decisions ----------------------------------------------------------------------------
 
 def _equity(value: float, cube: Cube, met: Optional[MatchEquityTable]) -> float:
@@ -497,6 +509,39 @@ def cube_action(outputs: npt.ArrayLike, x: float, owner: Optional[str] = None, *
     return _decision(p, no_double, take, efficiency_x, cube, table, 0)
 
 
+def cube_equities(outputs: npt.ArrayLike, x: npt.ArrayLike, cubes: Sequence[Cube],
+                  met: Optional[MatchEquityTable] = None) -> npt.NDArray[np.float64]:
+    """For each row of five outputs (anyone's) with its cube efficiency and its own cube
+    (the side to move's view), the 0-ply no double, double take and double pass equities,
+    normalised (N, 3): :func:`cube_action`'s numbers for many positions at once (double,
+    take NaN at 64). ``met`` is the match's table (the short game's unless given)."""
+    p = _outputs(outputs)
+    xs = np.asarray(x, dtype=np.float64).reshape(-1)
+    if len(xs) != len(p) or len(cubes) != len(p):
+        raise FastNardyError(f"outputs, x and cubes must have one entry per row, not "
+                             f"{len(p)}, {len(xs)} and {len(cubes)}")
+    if not (np.isfinite(xs).all() and ((xs >= 0) & (xs <= 1)).all()):
+        raise FastNardyError("x must be cube efficiencies in [0, 1]")
+    groups: Dict[Cube, List[int]] = {}
+    for i, cube in enumerate(cubes):
+        groups.setdefault(Cube.of(cube), []).append(i)
+    out = np.empty((len(p), 3))
+    for cube, rows in groups.items():
+        at = np.array(rows)
+        table = _met_for(cube, met)
+        no_double = _cubeful(p[at], xs[at], cube, table)
+        take = _cubeful(p[at], xs[at], cube.taken(), table) if cube.value < MAX_STAKE \
+            else np.full(len(at), math.nan)
+        if table is None:
+            out[at] = np.stack([no_double, take * cube.raised() / cube.value,
+                                np.ones(len(at))], axis=1)
+            continue
+        win, lose = _after(table, cube, cube.value, 0), _after(table, cube, 0, cube.value)
+        values = np.stack([no_double, take, np.full(len(at), win)], axis=1)
+        out[at] = (2.0 * values - (win + lose)) / (win - lose)
+    return out
+
+
 # -- efficiencies -----------------------------------------------------------------------
 
 def efficiencies(rules: object, rows: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -531,14 +576,16 @@ def _leaf(rules: Rules, network: Evaluator, rows: npt.NDArray[Any]
           ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """The 0-ply outputs of rows (exact once a game is over), their efficiencies (0 once
     over) and which are over."""
-    positions = decode(rules, rows)
-    over = np.array([p.outcome() is not None for p in positions], dtype=bool)
+    rows = np.ascontiguousarray(rows, dtype=np.int8)
+    over = _features.winners(rows) != 0
     out, x = np.empty((len(rows), 5)), np.zeros(len(rows))
     if (~over).any():
-        out[~over] = network.probabilities(features(rules, rows[~over], network.kind))
+        out[~over] = network.network.probabilities(rows[~over])  # compiled, on the rows
         x[~over] = efficiencies(rules, rows[~over])
-    for i in np.flatnonzero(over):
-        out[i] = exact(positions[i])
+    if over.any():
+        ended = np.flatnonzero(over)
+        for i, position in zip(ended, decode(rules, rows[ended])):
+            out[i] = exact(position)
     return out, x, over
 
 
@@ -636,21 +683,23 @@ def cube_decision(position: Position, cube: Optional[Cube] = None,
 
 def cubeful_after(positions: Sequence[Position], cube: Optional[Cube] = None,
                   evaluator: Optional[Evaluator] = None, plies: int = 0,
-                  met: Optional[MatchEquityTable] = None) -> npt.NDArray[np.float64]:
+                  met: Optional[MatchEquityTable] = None
+                  ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """The cubeful equity (normalised, in stakes) to the player who has just moved of each
     position its turn made (the opponent to move, taking its proper cube action), under that
     player's ``cube``, at ``plies``: the values :func:`fastnardy.analysis.evaluation.hint`
-    ranks turns by."""
+    ranks turns by; and the cubeless outputs of each at ``plies``, (N, 5), to the same
+    player."""
     if not positions:
-        return np.zeros(0)
+        return np.zeros(0), np.zeros((0, 5))
     rules = position_arg(positions[0]).rules
     cube = Cube.money(rules) if cube is None else Cube.of(cube)
     table = _met_for(cube, shipped_met(rules.game) if met is None and cube.length else met)
     network = evaluator_for(rules, evaluator)
-    values, _ = _node(rules, network, encode([position_arg(p) for p in positions]),
-                      [cube.turned()], plies_arg(plies), False, table)
+    values, outputs = _node(rules, network, encode([position_arg(p) for p in positions]),
+                            [cube.turned()], plies_arg(plies), False, table)
     mine = 1.0 - values[:, 0] if table is not None else -values[:, 0]
-    return np.array([_equity(float(v), cube, table) for v in mine])
+    return np.array([_equity(float(v), cube, table) for v in mine]), flip(outputs)
 
 
 # -- fastnardy's match equity tables --------------------------------------------------------

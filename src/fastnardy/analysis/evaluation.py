@@ -14,10 +14,12 @@ backgammon, the same lost) from the side to move's view; a finished game has its
   after the best turn at ``plies - 1``) and the cube decision at ``plies``
   (:func:`fastnardy.analysis.cube.cube_decision`: money play unless a match cube is given).
 
-Given a ``cube`` (:class:`fastnardy.analysis.cube.Cube`), :func:`hint` also values each turn
-**cubeful** (normalised money equity in stakes, the opponent's proper cube action after it,
-at ``plies``) and ranks by that value, as GNU Backgammon does; the cubeless equity stays
-beside it.
+Given a ``cube`` (:class:`fastnardy.analysis.cube.Cube`), :func:`hint` values each turn
+**cubeful** instead, as GNU Backgammon does (:func:`fastnardy.analysis.cube.cubeful_after`:
+normalised money equity in stakes, the opponent taking its proper cube action after it) and
+ranks by that value: every turn at 0 ply, the first level of ``filter`` keeping turns by
+their cubeful 0-ply value for ``plies``, inside the tree each roll's best turn at 0 ply. The
+cubeless equity of the same search stays beside it.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ import numpy.typing as npt
 
 from .. import _kernel
 from ..batch import PROBABILITY, ROLLS, encode
-from ..search.network import OUTPUTS, Evaluator
+from ..errors import IllegalTurnError
+from ..search.network import OUTPUTS, Evaluator, equity
 from ..position import Position, Turn
-from ..search.tree import Filters, best_turn, expectimax
+from ..search.tree import Filters, best_turn, check_filters, expectimax, filter_kept
 from .outputs import evaluator_for, flip, network_outputs, plies_arg, position_arg
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after
 from .met import MatchEquityTable
@@ -73,6 +76,8 @@ def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None
     position = position_arg(position)
     depth = plies_arg(plies)
     network = evaluator_for(position.rules, evaluator)
+    if cube is not None:
+        return _cubeful_hint(position, dice, network, depth, filter, cube, met)
     found = best_turn(position, dice, network, depth, filter)
     turns = position.legal_turns(_kernel.dice_pair(dice))
     values = found.values.copy()
@@ -82,22 +87,36 @@ def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None
         children = encode([turns[i].position for i in np.flatnonzero(~searched)])
         values[~searched] = -expectimax(position.rules, children, network, 0)
     outputs = flip(network_outputs(network, [turn.position for turn in turns]))
-    if cube is None:
-        best = float(values[searched].max())
-        order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
-        return [Candidate(turns[i], float(values[i]), float(values[i]) - best,
-                          tuple(float(p) for p in outputs[i]), int(depths[i])) for i in order]
-    cubefuls = np.empty(len(turns))
-    for deep, at in ((True, depth), (False, 0)):
-        chosen = np.flatnonzero(searched == deep)
-        if len(chosen):
-            cubefuls[chosen] = cubeful_after([turns[i].position for i in chosen], cube,
-                                             network, at, met)
-    best = float(cubefuls[searched].max())
-    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -cubefuls[i], i))
-    return [Candidate(turns[i], float(values[i]), float(cubefuls[i]) - best,
-                      tuple(float(p) for p in outputs[i]), int(depths[i]), float(cubefuls[i]))
-            for i in order]
+    best = float(values[searched].max())
+    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
+    return [Candidate(turns[i], float(values[i]), float(values[i]) - best,
+                      tuple(float(p) for p in outputs[i]), int(depths[i])) for i in order]
+
+
+def _cubeful_hint(position: Position, dice: object, network: Evaluator, depth: int,
+                  filter: Filters, cube: Cube, met: Optional[MatchEquityTable]
+                  ) -> List[Candidate]:
+    """:func:`hint` with a cube (module docstring)."""
+    turns = position.legal_turns(_kernel.dice_pair(dice))
+    if not turns:
+        raise IllegalTurnError("T4", "the game is over: there is no legal turn")
+    children = [turn.position for turn in turns]
+    values, outputs = cubeful_after(children, cube, network, 0, met)
+    quick = outputs.copy()
+    searched = np.ones(len(turns), dtype=bool)
+    filters = check_filters(filter)
+    if depth and filters is not None:
+        searched = filter_kept(values, np.zeros(1, dtype=np.int64), filters[0])
+    if depth:
+        deep = np.flatnonzero(searched)
+        values[deep], outputs[deep] = cubeful_after([children[i] for i in deep], cube,
+                                                    network, depth, met)
+    cubeless = equity(outputs)
+    best = float(values[searched].max())
+    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
+    return [Candidate(turns[i], float(cubeless[i]), float(values[i]) - best,
+                      tuple(float(p) for p in quick[i]), depth if searched[i] else 0,
+                      float(values[i])) for i in order]
 
 
 class Evaluation(NamedTuple):

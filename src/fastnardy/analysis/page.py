@@ -1,20 +1,21 @@
 """The analysis of a game as one self-contained HTML page (``fastnardy analyse --html``).
 
 The page needs no network: the boards are inline SVG (:func:`fastnardy.formats.svg.board`), the
-style and the script inline. It shows each side's totals, a list of every turn (played,
-loss, gnubg's mark, luck) and one board at a time: the position before the turn with the
-played turn drawn as arrows, and on a marked turn (doubtful or worse) a second board with
-the best turn. Buttons, the arrow keys and the list move between turns; the address's
+style and the script inline. It shows each side's totals (chequer, cube and overall error
+rates with gnubg's ratings when the analysis is cubeful), a list of every turn (the cube
+decision before it, played, loss, gnubg's mark, luck) and one board at a time: the position
+before the turn with the played turn drawn as arrows, its cube decision's equities, and on a
+marked turn (doubtful or worse) a second board with the best turn. Buttons, the arrow keys and the list move between turns; the address's
 ``#turn-N`` opens turn N.
 """
 
 from __future__ import annotations
 
 import html
-from typing import List
+from typing import List, Tuple
 
 from ..formats import svg
-from .review import Analysis, AnalysedTurn
+from .review import CUBE_ERRORS, Analysis, AnalysedTurn, CubeReview
 from ..basics import BLACK, WHITE
 from ..notation import format_roll
 
@@ -30,7 +31,7 @@ position:relative}
 .turn{display:none} .turn.shown{display:block}
 .boards{display:flex;gap:1em;flex-wrap:wrap} .boards figure{margin:0}
 .very-bad{color:#b00020;font-weight:bold} .bad{color:#d2691e;font-weight:bold}
-.doubtful{color:#8a6d00} nav button{font-size:1em;margin-right:.5em}
+.doubtful{color:#8a6d00} .cube{margin:.3em 0} nav button{font-size:1em;margin-right:.5em}
 """
 
 _SCRIPT = """
@@ -64,7 +65,27 @@ def _mark_class(turn: AnalysedTurn) -> str:
     return "" if turn.mark is None else turn.mark.replace(" ", "-")
 
 
-def _turn_section(index: int, turn: AnalysedTurn) -> str:
+# the list's cube column: W/B and what was done, "?" on an error
+_SHORT = {"no double": "no double", "double": "doubles", "take": "takes", "pass": "passes"}
+
+
+def _cube_text(reviews: List[CubeReview]) -> str:
+    """The cube decisions before a turn, one paragraph each."""
+    out = []
+    for review in reviews:
+        decision = review.decision
+        verdict = f"lost {review.loss:.3f} ({review.error})" if review.error else "right"
+        mark = f" &mdash; <span class='{review.mark.replace(' ', '-')}'>{review.mark}</span>" \
+            if review.mark else ""
+        out.append(f"<p class='cube'>Cube {review.cube.value}: {review.side} "
+                   f"<b>{review.played}</b>; proper {html.escape(decision.action)}; "
+                   f"{verdict}{mark}. No double {decision.no_double:+.3f}, double, take "
+                   f"{decision.double_take:+.3f}, double, pass {decision.double_pass:+.3f}"
+                   f"</p>")
+    return "".join(out)
+
+
+def _turn_section(index: int, turn: AnalysedTurn, reviews: List[CubeReview]) -> str:
     title = (f"Game {turn.game}, move {turn.number}: {turn.side} {format_roll(turn.roll)} "
              f"plays {turn.played}")
     boards = [f"<figure>{svg.board(turn.position, size=400, highlight=turn.played)}"
@@ -77,44 +98,90 @@ def _turn_section(index: int, turn: AnalysedTurn) -> str:
     verdict = "forced" if turn.forced else f"equity lost {turn.loss:.3f}"
     if turn.mark is not None:
         verdict += f" &mdash; <span class='{_mark_class(turn)}'>{turn.mark}</span>"
-    return (f"<section class='turn' id='board-{index + 1}' data-mark='{turn.mark or ''}'>"
-            f"<h2>{html.escape(title)}</h2><p>{verdict}; luck of the roll "
-            f"{turn.luck:+.3f}</p><div class='boards'>{''.join(boards)}</div></section>")
+    marked = turn.mark or next((r.mark for r in reviews if r.mark), None) or ""
+    return (f"<section class='turn' id='board-{index + 1}' data-mark='{marked}'>"
+            f"<h2>{html.escape(title)}</h2>{_cube_text(reviews)}<p>{verdict}; luck of the "
+            f"roll {turn.luck:+.3f}</p><div class='boards'>{''.join(boards)}</div></section>")
+
+
+def _grouped(analysis: Analysis) -> List[Tuple[AnalysedTurn, List[CubeReview]]]:
+    """Each turn with the cube decisions before it; those after a game's last turn (an offer
+    dropped) go with that turn."""
+    groups: List[Tuple[AnalysedTurn, List[CubeReview]]] = []
+    waiting: List[CubeReview] = []
+    for item in analysis.in_order():
+        if isinstance(item, CubeReview):
+            waiting.append(item)
+            continue
+        if groups:
+            groups[-1][1].extend(r for r in waiting if r.game != item.game)
+            waiting = [r for r in waiting if r.game == item.game]
+        groups.append((item, waiting))
+        waiting = []
+    if groups:
+        groups[-1][1].extend(waiting)
+    return groups
+
+
+def _totals(analysis: Analysis) -> str:
+    """The table of each side's totals."""
+    cubeful = analysis.cubeful
+    head = ("<tr><th>side</th><th>player</th><th>chequer error rate</th><th>unforced turns"
+            "</th><th>marks</th>" + ("<th>cube error rate</th><th>cube decisions (close)</th>"
+                                     "<th>cube errors</th><th>overall error rate</th>"
+                                     "<th>rating</th>" if cubeful else "")
+            + "<th>luck</th></tr>")
+    rows = []
+    for side in (WHITE, BLACK):
+        t = analysis.side(side)
+        marks = ", ".join(f"{count} {mark}" for mark, count in t["marks"].items())
+        cells = [side, html.escape(t["name"]), f"{t['error_rate']:.1f}", str(t["unforced"]),
+                 marks]
+        if cubeful:
+            cube = t["cube"]
+            errors = ", ".join(f"{cube[kind]} {kind}" for kind in CUBE_ERRORS if cube[kind])
+            cells += [f"{cube['error_rate']:.1f}", f"{cube['decisions']} ({cube['close']})",
+                      errors or "none", f"{t['overall_error_rate']:.1f}",
+                      html.escape(t["ratings"]["overall"])]
+        cells.append(f"{t['luck']:+.3f}")
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return f"<table>{head}{''.join(rows)}</table>"
 
 
 def page(analysis: Analysis, name: str = "game") -> str:
     """The page of ``analysis`` (see the module docstring), titled with ``name``."""
-    totals = []
-    for side in (WHITE, BLACK):
-        t = analysis.side(side)
-        marks = ", ".join(f"{count} {mark}" for mark, count in t["marks"].items())
-        totals.append(f"<tr><td>{side}</td><td>{html.escape(t['name'])}</td>"
-                      f"<td>{t['error_rate']:.1f}</td><td>{t['unforced']}</td>"
-                      f"<td>{marks}</td><td>{t['luck']:+.3f}</td></tr>")
     rows: List[str] = []
     sections: List[str] = []
-    for index, turn in enumerate(analysis.turns):
+    for index, (turn, reviews) in enumerate(_grouped(analysis)):
+        cube = ", ".join(f"{r.side[0].upper()} {_SHORT[r.played]}" + ("?" if r.error else "")
+                         for r in reviews if r.played != "no double" or r.error)
+        wrong = next((r.mark for r in reviews if r.mark), None)
         rows.append(f"<tr data-turn='{index}'><td>{turn.game}.{turn.number}</td>"
+                    f"<td class='{'' if wrong is None else wrong.replace(' ', '-')}'>"
+                    f"{html.escape(cube)}</td>"
                     f"<td>{turn.side}</td><td>{format_roll(turn.roll)}</td>"
                     f"<td>{html.escape(str(turn.played))}</td>"
                     f"<td>{'' if turn.forced else f'{turn.loss:.3f}'}</td>"
                     f"<td class='{_mark_class(turn)}'>{turn.mark or ''}</td>"
                     f"<td>{turn.luck:+.3f}</td></tr>")
-        sections.append(_turn_section(index, turn))
+        sections.append(_turn_section(index, turn, reviews))
     title = html.escape(f"Analysis of {name}")
+    where = (f"a match to {analysis.length}" if analysis.length else "money play")
+    units = (f"cubeful, {where}: equity in EMG (normalised money equity, in stakes)"
+             if analysis.cubeful else "equity in cubeless points")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>{_STYLE}</style></head><body>
 <h1>{title}</h1>
-<p>{analysis.games} game(s), {len(analysis.turns)} turns, {analysis.plies} ply; equity in
-cubeless points; marks at GNU Backgammon's thresholds (doubtful &ge; 0.04, bad &ge; 0.08,
-very bad &ge; 0.16).</p>
-<table><tr><th>side</th><th>player</th><th>error rate (mEMG)</th><th>unforced turns</th>
-<th>marks</th><th>luck</th></tr>{''.join(totals)}</table>
+<p>{analysis.games} game(s), {len(analysis.turns)} turns, {analysis.plies} ply; {units};
+error rates in mEMG per decision; marks at GNU Backgammon's thresholds (doubtful &ge; 0.04,
+bad &ge; 0.08, very bad &ge; 0.16).</p>
+{_totals(analysis)}
 <nav><p><button id="prev">&larr; previous</button><button id="next">next &rarr;</button>
 <button id="next-mistake">next mistake</button><span id="where"></span></p></nav>
-<div id="layout"><div id="list"><table><tr><th>move</th><th>side</th><th>roll</th>
-<th>played</th><th>lost</th><th>mark</th><th>luck</th></tr>{''.join(rows)}</table></div>
+<div id="layout"><div id="list"><table><tr><th>move</th><th>cube</th><th>side</th>
+<th>roll</th><th>played</th><th>lost</th><th>mark</th><th>luck</th></tr>{''.join(rows)}</table>
+</div>
 <div id="boards">{''.join(sections)}</div></div>
 <script>{_SCRIPT}</script></body></html>
 """

@@ -3,15 +3,29 @@
 * :func:`luck`: gnubg's luck of a roll, at 0 ply: the value of the best turn of the roll
   rolled minus the mean of that over the 21 rolls (T5 weights).
 * :func:`analyse_game` / :func:`analyse`: per turn the played and the best turn, the equity
-  lost (>= 0), gnubg's marks (doubtful >= 0.04, bad >= 0.08, very bad >= 0.16 points) and
-  the roll's luck; per side the error rate in milli-points per unforced turn (gnubg's mEMG,
-  cubeless) and the luck.
+  lost (>= 0), gnubg's marks (doubtful >= 0.04, bad >= 0.08, very bad >= 0.16) and the
+  roll's luck; per cube decision (:class:`CubeReview`: each chance the side to move had to
+  offer, each offer and each answer, C2) the proper action, the equity lost and gnubg's kind
+  of error (missed double, wrong double, wrong take, wrong pass); per side the chequer, cube
+  and overall error rates and gnubg's rating of each.
+
+By default the analysis is **cubeful**, as GNU Backgammon's: turns are valued by
+:func:`fastnardy.analysis.evaluation.hint` with the cube in play (C1, C2) and the match
+score (C6, C7: the Crawford game is the first at which a player needs 1 point), losses are
+normalised money equity (EMG, in stakes) and in a match also match-winning chances (MWC);
+a game of a fastnardy record is money play. ``cubeful=False`` gives the cubeless analysis
+(points, no cube decisions). gnubg's counting: a turn is unforced when it had more than one
+legal choice; a cube decision counts when an action was taken or when doubling is not a
+very bad error (its ``isCloseCubedecision``: the proper action's equity less that of double,
+take capped at 1, under 0.16); the chequer rate is per unforced turn, the cube rate per
+counted decision, the overall rate per both; the cube is not judged in a game's first
+position.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -22,12 +36,16 @@ from ..errors import FastNardyError
 from ..game import Game
 from ..search.network import Evaluator
 from ..position import Position, Turn
-from ..formats.mat import read_games
-from ..record import GameRecord
+from ..formats.mat import is_mat, read_games, read_mat
+from ..record import CubeAction, GameRecord
 from ..search.tree import Filters, best_turn, expectimax
+from .cube import Cube, CubeDecision, cube_decision, cubeful_after, mwc_scale, shipped_met
+from .evaluation import hint
+from .met import MatchEquityTable
 from .outputs import best_per_roll, evaluator_for, plies_arg, position_arg, roll_index
 
-__all__ = ["MARKS", "LUCK_MARKS", "luck", "mark", "luck_mark", "AnalysedTurn", "Analysis",
+__all__ = ["MARKS", "LUCK_MARKS", "RATINGS", "CLOSE_CUBE", "CUBE_PLAYS", "CUBE_ERRORS", "luck",
+           "mark", "luck_mark", "rating", "AnalysedTurn", "CubeReview", "Analysis",
            "analyse_game", "analyse"]
 
 
@@ -35,6 +53,11 @@ __all__ = ["MARKS", "LUCK_MARKS", "luck", "mark", "luck_mark", "AnalysedTurn", "
 MARKS = (("very bad", 0.16), ("bad", 0.08), ("doubtful", 0.04))
 # gnubg's luck marks, in points (its arLuckLevel)
 LUCK_MARKS = (("very lucky", 0.6), ("lucky", 0.3), ("very unlucky", -0.6), ("unlucky", -0.3))
+# gnubg's ratings by error per decision in EMG (its arThrsRating); "Awful!" above the last
+RATINGS = (("Supernatural", 0.002), ("World class", 0.005), ("Expert", 0.008),
+           ("Advanced", 0.012), ("Intermediate", 0.018), ("Casual player", 0.026),
+           ("Beginner", 0.035))
+CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling is less than a very bad error
 
 
 def luck(position: Position, dice: object, evaluator: Optional[Evaluator] = None) -> float:
@@ -54,6 +77,11 @@ def mark(loss: float) -> Optional[str]:
     return next((name for name, limit in MARKS if loss >= limit), None)
 
 
+def rating(error_rate: float) -> str:
+    """gnubg's rating of an error rate in EMG per decision (0.004: "World class")."""
+    return next((name for name, limit in RATINGS if error_rate < limit), "Awful!")
+
+
 def luck_mark(value: float) -> Optional[str]:
     """gnubg's mark of a roll's luck, or None."""
     for name, limit in LUCK_MARKS:
@@ -65,8 +93,10 @@ def luck_mark(value: float) -> Optional[str]:
 @dataclass(frozen=True)
 class AnalysedTurn:
     """One turn of an analysed game: the position before it, the roll, the turn ``played``
-    and the ``best`` (Turn), their equities to the mover, ``loss`` (>= 0), the number of
-    legal turns, gnubg's ``mark`` and the roll's ``luck``."""
+    and the ``best`` (Turn), their equities to the mover (cubeful EMG, or cubeless points),
+    ``loss`` (>= 0), the number of legal turns, the roll's ``luck`` (cubeless), the ``cube``
+    in play from the mover's side (None: cubeless), ``mwc_loss`` (the loss in match-winning
+    chance, in a match) and gnubg's ``mark``."""
 
     game: int
     number: int
@@ -80,6 +110,8 @@ class AnalysedTurn:
     loss: float
     choices: int
     luck: float
+    cube: Optional[Cube] = None
+    mwc_loss: float = 0.0
     mark: Optional[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -97,84 +129,288 @@ class AnalysedTurn:
                 "played_equity": round(self.played_equity, 6),
                 "best_equity": round(self.best_equity, 6), "loss": round(self.loss, 6),
                 "forced": self.forced, "mark": self.mark, "luck": round(self.luck, 6),
-                "luck_mark": luck_mark(self.luck)}
+                "luck_mark": luck_mark(self.luck), "mwc_loss": round(self.mwc_loss, 6),
+                "cube": None if self.cube is None else _cube_dict(self.cube)}
+
+
+def _cube_dict(cube: Cube) -> Dict[str, Any]:
+    return {"value": cube.value, "owner": cube.owner, "length": cube.length,
+            "score": list(cube.score), "crawford": cube.crawford}
+
+
+# what was done at a cube decision, and gnubg's name of each error
+CUBE_PLAYS = ("no double", "double", "take", "pass")
+CUBE_ERRORS = ("missed double", "wrong double", "wrong take", "wrong pass")
+
+
+@dataclass(frozen=True)
+class CubeReview:
+    """One cube decision of an analysed game (C2), at move ``number`` of the record, after
+    ``before`` of the game's turns: ``side`` decided (the side to move for "no double" and "double", its opponent for "take"
+    and "pass"), ``position`` (the side to move's, before its roll), ``cube`` from the side
+    to move's view, the ``decision`` (:class:`~fastnardy.analysis.cube.CubeDecision`, the
+    side to move's view), what was ``played``, the equity lost to the proper action (>= 0,
+    EMG, from the decider's side), ``mwc_loss`` in a match, ``close`` (counted: an action
+    taken, or doubling not a very bad error), gnubg's ``error`` kind and ``mark``."""
+
+    game: int
+    number: int
+    before: int
+    side: str
+    position: Position
+    cube: Cube
+    decision: CubeDecision
+    played: str
+    loss: float
+    mwc_loss: float
+    close: bool
+    error: Optional[str] = field(init=False)
+    mark: Optional[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        kind = None
+        if self.loss > 0:
+            kind = CUBE_ERRORS[CUBE_PLAYS.index(self.played)]
+        object.__setattr__(self, "error", kind)
+        object.__setattr__(self, "mark", mark(self.loss))
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"game": self.game, "number": self.number, "before": self.before,
+                "side": self.side, "position": self.position.to_string(),
+                "cube": _cube_dict(self.cube),
+                "played": self.played, "proper": self.decision.action,
+                "loss": round(self.loss, 6), "mwc_loss": round(self.mwc_loss, 6),
+                "close": self.close, "error": self.error, "mark": self.mark,
+                "decision": self.decision.as_dict()}
+
+
+def _cube_review(game: int, number: int, before: int, side: str, position: Position,
+                 cube: Cube, decision: CubeDecision, played: str, scale: float) -> CubeReview:
+    """A CubeReview: the loss from the decision's errors (gnubg's ``updateStatcontext``)."""
+    loss = -decision.error["no_double" if played == "no double" else played]
+    loss = max(0.0, float(loss))
+    close = played != "no double" or \
+        decision.optimal - min(decision.double_take, 1.0) < CLOSE_CUBE
+    return CubeReview(game, number, before, side, position, cube, decision, played, loss,
+                      loss * scale if cube.length else 0.0, close)
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """:func:`analyse`'s answer: the analysed ``turns`` of every game and the players'
-    names (white, black)."""
+    """:func:`analyse`'s answer: the analysed ``turns`` and ``cube_decisions`` of every game,
+    the players' names (white, black), the depth, the number of games, the match ``length``
+    (0: money play) and whether it is ``cubeful``."""
 
     turns: Tuple[AnalysedTurn, ...]
     players: Tuple[str, str]
     plies: int
     games: int
+    cube_decisions: Tuple[CubeReview, ...] = ()
+    length: int = 0
+    cubeful: bool = False
 
     def side(self, side: str) -> Dict[str, Any]:
-        """One side's totals: unforced turns, equity lost, error rate (mEMG, cubeless
-        milli-points per unforced turn), the marks and the luck (total and per turn)."""
+        """One side's totals (module docstring): unforced turns, equity lost and the chequer
+        ``error_rate`` (milli-EMG per unforced turn; cubeless milli-points when not
+        cubeful), the marks, the luck (total and per turn), the ``cube`` decisions' counts,
+        errors and rate, the ``overall_error_rate`` and gnubg's ``ratings``."""
         mine = [t for t in self.turns if t.side == side]
         unforced = [t for t in mine if not t.forced]
         lost = sum(t.loss for t in unforced)
         total_luck = sum(t.luck for t in mine)
+        cube = [c for c in self.cube_decisions if c.side == side]
+        close = [c for c in cube if c.close]
+        cube_lost = sum(c.loss for c in close)
+        both = len(unforced) + len(close)
+        rates = {"chequer": lost / len(unforced) if unforced else 0.0,
+                 "cube": cube_lost / len(close) if close else 0.0,
+                 "overall": (lost + cube_lost) / both if both else 0.0}
         return {"name": self.players[side == BLACK], "turns": len(mine),
                 "unforced": len(unforced), "equity_lost": round(lost, 6),
-                "error_rate": round(1000 * lost / len(unforced), 3) if unforced else 0.0,
+                "error_rate": round(1000 * rates["chequer"], 3),
+                "mwc_lost": round(sum(t.mwc_loss for t in unforced), 6),
                 "marks": {name: sum(t.mark == name for t in unforced) for name, _ in MARKS},
                 "luck": round(total_luck, 6),
-                "luck_rate": round(1000 * total_luck / len(mine), 3) if mine else 0.0}
+                "luck_rate": round(1000 * total_luck / len(mine), 3) if mine else 0.0,
+                "cube": {"decisions": len(cube), "close": len(close),
+                         **{plays: sum(c.played == plays for c in cube)
+                            for plays in CUBE_PLAYS[1:]},
+                         **{kind: sum(c.error == kind for c in close) for kind in CUBE_ERRORS},
+                         "equity_lost": round(cube_lost, 6),
+                         "mwc_lost": round(sum(c.mwc_loss for c in close), 6),
+                         "error_rate": round(1000 * rates["cube"], 3)},
+                "overall_error_rate": round(1000 * rates["overall"], 3),
+                "ratings": ({kind: rating(rate) if count else "N/A" for (kind, rate), count
+                             in zip(rates.items(), (len(unforced), len(close), both))}
+                            if self.cubeful else {})}
+
+    def in_order(self) -> Iterator["AnalysedTurn | CubeReview"]:
+        """The turns and cube decisions in the order they were made."""
+        waiting: Dict[Tuple[int, int], List[CubeReview]] = {}
+        for review in self.cube_decisions:
+            waiting.setdefault((review.game, review.before), []).append(review)
+        played: Dict[int, int] = {}
+        for turn in self.turns:
+            if turn.game not in played:  # the decisions of earlier games with no turn left
+                for key in sorted(k for k in waiting if k[0] < turn.game):
+                    yield from waiting.pop(key)
+            before = played.get(turn.game, 0)
+            played[turn.game] = before + 1
+            yield from waiting.pop((turn.game, before), [])
+            yield turn
+        for key in sorted(waiting):  # an offer dropped after a game's last turn
+            yield from waiting[key]
 
     def as_dict(self) -> Dict[str, Any]:
-        return {"plies": self.plies, "games": self.games,
+        return {"plies": self.plies, "games": self.games, "length": self.length,
+                "cubeful": self.cubeful,
                 "players": {side: self.side(side) for side in (WHITE, BLACK)},
-                "turns": [t.as_dict() for t in self.turns]}
+                "turns": [t.as_dict() for t in self.turns],
+                "cube_decisions": [c.as_dict() for c in self.cube_decisions]}
+
+
+class _Context(NamedTuple):
+    """What every turn of an analysis reads: the network, depth, filter and table."""
+
+    network: Evaluator
+    plies: int
+    filter: Filters
+    met: Optional[MatchEquityTable]
+
+
+def _chequer(context: _Context, number: int, entry_number: int, before: Position, roll: Roll,
+             played: Turn, cube: Optional[Cube]) -> AnalysedTurn:
+    """One turn analysed: cubeless by the search, or cubeful by hint with the cube."""
+    network, depth = context.network, context.plies
+    turns = before.legal_turns(roll)
+    if cube is None:
+        found = best_turn(before, roll, network, depth, context.filter)
+        index = next(i for i, t in enumerate(turns) if t.position == played.position)
+        played_value = float(found.values[index])
+        if np.isnan(played_value):  # a filter dropped it: valued at full depth anyway
+            played_value = -float(expectimax(before.rules, encode([played.position]), network,
+                                             depth)[0])
+        best, best_value = found.turn, float(np.nanmax(found.values))
+        scale = 0.0
+    else:
+        ranked = hint(before, roll, network, depth, context.filter, cube=cube, met=context.met)
+        mine = next(c for c in ranked if c.turn.position == played.position)
+        played_value = mine.cubeful
+        if mine.plies < depth:  # a filter dropped it: valued at full depth anyway
+            played_value = float(cubeful_after([played.position], cube, network, depth,
+                                               context.met)[0][0])
+        best, best_value = ranked[0].turn, ranked[0].cubeful
+        scale = mwc_scale(cube, context.met) if cube.length else 0.0
+    if played_value > best_value:
+        best, best_value = played, played_value
+    loss = max(0.0, best_value - played_value)
+    return AnalysedTurn(number, entry_number, before.turn, before, roll, played, best,
+                        played_value, best_value, loss, len(turns),
+                        luck(before, roll, network), cube, loss * scale)
+
+
+def _walk(record: GameRecord, game: Game) -> Iterator[Tuple[Position, Any, Optional[Turn],
+                                                                Optional[Roll]]]:
+    """The record's actions in order, each with the position before it (its side to move
+    the one on roll) and, for a turn, the turn played and its roll."""
+    history = iter(game.history)
+    before = record.start if record.start is not None else \
+        Position.opening(record.rules, *record.opening)[0]  # type: ignore[misc]
+    for action in record.actions():
+        if isinstance(action, CubeAction):
+            yield before, action, None, None
+            continue
+        roll, played = next(history)
+        yield before, action, played, roll
+        before = played.position
 
 
 def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plies: int = 0,
                  filter: Filters = None, *, number: int = 1,
-                 progress: Optional[Callable[[int], None]] = None) -> List[AnalysedTurn]:
-    """Every turn of a recorded game (replayed by :meth:`fastnardy.Game.from_record`, which
-    names an illegal turn's rule) analysed at ``plies``; ``progress(1)`` after each turn."""
+                 progress: Optional[Callable[[int], None]] = None,
+                 cube: Optional[Cube] = None, met: Optional[MatchEquityTable] = None
+                 ) -> Analysis:
+    """Every turn and cube decision of a recorded game (replayed by
+    :meth:`fastnardy.Game.from_record`, which names an illegal turn's or offer's rule)
+    analysed at ``plies``, as game ``number``; ``progress(1)`` after each turn. Cubeful when
+    a ``cube`` is given: the cube as the game begins, from white's side (its ``length``,
+    ``score`` (white, black) and ``crawford`` the match's; ``met`` its table, the game's own
+    unless given)."""
     if not isinstance(record, GameRecord):
         raise FastNardyError(f"record must be a GameRecord, not {record!r}")
-    depth = plies_arg(plies)
-    network = evaluator_for(record.rules, evaluator)
+    start = None if cube is None else Cube.of(cube)
+    if start is not None and start.length and met is None:
+        met = shipped_met(record.rules.game)
+    context = _Context(evaluator_for(record.rules, evaluator), plies_arg(plies), filter, met)
     game = Game.from_record(record)
-    if record.start is not None:
-        before = record.start
-    else:
-        assert record.opening is not None
-        before = Position.opening(record.rules, *record.opening)[0]
-    out = []
-    for entry, (roll, played) in zip(record.turns, game.history):
-        turns = before.legal_turns(roll)
-        found = best_turn(before, roll, network, depth, filter)
-        index = next(i for i, t in enumerate(turns) if t.position == played.position)
-        played_value = found.values[index]
-        if np.isnan(played_value):  # a filter dropped it: valued at full depth anyway
-            played_value = -expectimax(before.rules, encode([played.position]), network,
-                                       depth)[0]
-        best_value = float(np.nanmax(found.values))
-        best = found.turn
-        if played_value > best_value:
-            best, best_value = played, float(played_value)
-        out.append(AnalysedTurn(number, entry.number, before.turn, before, roll, played, best,
-                                float(played_value), best_value,
-                                max(0.0, best_value - float(played_value)), len(turns),
-                                luck(before, roll, network)))
-        before = played.position
-        if progress is not None:
-            progress(1)
+    first = encode([Position.start(record.rules)])[0]
+    value, owner = 1, None  # the stake and who holds the cube (None: centred)
+    offer: Optional[CubeDecision] = None
+    turns: List[AnalysedTurn] = []
+    cubes: List[CubeReview] = []
+    for before, action, played, roll in _walk(record, game):
+        view = None
+        if start is not None:
+            mover = before.turn
+            view = start._replace(value=value, owner="centered" if owner is None else
+                                  ("mover" if owner == mover else "opponent"))
+            if mover != WHITE:
+                view = view._replace(score=start.score[::-1])
+        if view is None:
+            pass
+        elif isinstance(action, CubeAction):
+            if action.action == "double":
+                offer = cube_decision(before, view, context.network, context.plies, met)
+                cubes.append(_cube_review(number, action.number, len(turns), before.turn,
+                                          before, view, offer, "double", mwc_scale(view, met)))
+            elif offer is not None:  # the answer to the offer just judged
+                cubes.append(_cube_review(number, action.number, len(turns), action.side,
+                                          before, view, offer,
+                                          "take" if action.action == "take" else "pass",
+                                          mwc_scale(view, met)))
+            if action.action == "take":
+                value, owner = action.cube, action.side
+            offer = None if action.action != "double" else offer
+        elif offer is None and view.may_offer and \
+                not np.array_equal(encode([before])[0], first):
+            decision = cube_decision(before, view, context.network, context.plies, met)
+            cubes.append(_cube_review(number, action.number, len(turns), before.turn, before,
+                                      view, decision, "no double", mwc_scale(view, met)))
+        if played is not None:
+            assert roll is not None
+            offer = None
+            turns.append(_chequer(context, number, action.number, before, roll, played,
+                                  view))
+            if progress is not None:
+                progress(1)
+    return Analysis(tuple(turns), record.players, context.plies, 1, tuple(cubes),
+                    0 if start is None else start.length, start is not None)
+
+
+def _crawford(length: int, scores: Sequence[Tuple[int, int]], rule: bool) -> List[bool]:
+    """C7: which games of a match are the Crawford game: the first at whose start a player
+    needs 1 point (when the rule is in play)."""
+    out, seen = [], False
+    for score in scores:
+        here = rule and bool(length) and not seen and length - 1 in score
+        seen = seen or (bool(length) and length - 1 in score)
+        out.append(here)
     return out
 
 
 def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, plies: int = 0,
             filter: Filters = None,
-            progress: Optional[Callable[[int, int], None]] = None) -> Analysis:
+            progress: Optional[Callable[[int, int], None]] = None, *,
+            cubeful: bool = True, met: Optional[MatchEquityTable] = None) -> Analysis:
     """Analyse every game of a record file's text (a fastnardy record or a GNU Backgammon
-    ``.mat`` export, :func:`fastnardy.formats.mat.read_games`); ``progress(done, total)`` counts
-    turns."""
+    ``.mat`` export, :func:`fastnardy.formats.mat.read_games`), cubeful at the match's scores
+    unless ``cubeful`` is False (module docstring; ``met`` the match's table, the game's own
+    unless given); ``progress(done, total)`` counts turns."""
     records = read_games(text, name)
+    length, starts = 0, [(0, 0)] * len(records)
+    if is_mat(text, name):
+        games = read_mat(text)
+        length, starts = (games[0].match_length if games else 0), [g.scores for g in games]
     total = sum(len(r.turns) for r in records)
     done = [0]
 
@@ -184,7 +420,19 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
             progress(done[0], total)
 
     turns: List[AnalysedTurn] = []
+    cubes: List[CubeReview] = []
+    crawford = _crawford(length, starts, bool(records[0].rules.crawford) if records else True)
     for number, record in enumerate(records, 1):
-        turns += analyse_game(record, evaluator, plies, filter, number=number, progress=step)
+        cube = None
+        if cubeful:
+            score = starts[number - 1] if length else (0, 0)
+            cube = Cube.money(record.rules)._replace(
+                length=length, score=score, crawford=crawford[number - 1],
+                jacoby=bool(record.rules.jacoby) and not length)
+        one = analyse_game(record, evaluator, plies, filter, number=number, progress=step,
+                           cube=cube, met=met)
+        turns += one.turns
+        cubes += one.cube_decisions
     players = records[0].players if records else ("white", "black")
-    return Analysis(tuple(turns), players, plies_arg(plies), len(records))
+    return Analysis(tuple(turns), players, plies_arg(plies), len(records), tuple(cubes),
+                    length, bool(cubeful))

@@ -12,10 +12,10 @@ from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
 from ..formats.mat import read_games
 from ..notation import format_roll
 
-from .options import (Parser, add_cube_options, add_filter, add_json, add_position, add_progress,
-                      add_search_options, at_least, cube_label, depth_arg, percent, positive_arg,
-                      print_json, progress_printer, read_cube, read_filters, read_network,
-                      read_position, read_roll, write_file)
+from .options import (Parser, add_cube_options, add_filter, add_json, add_met, add_position,
+                      add_progress, add_search_options, at_least, cube_label, depth_arg, percent,
+                      positive_arg, print_json, progress_printer, read_cube, read_filters,
+                      read_met_option, read_network, read_position, read_roll, write_file)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -84,14 +84,20 @@ def add_rollout(sub: "argparse._SubParsersAction[Parser]") -> None:
 def add_analyse(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_an = sub.add_parser(
         "analyse", help="analyse a recorded game or a GNU Backgammon .mat match",
-        description="Every turn of FILE (a fastnardy record or a GNU Backgammon .mat "
-                    "export): the turn played, the best turn, the equity lost, gnubg's "
+        description="Every turn and cube decision of FILE (a fastnardy record or a GNU "
+                    "Backgammon .mat export), cubeful at the match score as GNU Backgammon "
+                    "analyses: the turn played, the best turn, the equity lost (EMG), gnubg's "
                     "marks (doubtful >= 0.04, bad >= 0.08, very bad >= 0.16), the roll's "
-                    "luck; per side the error rate (mEMG: milli-points lost per unforced "
-                    "turn, cubeless) and the luck.")
+                    "luck; each chance to double, each offer and answer with the proper "
+                    "action and gnubg's kind of error; per side the chequer, cube and "
+                    "overall error rates (mEMG per decision) with gnubg's ratings, and the "
+                    "luck.")
     p_an.add_argument("file", metavar="FILE", help="a fastnardy record or a .mat export")
     add_search_options(p_an)
     add_filter(p_an)
+    p_an.add_argument("--cubeless", action="store_true",
+                      help="chequer play only, in cubeless points (no cube decisions)")
+    add_met(p_an)
     p_an.add_argument("--html", metavar="OUT", default=None,
                       help="also write one self-contained page walking the game(s), with "
                            "the board of every turn")
@@ -200,24 +206,40 @@ def _run_analyse(args: argparse.Namespace) -> int:
         raise InvalidRecordError(f"{args.file} holds no game")
     result = analysis.analyse(text, args.file, read_network(args, games[0].rules.game),
                               args.plies, read_filters(args),
-                              progress_printer(args, "turns analysed"))
+                              progress_printer(args, "turns analysed"),
+                              cubeful=not args.cubeless, met=read_met_option(args))
     if args.html is not None:
         from ..analysis import page as analysis_page
-
 
         write_file(args.html, analysis_page.page(result, Path(args.file).name).encode("utf-8"))
     if args.json:
         print_json({"file": args.file, **result.as_dict()})
         return 0
-    for turn in result.turns:
-        note = "" if turn.forced else f"  lost {turn.loss:.3f}"
-        if turn.mark:
-            note += f"  {turn.mark}: best {turn.best}"
-        print(f"{turn.game}.{turn.number:<3} {turn.side:<5} {format_roll(turn.roll)}  "
-              f"{str(turn.played):<26} luck {turn.luck:+.3f}{note}")
+    for item in result.in_order():
+        if isinstance(item, analysis.CubeReview):
+            note = f"  lost {item.loss:.3f} ({item.error})" if item.error else ""
+            print(f"{item.game}.{item.number:<3} {item.side:<5} {item.played:<12} "
+                  f"cube {item.cube.value}: {item.decision.action}{note}"
+                  + (f"  {item.mark}" if item.mark else ""))
+            continue
+        note = "" if item.forced else f"  lost {item.loss:.3f}"
+        if item.mark:
+            note += f"  {item.mark}: best {item.best}"
+        print(f"{item.game}.{item.number:<3} {item.side:<5} {format_roll(item.roll)}  "
+              f"{str(item.played):<26} luck {item.luck:+.3f}{note}")
+    unit = "mEMG" if result.cubeful else "milli-points (cubeless)"
     for side in ("white", "black"):
         totals = result.side(side)
         marks = ", ".join(f"{count} {name}" for name, count in totals["marks"].items())
-        print(f"{side} ({totals['name']}): error rate {totals['error_rate']:.1f} mEMG over "
-              f"{totals['unforced']} unforced turns ({marks}); luck {totals['luck']:+.3f}")
+        print(f"{side} ({totals['name']}): chequer error rate {totals['error_rate']:.1f} "
+              f"{unit} over {totals['unforced']} unforced turns ({marks}); luck "
+              f"{totals['luck']:+.3f}")
+        if not result.cubeful:
+            continue
+        cube, ratings = totals["cube"], totals["ratings"]
+        errors = ", ".join(f"{cube[kind]} {kind}" for kind in analysis.CUBE_ERRORS)
+        print(f"  cube error rate {cube['error_rate']:.1f} mEMG over {cube['close']} close or "
+              f"actual decisions of {cube['decisions']} ({errors}); overall "
+              f"{totals['overall_error_rate']:.1f} mEMG: {ratings['overall']} "
+              f"(chequer {ratings['chequer']}, cube {ratings['cube']})")
     return 0

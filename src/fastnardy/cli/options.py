@@ -155,21 +155,31 @@ def add_cube_options(parser: argparse.ArgumentParser) -> None:
                        help="this game is the Crawford game (C7: no offers)")
     group.add_argument("--jacoby", action="store_true",
                        help="money play: mars and koks count only once the stake is raised (C8)")
-    group.add_argument("--met", metavar="FILE", default=None,
-                       help="a GNU Backgammon match equity table (.xml, explicit tables, e.g. "
-                            "/usr/share/gnubg/met/Kazaross-XG2.xml); default: fastnardy's "
-                            "table of the game")
+    add_met(group)
+
+
+def add_met(parser: "argparse._ActionsContainer") -> None:
+    parser.add_argument("--met", metavar="FILE", default=None,
+                        help="a GNU Backgammon match equity table (.xml, explicit tables, e.g. "
+                             "/usr/share/gnubg/met/Kazaross-XG2.xml); default: fastnardy's "
+                             "table of the game")
+
+
+def read_met_option(args: argparse.Namespace) -> "Optional[MatchEquityTable]":
+    """The table of ``--met``, or None for the game's own."""
+    from ..analysis.met import read_met
+
+    return read_met(args.met) if args.met else None
 
 
 def read_cube(args: argparse.Namespace, rules: "Rules") -> "Tuple[Cube, Optional[MatchEquityTable]]":
     """The Cube and the table of the cube options (:func:`add_cube_options`)."""
     from ..analysis.cube import Cube
-    from ..analysis.met import read_met
 
     cube = Cube.of(Cube.money(rules)._replace(
         value=args.cube, owner=args.owner, length=args.match, score=args.score,
         crawford=args.crawford, jacoby=args.jacoby or (bool(rules.jacoby) and not args.match)))
-    return cube, (read_met(args.met) if args.met else None)
+    return cube, read_met_option(args)
 
 
 def cube_label(cube: "Cube") -> str:

@@ -144,7 +144,7 @@ class Search:
         self.evaluate: Evaluate = evaluate
         # a shipped or saved network runs compiled on the rows (Evaluator.evaluate)
         self.network = evaluate.network if isinstance(evaluate, Evaluator) else None
-        self.filters = _check_filters(filter)
+        self.filters = check_filters(filter)
         self.evaluations = 0  # positions handed to the evaluator so far
 
     def leaves(self, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
@@ -241,7 +241,7 @@ def filter_kept(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64],
     return kept
 
 
-def _check_filters(given: object) -> Optional[Tuple[MoveFilter, ...]]:
+def check_filters(given: object) -> Optional[Tuple[MoveFilter, ...]]:
     """The filters per level of max nodes (the last for every level below), or None."""
     if given is None:
         return None
