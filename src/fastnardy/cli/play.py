@@ -13,8 +13,9 @@ from ..errors import FastNardyError
 from ..play.interactive import POLICIES as PLAY_POLICIES
 from ..rules import LONG, SHORT
 
-from .options import (Parser, add_json, add_position, add_progress, at_least, depth_arg,
-                      positive_arg, print_json, progress_printer, read_position, write_file)
+from .options import (Parser, add_json, add_met, add_position, add_progress, at_least,
+                      depth_arg, positive_arg, print_json, progress_printer, read_met_option,
+                      read_position, write_file)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -53,7 +54,9 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
         "match", help="seeded paired games between two players: wins and points a game",
         description="Games of A against B in pairs with the same dice (A white in one, black "
                     "in the other), scored by L10/S9 without a cube: A's wins and points a "
-                    "game with 95%% intervals (fastnardy.play.match). Players: random, greedy, "
+                    "game with 95%% intervals (fastnardy.play.match); with --to N, matches to "
+                    "N points with the cube (C1-C7: the bots offer, take and drop), A's match "
+                    "wins; with --cube, money games with the cube (C8). Players: random, greedy, "
                     "net:PLIES (the shipped evaluator, 0-2 plies), FILE.npz[:PLIES] (a saved "
                     "one), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
                     "installed).")
@@ -62,7 +65,14 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_match.add_argument("--game", choices=(LONG, SHORT), default=None,
                          help="default long, or short when a player is gnubg")
     p_match.add_argument("--games", type=at_least(2), default=200, metavar="N",
-                         help="games, even (pairs with the same dice; default 200)")
+                         help="games (matches with --to), even (pairs with the same dice; "
+                              "default 200)")
+    cube = p_match.add_mutually_exclusive_group()
+    cube.add_argument("--to", type=at_least(1), default=None, metavar="POINTS",
+                      help="matches to POINTS with the cube (C6, C7 in the rules' variant)")
+    cube.add_argument("--cube", action="store_true",
+                      help="money games with the cube (C1-C5, C8)")
+    add_met(p_match)
     p_match.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
     p_match.add_argument("--weights", metavar="FILE", default=None,
                          help="an evaluator .npz for net:PLIES instead of the shipped one")
@@ -104,14 +114,41 @@ def _run_match(args: argparse.Namespace) -> int:
                              f"{args.games}")
     gnubg = any(spec.startswith("gnubg:") for spec in (args.a, args.b))
     game = args.game or (SHORT if gnubg else LONG)
+    if args.to is not None or args.cube:
+        length = args.to or 0
+        row = match.cube_match(game, args.a, args.b, args.games, length, args.seed,
+                               weights=args.weights, met=read_met_option(args),
+                               progress=progress_printer(args, "matches" if length
+                                                         else "games"))
+        if args.json:
+            print_json(row)
+            return 0
+        what = f"{row['matches']} matches to {length}" if length else \
+            f"{row['matches']} money games with the cube"
+        print(f"{game} nardy, {args.a} against {args.b}: {what} (seed {args.seed}, "
+              f"{row['unfinished']} unfinished, {row['games']} games)")
+        key = "a points - b's a match" if length else "a points/game"
+        wins, half = row["a wins 95%"], row["points 95%"]
+        print(f"  {args.a} wins {row['a wins']:.1%} +- "
+              f"{'n/a' if wins is None else format(wins, '.1%')}, {row[key]:+.3f} +- "
+              f"{'n/a' if half is None else format(half, '.3f')} points "
+              f"{'ahead a match' if length else 'a game'} (95%"
+              + ("; one pair has no interval)" if half is None else ")"))
+        for side, name in (("a", args.a), ("b", args.b)):
+            counts = row[f"{side} offers, takes, drops"]
+            assert isinstance(counts, list)
+            print(f"  {name} offered {counts[0]} times, took {counts[1]}, dropped "
+                  f"{counts[2]}")
+        return 0
     row = match.match(game, args.a, args.b, args.games, args.seed, weights=args.weights,
                       progress=progress_printer(args, "games"))
     if args.json:
         print_json(row)
-
         return 0
     print(f"{game} nardy, {args.a} against {args.b}: {row['games']} games (seed {args.seed}, "
           f"{row['unfinished']} unfinished)")
-    print(f"  {args.a} wins {row['a wins']:.1%} +- {row['a wins 95%']:.1%}, "
-          f"{row['a points/game']:+.3f} +- {row['points 95%']:.3f} points a game (95%)")
+    wins, half = row["a wins 95%"], row["points 95%"]
+    print(f"  {args.a} wins {row['a wins']:.1%} +- "
+          f"{'n/a' if wins is None else format(wins, '.1%')}, {row['a points/game']:+.3f} +- "
+          f"{'n/a' if half is None else format(half, '.3f')} points a game (95%)")
     return 0

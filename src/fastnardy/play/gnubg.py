@@ -1,5 +1,6 @@
 """GNU Backgammon as a player of matches (short nardy): its presets ``beginner`` and
-``expert`` (0 ply, cubeless, noise 0.060 / none), driven headless through
+``expert`` (0 ply, noise 0.060 / none; cubeless, or with the cube cubeful under each game's
+cube and score, its own cube decisions at 0 ply), driven headless through
 ``data/gnubg_driver.py`` in a process of its own; each move gnubg returns must be one of
 fastnardy's legal turns (T1) or the match stops with an EngineError."""
 
@@ -12,17 +13,21 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, List, TextIO, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import checks
-from ..batch import MIRROR_COLUMNS, ROW_WIDTH, decode
+from ..batch import MIRROR_COLUMNS, ROW_WIDTH, decode, expand
 from ..errors import EngineError, FastNardyError
 from ..rules import Rules
 
 from .players import HALF, Indices, Player, Rows
+
+if TYPE_CHECKING:
+    from ..analysis.cube import Cube
+    from ..analysis.met import MatchEquityTable
 
 __all__ = ["GNUBG", "Gnubg"]
 
@@ -81,6 +86,62 @@ class _Driver:
         self.folder.cleanup()
 
 
+def cube_numbers(cube: Any) -> List[int]:
+    """The driver's six numbers of a cube (the mover's view): value, owner (-1 centred, 0 the
+    mover, 1 the other), length, the two scores and the Crawford flag."""
+    from ..analysis.cube import Cube
+
+    cube = Cube.of(cube)
+    if cube.jacoby or cube.stakes != "geometric" or cube.cancels_mars:
+        raise FastNardyError("gnubg's cube is geometric, without Jacoby or C4")
+    owner = {"centered": -1, "mover": 0, "opponent": 1}[cube.owner]
+    return [cube.value, owner, cube.length, cube.score[0], cube.score[1], int(cube.crawford)]
+
+
+def _cubes(given: Any, count: int) -> List[Any]:
+    """One cube per row: a sequence of them, or one for all."""
+    if isinstance(given, (list, tuple)) and not hasattr(given, "_fields"):
+        if len(given) != count:
+            raise FastNardyError(f"one cube per row: {len(given)} cubes for {count} rows")
+        return list(given)
+    return [given] * count
+
+
+def _rows(rows: Rows) -> npt.NDArray[Any]:
+    boards = np.asarray(rows)
+    if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
+        raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
+                             f"{boards.shape} {boards.dtype}")
+    return boards
+
+
+def _chosen(rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
+            parent: npt.NDArray[Any], moves: List[List[int]]) -> Indices:
+    """The index into ``children`` of each of gnubg's moves (from, to pairs in the mover's
+    numbering), each checked to be one of the row's legal turns (T1)."""
+    mirror = MIRROR_COLUMNS["short"]
+    chosen = np.empty(len(rows), dtype=np.int64)
+    starts = np.searchsorted(parent, np.arange(len(rows) + 1))
+    for i, (row, move) in enumerate(zip(rows, moves)):
+        after = row.astype(np.int64).copy()
+        for source, target in zip(move[::2], move[1::2]):  # 25 the bar, 0 off
+            after[source - 1] -= 1
+            if target:
+                after[target - 1] += 1
+                hit = HALF + int(mirror[target - 1])
+                if after[hit] == 1:  # a blot of the opponent's: to its bar (S3)
+                    after[hit], after[ROW_WIDTH - 1] = 0, after[ROW_WIDTH - 1] + 1
+        swapped = np.concatenate([after[HALF:], after[:HALF]])
+        group = children[starts[i]:starts[i + 1]]
+        same = np.flatnonzero((group == swapped).all(axis=1))
+        if len(same) != 1:
+            position = decode(rules, row[None])[0]
+            raise EngineError(f"T1: gnubg's move {move} for dice {tuple(dice[i])} in "
+                              f"{position} is not one of its legal turns")
+        chosen[i] = starts[i] + same[0]
+    return chosen
+
+
 class Gnubg(Player):
     """GNU Backgammon's 0-ply move (cubeless, money game without Jacoby) for each row, its
     legality checked against fastnardy's children (T1: a turn is the position it makes).
@@ -135,10 +196,7 @@ class Gnubg(Player):
         none finished) for its side to move: (N, 5), the five outputs of
         :data:`fastnardy.search.network.OUTPUTS` (gnubg's win, win gammon, win backgammon, lose
         gammon, lose backgammon)."""
-        boards = np.asarray(rows)
-        if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
-            raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
-                                 f"{boards.shape} {boards.dtype}")
+        boards = _rows(rows)
         plies = checks.number(plies, "plies", 0, 4)
         items = [",".join(map(str, row)) for row in boards.astype(np.int64)]
         answer = self._ask(f"evaluate {plies}", items)
@@ -147,50 +205,43 @@ class Gnubg(Player):
     def cube_decisions(self, rows: Rows, cube: Any, plies: int = 0
                        ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], List[str]]:
         """gnubg's cube decision of each board row for its side to move under ``cube`` (a
-        :class:`fastnardy.analysis.cube.Cube`, geometric stakes, no Jacoby) at ``plies``:
-        its five outputs (N, 5), its no double, double take and double pass equities
-        (N, 3, normalised) and its recommendation's words."""
-        from ..analysis.cube import Cube
-
-        cube = Cube.of(cube)
-        if cube.jacoby or cube.stakes != "geometric" or cube.cancels_mars:
-            raise FastNardyError("gnubg's cube is geometric, without Jacoby or C4")
-        boards = np.asarray(rows)
-        if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
-            raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
-                                 f"{boards.shape} {boards.dtype}")
+        :class:`fastnardy.analysis.cube.Cube`, geometric stakes, no Jacoby, or a sequence
+        of them, one per row) at ``plies``: its five outputs (N, 5), its no double, double
+        take and double pass equities (N, 3, normalised) and its recommendation's words."""
+        boards = _rows(rows)
         plies = checks.number(plies, "plies", 0, 4)
-        owner = {"centered": -1, "mover": 0, "opponent": 1}[cube.owner]
-        head = (f"cube {plies} {cube.value} {owner} {cube.length} {cube.score[0]} "
-                f"{cube.score[1]} {int(cube.crawford)}")
-        answer = self._ask(head, [",".join(map(str, row)) for row in boards.astype(np.int64)])
+        items = [",".join(map(str, list(row) + cube_numbers(one)))
+                 for row, one in zip(boards.astype(np.int64), _cubes(cube, len(boards)))]
+        answer = self._ask(f"cube {plies}", items)
         fields = [part.split(",", 8) for part in answer]
         outputs = np.array([[float(x) for x in f[:5]] for f in fields]).reshape(-1, 5)
         equities = np.array([[float(x) for x in f[5:8]] for f in fields]).reshape(-1, 3)
         return outputs, equities, [f[8] for f in fields]
 
+    def cubeful_moves(self, rows: Rows, dice: npt.NDArray[Any], cubes: Sequence[Any]
+                      ) -> List[List[int]]:
+        """gnubg's cubeful move at 0 ply for each row under its cube (the mover's view):
+        from, to pairs in the mover's numbering."""
+        items = [",".join(map(str, list(row) + list(d) + cube_numbers(cube)))
+                 for row, d, cube in zip(_rows(rows).astype(np.int64), dice,
+                                         _cubes(cubes, len(rows)))]
+        return [[int(x) for x in part.split(",") if x]
+                for part in self._ask(f"move {self.noise}", items)]
+
     def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
              parent: npt.NDArray[Any]) -> Indices:
-        mirror = MIRROR_COLUMNS["short"]
-        chosen = np.empty(len(rows), dtype=np.int64)
-        starts = np.searchsorted(parent, np.arange(len(rows) + 1))
-        for i, (row, move) in enumerate(zip(rows, self.moves(rows, dice))):
-            after = row.astype(np.int64).copy()
-            for source, target in zip(move[::2], move[1::2]):  # 25 the bar, 0 off
-                after[source - 1] -= 1
-                if target:
-                    after[target - 1] += 1
-                    hit = HALF + int(mirror[target - 1])
-                    if after[hit] == 1:  # a blot of the opponent's: to its bar (S3)
-                        after[hit], after[ROW_WIDTH - 1] = 0, after[ROW_WIDTH - 1] + 1
-            swapped = np.concatenate([after[HALF:], after[:HALF]])
-            group = children[starts[i]:starts[i + 1]]
-            same = np.flatnonzero((group == swapped).all(axis=1))
-            if len(same) != 1:
-                position = decode(rules, row[None])[0]
-                raise EngineError(f"T1: gnubg's move {move} for dice {tuple(dice[i])} in "
-                                  f"{position} is not one of its legal turns")
-            chosen[i] = starts[i] + same[0]
+        return _chosen(rules, rows, dice, children, parent, self.moves(rows, dice))
+
+    def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
+                      met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
+        """gnubg's own cube decision at 0 ply (its table, not ``met``)."""
+        return self.cube_decisions(rows, list(cubes), 0)[1]
+
+    def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
+                       cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
+        children, parent = expand(rules, rows, dice)
+        chosen: Rows = children[_chosen(rules, rows, dice, children, parent,
+                                        self.cubeful_moves(rows, dice, cubes))]
         return chosen
 
     def close(self) -> None:

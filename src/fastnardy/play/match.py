@@ -18,15 +18,18 @@ mean +- 1.96 standard errors over the pairs (the two games of a pair are not ind
 
 from __future__ import annotations
 
+import math
 import time
-from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
-from ..basics import MAX_TURNS, WHITE, DiceStream, dice, dice_states
+from .. import checks
+from ..basics import BLACK, MAX_TURNS, WHITE, DiceStream, dice, dice_states
 from ..batch import decode, encode
 from ..errors import FastNardyError
+from ..game import Game, Match
 from ..search.network import Evaluator
 from ..position import Position
 from ..rules import Rules
@@ -41,8 +44,13 @@ from .players import first_best as first_best
 from .players import greedy_scores as greedy_scores
 from .players import HALF
 
+if TYPE_CHECKING:
+    from ..analysis.cube import Cube
+    from ..analysis.met import MatchEquityTable
+
 # the players' names are read from here too, as before they had modules of their own
-__all__ = ["Result", "interval", "match", "play_match", "player"]
+__all__ = ["CubeResult", "Result", "cube_match", "interval", "match", "play_cube_matches",
+           "play_match", "player"]
 
 class Result(NamedTuple):
     """A match: ``points`` a's points in each game (+ won, - lost, 0 unfinished), the turns
@@ -140,8 +148,10 @@ def play_match(rules: Rules, a: Player, b: Player, games: int, seed: int,
 
 
 def interval(values: npt.NDArray[Any]) -> Tuple[float, float]:
-    """Mean and 1.96 standard errors of per-pair means."""
+    """Mean and 1.96 standard errors of per-pair means (NaN for a single pair)."""
     pairs = values.reshape(-1, 2).mean(axis=1)
+    if len(pairs) < 2:
+        return float(pairs.mean()), math.nan
     return float(pairs.mean()), float(1.96 * pairs.std(ddof=1) / np.sqrt(len(pairs)))
 
 
@@ -193,11 +203,212 @@ def match(game: str, a: str, b: str, games: int, seed: int, *,
     row: Dict[str, object] = {
         "game": rules.game, "a": a, "b": b, "games": int(len(result.points)),
         "unfinished": int((result.turns == 0).sum()), "seed": seed,
-        "a wins": round(wins, 4), "a wins 95%": round(wins_half, 4),
-        "a points/game": round(ppg, 4), "points 95%": round(ppg_half, 4),
+        "a wins": round(wins, 4), "a wins 95%": _half(wins_half),
+        "a points/game": round(ppg, 4), "points 95%": _half(ppg_half),
         "cpu s": round(result.seconds, 1),
         "games/s": round(len(result.points) / max(result.seconds, 1e-9), 1)}
     for side in (first, second):
         if isinstance(side, Gnubg):
             row["gnubg wall s"] = round(side.seconds, 1)
     return row
+
+
+class CubeResult(NamedTuple):
+    """Matches (or money games) with the cube: per match whether a won it (1, 0; -1 when a
+    game ran past MAX_TURNS), a's points minus b's, its games; the offers, takes and drops
+    of each player (a's, b's) and this process's CPU seconds."""
+
+    won: npt.NDArray[np.int8]
+    points: npt.NDArray[np.float64]
+    games: npt.NDArray[np.int64]
+    offers: Tuple[int, int]
+    takes: Tuple[int, int]
+    drops: Tuple[int, int]
+    seconds: float
+
+
+def _cube_of(game: Game, match: Optional[Match]) -> "Cube":
+    """The cube of ``game`` from its side to move's view (C1-C8)."""
+    from ..analysis.cube import Cube
+
+    mover = game.position.turn
+    owner = game.cube_owner
+    cube = Cube.money(game.rules)._replace(
+        value=game.stake, owner="centered" if owner is None else
+        ("mover" if owner == mover else "opponent"))
+    if match is None:
+        return cube
+    white, black = match.score
+    return cube._replace(length=match.length, jacoby=False, crawford=match.is_crawford(),
+                         score=(white, black) if mover == WHITE else (black, white))
+
+
+def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: int,
+                      seed: int, parallel: int = 100, met: "Optional[MatchEquityTable]" = None,
+                      progress: Optional[Callable[[int, int], None]] = None) -> CubeResult:
+    """``matches`` (even) matches to ``length`` points of a against b with the cube, or
+    with ``length`` 0 as many money games with the cube, played by :class:`fastnardy.Match`
+    and :class:`fastnardy.Game` (the rules' referee: C1-C8, T6 in every game), ``parallel``
+    at a time in batches. Before each roll the side to move offers when its
+    :meth:`~fastnardy.play.players.Player.cube_equities` make doubling proper (double, take
+    and double, pass both at least no double) and its cube may gain (C2, C6, C7); the other
+    takes when taking is no worse for it by its own equities; each plays its turn by
+    :meth:`~fastnardy.play.players.Player.choose_cubeful`. Matches 2k and 2k + 1 throw the
+    same dice game by game (seed + k), a white in the first; ``met`` is the table the
+    networks value match scores with (the game's own unless given)."""
+    from ..analysis.cube import shipped_met
+
+    table = met if met is not None or not length else shipped_met(rules.game)
+    won = np.full(matches, -1, dtype=np.int8)
+    points = np.zeros(matches)
+    games = np.zeros(matches, dtype=np.int64)
+    offers, takes, drops = [0, 0], [0, 0], [0, 0]
+    cpu = time.process_time()
+    started = 0
+    slots: List[Tuple[int, Any]] = []  # (match id, Match or Game)
+
+    def start() -> None:
+        nonlocal started
+        while len(slots) < parallel and started < matches:
+            pair_seed = seed + started // 2
+            names = ("a", "b") if started % 2 == 0 else ("b", "a")
+            slot = Match(rules, length, pair_seed, players=names) if length else \
+                Game(rules, pair_seed, players=names)
+            slots.append((started, slot))
+            started += 1
+
+    def finish(index: int, slot: Any, complete: bool) -> None:
+        a_white = slot.players[0] == "a"
+        if length:
+            white, black = slot.score
+            mine, theirs = (white, black) if a_white else (black, white)
+            games[index] = len(slot.games)
+            if complete:
+                won[index] = int(slot.winner == (WHITE if a_white else BLACK))
+        else:
+            outcome = slot.outcome()
+            mine = theirs = 0
+            games[index] = 1
+            if complete:
+                assert outcome is not None
+                mine, theirs = (outcome.points, 0) if (outcome.winner == WHITE) == a_white \
+                    else (0, outcome.points)
+                won[index] = int(mine > 0)
+        points[index] = mine - theirs
+
+    start()
+    while slots:
+        current = [(index, slot, slot.game if length else slot) for index, slot in slots]
+        # the offers (C2): the side to move's player, then the other's answer
+        cubes = [_cube_of(game, slot if length else None) for _, slot, game in current]
+        a_moves = np.array([(game.position.turn == WHITE) == (slot.players[0] == "a")
+                            for _, slot, game in current])
+        may = np.array([game.may_offer() and cube.may_offer
+                        for (_, _, game), cube in zip(current, cubes)])
+        before = encode([game.position for _, _, game in current])
+        doubles = np.zeros(len(current), dtype=bool)
+        for one, mine in ((a, a_moves), (b, ~a_moves)):
+            asked = np.flatnonzero(may & mine)
+            if len(asked):
+                seen = one.cube_equities(rules, before[asked], [cubes[i] for i in asked],
+                                         table)
+                if seen is not None:
+                    doubles[asked] = (seen[:, 1] >= seen[:, 0]) & (seen[:, 2] >= seen[:, 0])
+        taken = np.ones(len(current), dtype=bool)
+        for one, mine in ((b, a_moves), (a, ~a_moves)):  # the other side answers
+            asked = np.flatnonzero(doubles & mine)
+            if len(asked):
+                seen = one.cube_equities(rules, before[asked], [cubes[i] for i in asked],
+                                         table)
+                if seen is not None:
+                    taken[asked] = seen[:, 1] <= seen[:, 2]
+        for doubled in np.flatnonzero(doubles).tolist():
+            game, offerer = current[doubled][2], 0 if a_moves[doubled] else 1  # 0: a, 1: b
+            game.offer()
+            offers[offerer] += 1
+            if taken[doubled]:
+                game.take()
+                takes[1 - offerer] += 1
+            else:
+                game.drop()
+                drops[1 - offerer] += 1
+        # the turns, each game with its cube after the offers
+        playing = [i for i, (_, _, game) in enumerate(current) if not game.is_over()]
+        if playing:
+            dice = np.array([current[i][2].dice for i in playing], dtype=np.int8)
+            rows = encode([current[i][2].position for i in playing])
+            after = [_cube_of(current[i][2], current[i][1] if length else None)
+                     for i in playing]
+            chosen = np.empty_like(rows)
+            for one, mine in ((a, a_moves[playing]), (b, ~a_moves[playing])):
+                at = np.flatnonzero(mine)
+                if len(at):
+                    chosen[at] = one.choose_cubeful(rules, rows[at], dice[at],
+                                                    [after[j] for j in at], table)
+            for k, i in enumerate(playing):
+                game = current[i][2]
+                turns = game.legal_turns()
+                same = np.flatnonzero((encode([t.position for t in turns]) == chosen[k])
+                                      .all(axis=1))
+                game.play(turns[int(same[0])])
+        # finished games and matches
+        kept: List[Tuple[int, Any]] = []
+        for index, slot, game in current:
+            if not game.is_over() and len(game.history) < MAX_TURNS:
+                kept.append((index, slot))
+            elif not game.is_over():  # past MAX_TURNS: the match is left unfinished
+                finish(index, slot, False)
+            elif length and not slot.is_over():
+                slot.next_game()
+                kept.append((index, slot))
+            else:
+                finish(index, slot, True)
+                if progress is not None:
+                    progress(int((won >= 0).sum()), matches)
+        slots[:] = kept
+        start()
+    return CubeResult(won, points, games, (offers[0], offers[1]), (takes[0], takes[1]),
+                      (drops[0], drops[1]), time.process_time() - cpu)
+
+
+def _half(width: float) -> Optional[float]:
+    """An interval's half width for JSON: None for a single pair."""
+    return None if math.isnan(width) else round(width, 4)
+
+
+def cube_match(game: str, a: str, b: str, matches: int, length: int, seed: int, *,
+               weights: Optional[str] = None, parallel: int = 100,
+               met: "Optional[MatchEquityTable]" = None,
+               progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, object]:
+    """Play ``matches`` (even, 2 or more) seeded paired matches to ``length`` points (0:
+    money games) of player ``a`` against ``b`` with the cube (:func:`play_cube_matches`);
+    a's match wins and points with their 95% intervals, and each side's offers, takes and
+    drops."""
+    rules = Rules.of(game)
+    if not isinstance(matches, int) or matches < 2 or matches % 2:
+        raise FastNardyError(f"matches must be an even number of 2 or more (pairs with the "
+                             f"same dice), not {matches!r}")
+    length = checks.number(length, "length", 0, 64)
+    first = player(a, rules.game, seed, weights)
+    try:
+        second = player(b, rules.game, seed + 1, weights)
+    except BaseException:
+        first.close()
+        raise
+    try:
+        result = play_cube_matches(rules, first, second, matches, length, seed, parallel,
+                                   met, progress)
+    finally:
+        first.close()
+        second.close()
+    done = result.won >= 0
+    wins, wins_half = interval(np.where(done, result.won, 0.5).astype(float))
+    mean, half = interval(result.points)
+    return {"game": rules.game, "a": a, "b": b, "length": length,
+            "matches": matches, "unfinished": int((~done).sum()), "seed": seed,
+            "a wins": round(wins, 4), "a wins 95%": _half(wins_half),
+            ("a points/game" if not length else "a points - b's a match"): round(mean, 4),
+            "points 95%": _half(half), "games": int(result.games.sum()),
+            "a offers, takes, drops": [result.offers[0], result.takes[0], result.drops[0]],
+            "b offers, takes, drops": [result.offers[1], result.takes[1], result.drops[1]],
+            "cpu s": round(result.seconds, 1)}

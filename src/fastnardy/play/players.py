@@ -3,20 +3,31 @@ turns), ``greedy`` (the policy of ``fastnardy play``: :func:`fastnardy.play.inte
 first best in T2 order) and a network (an :class:`fastnardy.search.network.Evaluator`
 searched 0, 1 or 2 plies by :func:`fastnardy.search.tree.expectimax`, at 1 ply or more with
 GNU Backgammon's filters, :data:`fastnardy.search.tree.GNUBG_FILTERS`). A player chooses one
-child of each row of a numpy batch for its dice."""
+child of each row of a numpy batch for its dice.
+
+With the cube (C1-C8, matches to N points), a player also sees each row's cube decision
+(:meth:`Player.cube_equities`: a network by :func:`fastnardy.analysis.cube.cube_equities`
+from its own 0-ply outputs; random and greedy have none: they never offer and always take)
+and chooses its turn knowing the cube (:meth:`Player.choose_cubeful`: a network at 0 ply by
+the opponent's proper cube action after each turn, at 1-2 ply by its cubeless search)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from ..batch import ROW_WIDTH, expand, segment_argmax
+from .. import _features
+from ..batch import ROW_WIDTH, decode, expand, segment_argmax
 from ..search.network import Evaluator
 from ..rules import Rules
 from ..search.tree import GNUBG_FILTERS, expectimax, filter_kept
+
+if TYPE_CHECKING:
+    from ..analysis.cube import Cube
+    from ..analysis.met import MatchEquityTable
 
 
 __all__ = ["Greedy", "Network", "Player", "Random", "first_best", "greedy_scores"]
@@ -48,6 +59,19 @@ class Player(ABC):
     def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
              parent: npt.NDArray[Any]) -> Indices:
         """The index into ``children`` of each row's choice."""
+
+    def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
+                      met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
+        """The no double, double take and double pass equities (N, 3, normalised) this
+        player sees for each row's side to move under its cube, or None for a player without
+        a cube: it never offers and always takes."""
+        return None
+
+    def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
+                       cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
+        """The chosen child of each row with its cube in play (the mover's view); by
+        default the cubeless choice."""
+        return self.choose(rules, rows, dice)
 
     def close(self) -> None:
         """Release what the player holds (a gnubg process)."""
@@ -116,3 +140,42 @@ class Network(Player):
             values[kept] = -expectimax(rules, children[kept], self.evaluator, self.plies,
                                        GNUBG_FILTERS[1:])
         return first_best(values, parent, len(rows))
+
+    def _outputs(self, rules: Rules, rows: Rows) -> "tuple[npt.NDArray[Any], npt.NDArray[Any]]":
+        """The 0-ply outputs (exact once a game is over) and cube efficiencies of rows."""
+        from ..analysis.cube import efficiencies
+        from ..analysis.outputs import exact
+
+        rows = np.ascontiguousarray(rows, dtype=np.int8)
+        over = _features.winners(rows) != 0
+        outputs, x = np.empty((len(rows), 5)), np.zeros(len(rows))
+        if (~over).any():
+            outputs[~over] = self.evaluator.network.probabilities(rows[~over])
+            x[~over] = efficiencies(rules, rows[~over])
+        ended = np.flatnonzero(over)
+        for i, position in zip(ended, decode(rules, rows[ended])):
+            outputs[i] = exact(position)
+        return outputs, x
+
+    def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
+                      met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
+        from ..analysis.cube import cube_equities
+
+        outputs, x = self._outputs(rules, rows)
+        return cube_equities(outputs, x, cubes, met)
+
+    def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
+                       cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
+        if self.plies:
+            return self.choose(rules, rows, dice)
+        from ..analysis.cube import cube_equities
+
+        children, parent = expand(rules, rows, dice)
+        replies = [cubes[i].turned() for i in parent]
+        outputs, x = self._outputs(rules, children)
+        equities = cube_equities(outputs, x, replies, met)
+        offer = np.array([reply.may_offer for reply in replies])
+        double = offer & (equities[:, 1] >= equities[:, 0]) & (equities[:, 2] >= equities[:, 0])
+        answered = np.where(double, np.fmin(equities[:, 1], equities[:, 2]), equities[:, 0])
+        chosen: Rows = children[first_best(-answered, parent, len(rows))]
+        return chosen
