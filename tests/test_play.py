@@ -9,7 +9,7 @@ from hypothesis import given, settings
 
 from conftest import short_pos
 from fastnardy import FastNardyError, Game, Position
-from fastnardy.play.interactive import evaluate, greedy, pips, play_game, policy
+from fastnardy.play.interactive import evaluate, greedy, net_cube, pips, play_game, policy
 from strategies import dice, positions
 
 
@@ -140,3 +140,38 @@ def test_a_persons_forced_pass_is_played_for_them_T3(monkeypatch, capsys):
     game.dice = (6, 6)
     play_game(game, greedy, human="white", max_turns=1, boards=False)
     assert capsys.readouterr().out.splitlines()[0] == "1. white 6-6: pass"
+
+
+# -- the cube (C1, C2, C8) ------------------------------------------------------------------
+
+BEAR_OFF = "short w 6:3,5:3,4:3,3:2,2:2 6:4,5:3,4:4,3:2,2:1"  # white far ahead: pass
+
+
+def test_a_person_offers_and_the_network_passes_a_lost_game_C2(monkeypatch, capsys):
+    _person(monkeypatch, "d\n")
+    game = Game.from_position(Position.from_string(BEAR_OFF), 1)
+    play_game(game, policy("net"), human="white", boards=False, cube=True,
+              cube_choice=net_cube)
+    out = capsys.readouterr().out
+    assert "white offers: the game for 2" in out and "black passes" in out
+    assert game.outcome().kind == "drop" and game.outcome().points == 1
+
+
+def test_the_network_offers_and_a_person_takes_then_plays_for_the_raised_stake_C2_C3(
+        monkeypatch, capsys):
+    _person(monkeypatch, "x\nt\n")  # "x" is not an answer: asked again
+    game = Game.from_position(Position.from_string(BEAR_OFF), 1)  # white, the network, offers
+    play_game(game, policy("net"), human="black", boards=False, max_turns=1, cube=True,
+              cube_choice=net_cube)
+    out = capsys.readouterr().out
+    assert out.count("black, t takes, p passes:") == 2
+    assert "black takes: the game is played for 2" in out
+    assert game.stake == 2 and game.cube_owner == "black" and len(game.history) == 1
+
+
+def test_without_a_cube_choice_the_computer_never_offers_and_always_takes(monkeypatch, capsys):
+    _person(monkeypatch, "d\n")
+    game = Game.from_position(Position.from_string(BEAR_OFF), 1)
+    play_game(game, policy("greedy"), human="white", boards=False, max_turns=2, cube=True)
+    out = capsys.readouterr().out
+    assert "black takes: the game is played for 2" in out and "black offers" not in out

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from .. import _features, checks
 from ..batch import chance_expand, decode, encode, segment_argmax
 from ..errors import FastNardyError
-from ..game import next_stake
+from ..game import Game, Match, next_stake
 from ..position import Position
 from ..rules import MAX_STAKE, Rules
 from ..search.network import Evaluator, races
@@ -116,6 +116,21 @@ class Cube(NamedTuple):
         rules = Rules.of(rules)
         return cls(stakes=str(rules.stakes), jacoby=bool(rules.jacoby),
                    cancels_mars=bool(rules.game == "short" and rules.cube_cancels_mars))
+
+    @classmethod
+    def of_game(cls, game: "Game", match: "Optional[Match]" = None) -> "Cube":
+        """The cube of ``game`` (C1, C2) from its side to move's view, at ``match``'s score
+        (C6, C7) when it is a match's game."""
+        mover = game.position.turn
+        owner = game.cube_owner
+        cube = cls.money(game.rules)._replace(
+            value=game.stake, owner="centered" if owner is None else
+            ("mover" if owner == mover else "opponent"))
+        if match is None:
+            return cube
+        white, black = match.score
+        return cube._replace(length=match.length, jacoby=False, crawford=match.is_crawford(),
+                             score=(white, black) if mover == "white" else (black, white))
 
     @property
     def away(self) -> Tuple[int, int]:

@@ -44,6 +44,10 @@ def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
                              "fastnardy.play.interactive.evaluate) or the "
                              "shipped network searched PLIES deep (0-2, default 0); against "
                              "a person, 'h' prints the network's hint")
+    p_play.add_argument("--cube", action="store_true",
+                        help="play with the cube (C1-C5, C8): before each throw the side to "
+                             "move may offer ('d'), the other takes ('t') or passes ('p'); "
+                             "the network policies offer and answer by their cube decision")
     p_play.add_argument("--record", metavar="FILE", default=None,
                         help="write the game as a fastnardy record (check-game reads it)")
     p_play.set_defaults(run=_run_play)
@@ -92,7 +96,8 @@ def _run_play(args: argparse.Namespace) -> int:
     policy = args.policy or ("greedy" if args.human else "random")
     play.play_game(game, play.policy(policy, args.seed), human=args.human,
                    max_turns=args.turns, boards=not args.quiet,
-                   hint=_hint_text if args.human else None)
+                   hint=_hint_text if args.human else None, cube=args.cube,
+                   cube_choice=play.net_cube if policy.startswith("net") else None)
     if args.record is not None:
         write_file(args.record, game.record().encode("utf-8"))
     return 0

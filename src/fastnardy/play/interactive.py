@@ -17,26 +17,34 @@ A person types a turn in notation (``24/18 18/13``), ``?`` for the numbered list
 turns (then a number picks one), ``h`` for a hint (the caller's ranking of the turns, e.g.
 ``fastnardy play --human`` prints the network's) or ``q`` to quit; end of input also quits.
 A forced pass (T3) is played for them.
+
+With the cube (``fastnardy play --cube``: C1-C5, C8, money play), the side to move may offer
+before it throws. A person is asked first (``d`` offers, Enter throws) and answers an offer
+with ``t`` (take) or ``p`` (pass, dropping the game, C2); ``net`` policies offer and answer
+by the cube decision of the shipped network at 0 ply (:func:`net_cube`), the others never
+offer and always take.
 """
 
 from __future__ import annotations
 
 import random
 import sys
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..basics import Roll
+from ..basics import BLACK, WHITE, Roll
 from ..batch import encode
 from ..errors import FastNardyError, IllegalTurnError, NotationError
-from ..game import Game
+from ..game import Game, next_stake
 from ..notation import format_roll
 from ..position import Position, Turn
 from .players import HALF, greedy_scores
 
 Policy = Callable[[Position, Sequence[Turn]], Turn]
 Hint = Callable[[Position, Roll], str]
+# a computer's cube: (whether the side to move should offer, whether the other should take)
+CubeChoice = Callable[[Game], Tuple[bool, bool]]
 
 POLICIES = ("random", "greedy", "net", "net:0", "net:1", "net:2")
 
@@ -95,13 +103,31 @@ def _network_policy(plies: int) -> Policy:
     return choose
 
 
+def net_cube(game: Game) -> Tuple[bool, bool]:
+    """The shipped network's cube decision for ``game``'s side to move at 0 ply
+    (:func:`fastnardy.analysis.cube.cube_action`): whether it should offer (double, take and
+    double, pass both at least no double) and whether the other side should take."""
+    from ..analysis.cube import Cube, cube_action, efficiency
+    from ..analysis.evaluation import probabilities
+
+    position = game.position
+    decision = cube_action(probabilities(position), efficiency(position),
+                           cube=Cube.of_game(game))
+    double = decision.double_take >= decision.no_double and \
+        decision.double_pass >= decision.no_double
+    return double, bool(decision.double_take <= decision.double_pass)
+
+
 def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
               max_turns: Optional[int] = None, boards: bool = True,
-              hint: Optional[Hint] = None) -> None:
+              hint: Optional[Hint] = None, cube: bool = False,
+              cube_choice: Optional[CubeChoice] = None) -> None:
     """Play ``game`` on, printing each turn (``7. black 6-5: 24/18 18/13``) and, with
     ``boards``, the board after it; the ``human`` side's turns are read from stdin and the
-    others chosen by ``choose``; ``hint(position, roll)`` is what ``h`` prints. Stops when
-    the game is over, after ``max_turns`` turns or when the person quits."""
+    others chosen by ``choose``; ``hint(position, roll)`` is what ``h`` prints. With
+    ``cube``, offers before each throw (module docstring): the computer's by ``cube_choice``
+    (none: it never offers and always takes). Stops when the game is over, after
+    ``max_turns`` turns or when the person quits."""
     if game.opening is not None:
         white_die, black_die = game.opening
         print(f"opening throw: white {white_die}, black {black_die}; "
@@ -109,6 +135,12 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
     if boards:
         print(game.position, end="\n\n")
     while not game.is_over() and (max_turns is None or len(game.history) < max_turns):
+        if cube and game.may_offer():
+            if _offer(game, human, cube_choice) is None:
+                print("quit")
+                return
+            if game.is_over():
+                break
         side, roll, turns = game.position.turn, game.dice, game.legal_turns()
         assert roll is not None  # the game is not over
         if side == human and not turns[0].is_pass():  # T3: a forced pass needs no question
@@ -130,6 +162,50 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
     else:
         print(f"{outcome.winner} wins: {outcome.kind}, {outcome.points} "
               f"point{'s' * (outcome.points != 1)}")
+
+
+def _offer(game: Game, human: Optional[str], cube_choice: Optional[CubeChoice]
+           ) -> Optional[bool]:
+    """The side to move's offer and its answer (C2), asked of the person or decided by the
+    computer; whether an offer was made, None when the person quits."""
+    side = game.position.turn
+    other = BLACK if side == WHITE else WHITE
+    if side == human:
+        answer = _read(f"{side}, the game is for {game.stake} (d offers it for "
+                       f"{next_stake(game.rules, game.stake)}, Enter throws): ", ("d", ""))
+        if answer != "d":
+            return None if answer is None else False
+    elif cube_choice is None or not cube_choice(game)[0]:
+        return False
+    print(f"{side} offers: the game for {game.offer()}")
+    if other == human:
+        answer = _read(f"{other}, t takes, p passes: ", ("t", "p"))
+        if answer is None:
+            return None
+        takes = answer == "t"
+    else:
+        takes = cube_choice is None or cube_choice(game)[1]
+    if takes:
+        print(f"{other} takes: the game is played for {game.take()}")
+    else:
+        game.drop()
+        print(f"{other} passes")
+    return True
+
+
+def _read(prompt: str, allowed: Sequence[str]) -> Optional[str]:
+    """One of ``allowed`` read from stdin, asked until it is; None at q or end of input."""
+    while True:
+        try:
+            answer = input(prompt).strip().lower()
+        except EOFError:
+            return None
+        if not sys.stdin.isatty():
+            print(answer)
+        if answer in ("q", "quit"):
+            return None
+        if answer in allowed:
+            return answer
 
 
 def _ask(position: Position, roll: Roll, turns: Sequence[Turn],

@@ -45,7 +45,6 @@ from .players import greedy_scores as greedy_scores
 from .players import HALF
 
 if TYPE_CHECKING:
-    from ..analysis.cube import Cube
     from ..analysis.met import MatchEquityTable
 
 # the players' names are read from here too, as before they had modules of their own
@@ -227,22 +226,6 @@ class CubeResult(NamedTuple):
     seconds: float
 
 
-def _cube_of(game: Game, match: Optional[Match]) -> "Cube":
-    """The cube of ``game`` from its side to move's view (C1-C8)."""
-    from ..analysis.cube import Cube
-
-    mover = game.position.turn
-    owner = game.cube_owner
-    cube = Cube.money(game.rules)._replace(
-        value=game.stake, owner="centered" if owner is None else
-        ("mover" if owner == mover else "opponent"))
-    if match is None:
-        return cube
-    white, black = match.score
-    return cube._replace(length=match.length, jacoby=False, crawford=match.is_crawford(),
-                         score=(white, black) if mover == WHITE else (black, white))
-
-
 def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: int,
                       seed: int, parallel: int = 100, met: "Optional[MatchEquityTable]" = None,
                       progress: Optional[Callable[[int, int], None]] = None) -> CubeResult:
@@ -256,7 +239,7 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
     :meth:`~fastnardy.play.players.Player.choose_cubeful`. Matches 2k and 2k + 1 throw the
     same dice game by game (seed + k), a white in the first; ``met`` is the table the
     networks value match scores with (the game's own unless given)."""
-    from ..analysis.cube import shipped_met
+    from ..analysis.cube import Cube, shipped_met
 
     table = met if met is not None or not length else shipped_met(rules.game)
     won = np.full(matches, -1, dtype=np.int8)
@@ -300,7 +283,7 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
     while slots:
         current = [(index, slot, slot.game if length else slot) for index, slot in slots]
         # the offers (C2): the side to move's player, then the other's answer
-        cubes = [_cube_of(game, slot if length else None) for _, slot, game in current]
+        cubes = [Cube.of_game(game, slot if length else None) for _, slot, game in current]
         a_moves = np.array([(game.position.turn == WHITE) == (slot.players[0] == "a")
                             for _, slot, game in current])
         may = np.array([game.may_offer() and cube.may_offer
@@ -337,7 +320,7 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
         if playing:
             dice = np.array([current[i][2].dice for i in playing], dtype=np.int8)
             rows = encode([current[i][2].position for i in playing])
-            after = [_cube_of(current[i][2], current[i][1] if length else None)
+            after = [Cube.of_game(current[i][2], current[i][1] if length else None)
                      for i in playing]
             chosen = np.empty_like(rows)
             for one, mine in ((a, a_moves[playing]), (b, ~a_moves[playing])):
