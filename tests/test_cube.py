@@ -255,3 +255,78 @@ def test_C9_the_kernels_games_refuse_checkers_left_scoring_with_the_rule():
         simulate(rules, 2, seed=1)
     with pytest.raises(FastNardyError, match="C9"):
         VectorEnv(rules, 2, seed=1).reset()
+
+
+# -- match records (C6, C7) -----------------------------------------------------------------
+
+def _played_match(rules, length: int, seed: int) -> Match:
+    """A match of random turns with an offer (always taken) every 9th turn when allowed."""
+    match, chooser = Match(rules, length, seed=seed, players=("ann", "bob")), random.Random(seed)
+    while True:
+        game = match.game
+        while not game.is_over():
+            if len(game.history) % 9 == 4 and game.may_offer():
+                game.offer()
+                game.take() if chooser.random() < 0.8 else game.drop()
+                continue
+            turns = game.legal_turns()
+            game.play(turns[chooser.randrange(len(turns))])
+        if match.is_over():
+            return match
+        match.next_game()
+
+
+@pytest.mark.parametrize("rules", [Rules.short(), Rules.long(), Rules.long(stakes="arithmetic"),
+                                   Rules.short(crawford=False)])
+def test_a_match_record_reads_back_and_replays_the_same_match_C6_C7(rules):
+    from fastnardy.record import is_match_record, read_match, write_match
+
+    match = _played_match(rules, 5, 3)
+    text = match.record()
+    assert is_match_record(text) and text.startswith("match 5\ngame 1\n")
+    assert write_match(read_match(text)) == text
+    again = Match.from_record(text)
+    assert again.score == match.score and again.winner == match.winner
+    assert again.crawford_game == match.crawford_game
+    assert [g.history for g in again.games] == [g.history for g in match.games]
+    assert [g.cube_history for g in again.games] == [g.cube_history for g in match.games]
+
+
+def test_analyse_reads_a_match_record_at_its_scores():
+    from fastnardy import analysis
+
+    match = _played_match(Rules.long(), 3, 8)
+    result = analysis.analyse(match.record(), "m.txt", None, 0)
+    assert result.length == 3 and result.games == len(match.games)
+    scores = {(r.game, r.cube.score) for r in result.cube_decisions}
+    assert all(max(score) < 3 for _, score in scores)
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda t: t.replace("match 5", "match x", 1), "begins with 'match N'"),
+    (lambda t: t.replace("game 2", "game 3", 1), "game 2 comes next"),
+    (lambda t: t.replace("game 1\n", "", 1), "follow its 'game K'"),
+    (lambda t: t.replace("white ann", "white eve", 1), "other rules or players"),
+    (lambda t: t + "game 99\n", "game .* comes next"),
+    (lambda t: "match 5\n", "holds no game"),
+])
+def test_a_match_record_that_does_not_read_is_refused(edit, match):
+    from fastnardy.record import read_match
+
+    text = _played_match(Rules.short(), 5, 3).record()
+    with pytest.raises(InvalidRecordError, match=match):
+        read_match(edit(text))
+
+
+def test_a_match_record_with_a_game_too_many_or_too_early_is_refused_C6():
+    match = _played_match(Rules.short(), 3, 5)
+    text = match.record()
+    last = text[text.rindex("game "):]
+    number = len(match.games) + 1
+    extra = text + f"game {number}" + last[last.index("\n"):]
+    with pytest.raises(InvalidRecordError, match="C6: the match was over"):
+        Match.from_record(extra)
+    first_end = text.index("game 2")
+    cut = text[:first_end].rstrip("\n").rsplit("\n", 1)[0] + "\n" + text[first_end:]
+    with pytest.raises((InvalidRecordError, IllegalTurnError)):
+        Match.from_record(cut)  # game 1 no longer over when game 2 begins

@@ -512,3 +512,23 @@ def test_gnubg_plays_matches_with_the_cube():
     finally:
         gnubg.close()
     assert (result.won >= 0).all() and sum(result.offers) > 0
+
+
+def test_a_long_nardy_match_plays_records_and_analyses_from_the_command_line(tmp_path, capsys):
+    """Issue 37's end to end: fastnardy match --to 5 --record, then analyse, for long nardy
+    with either progression (C3), and short nardy through a .mat file."""
+    for rules, name in (("long", "long.txt"), ("long(stakes=arithmetic)", "arith.txt"),
+                        ("short", "short.mat")):
+        path = tmp_path / name
+        assert main(["match", "net:0", "net:0", "--game", rules, "--to", "5", "--games", "2",
+                     "--record", str(path), "--no-progress"]) == 0
+        assert main(["analyse", str(path), "--json", "--no-progress"]) == 0
+        out = capsys.readouterr().out
+        document = json.loads(out[out.index("\n{") + 1:])  # after match's lines
+        assert document["length"] == 5 and document["cubeful"]
+        # the players are the same network at 0 ply: no chequer or cube error
+        assert all(document["players"][side]["overall_error_rate"] == 0.0
+                   for side in ("white", "black"))
+    assert main(["match", "net:0", "greedy", "--game", "long", "--to", "3", "--games", "2",
+                 "--record", str(tmp_path / "long.mat"), "--no-progress"]) == 2
+    assert "short-nardy match" in capsys.readouterr().err

@@ -31,7 +31,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from itertools import islice
-from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import checks, notation
 from ._kernel import dice_pair
@@ -39,7 +39,8 @@ from .basics import BLACK, CHECKERS, WHITE, DiceStream, Roll, win_points
 from .errors import (FastNardyError, IllegalActionError, IllegalTurnError, InvalidDiceError,
                      InvalidRecordError, NotationError)
 from .position import Outcome, Position, Turn
-from .record import CubeAction, GameRecord, RecordedTurn, check_name, read_record, write_record
+from .record import (CubeAction, GameRecord, MatchRecord, RecordedTurn, check_name, read_match,
+                     read_record, write_match, write_record)
 from .rules import MAX_STAKE, Rules
 
 
@@ -358,10 +359,20 @@ class Game:
         seeds the dice thrown after the record ends."""
         if not isinstance(record, GameRecord):
             record = read_record(record)
+        return cls._replayed(record, seed, None)
+
+    @classmethod
+    def _replayed(cls, record: GameRecord, seed: Optional[int], stream: Optional[int],
+                  prepare: Optional[Callable[["Game"], None]] = None) -> "Game":
+        """:meth:`from_record` of a GameRecord, ``prepare`` called on the game before its
+        actions are replayed (a match's: C7, C8), its later dice stream ``stream``."""
         if record.start is not None:
             game = cls.from_position(record.start, seed, players=record.players)
         else:
-            game = cls(record.rules, seed, players=record.players, opening=record.opening)
+            game = cls(record.rules, seed, players=record.players, opening=record.opening,
+                       stream=stream or 0)
+        if prepare is not None:
+            prepare(game)
         for entry in record.actions():
             if isinstance(entry, CubeAction):
                 game._replay_cube(entry)
@@ -432,12 +443,54 @@ class Match:
     def _start_game(self) -> None:
         number = len(self._games)
         game = Game(self._rules, self._seed, players=self._players, stream=number)
+        self._prepare(game)
+        self._games.append(game)
+
+    def _prepare(self, game: Game) -> None:
+        """A new game of the match: not money play (C8), and no offers in the Crawford game
+        (C7), the one that starts right after a total first reaches ``length - 1``."""
         game._money = False
         if (self._rules.crawford and self._crawford is None
                 and max(self.score) == self._length - 1):
-            self._crawford = number
+            self._crawford = len(self._games)
             game._offers_allowed = False
-        self._games.append(game)
+
+    def to_record(self) -> MatchRecord:
+        """The match as a :class:`fastnardy.record.MatchRecord`."""
+        return MatchRecord(self._length, tuple(game.to_record() for game in self._games))
+
+    def record(self) -> str:
+        """The match as a fastnardy match record (:mod:`fastnardy.record`)."""
+        return write_match(self.to_record())
+
+    @classmethod
+    def from_record(cls, record: Union[str, MatchRecord], seed: Optional[int] = None
+                    ) -> "Match":
+        """Replay a match record (text or a MatchRecord): each game as
+        :meth:`Game.from_record` replays it, under the match's C7 and C8; a game recorded
+        before the one before it is over, or after the match is over, is an
+        InvalidRecordError (C6)."""
+        if not isinstance(record, MatchRecord):
+            record = read_match(record)
+        first = record.games[0]
+        match = cls.__new__(cls)
+        match._rules, match._length = first.rules, record.length
+        match._seed = secrets.randbits(64) if seed is None else checks.number(seed, "seed", 0)
+        match._players, match._games, match._crawford = first.players, [], None
+        for number, game_record in enumerate(record.games, 1):
+            if match._games and not match.game.is_over():
+                raise InvalidRecordError(f"C6: game {number} begins before game "
+                                         f"{number - 1} is over")
+            if match._games and match.is_over():
+                white, black = match.score
+                raise InvalidRecordError(f"C6: the match was over at {white}-{black} before "
+                                         f"game {number}")
+            if game_record.start is not None:
+                raise InvalidRecordError(f"T6: game {number} of a match begins with its "
+                                         f"opening throw, not a start position")
+            match._games.append(Game._replayed(game_record, match._seed, number - 1,
+                                               match._prepare))
+        return match
 
     @property
     def rules(self) -> Rules:
@@ -473,6 +526,12 @@ class Match:
     def games(self) -> Tuple[Game, ...]:
         """Every game of the match so far, the first first."""
         return tuple(self._games)
+
+    @property
+    def crawford_game(self) -> Optional[int]:
+        """The index in :attr:`games` of the Crawford game (C7) once it has begun, else
+        None."""
+        return self._crawford
 
     def is_crawford(self) -> bool:
         """Whether the current game is the Crawford game (C7: no offers)."""

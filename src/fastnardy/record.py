@@ -26,6 +26,23 @@
 
 Blank lines and lines starting with ``#`` are skipped. The header lines come first, each once.
 
+**fastnardy match record** (:func:`read_match`, :func:`write_match`; ``Match.record()`` and
+``Match.from_record()``): a match to N points (C6), its games one after another, each a
+record as above after a ``game K`` line (K = 1, 2, 3 …)::
+
+    match 5
+    game 1
+    rules short
+    white Alice
+    black Bob
+    opening 3 5
+    1 black 5-3 8/3 6/3
+    …
+    game 2
+    …
+
+The scores, the Crawford game (C7) and the winner follow from the games' results.
+
 The items of a game that a record of it holds beside the turns: :class:`CubeAction` and
 :class:`Win`. GNU Backgammon's ``.mat`` match files are :mod:`fastnardy.formats.mat`'s.
 """
@@ -44,7 +61,8 @@ from .position import Position
 from .rules import Rules
 
 
-__all__ = ["CubeAction", "GameRecord", "RecordedTurn", "Win", "read_record", "write_record"]
+__all__ = ["CubeAction", "GameRecord", "MatchRecord", "RecordedTurn", "Win", "is_match_record",
+           "read_match", "read_record", "write_match", "write_record"]
 
 
 def at_line(line: object) -> str:
@@ -187,6 +205,28 @@ class GameRecord:
         while pending is not None:
             yield pending[1]
             pending = next(cube, None)
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A recorded match (C6): its ``length`` and its ``games`` one after another, each a
+    :class:`GameRecord` of the same rules and players, unchecked against the rules
+    (:meth:`fastnardy.Match.from_record` replays them)."""
+
+    length: int
+    games: Tuple[GameRecord, ...]
+
+    def __post_init__(self) -> None:
+        check_count("the match length", self.length, 0)
+        if not (isinstance(self.games, tuple) and self.games
+                and all(isinstance(g, GameRecord) for g in self.games)):
+            raise InvalidRecordError("a match record's games are a non-empty tuple of "
+                                     "GameRecord")
+        first = self.games[0]
+        for number, game in enumerate(self.games[1:], 2):
+            if game.rules != first.rules or game.players != first.players:
+                raise InvalidRecordError(f"game {number} has other rules or players than "
+                                         f"game 1: a match keeps both")
 
 
 # --------------------------------------------------------------------------- fastnardy record
@@ -339,3 +379,69 @@ class Win:
         _check_line(self.line)
         _check_side(self.side, self.line)
         check_count("the points won", self.points, self.line)
+
+
+# --------------------------------------------------------------------------- match record
+
+_MATCH_LINE = re.compile(r"match +([0-9]{1,5})")
+_GAME_LINE = re.compile(r"game +([0-9]{1,5})")
+
+
+def is_match_record(text: object) -> bool:
+    """Whether ``text`` is a fastnardy match record: its first line (blank and ``#`` lines
+    skipped) is ``match N``."""
+    if not isinstance(text, str):
+        return False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            return _MATCH_LINE.fullmatch(line) is not None
+    return False
+
+
+def write_match(record: MatchRecord) -> str:
+    """The match as text (see the module's docstring); :func:`read_match` reads it back."""
+    if not isinstance(record, MatchRecord):
+        raise InvalidRecordError(f"write_match needs a MatchRecord, not {record!r}")
+    return f"match {record.length}\n" + "".join(
+        f"game {number}\n{write_record(game)}" for number, game in enumerate(record.games, 1))
+
+
+def read_match(text: str) -> MatchRecord:
+    """Read a fastnardy match record (see the module's docstring); InvalidRecordError names
+    the line of anything that does not read."""
+    if not isinstance(text, str):
+        raise InvalidRecordError(f"a record is text, not {type(text).__name__}")
+    lines = text.splitlines()
+    length: Optional[int] = None
+    starts: List[int] = []  # the index of each game's "game K" line
+    for index, raw in enumerate(lines):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if length is None:
+            found = _MATCH_LINE.fullmatch(line)
+            if found is None:
+                raise InvalidRecordError(f"line {index + 1}: a match record begins with "
+                                         f"'match N', not {line[:40]!r}")
+            length = int(found.group(1))
+            continue
+        game = _GAME_LINE.fullmatch(line)
+        if game is not None:
+            if int(game.group(1)) != len(starts) + 1:
+                raise InvalidRecordError(f"line {index + 1}: game {len(starts) + 1} comes "
+                                         f"next, not {game.group(1)}")
+            starts.append(index)
+        elif not starts:
+            raise InvalidRecordError(f"line {index + 1}: a game's lines follow its 'game K' "
+                                     f"line")
+    if length is None:
+        raise InvalidRecordError("a match record begins with 'match N'; this one is empty")
+    if not starts:
+        raise InvalidRecordError("the match record holds no game")
+    bounds = starts + [len(lines)]
+    # each game read with the lines before it blank, so that errors name the file's lines
+    games = tuple(read_record("\n" * (bounds[i] + 1) + "\n".join(lines[bounds[i] + 1:
+                                                                      bounds[i + 1]]))
+                  for i in range(len(starts)))
+    return MatchRecord(length, games)

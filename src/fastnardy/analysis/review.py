@@ -13,7 +13,8 @@ By default the analysis is **cubeful**, as GNU Backgammon's: turns are valued by
 :func:`fastnardy.analysis.evaluation.hint` with the cube in play (C1, C2) and the match
 score (C6, C7: the Crawford game is the first at which a player needs 1 point), losses are
 normalised money equity (EMG, in stakes) and in a match also match-winning chances (MWC);
-a game of a fastnardy record is money play. ``cubeful=False`` gives the cubeless analysis
+a game of a fastnardy record is money play, those of a fastnardy match record are the
+match's. ``cubeful=False`` gives the cubeless analysis
 (points, no cube decisions). gnubg's counting: a turn is unforced when it had more than one
 legal choice; a cube decision counts when an action was taken or when doubling is not a
 very bad error (its ``isCloseCubedecision``: the proper action's equity less that of double,
@@ -33,11 +34,11 @@ from .. import _kernel
 from ..basics import BLACK, WHITE, Roll
 from ..batch import PROBABILITY, encode
 from ..errors import FastNardyError
-from ..game import Game
+from ..game import Game, Match
 from ..search.network import Evaluator
 from ..position import Position, Turn
 from ..formats.mat import is_mat, read_games, read_mat
-from ..record import CubeAction, GameRecord
+from ..record import CubeAction, GameRecord, is_match_record
 from ..search.tree import Filters, best_turn, expectimax
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after, mwc_scale, shipped_met
 from .evaluation import hint
@@ -408,9 +409,22 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
     unless given); ``progress(done, total)`` counts turns."""
     records = read_games(text, name)
     length, starts = 0, [(0, 0)] * len(records)
+    crawford = [False] * len(records)
     if is_mat(text, name):
         games = read_mat(text)
         length, starts = (games[0].match_length if games else 0), [g.scores for g in games]
+        crawford = _crawford(length, starts, bool(records[0].rules.crawford) if records
+                             else True)
+    elif is_match_record(text):
+        match = Match.from_record(text)  # the scores and the Crawford game by replay
+        length, starts, crawford = match.length, [], []
+        totals = [0, 0]
+        for number, game in enumerate(match.games):
+            starts.append((totals[0], totals[1]))
+            crawford.append(number == match.crawford_game)
+            outcome = game.outcome()
+            if outcome is not None:
+                totals[outcome.winner == BLACK] += outcome.points
     total = sum(len(r.turns) for r in records)
     done = [0]
 
@@ -421,7 +435,6 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
 
     turns: List[AnalysedTurn] = []
     cubes: List[CubeReview] = []
-    crawford = _crawford(length, starts, bool(records[0].rules.crawford) if records else True)
     for number, record in enumerate(records, 1):
         cube = None
         if cubeful:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import List
 
-from ..game import Game
+from ..game import Game, Match
 from ..position import Position
 from ..basics import Roll
 from ..errors import FastNardyError
 from ..play.interactive import POLICIES as PLAY_POLICIES
-from ..rules import LONG, SHORT
+from ..notation import parse_rules
+from ..rules import LONG, SHORT, Rules
 
 from .options import (Parser, add_json, add_met, add_position, add_progress, at_least,
                       depth_arg, positive_arg, print_json, progress_printer, read_met_option,
@@ -66,8 +67,10 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "installed).")
     p_match.add_argument("a", metavar="A", help="the first player")
     p_match.add_argument("b", metavar="B", help="the second player")
-    p_match.add_argument("--game", choices=(LONG, SHORT), default=None,
-                         help="default long, or short when a player is gnubg")
+    p_match.add_argument("--game", type=_rules_arg, default=None, metavar="RULES",
+                         help="long or short, with variants as a position string's rules "
+                              "field (long(stakes=arithmetic), short(crawford=False)); default "
+                              "long, or short when a player is gnubg")
     p_match.add_argument("--games", type=at_least(2), default=200, metavar="N",
                          help="games (matches with --to), even (pairs with the same dice; "
                               "default 200)")
@@ -77,6 +80,11 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
     cube.add_argument("--cube", action="store_true",
                       help="money games with the cube (C1-C5, C8)")
     add_met(p_match)
+    p_match.add_argument("--record", metavar="FILE", default=None,
+                         help="with --to or --cube: write the first match as a record (a "
+                              "fastnardy match record, or with FILE.mat in short nardy GNU "
+                              "Backgammon's .mat), its players named a and b; analyse reads "
+                              "both")
     p_match.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
     p_match.add_argument("--weights", metavar="FILE", default=None,
                          help="an evaluator .npz for net:PLIES instead of the shipped one")
@@ -103,6 +111,28 @@ def _run_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rules_arg(text: str) -> Rules:
+    """``--game``: a rules field (``long``, ``short(crawford=False)``)."""
+    try:
+        return parse_rules(text)
+    except FastNardyError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _write_match(path: str, played: object) -> None:
+    """``fastnardy match --record``: the first match (or money game) as a record file."""
+    if path.lower().endswith(".mat"):
+        from ..formats.mat import match_games, write_mat
+
+        if not isinstance(played, Match) or played.rules.game != SHORT:
+            raise FastNardyError("a .mat file holds a short-nardy match (--to N); write a "
+                                 "fastnardy record instead")
+        text = write_mat(match_games(played))
+    else:
+        text = played.record()  # type: ignore[attr-defined]  # Match or Game
+    write_file(path, text.encode("utf-8"))
+
+
 def _hint_text(position: Position, roll: Roll) -> str:
     """The network's five best turns at 0 ply, for play's 'h' key."""
     from .. import analysis
@@ -118,13 +148,16 @@ def _run_match(args: argparse.Namespace) -> int:
         raise FastNardyError(f"--games must be even (pairs of games with the same dice), not "
                              f"{args.games}")
     gnubg = any(spec.startswith("gnubg:") for spec in (args.a, args.b))
-    game = args.game or (SHORT if gnubg else LONG)
+    rules = args.game or Rules.of(SHORT if gnubg else LONG)
+    game = rules.game
     if args.to is not None or args.cube:
         length = args.to or 0
-        row = match.cube_match(game, args.a, args.b, args.games, length, args.seed,
+        row = match.cube_match(rules, args.a, args.b, args.games, length, args.seed,
                                weights=args.weights, met=read_met_option(args),
                                progress=progress_printer(args, "matches" if length
-                                                         else "games"))
+                                                         else "games"),
+                               record=None if args.record is None
+                               else lambda played: _write_match(args.record, played))
         if args.json:
             print_json(row)
             return 0
@@ -145,7 +178,7 @@ def _run_match(args: argparse.Namespace) -> int:
             print(f"  {name} offered {counts[0]} times, took {counts[1]}, dropped "
                   f"{counts[2]}")
         return 0
-    row = match.match(game, args.a, args.b, args.games, args.seed, weights=args.weights,
+    row = match.match(rules, args.a, args.b, args.games, args.seed, weights=args.weights,
                       progress=progress_printer(args, "games"))
     if args.json:
         print_json(row)

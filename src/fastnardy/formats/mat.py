@@ -26,7 +26,7 @@ from ..errors import InvalidRecordError
 from ..game import Match
 from ..position import Position
 from ..record import (CubeAction, GameRecord, RecordedTurn, Win, at_line, check_count,
-                      check_name, read_record)
+                      check_name, is_match_record, read_match, read_record)
 from ..rules import Rules
 
 __all__ = ["MatGame", "is_mat", "match_games", "read_games", "read_mat", "write_mat"]
@@ -371,8 +371,10 @@ def is_mat(text: str, name: str = "") -> bool:
 
 
 def read_games(text: str, name: str = "") -> List[GameRecord]:
-    """The games of a record file: a ``.mat`` match export (``is_mat``) or one fastnardy
-    record."""
+    """The games of a record file: a ``.mat`` match export (``is_mat``), a fastnardy match
+    record (:func:`fastnardy.record.is_match_record`) or one fastnardy record."""
     if is_mat(text, name):
         return [game.to_record() for game in read_mat(text)]
+    if is_match_record(text):
+        return list(read_match(text).games)
     return [read_record(text)]

@@ -177,7 +177,7 @@ def player(spec: str, game: str, seed: int, weights: Optional[str] = None) -> Pl
                          f"FILE.npz[:PLIES] or gnubg:beginner|expert")
 
 
-def match(game: str, a: str, b: str, games: int, seed: int, *,
+def match(game: object, a: str, b: str, games: int, seed: int, *,
           weights: Optional[str] = None, parallel: int = 200,
           progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, object]:
     """Play ``games`` (even, 2 or more) seeded paired games of player ``a`` against ``b``;
@@ -224,6 +224,7 @@ class CubeResult(NamedTuple):
     takes: Tuple[int, int]
     drops: Tuple[int, int]
     seconds: float
+    first: Any = None  # match 0's Match (or money Game), once it is over
 
 
 def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: int,
@@ -246,6 +247,7 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
     points = np.zeros(matches)
     games = np.zeros(matches, dtype=np.int64)
     offers, takes, drops = [0, 0], [0, 0], [0, 0]
+    first: List[Any] = []
     cpu = time.process_time()
     started = 0
     slots: List[Tuple[int, Any]] = []  # (match id, Match or Game)
@@ -261,6 +263,8 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
             started += 1
 
     def finish(index: int, slot: Any, complete: bool) -> None:
+        if index == 0:
+            first.append(slot)
         a_white = slot.players[0] == "a"
         if length:
             white, black = slot.score
@@ -351,7 +355,8 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
         slots[:] = kept
         start()
     return CubeResult(won, points, games, (offers[0], offers[1]), (takes[0], takes[1]),
-                      (drops[0], drops[1]), time.process_time() - cpu)
+                      (drops[0], drops[1]), time.process_time() - cpu,
+                      first[0] if first else None)
 
 
 def _half(width: float) -> Optional[float]:
@@ -359,14 +364,16 @@ def _half(width: float) -> Optional[float]:
     return None if math.isnan(width) else round(width, 4)
 
 
-def cube_match(game: str, a: str, b: str, matches: int, length: int, seed: int, *,
+def cube_match(game: object, a: str, b: str, matches: int, length: int, seed: int, *,
                weights: Optional[str] = None, parallel: int = 100,
                met: "Optional[MatchEquityTable]" = None,
-               progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, object]:
+               progress: Optional[Callable[[int, int], None]] = None,
+               record: Optional[Callable[[Any], None]] = None) -> Dict[str, object]:
     """Play ``matches`` (even, 2 or more) seeded paired matches to ``length`` points (0:
     money games) of player ``a`` against ``b`` with the cube (:func:`play_cube_matches`);
     a's match wins and points with their 95% intervals, and each side's offers, takes and
-    drops."""
+    drops. ``record`` is called with match 0's :class:`fastnardy.Match` (or money
+    :class:`fastnardy.Game`), its players named a and b."""
     rules = Rules.of(game)
     if not isinstance(matches, int) or matches < 2 or matches % 2:
         raise FastNardyError(f"matches must be an even number of 2 or more (pairs with the "
@@ -384,6 +391,8 @@ def cube_match(game: str, a: str, b: str, matches: int, length: int, seed: int, 
     finally:
         first.close()
         second.close()
+    if record is not None and result.first is not None:
+        record(result.first)
     done = result.won >= 0
     wins, wins_half = interval(np.where(done, result.won, 0.5).astype(float))
     mean, half = interval(result.points)
