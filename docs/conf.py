@@ -55,6 +55,7 @@ nitpick_ignore_regex = [
     ("py:class", r"(PackedPosition|PackedTurn)"),
     # type aliases of signatures that their module does not export (not in its __all__)
     ("py:class", r"(fastnardy\.envs\.vector\.)?Observation"),
+    ("py:class", r"(fastnardy\.play\.players\.)?(Rows|Indices)"),
     ("py:class", r"(ndarray|NDArray|ArrayLike|DTypeLike|Executor|Future|Generator|"
                  r"PathLike|Path|Enum|Process|Popen|TextIO|IO|Callable|Iterable|Iterator|"
                  r"Sequence|Mapping|Any|Optional|Union|Tuple|List|Dict|Set|FrozenSet|Type|"
