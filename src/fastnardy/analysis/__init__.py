@@ -20,6 +20,7 @@ from .cube import cubeful as cubeful
 from .cube import cubeful_after as cubeful_after
 from .cube import efficiencies as efficiencies
 from .cube import efficiency as efficiency
+from .cube import leaves as leaves
 from .cube import model_met as model_met
 from .cube import mwc_scale as mwc_scale
 from .cube import OWNERS as OWNERS

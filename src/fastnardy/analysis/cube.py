@@ -49,7 +49,7 @@ from .outputs import evaluator_for, exact, flip, plies_arg, position_arg
 __all__ = ["BEAROFF_EFFICIENCY", "CONTACT_EFFICIENCY", "RACE_EFFICIENCY", "Cube",
            "CubeDecision", "OWNERS", "cube_action", "cube_decision", "cube_equities", "cubeful",
            "efficiency",
-           "cubeful_after", "efficiencies", "model_met", "mwc_scale", "shipped_met"]
+           "cubeful_after", "efficiencies", "leaves", "model_met", "mwc_scale", "shipped_met"]
 
 
 # gnubg's default cube efficiencies (eval.c): contact and crashed 0.68; race 0.55 + 0.00125 *
@@ -587,10 +587,11 @@ def efficiency(position: Position) -> float:
 
 # -- cubeful evaluation at 0-2 ply ------------------------------------------------------
 
-def _leaf(rules: Rules, network: Evaluator, rows: npt.NDArray[Any]
-          ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-    """The 0-ply outputs of rows (exact once a game is over), their efficiencies (0 once
-    over) and which are over."""
+def leaves(rules: object, network: Evaluator, rows: npt.ArrayLike
+           ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The 0-ply outputs of board rows (exact once a game is over), their cube efficiencies
+    (0 once over) and which are over: what the cube model reads of a position."""
+    rules = Rules.of(rules)
     rows = np.ascontiguousarray(rows, dtype=np.int8)
     over = _features.winners(rows) != 0
     out, x = np.empty((len(rows), 5)), np.zeros(len(rows))
@@ -623,7 +624,7 @@ def _node(rules: Rules, network: Evaluator, rows: npt.NDArray[Any], cubes: Seque
     states: List[Optional[Cube]] = []  # each cube's no double, then its double, take
     for cube in cubes:
         states += [cube, cube.taken() if (not top and cube.may_offer) else None]
-    p, x, over = _leaf(rules, network, rows)
+    p, x, over = leaves(rules, network, rows)
     values = _values(p, x, states, met)
     inner = np.flatnonzero(~over) if plies else np.zeros(0, dtype=np.int64)
     if len(inner):
@@ -632,7 +633,7 @@ def _node(rules: Rules, network: Evaluator, rows: npt.NDArray[Any], cubes: Seque
         first = replies[0]
         assert first is not None  # the first state is the cube itself
         answer = [first, first.taken() if first.may_offer else None]
-        q, y, _ = _leaf(rules, network, node.children)
+        q, y, _ = leaves(rules, network, node.children)
         scores = _decide(_values(q, y, answer, met), answer, met)[:, 0]
         chosen = node.children[_segment_argmin(scores, node.offsets)]
         asked = [s for s in replies if s is not None]

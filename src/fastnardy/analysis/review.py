@@ -310,20 +310,23 @@ def _chequer(context: _Context, number: int, entry_number: int, before: Position
                         luck(before, roll, network), cube, loss * scale)
 
 
-def _walk(record: GameRecord, game: Game) -> Iterator[Tuple[Position, Any, Optional[Turn],
-                                                                Optional[Roll]]]:
-    """The record's actions in order, each with the position before it (its side to move
-    the one on roll) and, for a turn, the turn played and its roll."""
-    history = iter(game.history)
-    before = record.start if record.start is not None else \
-        Position.opening(record.rules, *record.opening)[0]  # type: ignore[misc]
+def _walk(record: GameRecord) -> Iterator[Tuple[Game, Any, Optional[Turn], Optional[Roll]]]:
+    """The record's actions in order, each with the game just before it (replayed through
+    Game's own offer, take, drop and play, so that its stake and cube owner are the
+    referee's) and, for a turn, the turn played and its roll. The record is checked first by
+    :meth:`fastnardy.Game.from_record`, whose errors name the rule and the line."""
+    history = iter(Game.from_record(record).history)
+    game = Game.from_position(record.start) if record.start is not None else \
+        Game(record.rules, opening=record.opening)
     for action in record.actions():
         if isinstance(action, CubeAction):
-            yield before, action, None, None
+            yield game, action, None, None
+            {"double": game.offer, "take": game.take, "drop": game.drop}[action.action]()
             continue
         roll, played = next(history)
-        yield before, action, played, roll
-        before = played.position
+        yield game, action, played, roll
+        game.dice = roll
+        game.play(played)
 
 
 def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plies: int = 0,
@@ -343,23 +346,16 @@ def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plie
     if start is not None and start.length and met is None:
         met = shipped_met(record.rules.game)
     context = _Context(evaluator_for(record.rules, evaluator), plies_arg(plies), filter, met)
-    game = Game.from_record(record)
     first = encode([Position.start(record.rules)])[0]
-    value, owner = 1, None  # the stake and who holds the cube (None: centred)
     offer: Optional[CubeDecision] = None
     turns: List[AnalysedTurn] = []
     cubes: List[CubeReview] = []
-    for before, action, played, roll in _walk(record, game):
-        view = None
-        if start is not None:
-            mover = before.turn
-            view = start._replace(value=value, owner="centered" if owner is None else
-                                  ("mover" if owner == mover else "opponent"))
-            if mover != WHITE:
-                view = view._replace(score=start.score[::-1])
-        if view is None:
-            pass
-        elif isinstance(action, CubeAction):
+    for game, action, played, roll in _walk(record):
+        before = game.position
+        view = None if start is None else Cube.of_game(game)._replace(
+            length=start.length, crawford=start.crawford, jacoby=start.jacoby,
+            score=start.score if before.turn == WHITE else start.score[::-1])
+        if view is not None and isinstance(action, CubeAction):
             if action.action == "double":
                 offer = cube_decision(before, view, context.network, context.plies, met)
                 cubes.append(_cube_review(number, action.number, len(turns), before.turn,
@@ -369,10 +365,8 @@ def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plie
                                           before, view, offer,
                                           "take" if action.action == "take" else "pass",
                                           mwc_scale(view, met)))
-            if action.action == "take":
-                value, owner = action.cube, action.side
-            offer = None if action.action != "double" else offer
-        elif offer is None and view.may_offer and \
+                offer = None
+        elif view is not None and offer is None and view.may_offer and \
                 not np.array_equal(encode([before])[0], first):
             decision = cube_decision(before, view, context.network, context.plies, met)
             cubes.append(_cube_review(number, action.number, len(turns), before.turn, before,
@@ -380,8 +374,7 @@ def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plie
         if played is not None:
             assert roll is not None
             offer = None
-            turns.append(_chequer(context, number, action.number, before, roll, played,
-                                  view))
+            turns.append(_chequer(context, number, action.number, before, roll, played, view))
             if progress is not None:
                 progress(1)
     return Analysis(tuple(turns), record.players, context.plies, 1, tuple(cubes),

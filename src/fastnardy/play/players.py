@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .. import _features
-from ..batch import ROW_WIDTH, decode, expand, segment_argmax
+from ..batch import ROW_WIDTH, expand, segment_argmax
 from ..search.network import Evaluator
 from ..rules import Rules
 from ..search.tree import GNUBG_FILTERS, expectimax, filter_kept
@@ -141,38 +140,22 @@ class Network(Player):
                                        GNUBG_FILTERS[1:])
         return first_best(values, parent, len(rows))
 
-    def _outputs(self, rules: Rules, rows: Rows) -> "tuple[npt.NDArray[Any], npt.NDArray[Any]]":
-        """The 0-ply outputs (exact once a game is over) and cube efficiencies of rows."""
-        from ..analysis.cube import efficiencies
-        from ..analysis.outputs import exact
-
-        rows = np.ascontiguousarray(rows, dtype=np.int8)
-        over = _features.winners(rows) != 0
-        outputs, x = np.empty((len(rows), 5)), np.zeros(len(rows))
-        if (~over).any():
-            outputs[~over] = self.evaluator.network.probabilities(rows[~over])
-            x[~over] = efficiencies(rules, rows[~over])
-        ended = np.flatnonzero(over)
-        for i, position in zip(ended, decode(rules, rows[ended])):
-            outputs[i] = exact(position)
-        return outputs, x
-
     def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
                       met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
-        from ..analysis.cube import cube_equities
+        from ..analysis.cube import cube_equities, leaves
 
-        outputs, x = self._outputs(rules, rows)
+        outputs, x, _ = leaves(rules, self.evaluator, rows)
         return cube_equities(outputs, x, cubes, met)
 
     def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
                        cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
         if self.plies:
             return self.choose(rules, rows, dice)
-        from ..analysis.cube import cube_equities
+        from ..analysis.cube import cube_equities, leaves
 
         children, parent = expand(rules, rows, dice)
         replies = [cubes[i].turned() for i in parent]
-        outputs, x = self._outputs(rules, children)
+        outputs, x, _ = leaves(rules, self.evaluator, children)
         equities = cube_equities(outputs, x, replies, met)
         offer = np.array([reply.may_offer for reply in replies])
         double = offer & (equities[:, 1] >= equities[:, 0]) & (equities[:, 2] >= equities[:, 0])
