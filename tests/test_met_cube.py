@@ -532,3 +532,21 @@ def test_a_long_nardy_match_plays_records_and_analyses_from_the_command_line(tmp
     assert main(["match", "net:0", "greedy", "--game", "long", "--to", "3", "--games", "2",
                  "--record", str(tmp_path / "long.mat"), "--no-progress"]) == 2
     assert "short-nardy match" in capsys.readouterr().err
+
+
+def test_the_page_numbers_each_board_for_its_side_to_move_and_shows_the_cube():
+    """Black's turns are drawn on black's numbering (its 24 is white's 1), and the page
+    carries the cube decisions and gnubg's ratings."""
+    import re
+
+    from fastnardy.analysis import page
+
+    text = (GNUBG_MATCHES / "selfplay_0004.mat").read_text()
+    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    html = page.page(result, "m.mat")
+    sections = re.findall(r"<section class='turn'.*?</section>", html, re.S)
+    assert len(sections) == len(result.turns)
+    for turn, section in zip(result.turns, sections):
+        label = re.search(r'class="point-number"[^>]*data-point="1"[^>]*>(\d+)<', section)
+        assert label is not None and label.group(1) == ("1" if turn.side == "white" else "24")
+    assert "<p class='cube'>" in html and result.side("white")["ratings"]["overall"] in html

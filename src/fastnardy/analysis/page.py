@@ -4,9 +4,10 @@ The page needs no network: the boards are inline SVG (:func:`fastnardy.formats.s
 style and the script inline. It shows each side's totals (chequer, cube and overall error
 rates with gnubg's ratings when the analysis is cubeful), a list of every turn (the cube
 decision before it, played, loss, gnubg's mark, luck) and one board at a time: the position
-before the turn with the played turn drawn as arrows, its cube decision's equities, and on a
-marked turn (doubtful or worse) a second board with the best turn. Buttons, the arrow keys and the list move between turns; the address's
-``#turn-N`` opens turn N.
+before the turn, its points numbered for the side to move, with the played turn drawn as
+arrows, its cube decisions' equities, and on a marked turn (doubtful or worse) a second
+board with the best turn. Buttons, the arrow keys and the list move between turns; the
+address's ``#turn-N`` opens turn N.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..formats import svg
 from .review import CUBE_ERRORS, Analysis, AnalysedTurn, CubeReview
 from ..basics import BLACK, WHITE
 from ..notation import format_roll
+from ..position import Turn
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1em;color:#222;background:#fafafa}
@@ -88,11 +90,14 @@ def _cube_text(reviews: List[CubeReview]) -> str:
 def _turn_section(index: int, turn: AnalysedTurn, reviews: List[CubeReview]) -> str:
     title = (f"Game {turn.game}, move {turn.number}: {turn.side} {format_roll(turn.roll)} "
              f"plays {turn.played}")
-    boards = [f"<figure>{svg.board(turn.position, size=400, highlight=turn.played)}"
+    def drawn(highlight: Turn) -> str:  # numbered for the side to move: black's 15/10
+        return svg.board(turn.position, size=400, highlight=highlight, numbering="mover")
+
+    boards = [f"<figure>{drawn(turn.played)}"
               f"<figcaption>played: {html.escape(str(turn.played))} "
               f"({turn.played_equity:+.3f})</figcaption></figure>"]
     if turn.mark is not None:
-        boards.append(f"<figure>{svg.board(turn.position, size=400, highlight=turn.best)}"
+        boards.append(f"<figure>{drawn(turn.best)}"
                       f"<figcaption>best: {html.escape(str(turn.best))} "
                       f"({turn.best_equity:+.3f})</figcaption></figure>")
     verdict = "forced" if turn.forced else f"equity lost {turn.loss:.3f}"
