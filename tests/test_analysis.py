@@ -184,7 +184,8 @@ def test_the_html_page_is_self_contained_with_a_board_per_turn():
     result = analysis.analyse(game.record(), "", network, 0)
     page = analysis_page.page(result, "game.txt")
     assert page.count("<section class='turn'") == 6
-    assert page.count("<svg") == 6 + sum(t.mark is not None for t in result.turns)
+    # a board a turn, a second on a marked turn, and the plot of the equity
+    assert page.count("<svg") == 6 + sum(t.mark is not None for t in result.turns) + 1
     assert not re.search(r"\s(src|href)=", page)  # nothing to fetch
 
 

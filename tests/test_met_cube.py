@@ -550,3 +550,20 @@ def test_the_page_numbers_each_board_for_its_side_to_move_and_shows_the_cube():
         label = re.search(r'class="point-number"[^>]*data-point="1"[^>]*>(\d+)<', section)
         assert label is not None and label.group(1) == ("1" if turn.side == "white" else "24")
     assert "<p class='cube'>" in html and result.side("white")["ratings"]["overall"] in html
+
+
+def test_analysed_turns_carry_their_candidates_pips_and_the_luck_rating():
+    text = (GNUBG_MATCHES / "selfplay_0004.mat").read_text()
+    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    for turn in result.turns:
+        assert 1 <= len(turn.candidates) <= analysis.CANDIDATES
+        assert turn.candidates[0].turn.position == turn.best.position or turn.loss == 0
+        if not turn.forced:
+            mine = [c for c in turn.candidates if c.turn.position == turn.played.position]
+            assert not mine or mine[0].cubeful == pytest.approx(turn.played_equity)
+        start = Position.opening("short", 3, 1)[0]
+        if turn.position == start:
+            assert turn.pips == (167, 167)
+    assert analysis.luck_rating(0.0) == "None" and analysis.luck_rating(0.07) == \
+        "Go to Las Vegas" and analysis.luck_rating(-0.04) == "Bad dice, man!"
+    assert result.side("black")["luck_rating"] in analysis.LUCK_RATINGS.values()

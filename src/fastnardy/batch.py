@@ -45,7 +45,7 @@ from .rules import Rules
 
 __all__ = ["KEY_DTYPE", "PROBABILITY", "ROLLS", "ROW_WIDTH", "ChanceNodes", "Expander",
            "chance_expand",
-           "count_turns", "decode", "encode", "expand", "keys_from_rows", "rows_from_keys",
+           "count_turns", "decode", "encode", "expand", "keys_from_rows", "pips", "rows_from_keys",
            "segment_argmax"]
 
 # a row: one position as 50 int8, the mover's 24 points and bar, then the opponent's
@@ -250,6 +250,19 @@ class Expander:
         """:func:`chance_expand` into this Expander's buffers: views valid until its next
         call."""
         return _chance_expand(self.rules, boards, self.keys, max_children, self._buffers)
+
+
+def pips(rows: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """The pip counts of board rows, (N, 2): the side to move's, then the other's (a checker
+    on point p of its own numbering needs p pips, one on the bar 25)."""
+    boards = checks.array(rows, "rows", InvalidPositionError)
+    if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH:
+        raise InvalidPositionError(f"rows must be (N, {ROW_WIDTH}), not {boards.shape}")
+    weights = np.arange(1, 26, dtype=np.int64)
+    counts = boards.astype(np.int64)
+    out: npt.NDArray[np.int64] = np.stack([counts[:, :25] @ weights, counts[:, 25:] @ weights],
+                                          axis=1)
+    return out
 
 
 def segment_argmax(values: npt.ArrayLike, offsets: npt.ArrayLike) -> npt.NDArray[np.int64]:

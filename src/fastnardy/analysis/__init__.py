@@ -37,6 +37,7 @@ from .met import read_met as read_met
 from .review import analyse as analyse
 from .review import analyse_game as analyse_game
 from .review import AnalysedTurn as AnalysedTurn
+from .review import CANDIDATES as CANDIDATES
 from .review import CLOSE_CUBE as CLOSE_CUBE
 from .review import CUBE_ERRORS as CUBE_ERRORS
 from .review import CUBE_PLAYS as CUBE_PLAYS
@@ -44,6 +45,8 @@ from .review import CubeReview as CubeReview
 from .review import Analysis as Analysis
 from .review import luck as luck
 from .review import luck_mark as luck_mark
+from .review import luck_rating as luck_rating
+from .review import LUCK_RATINGS as LUCK_RATINGS
 from .review import LUCK_MARKS as LUCK_MARKS
 from .review import mark as mark
 from .review import MARKS as MARKS

@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _features, checks
-from ..batch import chance_expand, decode, encode, segment_argmax
+from ..batch import chance_expand, decode, encode, pips, segment_argmax
 from ..errors import FastNardyError
 from ..game import Game, Match, next_stake
 from ..position import Position
@@ -570,8 +570,8 @@ def efficiencies(rules: object, rows: npt.ArrayLike) -> npt.NDArray[np.float64]:
         return out
     race = races(rules, boards)
     base, slope, low, high = RACE_EFFICIENCY
-    pips = boards[:, :25].astype(np.int64) @ np.arange(1, 26)
-    out[race] = np.clip(base + slope * pips[race], low, high)
+    mine = pips(boards)[:, 0]
+    out[race] = np.clip(base + slope * mine[race], low, high)
     home = race & (boards[:, 6:25] == 0).all(axis=1) & (boards[:, 31:50] == 0).all(axis=1)
     out[home] = BEAROFF_EFFICIENCY
     return out

@@ -33,7 +33,8 @@ position:relative}
 .turn{display:none} .turn.shown{display:block}
 .boards{display:flex;gap:1em;flex-wrap:wrap} .boards figure{margin:0}
 .very-bad{color:#b00020;font-weight:bold} .bad{color:#d2691e;font-weight:bold}
-.doubtful{color:#8a6d00} .cube{margin:.3em 0} nav button{font-size:1em;margin-right:.5em}
+.doubtful{color:#8a6d00} .cube{margin:.3em 0}
+.candidates tr.played{font-weight:bold} .plot{background:#fff;border:1px solid #ccc} nav button{font-size:1em;margin-right:.5em}
 """
 
 _SCRIPT = """
@@ -104,9 +105,61 @@ def _turn_section(index: int, turn: AnalysedTurn, reviews: List[CubeReview]) -> 
     if turn.mark is not None:
         verdict += f" &mdash; <span class='{_mark_class(turn)}'>{turn.mark}</span>"
     marked = turn.mark or next((r.mark for r in reviews if r.mark), None) or ""
+    mine, theirs = turn.pips
     return (f"<section class='turn' id='board-{index + 1}' data-mark='{marked}'>"
             f"<h2>{html.escape(title)}</h2>{_cube_text(reviews)}<p>{verdict}; luck of the "
-            f"roll {turn.luck:+.3f}</p><div class='boards'>{''.join(boards)}</div></section>")
+            f"roll {turn.luck:+.3f}; pips {turn.side} {mine}, the other {theirs}</p>"
+            f"{_candidates(turn)}<div class='boards'>{''.join(boards)}</div></section>")
+
+
+def _candidates(turn: AnalysedTurn) -> str:
+    """The best candidates of a turn, ranked, with their equities and probabilities."""
+    if not turn.candidates:
+        return ""
+    cubeful = turn.cube is not None
+    rows = []
+    for rank, candidate in enumerate(turn.candidates, 1):
+        equity = candidate.cubeful if cubeful else candidate.equity
+        played = " class='played'" if candidate.turn.position == turn.played.position else ""
+        rows.append(f"<tr{played}><td>{rank}</td><td>{html.escape(str(candidate.turn))}</td>"
+                    f"<td>{equity:+.3f}</td><td>{candidate.difference:+.3f}</td>"
+                    + "".join(f"<td>{100 * p:.1f}%</td>" for p in candidate.probabilities)
+                    + "</tr>")
+    return ("<table class='candidates'><tr><th></th><th>candidate</th><th>"
+            + ("cubeful" if cubeful else "equity") + "</th><th>diff</th><th>win</th>"
+            "<th>win mars</th><th>win koks</th><th>lose mars</th><th>lose koks</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _plot(analysis: Analysis) -> str:
+    """White's equity after each turn (the played turn's, from white's side) as an inline
+    SVG line, one segment a game."""
+    if not analysis.turns:
+        return ""
+    width, height, top = 800, 160, 1.0
+    values = [t.played_equity if t.side == WHITE else -t.played_equity
+              for t in analysis.turns]
+    top = max(top, max(abs(v) for v in values))
+    step = width / max(len(values) - 1, 1)
+
+    def y(value: float) -> float:
+        return round(height / 2 - value / top * (height / 2 - 4), 1)
+
+    lines, start = [], 0
+    for end in range(1, len(values) + 1):
+        if end == len(values) or analysis.turns[end].game != analysis.turns[start].game:
+            points = " ".join(f"{round(i * step, 1)},{y(values[i])}" for i in range(start, end))
+            lines.append(f"<polyline points='{points}' fill='none' stroke='#1f5fa8' "
+                         f"stroke-width='1.5'/>")
+            if start:
+                lines.append(f"<line x1='{round(start * step, 1)}' x2='{round(start * step, 1)}'"
+                             f" y1='0' y2='{height}' stroke='#bbb' stroke-dasharray='3'/>")
+            start = end
+    return (f"<figure><svg xmlns='http://www.w3.org/2000/svg' width='{width}' "
+            f"height='{height}' viewBox='0 0 {width} {height}' class='plot'>"
+            f"<line x1='0' x2='{width}' y1='{height / 2}' y2='{height / 2}' stroke='#888'/>"
+            + "".join(lines) + f"</svg><figcaption>white's equity after each turn (played), "
+            f"&plusmn;{top:.2f} at the edges; dashed lines begin games</figcaption></figure>")
 
 
 def _grouped(analysis: Analysis) -> List[Tuple[AnalysedTurn, List[CubeReview]]]:
@@ -182,6 +235,7 @@ def page(analysis: Analysis, name: str = "game") -> str:
 error rates in mEMG per decision; marks at GNU Backgammon's thresholds (doubtful &ge; 0.04,
 bad &ge; 0.08, very bad &ge; 0.16).</p>
 {_totals(analysis)}
+{_plot(analysis)}
 <nav><p><button id="prev">&larr; previous</button><button id="next">next &rarr;</button>
 <button id="next-mistake">next mistake</button><span id="where"></span></p></nav>
 <div id="layout"><div id="list"><table><tr><th>move</th><th>cube</th><th>side</th>

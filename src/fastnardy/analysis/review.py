@@ -32,22 +32,22 @@ import numpy as np
 
 from .. import _kernel
 from ..basics import BLACK, WHITE, Roll
-from ..batch import PROBABILITY, encode
+from ..batch import PROBABILITY, encode, pips
 from ..errors import FastNardyError
 from ..game import Game, Match
 from ..search.network import Evaluator
 from ..position import Position, Turn
 from ..formats.mat import is_mat, read_games, read_mat
 from ..record import CubeAction, GameRecord, is_match_record
-from ..search.tree import Filters, best_turn, expectimax
+from ..search.tree import Filters, expectimax
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after, mwc_scale, shipped_met
-from .evaluation import hint
+from .evaluation import Candidate, hint
 from .met import MatchEquityTable
 from .outputs import best_per_roll, evaluator_for, plies_arg, position_arg, roll_index
 
-__all__ = ["MARKS", "LUCK_MARKS", "RATINGS", "CLOSE_CUBE", "CUBE_PLAYS", "CUBE_ERRORS", "luck",
-           "mark", "luck_mark", "rating", "AnalysedTurn", "CubeReview", "Analysis",
-           "analyse_game", "analyse"]
+__all__ = ["MARKS", "LUCK_MARKS", "LUCK_RATINGS", "RATINGS", "CLOSE_CUBE", "CANDIDATES",
+           "CUBE_PLAYS", "CUBE_ERRORS", "luck", "mark", "luck_mark", "luck_rating", "rating",
+           "AnalysedTurn", "CubeReview", "Analysis", "analyse_game", "analyse"]
 
 
 # gnubg's thresholds of a chequer-play error, in points lost (its arSkillLevel)
@@ -59,6 +59,11 @@ RATINGS = (("Supernatural", 0.002), ("World class", 0.005), ("Expert", 0.008),
            ("Advanced", 0.012), ("Intermediate", 0.018), ("Casual player", 0.026),
            ("Beginner", 0.035))
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling is less than a very bad error
+CANDIDATES = 5  # the candidates kept with each analysed turn
+# gnubg's luck rating of a player's luck per turn, times ten, by the luck marks (its
+# getLuckRating, aszLuckRating)
+LUCK_RATINGS = {"very lucky": "Go to Las Vegas", "lucky": "Good dice, man!", None: "None",
+                "unlucky": "Bad dice, man!", "very unlucky": "Go to bed"}
 
 
 def luck(position: Position, dice: object, evaluator: Optional[Evaluator] = None) -> float:
@@ -83,6 +88,11 @@ def rating(error_rate: float) -> str:
     return next((name for name, limit in RATINGS if error_rate < limit), "Awful!")
 
 
+def luck_rating(rate: float) -> str:
+    """gnubg's luck rating of a player's luck per turn (0.04: "Good dice, man!")."""
+    return LUCK_RATINGS[luck_mark(10 * rate)]
+
+
 def luck_mark(value: float) -> Optional[str]:
     """gnubg's mark of a roll's luck, or None."""
     for name, limit in LUCK_MARKS:
@@ -97,7 +107,9 @@ class AnalysedTurn:
     and the ``best`` (Turn), their equities to the mover (cubeful EMG, or cubeless points),
     ``loss`` (>= 0), the number of legal turns, the roll's ``luck`` (cubeless), the ``cube``
     in play from the mover's side (None: cubeless), ``mwc_loss`` (the loss in match-winning
-    chance, in a match) and gnubg's ``mark``."""
+    chance, in a match), the best ``candidates`` (up to five :class:`~fastnardy.analysis.
+    evaluation.Candidate`, ranked as :func:`~fastnardy.analysis.evaluation.hint` ranks
+    them) and gnubg's ``mark``."""
 
     game: int
     number: int
@@ -113,10 +125,17 @@ class AnalysedTurn:
     luck: float
     cube: Optional[Cube] = None
     mwc_loss: float = 0.0
+    candidates: Tuple[Candidate, ...] = ()
     mark: Optional[str] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mark", mark(self.loss) if self.choices > 1 else None)
+
+    @property
+    def pips(self) -> Tuple[int, int]:
+        """The pip counts before the turn: the mover's, then the other's."""
+        mine, theirs = pips(encode([self.position]))[0]
+        return int(mine), int(theirs)
 
     @property
     def forced(self) -> bool:
@@ -131,7 +150,9 @@ class AnalysedTurn:
                 "best_equity": round(self.best_equity, 6), "loss": round(self.loss, 6),
                 "forced": self.forced, "mark": self.mark, "luck": round(self.luck, 6),
                 "luck_mark": luck_mark(self.luck), "mwc_loss": round(self.mwc_loss, 6),
-                "cube": None if self.cube is None else _cube_dict(self.cube)}
+                "pips": list(self.pips),
+                "cube": None if self.cube is None else _cube_dict(self.cube),
+                "candidates": [c.as_dict() for c in self.candidates]}
 
 
 def _cube_dict(cube: Cube) -> Dict[str, Any]:
@@ -233,6 +254,7 @@ class Analysis:
                 "marks": {name: sum(t.mark == name for t in unforced) for name, _ in MARKS},
                 "luck": round(total_luck, 6),
                 "luck_rate": round(1000 * total_luck / len(mine), 3) if mine else 0.0,
+                "luck_rating": luck_rating(total_luck / len(mine)) if mine else "N/A",
                 "cube": {"decisions": len(cube), "close": len(close),
                          **{plays: sum(c.played == plays for c in cube)
                             for plays in CUBE_PLAYS[1:]},
@@ -281,33 +303,30 @@ class _Context(NamedTuple):
 
 def _chequer(context: _Context, number: int, entry_number: int, before: Position, roll: Roll,
              played: Turn, cube: Optional[Cube]) -> AnalysedTurn:
-    """One turn analysed: cubeless by the search, or cubeful by hint with the cube."""
+    """One turn analysed by :func:`~fastnardy.analysis.evaluation.hint`: cubeless, or
+    cubeful with the cube."""
     network, depth = context.network, context.plies
-    turns = before.legal_turns(roll)
-    if cube is None:
-        found = best_turn(before, roll, network, depth, context.filter)
-        index = next(i for i, t in enumerate(turns) if t.position == played.position)
-        played_value = float(found.values[index])
-        if np.isnan(played_value):  # a filter dropped it: valued at full depth anyway
-            played_value = -float(expectimax(before.rules, encode([played.position]), network,
-                                             depth)[0])
-        best, best_value = found.turn, float(np.nanmax(found.values))
-        scale = 0.0
-    else:
-        ranked = hint(before, roll, network, depth, context.filter, cube=cube, met=context.met)
-        mine = next(c for c in ranked if c.turn.position == played.position)
-        played_value = mine.cubeful
-        if mine.plies < depth:  # a filter dropped it: valued at full depth anyway
-            played_value = float(cubeful_after([played.position], cube, network, depth,
-                                               context.met)[0][0])
-        best, best_value = ranked[0].turn, ranked[0].cubeful
-        scale = mwc_scale(cube, context.met) if cube.length else 0.0
+    ranked = hint(before, roll, network, depth, context.filter, cube=cube, met=context.met)
+
+    def value(candidate: Candidate) -> float:
+        return candidate.equity if cube is None else candidate.cubeful
+
+    mine = next(c for c in ranked if c.turn.position == played.position)
+    played_value = value(mine)
+    if mine.plies < depth:  # a filter dropped it: valued at full depth anyway
+        played_value = float(
+            -expectimax(before.rules, encode([played.position]), network, depth)[0]
+            if cube is None else
+            cubeful_after([played.position], cube, network, depth, context.met)[0][0])
+    best, best_value = ranked[0].turn, value(ranked[0])
     if played_value > best_value:
         best, best_value = played, played_value
     loss = max(0.0, best_value - played_value)
+    scale = mwc_scale(cube, context.met) if cube is not None and cube.length else 0.0
     return AnalysedTurn(number, entry_number, before.turn, before, roll, played, best,
-                        played_value, best_value, loss, len(turns),
-                        luck(before, roll, network), cube, loss * scale)
+                        played_value, best_value, loss, len(ranked),
+                        luck(before, roll, network), cube, loss * scale,
+                        tuple(ranked[:CANDIDATES]))
 
 
 def _walk(record: GameRecord) -> Iterator[Tuple[Game, Any, Optional[Turn], Optional[Roll]]]:

@@ -233,7 +233,7 @@ def _run_analyse(args: argparse.Namespace) -> int:
         marks = ", ".join(f"{count} {name}" for name, count in totals["marks"].items())
         print(f"{side} ({totals['name']}): chequer error rate {totals['error_rate']:.1f} "
               f"{unit} over {totals['unforced']} unforced turns ({marks}); luck "
-              f"{totals['luck']:+.3f}")
+              f"{totals['luck']:+.3f} ({totals['luck_rating']})")
         if not result.cubeful:
             continue
         cube, ratings = totals["cube"], totals["ratings"]
