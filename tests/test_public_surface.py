@@ -94,6 +94,9 @@ for _name in ("cube", "evaluation", "met", "outputs", "review", "rollouts"):
 NOT_WALKED["fastnardy.play.interactive"] = NOT_WALKED["fastnardy.play"]
 NOT_WALKED["fastnardy.play.players"] = NOT_WALKED["fastnardy.play.match"]
 NOT_WALKED["fastnardy.play.gnubg"] = NOT_WALKED["fastnardy.play.match"]
+NOT_WALKED["fastnardy.play.external"] = ("GNU Backgammon's external player (serve command): "
+                                         "test_external feeds it bad board lines and plays "
+                                         "gnubg against it")
 for _name in ("analysis", "crosscheck", "options", "perft", "play", "turns"):
     NOT_WALKED[f"fastnardy.cli.{_name}"] = NOT_WALKED["fastnardy.cli"]
 for _name in ("bgsage", "gnubg", "openspiel", "reference"):

@@ -75,6 +75,7 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     analysis.add_rollout(sub)
     analysis.add_analyse(sub)
     play.add_match(sub)
+    play.add_serve(sub)
     turns.add_rules(sub)
     return parser
 

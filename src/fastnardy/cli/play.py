@@ -93,6 +93,54 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_match.set_defaults(run=_run_match)
 
 
+def add_serve(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_serve = sub.add_parser(
+        "serve", help="serve the short network as GNU Backgammon's external player",
+        description="Listen on HOST:PORT and play for GNU Backgammon's player 1 (in gnubg: "
+                    "set player 1 external HOST:PORT, then new match N): gnubg writes a FIBS "
+                    "board line at each of the bot's decisions and reads its roll, double, "
+                    "take, drop or move (fastnardy.play.external). Prints the address, then "
+                    "serves GAMES connections.")
+    p_serve.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1")
+    p_serve.add_argument("--port", type=_port_arg, default=0, metavar="PORT",
+                         help="default 0: any free port (printed)")
+    p_serve.add_argument("--games", type=positive_arg, default=1, metavar="N",
+                         help="connections to serve, one after another (default 1)")
+    p_serve.add_argument("--weights", metavar="FILE", default=None,
+                         help="a short-nardy evaluator .npz instead of the shipped one")
+    add_met(p_serve)
+    p_serve.set_defaults(run=_run_serve)
+
+
+def _port_arg(text: str) -> int:
+    """``--port``: 0 to 65535."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {text[:20]!r}")
+    return int(text)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    import socket
+
+    from ..play import external
+    from ..search.network import Evaluator
+
+    network = Evaluator.load(args.weights or "short")
+    try:
+        listener = socket.create_server((args.host, args.port))
+    except OSError as error:
+        raise FastNardyError(f"cannot listen on {args.host}:{args.port}: "
+                             f"{error.strerror or error}") from None
+    with listener:
+        host, port = listener.getsockname()[:2]
+        print(f"listening on {host}:{port} (gnubg: set player 1 external {host}:{port})",
+              flush=True)
+        lines = external.serve(network=network, met=read_met_option(args), ready=listener,
+                               games=args.games)
+    print(f"served {len(lines)} decisions")
+    return 0
+
+
 def _run_play(args: argparse.Namespace) -> int:
     from ..play import interactive as play
 

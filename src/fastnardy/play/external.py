@@ -1,0 +1,174 @@
+"""A bot other programs can play: GNU Backgammon's external-player interface served for a
+fastnardy network (short nardy, ``fastnardy serve``).
+
+GNU Backgammon plays an external player through a socket (``set player 1 external
+HOST:PORT``): whenever that player has a decision, gnubg writes one FIBS board line
+(``board:You:Opponent:MatchLength:YourScore:OpponentScore:`` then 26 board counts, whose
+turn, the dice, the cube and its flags …, gnubg's ``FIBSBoard``) and reads one line back:
+before the roll ``roll`` or ``double``; to an offer ``take`` or ``drop``; with the dice, the
+move as from/to pairs in the mover's numbering (25 the bar, 0 off; an empty line for no legal
+move). As gnubg 1.07 writes the line, the names and scores are the side on roll's first
+(the doubler's, to an offer), the turn field 1 when player 1 is on roll, and the board and
+the may-double flags are player 1's whoever is on roll: positive counts its checkers on its
+points 1-24, negative the other's, entry 0 the other's bar and 25 its own. So the bot is
+served as gnubg's **player 1**.
+
+The bot decides as ``fastnardy match`` does (:mod:`fastnardy.play.players`): it offers when
+the network's cube decision at 0 ply makes doubling proper and the cube can gain (C2, C6,
+C7), takes when taking is no worse for it, and plays the turn that leaves the opponent least
+under its proper cube action. Every line is checked: a board that is not a legal short-nardy
+position (T7) or a roll that does not fit is answered ``Error (...)``, which gnubg prints and
+stops on; a connection that closes ends the game served."""
+
+from __future__ import annotations
+
+import socket
+from typing import List, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+from ..analysis.cube import Cube, cube_equities, leaves
+from ..analysis.met import MatchEquityTable
+from ..basics import BLACK, WHITE
+from ..batch import encode
+from ..errors import FastNardyError
+from ..position import Position, Turn
+from ..rules import Rules
+from ..search.network import Evaluator
+from .players import Network
+
+__all__ = ["FibsBoard", "read_board", "answer", "serve"]
+
+MAX_LINE = 4096  # a FIBS board line is about 150 characters
+
+
+class FibsBoard(NamedTuple):
+    """One FIBS board line, read (module docstring): the names (the side on roll first), the
+    match length (0: money play), the scores (the side on roll's first), the ``position``
+    (player 1 as white, the side on roll to move), its ``dice`` (None before the roll), the
+    cube's ``value``, whether the side on roll and the other may double, whether an offer
+    awaits its answer, and the Crawford flag."""
+
+    you: str
+    opponent: str
+    length: int
+    score: Tuple[int, int]
+    position: Position
+    dice: Optional[Tuple[int, int]]
+    value: int
+    mover_may_double: bool
+    other_may_double: bool
+    doubled: bool
+    crawford: bool
+
+    @property
+    def cube(self) -> Cube:
+        """The cube from the side on roll's view (C1, C2, C6, C7)."""
+        owner = "centered"
+        if self.value > 1 and self.mover_may_double != self.other_may_double:
+            owner = "mover" if self.mover_may_double else "opponent"
+        length = self.length
+        leaders = sum(score == length - 1 for score in self.score)  # C7: one needs 1
+        crawford = self.crawford and bool(length) and leaders == 1
+        return Cube.of(Cube(value=self.value, owner=owner, length=length,
+                            score=self.score if length else (0, 0), crawford=crawford))
+
+
+def read_board(line: str) -> FibsBoard:
+    """A FIBS board line (module docstring); FastNardyError names what does not read, and
+    a board that is no legal position raises InvalidPositionError (T7)."""
+    fields = line.strip().strip("\0").split(":")
+    if len(fields) < 52 or fields[0] != "board":
+        raise FastNardyError(f"not a FIBS board line: {line[:60]!r}")
+    try:
+        numbers = [int(x) for x in fields[3:52]]
+    except ValueError:
+        raise FastNardyError(f"a FIBS board's fields 3-51 are numbers: {line[:60]!r}") from None
+    length, mine, theirs = numbers[0:3]
+    board = numbers[3:29]
+    turn, die1, die2 = numbers[29:32]
+    value, first_may, second_may, doubled = numbers[34:38]
+    if turn not in (1, -1) or value < 1:
+        raise FastNardyError(f"a FIBS board's turn is 1 or -1 and its cube 1 or more, not "
+                             f"{turn} and {value}")
+    if length == 9999:  # FIBS's unlimited match: money play
+        length = 0
+    own = [max(board[k], 0) for k in range(1, 25)]
+    other = [0] * 24
+    for k in range(1, 25):
+        if board[k] < 0:
+            other[24 - k] = -board[k]  # the other's own point 25 - k
+    position = Position.from_points(Rules.short(), own, other, WHITE if turn == 1 else BLACK,
+                                    white_bar=board[25], black_bar=-board[0])
+    dice = None if die1 == 0 else (die1, die2)
+    if dice is not None and not all(1 <= d <= 6 for d in dice):
+        raise FastNardyError(f"the dice of a FIBS board are 1-6, not {dice}")
+    may = (bool(first_may), bool(second_may)) if turn == 1 else \
+        (bool(second_may), bool(first_may))
+    return FibsBoard(fields[1], fields[2], length, (mine, theirs), position, dice, value,
+                     may[0], may[1], bool(doubled), bool(numbers[48]))
+
+
+def _move_text(turn: Turn) -> str:
+    """A turn as gnubg reads a move: from/to pairs, 25 the bar, 0 off."""
+    return " ".join(f"{src}/{dst}" for src, dst, *_ in turn.steps)
+
+
+def answer(line: str, network: Evaluator, met: Optional[MatchEquityTable] = None) -> str:
+    """The bot's answer to one FIBS board line (module docstring)."""
+    board = read_board(line)
+    rules = Rules.short()
+    cube = board.cube
+    rows = encode([board.position])  # the side on roll's view
+    outputs, x, _ = leaves(rules, network, rows)
+    if board.doubled:  # the doubler on roll: take when it is no worse for the bot
+        seen = cube_equities(outputs, x, [cube], met)[0]
+        return "take" if seen[1] <= seen[2] else "drop"
+    if board.position.turn != WHITE:
+        raise FastNardyError("the bot is gnubg's player 1: it decides on its own roll or "
+                             "on an offer to it")
+    if board.dice is None:
+        seen = cube_equities(outputs, x, [cube], met)[0]
+        double = cube.may_offer and seen[1] >= seen[0] and seen[2] >= seen[0]
+        return "double" if double else "roll"
+    turns = board.position.legal_turns(board.dice)
+    if len(turns) == 1 and turns[0].is_pass():
+        return ""
+    player = Network(network, 0)
+    chosen = player.choose_cubeful(rules, rows, np.array([board.dice], dtype=np.int8), [cube],
+                                   met)[0]
+    found = encode([turn.position for turn in turns])
+    index = int(np.flatnonzero((found == chosen).all(axis=1))[0])
+    return _move_text(turns[index])
+
+
+def serve(port: int = 0, network: Optional[Evaluator] = None,
+          met: Optional[MatchEquityTable] = None, host: str = "127.0.0.1",
+          ready: Optional["socket.socket"] = None, games: int = 1) -> List[str]:
+    """Listen on ``host:port`` (0: any free port; ``ready``: an already bound listening
+    socket), accept gnubg's connection ``games`` times and answer its board lines until it
+    closes; returns the lines read (the transcript's requests)."""
+    evaluator = Evaluator.load("short") if network is None else network
+    if evaluator.game != "short":
+        raise FastNardyError("GNU Backgammon plays short nardy (backgammon): the network must "
+                             "be a short-nardy one")
+    listener = ready if ready is not None else socket.create_server((host, port))
+    seen: List[str] = []
+    try:
+        for _ in range(games):
+            connection, _ = listener.accept()
+            with connection, connection.makefile("rb") as stream:
+                for raw in iter(lambda: stream.readline(MAX_LINE), b""):
+                    line = raw.replace(b"\0", b"").decode("ascii", "replace").strip()
+                    if not line:
+                        continue
+                    seen.append(line)
+                    try:
+                        reply = answer(line, evaluator, met)
+                    except FastNardyError as error:
+                        reply = f"Error ({error})"
+                    connection.sendall(reply.encode("ascii") + b"\n")
+    finally:
+        if ready is None:
+            listener.close()
+    return seen

@@ -1,0 +1,148 @@
+"""fastnardy.play.external: the short network served as GNU Backgammon's external player
+(FIBS board lines in, roll / double / take / drop / moves out), and GNU Backgammon itself
+playing a match against it (skipped where Debian's gnubg is absent)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from fastnardy import FastNardyError, InvalidPositionError, Position
+from fastnardy.play import external
+from fastnardy.search.network import Evaluator
+
+GNUBG = Path("/usr/games/gnubg")
+NET = Evaluator.load("short")
+# as gnubg 1.07 writes them for its player 1: the start, player 1 on roll with 2-1; and an
+# offer from player 0 to player 1 (turn -1, the cube's flags player 1's)
+START = ("board:gnubg:root:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:2:"
+         "1:2:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+
+
+def board_line(counts, turn=1, dice=(0, 0), cube=1, first_may=1, second_may=1, doubled=0,
+               length=3, score=(0, 0)):
+    """A FIBS board line in gnubg's layout: ``counts`` the 26 board entries."""
+    fields = (["board", "gnubg", "root", length, *score, *counts, turn, *dice, *dice, cube,
+               first_may, second_may, doubled, 1, -1, 0, 25, 0, 0, 0, 0, 0, 0, 0, 1])
+    return ":".join(map(str, fields))
+
+
+def test_a_board_line_reads_as_player_1s_position():
+    board = external.read_board(START)
+    assert board.position == Position.start("short") and board.dice == (2, 1)
+    assert board.length == 3 and board.cube.value == 1 and board.cube.owner == "centered"
+    assert external.answer(START, NET) in {str(t).replace("bar", "25").replace("off", "0")
+                                          for t in Position.start("short").legal_turns((2, 1))}
+
+
+def test_an_offer_to_player_1_is_judged_from_the_doublers_side_C2():
+    # player 0 (the doubler, on roll) has borne off 14 checkers: a pass
+    counts = [0] * 26
+    counts[6] = 15  # player 1: 15 checkers on its 6 point
+    counts[24] = -1  # player 0: one checker on its own 1 point (player 1's 24)
+    line = board_line(counts, turn=-1, doubled=1)
+    board = external.read_board(line)
+    assert board.position.turn == "black" and board.doubled
+    assert external.answer(line, NET) == "drop"
+    # and player 1 on roll with that race won offers
+    mine = [0] * 26
+    mine[1], mine[2], mine[24] = 2, 2, -4  # a last-rolls race player 1 wins 5 times in 6
+    assert external.answer(board_line(mine, length=0), NET) == "double"
+    mine[24] = -1  # and one it loses unless it bears off at once: no double
+    mine[1], mine[2], mine[6] = 0, 0, 4
+    assert external.answer(board_line(mine, length=0), NET) == "roll"
+
+
+@pytest.mark.parametrize("line, error, match", [
+    ("hello", FastNardyError, "not a FIBS board"),
+    (START.replace(":2:1:2:1:", ":x:1:2:1:", 1), FastNardyError, "numbers"),
+    (START.replace(":2:1:2:1:", ":9:1:9:1:", 1), FastNardyError, "dice"),
+    (START.replace("board:gnubg:root:3:0:0:0:-2", "board:gnubg:root:3:0:0:0:-9", 1),
+     InvalidPositionError, "T7"),
+])
+def test_a_board_line_that_does_not_read_is_refused(line, error, match):
+    with pytest.raises(error, match=match):
+        external.read_board(line)
+
+
+def test_the_server_answers_errors_as_gnubg_reads_them():
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    done = {}
+    thread = threading.Thread(target=lambda: done.setdefault(
+        "lines", external.serve(ready=listener)), daemon=True)
+    thread.start()
+    with socket.create_connection(("127.0.0.1", port)) as client:
+        client.sendall(START.encode() + b"\n\0")
+        client.sendall(b"nonsense\n\0")
+        with client.makefile("rb") as answers:  # (its socket closes with the file)
+            first, second = answers.readline().decode(), answers.readline().decode()
+    thread.join(10)
+    listener.close()
+    assert "/" in first and second.startswith("Error (not a FIBS board")
+    assert done["lines"] == [START, "nonsense"]
+
+
+@pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
+                                               "apt-get install gnubg")
+def test_gnubg_plays_a_match_against_the_served_network():
+    """gnubg (player 0) plays a 3-point match against fastnardy served as its external player
+    1 to the end: every move, offer and answer of the bot accepted, the match won by one."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    served = {}
+    thread = threading.Thread(target=lambda: served.setdefault(
+        "lines", external.serve(ready=listener)), daemon=True)
+    thread.start()
+    script = (f"set player 1 external localhost:{port}\nset player 0 gnubg\n"
+              f"set player 1 name fastnardy\nnew match 3\n")
+    result = subprocess.run([str(GNUBG), "-t", "-q"], input=script, capture_output=True,
+                            text=True, timeout=600)
+    thread.join(30)
+    listener.close()
+    out = result.stdout
+    assert "wins the match" in out or "wins a" in out
+    assert "Warning" not in out and "Error (" not in out, out[-2000:]
+    lines = served["lines"]
+    assert len(lines) >= 10 and all(line.startswith("board:") for line in lines)
+
+
+def test_the_serve_command_prints_its_address_and_serves(tmp_path):
+    import os
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with subprocess.Popen([sys.executable, "-m", "fastnardy", "serve"], stdout=subprocess.PIPE,
+                          text=True, env=env) as server:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        assert first.startswith("listening on 127.0.0.1:")
+        port = int(first.split()[2].rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            client.sendall(START.encode() + b"\n\0")
+            with client.makefile("rb") as answers:
+                assert b"/" in answers.readline()
+        rest = server.stdout.read()
+        assert server.wait(timeout=60) == 0
+    assert "served 1 decisions" in rest
+
+
+@pytest.mark.parametrize("argv", [["serve", "--port", "99999"], ["serve", "--port", "x"]])
+def test_the_serve_command_refuses_a_bad_port(argv, capsys):
+    from fastnardy.cli import main
+
+    assert main(argv) == 2
+    assert "port" in capsys.readouterr().err
+
+
+def test_the_crawford_flag_counts_only_when_one_player_needs_1_C7():
+    line = START.replace("board:gnubg:root:3:0:0:", "board:gnubg:root:3:2:2:", 1)
+    fields = line.split(":")
+    fields[51] = "1"  # gnubg's flag beside 1-away 1-away: no Crawford game
+    assert not external.read_board(":".join(fields)).cube.crawford
+    fields[4] = "0"  # 0-2 of 3: the Crawford game
+    assert external.read_board(":".join(fields)).cube.crawford
