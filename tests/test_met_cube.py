@@ -567,3 +567,46 @@ def test_analysed_turns_carry_their_candidates_pips_and_the_luck_rating():
     assert analysis.luck_rating(0.0) == "None" and analysis.luck_rating(0.07) == \
         "Go to Las Vegas" and analysis.luck_rating(-0.04) == "Bad dice, man!"
     assert result.side("black")["luck_rating"] in analysis.LUCK_RATINGS.values()
+
+
+@pytest.mark.parametrize("rows", [np.zeros((2, 49), np.int8), [[1, 2], [3]],
+                                  np.full((1, 50), 16, np.int16), np.zeros((1, 50)) + 0.5,
+                                  np.full((1, 50), 1, np.int8)])
+def test_leaves_refuse_rows_that_are_no_positions(rows):
+    with pytest.raises(FastNardyError):
+        analysis.leaves("short", SHORT_NET, rows)
+
+
+# -- rollouts of a cube decision -------------------------------------------------------------
+
+def test_a_cube_rollout_of_a_last_rolls_race_doubles_and_passes_C2():
+    race = Position.from_string("short w 2:2,1:2 1:4")  # the last rolls of a race
+    result = analysis.cube_rollout(race, games=200, seed=3)
+    assert result.action == "Double, pass" and result.double_pass == 1.0
+    # white loses only when its first roll is no double and black's is one: 5/36 of the
+    # games, so no double is worth 31/36 - 5/36 at the stake
+    assert result.no_double.ci[0] <= 26 / 36 <= result.no_double.ci[1]
+    assert result.double_take.mean > 1.0
+    again = analysis.cube_rollout(race, games=200, seed=3)
+    assert again.no_double.mean == result.no_double.mean  # the same dice streams
+    assert set(result.as_dict()) == {"no_double", "double_take", "double_pass", "action"}
+
+
+def test_a_cube_rollout_narrows_the_interval_and_plays_matches():
+    position = Position.from_string("short w 24:2,13:4,8:3,6:4,5:2 24:1,13:5,8:3,6:5,2:1")
+    money = analysis.cube_rollout(position, games=96, seed=1)
+    assert money.no_double.stderr < money.no_double.plain_stderr
+    match = analysis.cube_rollout(position, Cube(length=7, score=(3, 4)), games=32, seed=1)
+    assert -3 <= match.no_double.mean <= 3 and match.action
+    with pytest.raises(FastNardyError, match="may not offer"):
+        analysis.cube_rollout(position, Cube(owner="opponent"), games=4)
+    with pytest.raises(FastNardyError, match="T4"):
+        analysis.cube_rollout(Position.from_string("short w - 6:2"), games=4)
+
+
+def test_rollout_cube_decision_command(capsys):
+    assert main(["rollout", "short w 2:2,1:2 1:4", "--cube-decision", "--games", "8",
+                 "--json", "--no-progress"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert {"no_double", "double_take", "action", "cube"} <= set(document)
+    assert main(["rollout", "short", "6-5", "--cube-decision"]) == 2

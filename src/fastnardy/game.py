@@ -63,6 +63,20 @@ def next_stake(rules: Rules, stake: int) -> int:
     return stake * 2 if rules.stakes == "geometric" else stake + 1
 
 
+def scored(position: Position, stake: int, money: bool) -> Optional[Outcome]:
+    """A borne-off game's result at ``stake`` (C1): the L10/S9 result times the stake, with
+    C4 and C9 as :meth:`fastnardy.Position.outcome`, and C8 in ``money`` play: with
+    ``jacoby`` mars, koks and backgammon count only once the stake is raised. None while the
+    game goes on."""
+    outcome = position.outcome(stake)
+    rules = position.rules
+    if (outcome is not None and money and rules.jacoby and stake == 1
+            and rules.scoring != "checkers_left" and outcome.kind != "oin"):
+        return Outcome(outcome.winner, win_points(outcome.kind, stake, CHECKERS, False, True),
+                       "oin")
+    return outcome
+
+
 def _other(side: str) -> str:
     return BLACK if side == WHITE else WHITE
 
@@ -171,13 +185,7 @@ class Game:
         stake = self._stake if cube is None else cube
         if self._dropped is not None:
             return Outcome(self._dropped, stake, "drop")
-        outcome = self.position.outcome(stake)
-        rules = self.rules
-        if (outcome is not None and self._money and rules.jacoby and stake == 1
-                and rules.scoring != "checkers_left" and outcome.kind != "oin"):
-            return Outcome(outcome.winner, win_points(outcome.kind, stake, CHECKERS, False,
-                                                      True), "oin")
-        return outcome
+        return scored(self.position, stake, self._money)
 
     # ------------------------------------------------------------------ the stake
     @property

@@ -11,6 +11,7 @@ five outputs they all read). The names of the old module ``fastnardy.analysis`` 
 from .outputs import flip as flip
 from .cube import BEAROFF_EFFICIENCY as BEAROFF_EFFICIENCY
 from .cube import CONTACT_EFFICIENCY as CONTACT_EFFICIENCY
+from .cube import choose_cubeful as choose_cubeful
 from .cube import Cube as Cube
 from .cube import cube_action as cube_action
 from .cube import cube_decision as cube_decision
@@ -52,6 +53,8 @@ from .review import mark as mark
 from .review import MARKS as MARKS
 from .review import rating as rating
 from .review import RATINGS as RATINGS
+from .rollouts import cube_rollout as cube_rollout
+from .rollouts import CubeRollout as CubeRollout
 from .rollouts import dice_stream as dice_stream
 from .rollouts import MAX_TURNS as MAX_TURNS
 from .rollouts import RolledCandidate as RolledCandidate

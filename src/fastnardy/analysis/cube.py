@@ -37,8 +37,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _features, checks
-from ..batch import chance_expand, decode, encode, pips, segment_argmax
-from ..errors import FastNardyError
+from ..basics import CHECKERS
+from ..batch import ROW_WIDTH, chance_expand, decode, encode, expand, pips, segment_argmax
+from ..errors import FastNardyError, InvalidPositionError
 from ..game import Game, Match, next_stake
 from ..position import Position
 from ..rules import MAX_STAKE, Rules
@@ -47,7 +48,8 @@ from .met import MatchEquityError, MatchEquityTable
 from .outputs import evaluator_for, exact, flip, plies_arg, position_arg
 
 __all__ = ["BEAROFF_EFFICIENCY", "CONTACT_EFFICIENCY", "RACE_EFFICIENCY", "Cube",
-           "CubeDecision", "OWNERS", "cube_action", "cube_decision", "cube_equities", "cubeful",
+           "CubeDecision", "OWNERS", "choose_cubeful", "cube_action", "cube_decision",
+           "cube_equities", "cubeful",
            "efficiency",
            "cubeful_after", "efficiencies", "leaves", "model_met", "mwc_scale", "shipped_met"]
 
@@ -557,6 +559,25 @@ def cube_equities(outputs: npt.ArrayLike, x: npt.ArrayLike, cubes: Sequence[Cube
     return out
 
 
+def choose_cubeful(rules: object, network: Evaluator, rows: npt.ArrayLike, dice: npt.ArrayLike,
+                   cubes: Sequence[Cube], met: Optional[MatchEquityTable] = None
+                   ) -> npt.NDArray[np.int8]:
+    """For each board row, its dice and its cube (the side to move's view), the child whose
+    turn leaves the opponent least under its proper cube action at 0 ply (the first in T2
+    order on a tie): how the bots play knowing the cube."""
+    rules = Rules.of(rules)
+    children, parent = expand(rules, rows, dice)
+    replies = [cubes[i].turned() for i in parent]
+    outputs, x, _ = leaves(rules, network, children)
+    equities = cube_equities(outputs, x, replies, met)
+    offer = np.array([reply.may_offer for reply in replies])
+    double = offer & (equities[:, 1] >= equities[:, 0]) & (equities[:, 2] >= equities[:, 0])
+    answered = np.where(double, np.fmin(equities[:, 1], equities[:, 2]), equities[:, 0])
+    offsets = np.searchsorted(parent, np.arange(len(cubes) + 1))
+    chosen: npt.NDArray[np.int8] = children[offsets[:-1] + segment_argmax(-answered, offsets)]
+    return chosen
+
+
 # -- efficiencies -----------------------------------------------------------------------
 
 def efficiencies(rules: object, rows: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -592,7 +613,12 @@ def leaves(rules: object, network: Evaluator, rows: npt.ArrayLike
     """The 0-ply outputs of board rows (exact once a game is over), their cube efficiencies
     (0 once over) and which are over: what the cube model reads of a position."""
     rules = Rules.of(rules)
-    rows = np.ascontiguousarray(rows, dtype=np.int8)
+    given = checks.array(rows, "rows", InvalidPositionError)
+    if given.ndim != 2 or given.shape[1] != ROW_WIDTH or given.dtype.kind not in "iu" \
+            or (given.size and (given.min() < 0 or given.max() > CHECKERS)):
+        raise InvalidPositionError(f"rows must be (N, {ROW_WIDTH}) checker counts, not "
+                                   f"{given.dtype} {given.shape}")
+    rows = np.ascontiguousarray(given, dtype=np.int8)  # each row checked below (T7)
     over = _features.winners(rows) != 0
     out, x = np.empty((len(rows), 5)), np.zeros(len(rows))
     if (~over).any():

@@ -1,10 +1,14 @@
-"""Rollouts of a position or of every turn of a roll, with variance reduction.
+"""Rollouts of a position or of every turn of a roll, and of a cube decision, with
+variance reduction.
 
 * :func:`rollout`: games played on by the evaluator (0 or 1 ply), each game's result minus
   the luck of every roll in it (gnubg's variance reduction: the luck has mean 0 whatever the
   position, so the mean is unbiased and its noise much smaller), a 95% interval per
   candidate. Game j of every candidate uses dice stream j of the seed (a hash of seed, j and
   the turn), so the result is the same however the games are split over ``workers``.
+* :func:`cube_rollout`: the no double and the double, take of a cube decision rolled out
+  cubeful (the cube live in every game, the network deciding it at 0 ply), on the same dice
+  streams, each game's result less its luck.
 """
 
 from __future__ import annotations
@@ -16,17 +20,21 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from .. import _kernel, checks
+from .. import _features, _kernel, checks
 from ..basics import MAX_TURNS, dice, dice_states
-from ..batch import PROBABILITY, ROLLS, chance_expand, encode, segment_argmax
-from ..errors import IllegalTurnError
+from ..batch import PROBABILITY, ROLLS, chance_expand, decode, encode, segment_argmax
+from ..errors import FastNardyError, IllegalTurnError
+from ..game import scored
 from ..search.network import Evaluator
 from ..position import Position, Turn
 from ..rules import Rules
 from ..search.tree import expectimax
+from .cube import Cube, choose_cubeful, cube_equities, leaves
+from .met import MatchEquityTable
 from .outputs import evaluator_for, position_arg, roll_index
 
-__all__ = ["RolledCandidate", "MAX_TURNS", "dice_stream", "rollout"]
+__all__ = ["CubeRollout", "RolledCandidate", "MAX_TURNS", "cube_rollout", "dice_stream",
+           "rollout"]
 
 
 class RolledCandidate(NamedTuple):
@@ -202,3 +210,141 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
         out.append(RolledCandidate(turn, mean, error, (mean - 1.96 * error, mean + 1.96 * error),
                                    plain, plain_error, reduced[s], outcome[s]))
     return sorted(out, key=lambda c: -c.mean)
+
+
+class CubeRollout(NamedTuple):
+    """:func:`cube_rollout`'s answer, in normalised equity to the side to move (cubeful,
+    in stakes): ``no_double`` and ``double_take`` rolled out (each a
+    :class:`RolledCandidate` of the position, ``turn`` None), ``double_pass`` (the stake it
+    cashes: 1), the proper ``action`` by the rolled-out equities (GNU Backgammon's words)
+    and the ``cube`` rolled out from."""
+
+    no_double: RolledCandidate
+    double_take: RolledCandidate
+    double_pass: float
+    action: str
+    cube: Cube
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"no_double": self.no_double.as_dict(),
+                "double_take": self.double_take.as_dict(),
+                "double_pass": round(self.double_pass, 6), "action": self.action}
+
+
+def _cube_games(rules: Rules, network: Evaluator, row: npt.NDArray[np.int8], start: Cube,
+                met: Optional[MatchEquityTable], seed: int, games: npt.NDArray[np.int64]
+                ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Play ``games`` from ``row`` under the cube ``start`` (the side to move's view, which
+    throws first and may not offer on that throw) with the cube live: before each later
+    throw the side to move offers when the network's cube decision makes doubling proper
+    and the cube can gain, the other takes when taking is no worse for it, each turn chosen
+    knowing the cube (:func:`fastnardy.analysis.cube.choose_cubeful`). Returns each game's
+    result (the points won times the stake, or in a match the match-winning chance after it)
+    and its luck (each roll's, cubeless at 0 ply, times the stake then in play over the
+    first), both to the first mover."""
+    count = len(games)
+    rows = np.repeat(row[None], count, axis=0)
+    mine = np.ones(count, dtype=bool)  # the side to move is the first mover
+    value = np.full(count, start.value)
+    owner = np.zeros(count, dtype=np.int8)  # +1 the first mover holds the cube, -1 the other
+    owner[:] = {"centered": 0, "mover": 1, "opponent": -1}[start.owner]
+    points = np.zeros(count)  # to the first mover, times the stake
+    lucky = np.zeros(count)
+    live = np.ones(count, dtype=bool)
+
+    def cube_of(i: int) -> Cube:
+        held = owner[i] if mine[i] else -owner[i]
+        return start._replace(value=int(value[i]), owner=("centered", "mover", "opponent")[
+            held], score=start.score if mine[i] else start.score[::-1])
+
+    for turn in range(MAX_TURNS):
+        at = np.flatnonzero(live)
+        if not len(at):
+            break
+        sign = np.where(mine[at], 1.0, -1.0)
+        if turn:  # the offers (C2), the side to move's, then the other's answer
+            cubes = [cube_of(int(i)) for i in at]
+            may = np.array([c.may_offer for c in cubes])
+            if may.any():
+                asked = np.flatnonzero(may)
+                outputs, x, _ = leaves(rules, network, rows[at[asked]])
+                seen = cube_equities(outputs, x, [cubes[k] for k in asked], met)
+                doubled = asked[(seen[:, 1] >= seen[:, 0]) & (seen[:, 2] >= seen[:, 0])]
+                takes = (seen[:, 1] <= seen[:, 2])[np.isin(asked, doubled)]
+                for k, taken in zip(doubled, takes):
+                    i = at[k]
+                    if taken:
+                        value[i], owner[i] = cubes[k].raised(), -1 if mine[i] else 1
+                    else:  # dropped: the offer's side wins the stake as it stood
+                        points[i], live[i] = sign[k] * value[i], False
+                at, sign = at[live[at]], sign[live[at]]
+                if not len(at):
+                    break
+        node = chance_expand(rules, rows[at])
+        values = -expectimax(rules, node.children, network, 0)
+        best = np.maximum.reduceat(values, node.offsets[:-1]).reshape(-1, len(ROLLS))
+        rolled = dice_stream(seed, games[at], turn)
+        index = np.arange(len(at))
+        lucky[at] += sign * value[at] / start.value * (best[index, rolled] - best @ PROBABILITY)
+        cubes = [cube_of(int(i)) for i in at]
+        rows[at] = choose_cubeful(rules, network, rows[at], ROLLS[rolled], cubes, met)
+        mine[at] = ~mine[at]
+        over = _features.winners(np.ascontiguousarray(rows[at])) != 0
+        for k in np.flatnonzero(over):
+            i = at[k]
+            position = decode(rules, rows[i:i + 1])[0]
+            outcome = scored(position, int(value[i]), not start.length)
+            assert outcome is not None
+            points[i] = sign[k] * outcome.points  # the side that just moved won
+            live[i] = False
+    # a game past MAX_TURNS: the cubeless value at its stake
+    at = np.flatnonzero(live)
+    if len(at):
+        points[at] = np.where(mine[at], 1.0, -1.0) * value[at] * expectimax(
+            rules, rows[at], network, 0)
+    return points, lucky
+
+
+def cube_rollout(position: Position, cube: Optional[Cube] = None, games: int = 1296, *,
+                 evaluator: Optional[Evaluator] = None, seed: int = 0,
+                 met: Optional[MatchEquityTable] = None) -> CubeRollout:
+    """Roll out the side to move's cube decision in ``position`` (C1, C2): its no double
+    (the cube as it stands) and its double, take (the cube raised, the other holding it),
+    ``games`` games each on the same dice streams (game j throws stream j of ``seed``), the
+    network playing both sides with the cube live (:func:`_cube_games`); each game's result
+    less its luck (the variance reduction of :func:`rollout`), in normalised equity.
+    ``met`` is the match's table (the game's own unless given)."""
+    from .cube import _action, _after, _equity, shipped_met  # the model's own, not copies
+
+    position = position_arg(position)
+    if position.outcome() is not None:
+        raise IllegalTurnError("T4", "the game is over: there is no cube decision")
+    rules = position.rules
+    start = Cube.money(rules) if cube is None else Cube.of(cube)
+    if not start.may_offer:
+        raise FastNardyError("the side to move may not offer here (C2, C6, C7): there is no "
+                             "cube decision to roll out")
+    count = checks.number(games, "games", 2, 1 << 24)
+    seed = checks.number(seed, "seed", 0)
+    network = evaluator_for(rules, evaluator)
+    table = met if met is not None or not start.length else shipped_met(rules.game)
+    row = encode([position])[0]
+    ids = np.arange(count)
+    lines = []
+    for state in (start, start.taken()):
+        won, luck_sum = _cube_games(rules, network, row, state, table, seed, ids)
+        if table is None:  # money: the points per the stake of the cube decided on
+            plain = won / start.value
+        else:  # a match: the match-winning chance after the game, normalised
+            plain = np.array([_equity(_after(table, start, max(p, 0), max(-p, 0)), start,
+                                      table) for p in won.astype(int)])
+        reduced = plain - luck_sum / start.value  # the luck has mean 0: still unbiased
+        mean, error = float(reduced.mean()), float(reduced.std(ddof=1) / np.sqrt(count))
+        lines.append(RolledCandidate(None, mean, error, (mean - 1.96 * error,
+                                                         mean + 1.96 * error),
+                                     float(plain.mean()),
+                                     float(plain.std(ddof=1) / np.sqrt(count)), reduced,
+                                     plain))
+    no_double, double_take = lines
+    action = _action(start, no_double.mean, double_take.mean, 1.0, True)
+    return CubeRollout(no_double, double_take, 1.0, action, start)

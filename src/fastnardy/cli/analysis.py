@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import List
+from typing import TYPE_CHECKING, List
 
 from .._utils import files as _files
 from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
@@ -16,6 +16,9 @@ from .options import (Parser, add_cube_options, add_filter, add_json, add_met, a
                       add_progress, add_search_options, at_least, cube_label, depth_arg, percent,
                       positive_arg, print_json, progress_printer, read_cube, read_filters,
                       read_met_option, read_network, read_position, read_roll, write_file)
+
+if TYPE_CHECKING:
+    from ..position import Position
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -76,6 +79,11 @@ def add_rollout(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_roll.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
     p_roll.add_argument("--workers", type=positive_arg, default=None, metavar="K",
                         help="play the games on K threads (the same result)")
+    p_roll.add_argument("--cube-decision", action="store_true",
+                        help="roll out the side to move's cube decision instead (no double "
+                             "and double, take, cubeful, the cube live; at 0 ply), under the "
+                             "cube options")
+    add_cube_options(p_roll)
     add_progress(p_roll)
     add_json(p_roll)
     p_roll.set_defaults(run=_run_rollout)
@@ -172,6 +180,8 @@ def _run_rollout(args: argparse.Namespace) -> int:
     from .. import analysis
 
     position = read_position(args)
+    if args.cube_decision:
+        return _run_cube_rollout(args, position)
     roll = read_roll(args.dice) if args.dice else None
     moves = analysis.rollout(position, roll, args.games,
                              evaluator=read_network(args, position.rules.game),
@@ -191,6 +201,31 @@ def _run_rollout(args: argparse.Namespace) -> int:
         print(f"  {name:<28} {move.mean:+.3f}  95% [{move.ci[0]:+.3f}, {move.ci[1]:+.3f}]"
               f"   without variance reduction {move.plain_mean:+.3f} "
               f"+- {1.96 * move.plain_stderr:.3f}")
+    return 0
+
+
+def _run_cube_rollout(args: argparse.Namespace, position: "Position") -> int:
+    from ..analysis.rollouts import cube_rollout
+
+    if args.dice:
+        raise FastNardyError("a cube decision comes before the roll: give no DICE with "
+                             "--cube-decision")
+    cube, met = read_cube(args, position.rules)
+    result = cube_rollout(position, cube, args.games,
+                          evaluator=read_network(args, position.rules.game), seed=args.seed,
+                          met=met)
+    if args.json:
+        print_json({"position": position.to_string(), "games": args.games, "seed": args.seed,
+                    "cube": cube._asdict(), **result.as_dict()})
+        return 0
+    print(f"{position.to_string()}   {args.games} games each, the cube live, 0 ply, seed "
+          f"{args.seed}; {cube_label(cube)}")
+    for name, line in (("no double", result.no_double), ("double, take", result.double_take)):
+        print(f"  {name:<13} {line.mean:+.3f}  95% [{line.ci[0]:+.3f}, {line.ci[1]:+.3f}]"
+              f"   without variance reduction {line.plain_mean:+.3f} "
+              f"+- {1.96 * line.plain_stderr:.3f}")
+    print(f"  double, pass  {result.double_pass:+.3f}")
+    print(f"  proper action: {result.action}")
     return 0
 
 

@@ -151,14 +151,6 @@ class Network(Player):
                        cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
         if self.plies:
             return self.choose(rules, rows, dice)
-        from ..analysis.cube import cube_equities, leaves
+        from ..analysis.cube import choose_cubeful
 
-        children, parent = expand(rules, rows, dice)
-        replies = [cubes[i].turned() for i in parent]
-        outputs, x, _ = leaves(rules, self.evaluator, children)
-        equities = cube_equities(outputs, x, replies, met)
-        offer = np.array([reply.may_offer for reply in replies])
-        double = offer & (equities[:, 1] >= equities[:, 0]) & (equities[:, 2] >= equities[:, 0])
-        answered = np.where(double, np.fmin(equities[:, 1], equities[:, 2]), equities[:, 0])
-        chosen: Rows = children[first_best(-answered, parent, len(rows))]
-        return chosen
+        return choose_cubeful(rules, self.evaluator, rows, dice, cubes, met)
