@@ -610,3 +610,18 @@ def test_rollout_cube_decision_command(capsys):
     document = json.loads(capsys.readouterr().out)
     assert {"no_double", "double_take", "action", "cube"} <= set(document)
     assert main(["rollout", "short", "6-5", "--cube-decision"]) == 2
+
+
+def test_per_game_totals_and_the_scores_each_game_began_at_C6():
+    text = (GNUBG_MATCHES / "selfplay_0001.mat").read_text()
+    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    scores = result.scores()
+    # the score lines of gnubg's export
+    assert scores == {1: (0, 0), 2: (0, 1), 3: (2, 1), 4: (3, 1), 5: (3, 2), 6: (3, 4)}
+    for side in ("white", "black"):
+        whole = result.side(side)
+        parts = [result.side(side, number) for number in scores]
+        assert sum(p["unforced"] for p in parts) == whole["unforced"]
+        assert sum(p["cube"]["decisions"] for p in parts) == whole["cube"]["decisions"]
+    document = result.as_dict()
+    assert [g["score"] for g in document["per_game"]] == [list(s) for s in scores.values()]

@@ -206,6 +206,23 @@ def _totals(analysis: Analysis) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
+def _games(analysis: Analysis) -> str:
+    """Each game's score as it began and each side's error rate in it."""
+    numbers = sorted({t.game for t in analysis.turns})
+    if len(numbers) < 2:
+        return ""
+    scores = analysis.scores()
+    key = "overall_error_rate" if analysis.cubeful else "error_rate"
+    rows = []
+    for number in numbers:
+        score = scores.get(number, (0, 0))
+        cells = [str(number), f"{score[0]}-{score[1]}" if analysis.length else ""]
+        cells += [f"{analysis.side(side, number)[key]:.1f}" for side in (WHITE, BLACK)]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return ("<table class='games'><tr><th>game</th><th>score</th><th>white's error rate</th>"
+            "<th>black's error rate</th></tr>" + "".join(rows) + "</table>")
+
+
 def page(analysis: Analysis, name: str = "game") -> str:
     """The page of ``analysis`` (see the module docstring), titled with ``name``."""
     rows: List[str] = []
@@ -235,6 +252,7 @@ def page(analysis: Analysis, name: str = "game") -> str:
 error rates in mEMG per decision; marks at GNU Backgammon's thresholds (doubtful &ge; 0.04,
 bad &ge; 0.08, very bad &ge; 0.16).</p>
 {_totals(analysis)}
+{_games(analysis)}
 {_plot(analysis)}
 <nav><p><button id="prev">&larr; previous</button><button id="next">next &rarr;</button>
 <button id="next-mistake">next mistake</button><span id="where"></span></p></nav>

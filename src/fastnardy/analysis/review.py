@@ -25,7 +25,7 @@ position.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -231,11 +231,16 @@ class Analysis:
     length: int = 0
     cubeful: bool = False
 
-    def side(self, side: str) -> Dict[str, Any]:
-        """One side's totals (module docstring): unforced turns, equity lost and the chequer
-        ``error_rate`` (milli-EMG per unforced turn; cubeless milli-points when not
-        cubeful), the marks, the luck (total and per turn), the ``cube`` decisions' counts,
-        errors and rate, the ``overall_error_rate`` and gnubg's ``ratings``."""
+    def side(self, side: str, game: Optional[int] = None) -> Dict[str, Any]:
+        """One side's totals (module docstring), over every game or over ``game`` (1, 2 …)
+        alone: unforced turns, equity lost and the chequer ``error_rate`` (milli-EMG per
+        unforced turn; cubeless milli-points when not cubeful), the marks, the luck (total and
+        per turn), the ``cube`` decisions' counts, errors and rate, the
+        ``overall_error_rate`` and gnubg's ``ratings``."""
+        if game is not None:
+            return replace(self, turns=tuple(t for t in self.turns if t.game == game),
+                           cube_decisions=tuple(c for c in self.cube_decisions
+                                                if c.game == game)).side(side)
         mine = [t for t in self.turns if t.side == side]
         unforced = [t for t in mine if not t.forced]
         lost = sum(t.loss for t in unforced)
@@ -284,10 +289,25 @@ class Analysis:
         for key in sorted(waiting):  # an offer dropped after a game's last turn
             yield from waiting[key]
 
+    def scores(self) -> Dict[int, Tuple[int, int]]:
+        """The match score (white's, black's) as each game began, by game number (a cubeful
+        analysis of a match; 0-0 in money play)."""
+        out: Dict[int, Tuple[int, int]] = {}
+        for turn in self.turns:
+            if turn.game not in out and turn.cube is not None:
+                mine, theirs = turn.cube.score
+                out[turn.game] = (mine, theirs) if turn.side == WHITE else (theirs, mine)
+        return out
+
     def as_dict(self) -> Dict[str, Any]:
+        scores = self.scores()
         return {"plies": self.plies, "games": self.games, "length": self.length,
                 "cubeful": self.cubeful,
                 "players": {side: self.side(side) for side in (WHITE, BLACK)},
+                "per_game": [{"game": number, "score": list(scores.get(number, (0, 0))),
+                              "players": {side: self.side(side, number)
+                                          for side in (WHITE, BLACK)}}
+                             for number in sorted({t.game for t in self.turns})],
                 "turns": [t.as_dict() for t in self.turns],
                 "cube_decisions": [c.as_dict() for c in self.cube_decisions]}
 

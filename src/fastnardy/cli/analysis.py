@@ -263,6 +263,16 @@ def _run_analyse(args: argparse.Namespace) -> int:
         print(f"{item.game}.{item.number:<3} {item.side:<5} {format_roll(item.roll)}  "
               f"{str(item.played):<26} luck {item.luck:+.3f}{note}")
     unit = "mEMG" if result.cubeful else "milli-points (cubeless)"
+    scores = result.scores()
+    if result.games > 1:
+        for number in sorted({t.game for t in result.turns}):
+            score = scores.get(number)
+            at = f" at {score[0]}-{score[1]}" if score and result.length else ""
+            rates = ", ".join(
+                f"{side} {result.side(side, number)['overall_error_rate' if result.cubeful else 'error_rate']:.1f}"
+                for side in ("white", "black"))
+            print(f"game {number}{at}: {'overall' if result.cubeful else 'chequer'} error "
+                  f"rate {unit}: {rates}")
     for side in ("white", "black"):
         totals = result.side(side)
         marks = ", ".join(f"{count} {name}" for name, count in totals["marks"].items())
