@@ -49,7 +49,7 @@ nitpicky = True
 nitpick_ignore_regex = [
     ("py:.*", r"(numpy|np|numpy\.typing|npt|gymnasium|pettingzoo|pyspiel|distributed|"
               r"concurrent\.futures|collections\.abc|typing|typing_extensions|os|re|io|"
-              r"pathlib|dataclasses|enum|types|builtins|random|argparse|abc)\..*"),
+              r"pathlib|dataclasses|enum|types|builtins|random|argparse|abc|socket)\..*"),
     # the compiled kernel is private: its values are documented as Position, Turn ...
     ("py:.*", r"fastnardy\.(.*\.)?_.*"),  # and a module's private names
     ("py:class", r"(PackedPosition|PackedTurn)"),

@@ -107,9 +107,9 @@ class AnalysedTurn:
     and the ``best`` (Turn), their equities to the mover (cubeful EMG, or cubeless points),
     ``loss`` (>= 0), the number of legal turns, the roll's ``luck`` (cubeless), the ``cube``
     in play from the mover's side (None: cubeless), ``mwc_loss`` (the loss in match-winning
-    chance, in a match), the best ``candidates`` (up to five :class:`~fastnardy.analysis.
-    evaluation.Candidate`, ranked as :func:`~fastnardy.analysis.evaluation.hint` ranks
-    them) and gnubg's ``mark``."""
+    chance, in a match), the best ``candidates`` (up to five
+    :class:`~fastnardy.analysis.evaluation.Candidate`, ranked as
+    :func:`~fastnardy.analysis.evaluation.hint` ranks them) and gnubg's ``mark``."""
 
     game: int
     number: int

@@ -311,9 +311,10 @@ def cube_rollout(position: Position, cube: Optional[Cube] = None, games: int = 1
     """Roll out the side to move's cube decision in ``position`` (C1, C2): its no double
     (the cube as it stands) and its double, take (the cube raised, the other holding it),
     ``games`` games each on the same dice streams (game j throws stream j of ``seed``), the
-    network playing both sides with the cube live (:func:`_cube_games`); each game's result
-    less its luck (the variance reduction of :func:`rollout`), in normalised equity.
-    ``met`` is the match's table (the game's own unless given)."""
+    network playing both sides at 0 ply with the cube live (offers, answers and turns as
+    ``fastnardy match`` plays them); each game's result less its luck (the variance
+    reduction of :func:`rollout`), in normalised equity. ``met`` is the match's table (the
+    game's own unless given)."""
     from .cube import _action, _after, _equity, shipped_met  # the model's own, not copies
 
     position = position_arg(position)
