@@ -194,7 +194,11 @@ class TurnInProgress:
         if number is None or int(number) not in allowed:
             raise IllegalTurnError("T1", f"action {action!r} is not an allowed step "
                                          f"(allowed: {sorted(allowed)})")
-        node = next(iter(self._nodes))
+        # S8: the nodes may differ in which checkers have hit; the step is played from one
+        # whose edge leads on to a legal turn (its hit mark is the board's either way)
+        node = next(node for node in sorted(self._nodes, key=repr)
+                    if any(self._leads_to_turn(child)
+                           for child in self._edges[node].get(int(number), ())))
         self.played += (Step(*self._steps[node, int(number)]),)
         self._nodes = allowed[int(number)]
         self.taken += (int(number),)
