@@ -181,3 +181,71 @@ def test_one_gamebatch_hammered_from_threads_refuses_or_works() -> None:
     assert broken == []
     keys, sides, dice, status = games.state()
     assert set(np.unique(status)) <= {0, 1}  # restart: every game running or waiting
+
+
+def in_threads(work, count: int = 4) -> None:
+    """Run ``work`` on ``count`` threads at once, to their ends."""
+    threads = [threading.Thread(target=work) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+def test_one_nardy_env_hammered_from_threads_refuses_or_works(actions) -> None:
+    """docs/safety.md: a NardyEnv (either encoding) shared by 4 threads serves a call or
+    refuses it with FastNardyError ("in use by another thread"); no other error escapes
+    (issue 38: an AttributeError did in the step encoding)."""
+    pytest.importorskip("gymnasium")
+    from fastnardy import FastNardyError
+    from fastnardy.envs.gymnasium import NardyEnv
+
+    env = NardyEnv("short", actions=actions)
+    env.reset(seed=3)
+    broken: list = []
+
+    def hammer() -> None:
+        for _ in range(200):
+            try:
+                mask = env.action_masks()
+                if not mask.any():
+                    env.reset()
+                    continue
+                env.step(int(np.flatnonzero(mask)[0]))  # may be stale: scored illegal
+            except FastNardyError as error:
+                if "in use by another thread" not in str(error) and "reset" not in str(error):
+                    broken.append(error)
+            except Exception as error:  # anything else is a bug
+                broken.append(error)
+
+    in_threads(hammer)
+    assert broken == [], broken[:3]
+
+
+def test_one_nardy_aec_hammered_from_threads_refuses_or_works() -> None:
+    pytest.importorskip("pettingzoo")
+    from fastnardy import FastNardyError
+    from fastnardy.envs.pettingzoo import NardyAEC
+
+    env = NardyAEC("long", actions="steps")
+    env.reset(seed=1)
+    broken: list = []
+
+    def hammer() -> None:
+        for _ in range(200):
+            try:
+                agent = env.agent_selection
+                if env.terminations[agent] or env.truncations[agent]:
+                    env.reset()
+                    continue
+                mask = env.observe(agent)["action_mask"]
+                env.step(int(np.flatnonzero(mask)[0]) if mask.any() else None)
+            except FastNardyError as error:
+                if "in use by another thread" not in str(error) and "reset" not in str(error):
+                    broken.append(error)
+            except (KeyError, IndexError, AttributeError, TypeError, ValueError) as error:
+                broken.append(error)
+
+    in_threads(hammer)
+    assert broken == [], broken[:3]

@@ -56,6 +56,7 @@ from .. import _kernel, checks, notation
 from ..basics import BLACK, EPISODE_TURNS, MAX_TURNS_PER_ROLL, SIDES, WHITE
 from ..batch import decode, rows_from_keys
 from ..errors import FastNardyError
+from .._utils.threads import one_thread
 from ..position import Position
 from ..rules import Rules
 from .steps import DICE_SLOTS, STEP_ACTIONS, TurnInProgress
@@ -151,6 +152,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         self._mask = np.zeros(action_space(self.actions).n, dtype=np.int8)
         self._turn: Optional[TurnInProgress] = None
 
+    @one_thread("NardyEnv")
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
               ) -> Tuple[npt.NDArray[np.int8], Dict[str, Any]]:
         """A new game (the next episode of the seed's run; a given ``seed`` restarts the run,
@@ -174,6 +176,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             self.render()
         return observation, info
 
+    @one_thread("NardyEnv")
     def step(self, action: Any) -> Tuple[npt.NDArray[np.int8], SupportsFloat, bool, bool,
                                         Dict[str, Any]]:
         """Play ``action`` (a legal turn, or a step of one) for the agent; once its turn is
@@ -197,11 +200,13 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             self.render()
         return result
 
+    @one_thread("NardyEnv")
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The allowed actions now (the convention of sb3-contrib)."""
         mask: npt.NDArray[np.bool_] = self._mask.astype(bool)
         return mask
 
+    @one_thread("NardyEnv")
     def render(self) -> Optional[str]:
         """The text board (``"ansi"``), printed with ``"human"``; None without a mode."""
         if self.render_mode is None or self._games is None:

@@ -46,6 +46,7 @@ from .. import _kernel, checks
 from ..basics import EPISODE_TURNS, SIDES
 from ..batch import decode
 from ..errors import FastNardyError
+from .._utils.threads import one_thread
 from .gymnasium import (OBSERVATION_WIDTH, RENDER_MODES, action_space, board_text, check_actions,
                         check_render_mode, max_points, observe, observe_turn, seed_from_os)
 from ..rules import Rules
@@ -89,6 +90,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
         """The action space of ``agent`` (the same for both)."""
         return self.action_spaces[_agent(agent)]
 
+    @one_thread("NardyAEC")
     def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
         """A new game (the next episode of the seed's run; a given ``seed`` restarts it, and
         a first reset without one takes a seed from the OS)."""
@@ -110,6 +112,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
         self.infos: Dict[str, Dict[str, Any]] = {agent: {} for agent in self.agents}
         self._settle()
 
+    @one_thread("NardyAEC")
     def observe(self, agent: str) -> Dict[str, npt.NDArray[np.int8]]:
         """``agent``'s observation (see the module docstring)."""
         me = SIDES.index(_agent(agent))
@@ -126,6 +129,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
         return {"observation": observe(self.rules, keys[0], int(mover[0]), me, shown),
                 "action_mask": mask}
 
+    @one_thread("NardyAEC")
     def step(self, action: Any) -> None:
         """The agent to move plays ``action``: a legal turn, or a step of one (T1)."""
         if self._games is None:
@@ -179,6 +183,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
             for agent in self.agents:
                 self.truncations[agent] = True
 
+    @one_thread("NardyAEC")
     def render(self) -> Optional[str]:
         """The text board (``"ansi"``), printed with ``"human"``; None without a mode."""
         if self.render_mode is None or self._games is None:
