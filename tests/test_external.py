@@ -31,6 +31,17 @@ def board_line(counts, turn=1, dice=(0, 0), cube=1, first_may=1, second_may=1, d
     return ":".join(map(str, fields))
 
 
+def served():
+    """external.serve on a free port in a thread: the listener, its port, the thread and
+    the dict that gets the lines served once the connection closes."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    done: dict = {}
+    thread = threading.Thread(target=lambda: done.setdefault(
+        "lines", external.serve(ready=listener)), daemon=True)
+    thread.start()
+    return listener, listener.getsockname()[1], thread, done
+
+
 def test_a_board_line_reads_as_player_1s_position():
     board = external.read_board(START)
     assert board.position == Position.start("short") and board.dice == (2, 1)
@@ -70,12 +81,7 @@ def test_a_board_line_that_does_not_read_is_refused(line, error, match):
 
 
 def test_the_server_answers_errors_as_gnubg_reads_them():
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    done = {}
-    thread = threading.Thread(target=lambda: done.setdefault(
-        "lines", external.serve(ready=listener)), daemon=True)
-    thread.start()
+    listener, port, thread, done = served()
     with socket.create_connection(("127.0.0.1", port)) as client:
         client.sendall(START.encode() + b"\n\0")
         client.sendall(b"nonsense\n\0")
@@ -92,12 +98,7 @@ def test_the_server_answers_errors_as_gnubg_reads_them():
 def test_gnubg_plays_a_match_against_the_served_network():
     """gnubg (player 0) plays a 3-point match against fastnardy served as its external player
     1 to the end: every move, offer and answer of the bot accepted, the match won by one."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    served = {}
-    thread = threading.Thread(target=lambda: served.setdefault(
-        "lines", external.serve(ready=listener)), daemon=True)
-    thread.start()
+    listener, port, thread, done = served()
     script = (f"set player 1 external localhost:{port}\nset player 0 gnubg\n"
               f"set player 1 name fastnardy\nnew match 3\n")
     result = subprocess.run([str(GNUBG), "-t", "-q"], input=script, capture_output=True,
@@ -107,7 +108,7 @@ def test_gnubg_plays_a_match_against_the_served_network():
     out = result.stdout
     assert "wins the match" in out or "wins a" in out
     assert "Warning" not in out and "Error (" not in out, out[-2000:]
-    lines = served["lines"]
+    lines = done["lines"]
     assert len(lines) >= 10 and all(line.startswith("board:") for line in lines)
 
 

@@ -574,7 +574,7 @@ def choose_cubeful(rules: object, network: Evaluator, rows: npt.ArrayLike, dice:
     double = offer & (equities[:, 1] >= equities[:, 0]) & (equities[:, 2] >= equities[:, 0])
     answered = np.where(double, np.fmin(equities[:, 1], equities[:, 2]), equities[:, 0])
     offsets = np.searchsorted(parent, np.arange(len(cubes) + 1))
-    chosen: npt.NDArray[np.int8] = children[offsets[:-1] + segment_argmax(-answered, offsets)]
+    chosen: npt.NDArray[np.int8] = children[_segment_argmin(answered, offsets)]
     return chosen
 
 

@@ -37,8 +37,8 @@ from ..errors import FastNardyError
 from ..game import Game, Match
 from ..search.network import Evaluator
 from ..position import Position, Turn
-from ..formats.mat import is_mat, read_games, read_mat
-from ..record import CubeAction, GameRecord, is_match_record
+from ..formats.mat import is_mat, read_mat
+from ..record import CubeAction, GameRecord, is_match_record, read_match, read_record
 from ..search.tree import Filters, expectimax
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after, mwc_scale, shipped_met
 from .evaluation import Candidate, hint
@@ -439,16 +439,17 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
     ``.mat`` export, :func:`fastnardy.formats.mat.read_games`), cubeful at the match's scores
     unless ``cubeful`` is False (module docstring; ``met`` the match's table, the game's own
     unless given); ``progress(done, total)`` counts turns."""
-    records = read_games(text, name)
-    length, starts = 0, [(0, 0)] * len(records)
-    crawford = [False] * len(records)
-    if is_mat(text, name):
+    length = 0
+    if is_mat(text, name):  # each file read once: its games, scores and length
         games = read_mat(text)
+        records = [game.to_record() for game in games]
         length, starts = (games[0].match_length if games else 0), [g.scores for g in games]
         crawford = _crawford(length, starts, bool(records[0].rules.crawford) if records
                              else True)
     elif is_match_record(text):
-        match = Match.from_record(text)  # the scores and the Crawford game by replay
+        recorded = read_match(text)
+        records = list(recorded.games)
+        match = Match.from_record(recorded)  # the scores and the Crawford game by replay
         length, starts, crawford = match.length, [], []
         totals = [0, 0]
         for number, game in enumerate(match.games):
@@ -457,6 +458,9 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
             outcome = game.outcome()
             if outcome is not None:
                 totals[outcome.winner == BLACK] += outcome.points
+    else:
+        records = [read_record(text)]
+        starts, crawford = [(0, 0)], [False]
     total = sum(len(r.turns) for r in records)
     done = [0]
 

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from contextlib import contextmanager
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTuple, Optional,
+                    Tuple)
 
 import numpy as np
 import numpy.typing as npt
@@ -177,6 +179,24 @@ def player(spec: str, game: str, seed: int, weights: Optional[str] = None) -> Pl
                          f"FILE.npz[:PLIES] or gnubg:beginner|expert")
 
 
+@contextmanager
+def _players(a: str, b: str, game: str, seed: int, weights: Optional[str]
+             ) -> Iterator[Tuple[Player, Player]]:
+    """Players ``a`` (seeded ``seed``) and ``b`` (``seed + 1``), both closed afterwards (a
+    gnubg process), the first also when the second cannot be made."""
+    first = player(a, game, seed, weights)
+    try:
+        second = player(b, game, seed + 1, weights)
+    except BaseException:
+        first.close()
+        raise
+    try:
+        yield first, second
+    finally:
+        first.close()
+        second.close()
+
+
 def match(game: object, a: str, b: str, games: int, seed: int, *,
           weights: Optional[str] = None, parallel: int = 200,
           progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, object]:
@@ -186,17 +206,8 @@ def match(game: object, a: str, b: str, games: int, seed: int, *,
     if not isinstance(games, int) or games < 2 or games % 2:
         raise FastNardyError(f"games must be an even number of 2 or more (pairs of games "
                              f"with the same dice), not {games!r}")
-    first = player(a, rules.game, seed, weights)
-    try:
-        second = player(b, rules.game, seed + 1, weights)
-    except BaseException:
-        first.close()
-        raise
-    try:
+    with _players(a, b, rules.game, seed, weights) as (first, second):
         result = play_match(rules, first, second, games, seed, parallel, progress)
-    finally:
-        first.close()
-        second.close()
     ppg, ppg_half = interval(result.points)
     wins, wins_half = interval((result.points > 0).astype(float))
     row: Dict[str, object] = {
@@ -379,18 +390,9 @@ def cube_match(game: object, a: str, b: str, matches: int, length: int, seed: in
         raise FastNardyError(f"matches must be an even number of 2 or more (pairs with the "
                              f"same dice), not {matches!r}")
     length = checks.number(length, "length", 0, 64)
-    first = player(a, rules.game, seed, weights)
-    try:
-        second = player(b, rules.game, seed + 1, weights)
-    except BaseException:
-        first.close()
-        raise
-    try:
+    with _players(a, b, rules.game, seed, weights) as (first, second):
         result = play_cube_matches(rules, first, second, matches, length, seed, parallel,
                                    met, progress)
-    finally:
-        first.close()
-        second.close()
     if record is not None and result.first is not None:
         record(result.first)
     done = result.won >= 0
