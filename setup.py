@@ -61,6 +61,7 @@ if NATIVE:
 # network's inference (_nnet, which cimports the features). All are built
 # with the same directives and flags.
 KERNEL_MODULES = ("_packed", "_movegen", "_args", "_perftcount", "_batches", "_gamebatch",
+                  "_steps",
                   "_values", "_kernel")
 COMPILED_MODULES = KERNEL_MODULES + ("_features", "_nnet")
 

@@ -35,6 +35,7 @@ cdef class GameBatch:
     cdef const nn_net* net[2]
     cdef nn_scratch* scratch  # the network's scratch during prepare
     cdef int busy           # a call is running (taken and released with the GIL held)
+    cdef int keep_children  # 0: a StepBatch plays the waiting games (no children kept)
 
     cdef object _init(self, object code, object koks, object backgammon, object n,
                       object seed, object policy, object max_turns, object restart,

@@ -144,6 +144,7 @@ cdef class GameBatch:
         self.waiting = (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
         self.restart = 1 if restart else 0
         self.next_stream = 0
+        self.keep_children = 1
 
     def __dealloc__(self):
         free(self.kids)
@@ -313,6 +314,9 @@ cdef class GameBatch:
                 self.cut(g)
                 continue
             p = self.pol[self.side[g]]
+            if p == 2 and n > 1 and not self.keep_children:  # a StepBatch plays it
+                self.status[g] = 1
+                return 1
             if p == 2 and n > 1:
                 if self.nkids + n > self.capkids:
                     cap = self.capkids * 2 if self.capkids else 4096
@@ -409,6 +413,8 @@ cdef class GameBatch:
         cdef double* ev
         cdef int64_t* gv
         cdef int64_t* ov
+        if not self.keep_children:
+            raise FastNardyError("this GameBatch is played by a StepBatch, step by step")
         if (self.net[0] != NULL or self.net[1] != NULL) and self.scratch == NULL:
             self.scratch = nn_scratch_new()
             if self.scratch == NULL:

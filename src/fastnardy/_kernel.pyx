@@ -16,6 +16,8 @@ hold the code, one concern each (a ``.pyx`` with the ``.pxd`` that the others ci
                   (PerftTable) and the flag that stops it from another thread (PerftStop)
     _batches      batch counts and expansions, pack / unpack / swap_key, self-play
     _gamebatch    GameBatch: running games for evaluator policies and the environments
+    _steps        partial turns, a roll played one step at a time: PartialTurn for one
+                  position, StepBatch for the running games of a GameBatch
     _dice         (a .pxd alone) the dice and choice streams, splitmix64, inline
     _values       the compiled values (PackedPosition, PackedTurn, LegalTurns) and the
                   contract's results (enumerate_turns, enumerate_packed, count_turns)
@@ -31,6 +33,7 @@ from fastnardy._perftcount import PerftStop, PerftTable, perft_count
 from fastnardy._batches import (ExpandBuffers, _Memory, chance_batch, count_turns_batch,
                                 expand_batch, pack, simulate_games, swap_key, unpack)
 from fastnardy._gamebatch import GameBatch
+from fastnardy._steps import STEP_ACTIONS, PartialTurn, StepBatch
 from fastnardy._values import (LegalTurns, PackedPosition, PackedTurn, PackedTurns,
                                _positions_after, _restore_legal_turns, _restore_position,
                                _TurnIterator, bind,

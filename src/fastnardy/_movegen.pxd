@@ -4,7 +4,8 @@
 
 from libc.stdint cimport uint64_t, uint32_t
 
-from fastnardy._packed cimport nb_board, nb_entry, nb_rules
+from fastnardy._packed cimport (BAR, HOME, PTS, key_add, nb_board, nb_entry, nb_rules,
+                                nb_top)
 
 
 ctypedef struct nb_slot:
@@ -86,3 +87,115 @@ cdef inline int nb_tick(nb_ctx* c) noexcept nogil:
     if c.poll and (c.ticks & 4095) == 0:
         nb_poll_signals(c)
     return c.stop
+
+# --------------------------------------------------------------------------- steps
+# One step of the mover, as the generator and the partial turns of _steps play it: inline
+# here so that each compiles it into its own loops.
+
+cdef inline uint32_t run6_forbidden(uint32_t mine, uint32_t F) noexcept nogil:
+    """L6: nonzero iff the mover holds a six-block whose lowest point (opponent numbering)
+    is in F."""
+    cdef uint32_t q = ((mine & 0x1FFE) << 12) | ((mine >> 12) & 0x1FFE)
+    cdef uint32_t a = q & (q >> 1)
+    cdef uint32_t b2 = a & (a >> 2)
+    return b2 & (a >> 4) & F
+
+
+cdef inline uint32_t point_sources(nb_ctx* c, uint32_t mine, uint32_t closed, int head,
+                                   int d) noexcept nogil:
+    """The points of ``mine`` from which die d lands on a point the mover may take
+    (``closed`` not), ``head`` the mover's checkers on point 24 (L5): the sources of a board
+    with no checker on the bar, before bearing off, L6 and the S8 hitter restriction."""
+    cdef uint32_t S = mine & PTS & ~(closed << d) & ~((2u << d) - 1)
+    if c.head0 - head >= c.head_limit:  # L5
+        S &= ~(1u << 24)
+    return S
+
+
+cdef inline uint32_t mine_after(const nb_board* b, int p, int dst) noexcept nogil:
+    """b's occupancy mask after one of its mover's checkers steps from p to dst (0: borne
+    off)."""
+    cdef uint32_t mine = b.mine
+    if b.m[p] == 1:
+        mine &= ~(1u << p)
+    if dst:
+        mine |= 1u << dst
+    return mine
+
+
+cdef inline uint32_t sources(nb_ctx* c, const nb_board* b, int d) noexcept nogil:
+    """Bitmask of the source points from which a step with die d is legal (before L6 and the
+    S8 hitter restriction)."""
+    cdef uint32_t S
+    cdef int h
+    if b.m[25]:  # S5: enter first
+        if (b.closed >> (25 - d)) & 1:
+            return 0
+        return BAR
+    S = point_sources(c, b.mine, b.closed, b.m[24], d)
+    if b.mine and (b.mine & ~HOME) == 0:  # L8/S7
+        if b.m[d]:
+            S |= 1u << d
+        else:
+            h = nb_top(b.mine)
+            if h < d:
+                S |= 1u << h
+    return S
+
+
+cdef inline int child(nb_ctx* c, const nb_board* b, nb_board* nb, int p, int d, int hv,
+                      int* pdst, int* phit) noexcept nogil:
+    """Play die d from source p into nb. hv = 1 moves the hitter standing on p (S8 forbidden),
+    hv = 0 an ordinary checker. Returns 0 when that step is illegal."""
+    cdef int dst, hit = 0
+    cdef int hb = (b.hitters >> p) & 1
+    if hv:
+        if not hb:
+            return 0
+    elif b.m[p] - hb <= 0:
+        return 0
+    if p == 25:
+        dst = 25 - d
+    elif p > d:
+        dst = p - d
+    else:
+        dst = 0
+    if hv and dst != 0 and b.m[dst] != 0:  # S8: a hitter may not hide among its own
+        return 0
+    nb[0] = b[0]
+    nb.m[p] -= 1
+    if nb.m[p] == 0:
+        nb.mine &= ~(1u << p)
+    key_add(nb, p, -1)  # the key's field of a mover point is its count (the bar too)
+    if dst == 0:
+        nb.m[0] += 1
+    else:
+        if c.is_short and nb.o[dst] == 1:  # S3 hit: field 16 (one opponent) becomes 1
+            hit = 1
+            nb.o[dst] = 0
+            nb.o[25] += 1
+            nb.blots &= ~(1u << dst)
+            nb.hi += <uint64_t>1 << 60
+            key_add(nb, dst, -15)
+        else:
+            key_add(nb, dst, 1)
+        nb.m[dst] += 1
+        nb.mine |= 1u << dst
+    if c.hh_forbid:
+        if hv:
+            nb.hitters &= ~(1u << p)
+            if dst:
+                nb.hitters |= 1u << dst
+        elif hit:
+            nb.hitters |= 1u << dst
+    if c.step_block and run6_forbidden(nb.mine, c.F):  # L6 every_step
+        return 0
+    pdst[0] = dst
+    phit[0] = hit
+    return 1
+
+
+cdef inline int dice_of(nb_ctx* c, const nb_board* b, int depth) noexcept nogil:
+    if depth and b.m[0] == 15:  # L7: bearing off the 15th counts as full
+        return c.full
+    return depth
