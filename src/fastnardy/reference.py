@@ -274,23 +274,56 @@ def explore(rules: Rules, head_limit: int, start: State,
 def choose_legal(rules: Rules, dice: Roll,
                  reached: Dict[Tuple[State, Ints], Tuple[Key, Path]]) -> List[Legal]:
     """L6 (turn_end) and L7 applied to explored sequences: the legal ones as
-    ``(key, steps, state)``. Turn-end L6 drops candidates ending in a forbidden block; L7 keeps
-    those using the most dice, and for a non-double played one die at a time, the larger die."""
+    ``(key, steps, state)``."""
+    return [reached[node] + (node[0],) for node in legal_nodes(rules, dice, reached)]
+
+
+def legal_nodes(rules: Rules, dice: Roll,
+                nodes: Iterable[Tuple[State, Ints]]) -> List[Tuple[State, Ints]]:
+    """The nodes (state, dice left) where a legal turn ends: turn-end L6 drops those ending
+    in a forbidden block; L7 keeps those using the most dice, and for a non-double played
+    one die at a time, those that used the larger die."""
+    full = full_dice(dice)
     candidates = []
-    for (state, left), (key, steps) in reached.items():
+    for state, left in nodes:
         if rules.block_check == TURN_END and state_block(rules, state):
             continue
-        candidates.append((dice_used(state, steps, dice), left, key, steps, state))
+        used = full if state.mine[OFF] == 15 else full - len(left)
+        candidates.append((used, (state, left)))
     if not candidates:
         return []
-    most = max(c[0] for c in candidates)
-    legal = [c for c in candidates if c[0] == most]
+    most = max(used for used, _ in candidates)
+    legal = [node for used, node in candidates if used == most]
     if dice[0] != dice[1] and most == 1:
-        larger = max(dice)
-        with_larger = [c for c in legal if larger not in c[1]]
+        with_larger = [node for node in legal if max(dice) not in node[1]]
         if with_larger:
             legal = with_larger
-    return [(key, steps, state) for _, _, key, steps, state in legal]
+    return legal
+
+
+def step_orders(rules: Rules, start: State, dice: Roll) -> Dict[Tuple[Tuple[int, int], ...],
+                                                                  State]:
+    """Every legal way to play the roll step by step (T1 after L5-L7), as the ``(src, die)``
+    of its steps in order, with the state it ends in: each order of each legal turn's steps
+    that is playable, and under S8 each choice of which checker moves."""
+    limit = head_limit_for(rules, start, dice)
+    paths: Dict[Tuple[State, Ints], List[Tuple[Tuple[int, int], ...]]] = {}
+
+    def visit(state: State, left: Ints, path: Tuple[Tuple[int, int], ...]) -> None:
+        paths.setdefault((state, left), []).append(path)
+        if state.mine[OFF] == 15:
+            return  # L9: the game is over
+        for die in sorted(set(left), reverse=True):
+            others = list(left)
+            others.remove(die)
+            for src in range(BAR, 0, -1):
+                for as_hitter in mover_choices(rules, state, src) if state.mine[src] else ():
+                    result = try_step(rules, limit, state, src, die, as_hitter)
+                    if not isinstance(result, Problem):
+                        visit(result[0], tuple(others), path + ((src, die),))
+
+    visit(start, tuple(sorted(dice * 2 if dice[0] == dice[1] else dice)), ())
+    return {path: node[0] for node in legal_nodes(rules, dice, paths) for path in paths[node]}
 
 
 def head_limit_for(rules: Rules, start: State, dice: Roll) -> int:
