@@ -129,12 +129,12 @@ def test_the_shared_facts_are_a_leaf():
 
 
 def test_the_twin_is_imported_only_for_a_second_opinion():
-    """The backend switch runs it; the referee names the broken rule with its step rules;
-    the reference engine adapter serves it to the cross-checker; the step encoding of the RL
-    environments plays one step at a time by those step rules (the kernel generates whole
-    turns), its turns checked against the kernel's."""
+    """The backend switch runs it; the referee names the broken rule with its step rules
+    (of a whole turn, and of a single step the step encoding refuses); the reference engine
+    adapter serves it to the cross-checker. The step encoding plays the kernel's partial
+    turns (issue 38), and tests/test_partial_turns.py holds them against the twin's."""
     importers = {name for name, deps in import_graph().items() if "reference" in deps}
-    assert importers == {"backend", "referee", "engines.reference", "envs.steps"}
+    assert importers == {"backend", "referee", "engines.reference"}
 
 
 def test_the_engine_adapters_are_read_as_a_subpackage():

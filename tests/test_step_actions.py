@@ -110,9 +110,9 @@ def test_S6_the_mask_forbids_steps_legal_alone_that_lose_dice_or_the_larger_die(
     assert turn.done and str(turn.turn) == "bar/19" and turn.dice_left() == (5, 0, 0, 0)
 
 
-def test_T1_a_step_outside_the_mask_is_an_illegal_turn_error():
+def test_S4_T1_a_step_outside_the_mask_is_an_illegal_turn_error():
     turn = TurnInProgress(Position.start("short"), (3, 1))
-    with pytest.raises(IllegalTurnError, match="T1"):
+    with pytest.raises(IllegalTurnError, match="S4: no 6 is left to play"):
         turn.play(action_of(24, 6))
     for bad in (-1, STEP_ACTIONS, 2.0, True, "8"):
         with pytest.raises(IllegalTurnError):

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import islice, permutations
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 from . import checks, notation
 from . import reference as ref
-from ._kernel import PackedPosition, PackedTurn
+from ._kernel import PackedPosition, PackedTurn, PartialTurn, dice_pair
 from .basics import ALL_ROLLS, LONG_GAME, Roll, StepTuple
 from .errors import IllegalTurnError, NotationError, integer
 
@@ -316,3 +316,116 @@ def play(position: PackedPosition, turn: object, dice: Optional[Roll]) -> Packed
     # the most telling refusal: the one that got furthest through the steps (a whole-turn
     # reason, with no step, furthest of all), preferring a rule over a die mismatch
     raise max(errors, key=lambda e: (e.step or 5, e.rule not in ("L4", "S4")))
+
+
+def check_step(position: PackedPosition, dice: object, taken: object, src: object,
+               die: object) -> StepTuple:
+    """Check one step of a turn in progress, as a game server checks each step when it is
+    made: the checker on ``src`` (mover's numbering, 25 = bar) moved by ``die`` after the
+    steps ``taken`` ((src, die) pairs, in order) with the roll ``dice``. Returns the step
+    as played, (src, dst, hit); IllegalTurnError with the rule id when the step does not
+    begin (or go on with) a legal way to play the roll (T1 after L5-L7, S5-S8): the step's
+    own rule, or L6/L7/S6 for the turn as a whole. ``step`` of the error is the step's
+    1-based number; a refused step in ``taken`` is refused as its own number."""
+    checks.position(position)
+    roll = dice_pair(dice)
+    items = checks.bounded(taken, 3)
+    if items is None or len(items) > 3:
+        raise NotationError(f"taken must be at most three (src, die) steps, not {taken!r}")
+    pairs = [_src_die(item, number) for number, item in enumerate(items, 1)]
+    pairs.append(_src_die((src, die), len(pairs) + 1))
+    partial = PartialTurn(position, max(roll), min(roll))
+    for number, (s, d) in enumerate(pairs, 1):
+        if not partial.play(6 * (s - 1) + d - 1):
+            error = _step_refusal(position, roll, pairs[:number - 1], s, d)
+            raise IllegalTurnError(error.rule, str(error)[len(error.rule) + 2:], number)
+    return cast(StepTuple, partial.played[-1])
+
+
+def _src_die(step: object, number: int) -> Tuple[int, int]:
+    """A given step as (src, die): src 1-25 (25 = bar), die 1-6."""
+    fields = checks.bounded(step, 2)
+    if fields is None or len(fields) != 2:
+        raise NotationError(f"step {number} must be a (src, die) pair, not {step!r}")
+    src, die = integer(fields[0]), integer(fields[1])
+    if src is None or not 1 <= src <= 25 or die is None or not 1 <= die <= 6:
+        raise NotationError(f"step {number}: src is 1-25 (25 = bar) and die 1-6, not "
+                            f"{step!r}")
+    return src, die
+
+
+def _step_refusal(position: PackedPosition, dice: Roll, taken: Sequence[Tuple[int, int]],
+                  src: int, die: int) -> IllegalTurnError:
+    """Why the step of the checker on ``src`` by ``die`` may not follow the steps ``taken``
+    ((src, die) each) in a turn of ``position`` with ``dice``, a step that the step encoding
+    refused: the rule of the step itself (L3-L5, L8, S3-S5, S7, S8; L6 every step), or of
+    the turn as a whole when the step is legal alone (L7/S6: no legal way to play goes on
+    from it; L6: each of those ends in a forbidden six-block)."""
+    rules, start, limit = _setup(position, dice)
+    left = list(_initial_dice(dice))
+    states = [start]  # S8: each way the steps taken may have been made
+    for s, d in taken:
+        left.remove(d)
+        states = [result[0] for state in states for as_hitter in _choices(rules, state, s)
+                  for result in [ref.try_step(rules, limit, state, s, d, as_hitter)]
+                  if not isinstance(result, ref.Problem)]
+    long_game = rules.game == LONG_GAME
+    if die not in left:
+        return IllegalTurnError("L4" if long_game else "S4",
+                                f"no {die} is left to play (dice left: "
+                                f"{', '.join(map(str, sorted(left, reverse=True))) or 'none'})")
+    left.remove(die)
+    problems: List[ref.Problem] = []
+    children: List[ref.State] = []
+    for state in states:
+        for as_hitter in _choices(rules, state, src):
+            result = ref.try_step(rules, limit, state, src, die, as_hitter)
+            if isinstance(result, ref.Problem):
+                problems.append(result)
+            else:
+                children.append(result[0])
+    if not children:
+        return IllegalTurnError(problems[0].rule, problems[0].message)
+    legal = ref.legal_sequences(rules, start, dice)
+    most = max((ref.dice_used(state, steps, dice) for _, steps, state in legal), default=0)
+    full = len(_initial_dice(dice))
+    here = len(taken) + 1
+    ends = [end for child in children for end in _continuations(rules, limit, child, left)]
+    reach = max((full if end.mine[ref.OFF] == 15 else here + steps for steps, end in ends),
+                default=here)
+    rule = "L7" if long_game else "S6"
+    if reach < most:
+        return IllegalTurnError(rule, f"no way to play the roll goes on from this step, and a "
+                                      f"play using {_DICE_WORDS[most]} exists")
+    if rules.block_check == ref.TURN_END and all(
+            ref.state_block(rules, end) for steps, end in ends
+            if (full if end.mine[ref.OFF] == 15 else here + steps) == most):
+        return IllegalTurnError("L6", "every way to play the roll from this step ends with a "
+                                      "forbidden six-block")
+    if dice[0] != dice[1] and most == 1:
+        return IllegalTurnError(rule, f"the larger die ({max(dice)}) must be played")
+    return IllegalTurnError("T1", "this step does not begin a legal way to play the roll")
+
+
+def _choices(rules: ref.Rules, state: ref.State, src: int) -> Tuple[bool, ...]:
+    """S8: the kinds of checker that may try a step from src (an empty point: the ordinary
+    one, so that the step's refusal names its rule)."""
+    return ref.mover_choices(rules, state, src) if state.mine[src] else (False,)
+
+
+def _continuations(rules: ref.Rules, limit: int, state: ref.State,
+                   left: List[int]) -> Iterator[Tuple[int, ref.State]]:
+    """(steps, end state) of every sequence of legal steps from ``state`` with the dice
+    ``left`` (the empty one included)."""
+    yield 0, state
+    if state.mine[ref.OFF] == 15:
+        return
+    for die in sorted(set(left), reverse=True):
+        rest = list(left)
+        rest.remove(die)
+        for src in range(ref.BAR, 0, -1):
+            for as_hitter in ref.mover_choices(rules, state, src) if state.mine[src] else ():
+                result = ref.try_step(rules, limit, state, src, die, as_hitter)
+                if not isinstance(result, ref.Problem):
+                    for steps, end in _continuations(rules, limit, result[0], rest):
+                        yield steps + 1, end
