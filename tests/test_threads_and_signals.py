@@ -249,3 +249,73 @@ def test_one_nardy_aec_hammered_from_threads_refuses_or_works() -> None:
 
     in_threads(hammer)
     assert broken == [], broken[:3]
+
+
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+def test_one_vector_env_hammered_from_threads_refuses_or_works(actions) -> None:
+    """Issue 38 item 6: VectorEnv and NardyVectorEnv (both encodings) shared by 4 threads
+    serve a call or refuse it with FastNardyError; no other error escapes, and the games
+    stay consistent (every mask allows a step, every count is a legal turn's)."""
+    pytest.importorskip("gymnasium")
+    from fastnardy import FastNardyError
+    from fastnardy.envs.gymnasium import NardyVectorEnv
+    from fastnardy.envs.vector import VectorEnv
+
+    own = VectorEnv("long", 64, seed=2, actions=actions)
+    gym = NardyVectorEnv("short", 64, actions=actions)
+    own.reset()
+    gym.reset(seed=2)
+    broken: list = []
+    rng = np.random.default_rng(0)
+
+    def hammer() -> None:
+        for _ in range(60):
+            try:
+                out = own.step(np.zeros(64, dtype=np.int64)) if actions == "turns" else None
+                if actions == "steps":
+                    mask = own._settle_steps().mask
+                    own.step(np.argmax(mask * rng.random(mask.shape), axis=1))
+                masks = gym.action_masks()
+                if not masks.any(axis=1).all():
+                    broken.append("a game of the gymnasium vector env waits with no action")
+                gym.step(np.argmax(masks, axis=1))
+                del out
+            except FastNardyError as error:
+                text = str(error)
+                if "in use by another thread" not in text and "not an allowed step" not in text:
+                    broken.append(error)
+            except Exception as error:  # anything else is a bug
+                broken.append(error)
+
+    in_threads(hammer)
+    assert broken == [], broken[:3]
+
+
+def test_one_turn_in_progress_hammered_from_threads_refuses_or_works() -> None:
+    """A TurnInProgress (its kernel PartialTurn) shared by threads: each call is served or
+    refused with FastNardyError; a refused or stale step is an IllegalTurnError."""
+    from fastnardy import FastNardyError, Position
+    from fastnardy.envs.steps import TurnInProgress
+
+    broken: list = []
+    start = Position.start("long")
+
+    def hammer() -> None:
+        for _ in range(300):
+            turn = shared[0]
+            try:
+                allowed = np.flatnonzero(turn.mask())
+                if turn.done or not len(allowed):
+                    shared[0] = TurnInProgress(start, (6, 6))
+                    continue
+                turn.play(int(allowed[0]))
+            except FastNardyError as error:  # IllegalTurnError included: a stale mask
+                if "in use by another thread" not in str(error) and "T1" not in str(error) \
+                        and "L" not in str(error)[:2]:
+                    broken.append(error)
+            except Exception as error:
+                broken.append(error)
+
+    shared = [TurnInProgress(start, (6, 6))]
+    in_threads(hammer)
+    assert broken == [], broken[:3]

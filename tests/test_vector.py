@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastnardy import FastNardyError, Rules, batch, features
+from fastnardy import FastNardyError, Position, Rules, batch, features
+from fastnardy.basics import SIDES
+from fastnardy.batch import decode
 from fastnardy.envs.vector import MAX_TURNS_PER_ROLL, VectorEnv
 
 
@@ -92,3 +94,69 @@ def test_T2_segment_argmax_is_the_first_best_child_of_each_game():
                                     (np.zeros((2, 2)), [0, 2]), (values[:3], [0.0, 3.0])):
         with pytest.raises(FastNardyError):
             batch.segment_argmax(bad_values, bad_offsets)
+
+
+@pytest.mark.parametrize("rules", ["long", "short", "short(hit_and_hide=forbidden)",
+                                   "long(block_check=turn_end,head_rule=blocked)"])
+def test_T1_L7_S8_step_masks_of_the_batch_are_the_turn_in_progress_masks(rules):
+    """actions="steps": every game's mask, board and dice left are those of a TurnInProgress
+    of its position and roll after the same steps, through whole games with restarts."""
+    from fastnardy.envs.steps import TurnInProgress
+    from fastnardy.envs.vector import Steps
+
+    parsed = Position.from_string(f"{rules} w 24:15 24:15").rules
+    env = VectorEnv(parsed, 6, seed=4, actions="steps")
+    out = env.reset()
+    assert isinstance(out, Steps)
+    rng = np.random.default_rng(1)
+    turns = [None] * 6
+    ended = 0
+    for _ in range(400):
+        keys, _, _, _ = env._steps.observe()
+        for i in range(6):
+            if turns[i] is None or turns[i].done:
+                position = decode(parsed, keys[i:i + 1], SIDES[int(out.mover[i])])[0]
+                turns[i] = TurnInProgress(position, tuple(int(d) for d in out.dice[i]))
+            assert np.array_equal(turns[i].mask().astype(bool), out.mask[i])
+            assert np.array_equal(turns[i].row(), out.observation[i])
+            assert tuple(out.dice_left[i]) == turns[i].dice_left()
+        actions = np.argmax(out.mask * rng.random(out.mask.shape), axis=1)
+        for i in range(6):
+            turns[i].play(int(actions[i]))
+            if turns[i].done:
+                turns[i] = None  # the kernel plays it, and the opponent moves
+        out = env.step(actions)
+        ended += int(out.terminated.sum())
+        assert np.all(out.rewards.sum(axis=1) == 0)
+        for i in np.flatnonzero(out.terminated | out.truncated):
+            turns[i] = None
+    assert ended > 0
+
+
+def test_T1_an_unmasked_step_is_refused_and_nothing_moves():
+    env = VectorEnv("short", 3, seed=2, actions="steps")
+    out = env.reset()
+    actions = np.argmax(out.mask, axis=1)
+    bad = actions.copy()
+    bad[1] = int(np.flatnonzero(~out.mask[1])[0])
+    with pytest.raises(FastNardyError, match="game 1 is not an allowed step"):
+        env.step(bad)
+    with pytest.raises(FastNardyError, match="not a step"):
+        env.step(np.full(3, -1))
+    again = env._settle_steps()
+    assert np.array_equal(again.mask, out.mask) and np.array_equal(again.observation,
+                                                                   out.observation)
+    env.step(actions)
+
+
+def test_T1_auto_forced_plays_the_only_allowed_step():
+    """auto_forced=True: no game ever waits with a single allowed step; by default some do."""
+    seen = {False: 0, True: 0}
+    for auto in (False, True):
+        env = VectorEnv("long", 8, seed=3, actions="steps", auto_forced=auto)
+        out = env.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(300):
+            seen[auto] += int((out.mask.sum(axis=1) == 1).sum())
+            out = env.step(np.argmax(out.mask * rng.random(out.mask.shape), axis=1))
+    assert seen[True] == 0 and seen[False] > 0

@@ -45,7 +45,7 @@ the roll and the steps taken, ``"human"`` prints it.
 from __future__ import annotations
 
 import secrets
-from typing import Any, Dict, Optional, SupportsFloat, Tuple
+from typing import Any, Dict, Optional, SupportsFloat, Tuple, cast
 
 import gymnasium
 import numpy as np
@@ -57,9 +57,9 @@ from ..basics import BLACK, EPISODE_TURNS, MAX_TURNS_PER_ROLL, SIDES, WHITE
 from ..batch import decode, rows_from_keys
 from ..errors import FastNardyError
 from .._utils.threads import one_thread
-from ..position import Position
+from ..position import Position, Step
 from ..rules import Rules
-from .steps import DICE_SLOTS, STEP_ACTIONS, TurnInProgress
+from .steps import DICE_SLOTS, STEP_ACTIONS
 
 __all__ = ["ACTIONS", "OBSERVATION_WIDTH", "NardyEnv", "NardyVectorEnv"]
 
@@ -110,22 +110,93 @@ def observe(rules: Rules, key: npt.NDArray[Any], mover: int, me: int,
     return np.concatenate([row, dice]).astype(np.int8)
 
 
-def observe_turn(turn: TurnInProgress) -> npt.NDArray[np.int8]:
-    """The ``"steps"`` observation of the side playing ``turn``: the board after its steps
-    so far and the dice left."""
-    return np.concatenate([turn.row(), np.array(turn.dice_left(), dtype=np.int8)])
-
-
 def board_text(rules: Rules, key: npt.NDArray[Any], mover: int, dice: Optional[Any],
-               turn: Optional[TurnInProgress]) -> str:
-    """The text board of a game's position, the roll to play and the steps taken."""
+               played: Tuple[Any, ...] = ()) -> str:
+    """The text board of a game's position, the roll to play and the steps taken this
+    turn ((src, dst, hit) each)."""
     position: Position = decode(rules, key.reshape(1), SIDES[mover])[0]
     text = str(position)
     if dice is not None:
         text += f"\n{SIDES[mover]} to play {int(dice[0])}-{int(dice[1])}"
-        if turn is not None and turn.played:
-            text += f", played so far: {notation.format_steps(turn.played)}"
+        if played:
+            text += f", played so far: {notation.format_steps([Step(*s) for s in played])}"
     return text + "\n"
+
+
+class KernelGame:
+    """One game of the single- and two-agent environments, run in the kernel: a GameBatch
+    of one game and, with ``"steps"``, its StepBatch (the partial turn of the mover); the
+    allowed actions of the mover waiting for a choice (``mask``, int8), and each side's
+    observation."""
+
+    def __init__(self, rules: Rules, actions: str, seed: int, episode: int,
+                 policy: Tuple[int, int], max_turns: int, auto_forced: bool = False) -> None:
+        self.rules = rules
+        self.actions = actions
+        self.games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), 1, seed, policy,
+                                       max_turns)
+        self.games.start(np.zeros(1, dtype=np.int64), np.array([episode]))
+        self.steps = _kernel.StepBatch(self.games, auto_forced) if actions == "steps" else None
+        self.mask = np.zeros(action_space(actions).n, dtype=np.int8)
+        self._view: Optional[npt.NDArray[np.int8]] = None  # steps: board and dice left
+        self.settle()
+
+    def settle(self, choice: Optional[int] = None) -> None:
+        """Play the waiting mover's ``choice`` (a legal turn's index, or a step) and run the
+        game to its next choice."""
+        self.stop()
+        if self.steps is None:
+            if choice is not None:
+                self.games.play_choices(np.array([choice]))
+            _, _, _, offsets = self.games.prepare()
+            self.mask[:int(offsets[-1])] = 1
+            return
+        if choice is None:
+            self.steps.settle()
+        else:
+            self.steps.play(np.array([choice]))
+        _, rows, left, masks = self.steps.observe()
+        if masks[0].any():
+            self.mask = masks[0].view(np.int8)
+            self._view = np.concatenate([rows[0], left[0]])
+
+    def stop(self) -> None:
+        """Nothing is allowed any more (an illegal action ended the episode, or before a
+        settle)."""
+        self.mask = np.zeros_like(self.mask)
+        self._view = None
+
+    def observe(self, me: int) -> npt.NDArray[np.int8]:
+        """Side ``me``'s observation (0 white, 1 black): the board from its view, then its
+        roll (``"turns"``) or the board after its steps and the dice left (``"steps"``) when
+        it is the mover waiting for a choice, else zeros."""
+        keys, mover, dice, _ = self.games.state()
+        mine = bool(self.mask.any()) and int(mover[0]) == me
+        if mine and self._view is not None:
+            return self._view.copy()
+        shown = np.zeros(OBSERVATION_WIDTH[self.actions] - 50, dtype=np.int8)
+        if mine:
+            shown[:2] = dice[0]
+        return observe(self.rules, keys[0], int(mover[0]), me, shown)
+
+    def outcome(self) -> Tuple[int, int, float]:
+        """(status, winner, points): status 2 over, 3 truncated; winner 0 white, 1 black."""
+        _, _, _, status = self.games.state()
+        winner, points, _, _ = self.games.results()
+        return int(status[0]), int(winner[0]), float(points[0])
+
+    def mover(self) -> int:
+        """The side to move (0 white, 1 black)."""
+        return int(self.games.state()[1][0])
+
+    def text(self) -> str:
+        """The text board, the roll to play and the steps taken."""
+        keys, mover, dice, _ = self.games.state()
+        waiting = bool(self.mask.any())
+        played = self.steps.played(0) if self.steps is not None and waiting else ()
+        key = self.steps.key(0) if self.steps is not None else keys[0]
+        return board_text(self.rules, np.asarray(key), int(mover[0]),
+                          dice[0] if waiting else None, played)
 
 
 class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
@@ -135,7 +206,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
 
     def __init__(self, rules: object = "long", opponent: str = "random", side: str = WHITE,
                  *, actions: str = "turns", max_turns: int = EPISODE_TURNS,
-                 render_mode: Optional[str] = None) -> None:
+                 render_mode: Optional[str] = None, auto_forced: bool = False) -> None:
         self.rules = Rules.of(rules)
         if not isinstance(opponent, str) or opponent not in _OPPONENTS:
             raise FastNardyError(f"opponent must be one of {_OPPONENTS}, not {opponent!r}")
@@ -146,11 +217,10 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         self.render_mode = check_render_mode(render_mode)
         self.observation_space = spaces.Box(0, 15, (OBSERVATION_WIDTH[self.actions],), np.int8)
         self.action_space = action_space(self.actions)
+        self.auto_forced = checks.flag(auto_forced, "auto_forced")
         self._seed: Optional[int] = None
         self._episode = 0
-        self._games: Any = None
-        self._mask = np.zeros(action_space(self.actions).n, dtype=np.int8)
-        self._turn: Optional[TurnInProgress] = None
+        self._game: Optional[KernelGame] = None
 
     @one_thread("NardyEnv")
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
@@ -166,12 +236,10 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             self._seed = seed_from_os()
         policy = [2, 2]
         policy[1 - self.me] = _OPPONENTS.index(self.opponent)
-        rules = self.rules
-        self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), 1, self._seed,
-                                        (policy[0], policy[1]), self.max_turns)
-        self._games.start(np.zeros(1, dtype=np.int64), np.array([self._episode]))
+        self._game = KernelGame(self.rules, self.actions, self._seed, self._episode,
+                                (policy[0], policy[1]), self.max_turns, self.auto_forced)
         self._episode += 1
-        observation, _, _, _, info = self._settle()
+        observation, _, _, _, info = self._report()
         if self.render_mode == "human":
             self.render()
         return observation, info
@@ -181,21 +249,19 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
                                         Dict[str, Any]]:
         """Play ``action`` (a legal turn, or a step of one) for the agent; once its turn is
         played, the opponent's turns up to the agent's next choice."""
-        if self._games is None:
+        game = self._game
+        if game is None:
             raise FastNardyError("call reset() before step()")
-        if not self._mask.any():
+        if not game.mask.any():
             raise FastNardyError("the episode is over: call reset()")
         if not (isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-                and 0 <= int(action) < len(self._mask) and self._mask[int(action)]):
-            observation, _, _, _, info = self._settle(over=True)
+                and 0 <= int(action) < len(game.mask) and game.mask[int(action)]):
+            game.stop()
+            observation, _, _, _, info = self._report()
             info["illegal"] = True
             return observation, -float(max_points(self.rules)), True, False, info
-        if self._turn is None:
-            result = self._settle(choice=int(action))
-        else:
-            self._turn.play(int(action))
-            result = self._settle(choice=self._turn.index) if self._turn.done \
-                else self._report(0.0, False, False)
+        game.settle(int(action))
+        result = self._report()
         if self.render_mode == "human":
             self.render()
         return result
@@ -203,105 +269,84 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
     @one_thread("NardyEnv")
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The allowed actions now (the convention of sb3-contrib)."""
-        mask: npt.NDArray[np.bool_] = self._mask.astype(bool)
+        if self._game is None:
+            return np.zeros(action_space(self.actions).n, dtype=np.bool_)
+        mask: npt.NDArray[np.bool_] = self._game.mask.astype(bool)
         return mask
 
     @one_thread("NardyEnv")
     def render(self) -> Optional[str]:
         """The text board (``"ansi"``), printed with ``"human"``; None without a mode."""
-        if self.render_mode is None or self._games is None:
+        if self.render_mode is None or self._game is None:
             return None
-        keys, mover, dice, _ = self._games.state()
-        waiting = self._mask.any()
-        text = board_text(self.rules, keys[0], int(mover[0]), dice[0] if waiting else None,
-                          self._turn)
+        text = self._game.text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
-    def _settle(self, choice: Optional[int] = None, over: bool = False
-                ) -> Tuple[npt.NDArray[np.int8], float, bool, bool, Dict[str, Any]]:
-        """Play the agent's turn ``choice`` (an index into its legal turns) and on to its
-        next choice; the observation, reward and flags. ``over``: an illegal action ends
-        the episode where it is."""
-        games = self._games
-        if choice is not None:
-            games.play_choices(np.array([choice]))
-        self._turn = None
-        legal = 0
-        if not over:
-            _, _, waiting, offsets = games.prepare()
-            legal = int(offsets[1] - offsets[0]) if len(waiting) else 0
-        keys, mover, dice, status = games.state()
-        self._mask = np.zeros_like(self._mask)
-        if legal and self.actions == "turns":
-            self._mask[:legal] = 1
-        elif legal:
-            position = decode(self.rules, keys[:1], SIDES[int(mover[0])])[0]
-            self._turn = TurnInProgress(position, (int(dice[0][0]), int(dice[0][1])))
-        winner, points, _, _ = games.results()
+    def _report(self) -> Tuple[npt.NDArray[np.int8], float, bool, bool, Dict[str, Any]]:
+        """The agent's observation, reward and flags, and the info."""
+        game = cast(KernelGame, self._game)
+        status, winner, points = game.outcome()
         reward = 0.0
-        if status[0] == 2:
-            reward = float(points[0]) if winner[0] == self.me else -float(points[0])
-        return self._report(reward, bool(status[0] == 2), bool(status[0] == 3))
-
-    def _report(self, reward: float, terminated: bool, truncated: bool
-                ) -> Tuple[npt.NDArray[np.int8], float, bool, bool, Dict[str, Any]]:
-        if self._turn is not None:
-            self._mask = self._turn.mask()
-            observation = observe_turn(self._turn)
-        else:
-            keys, mover, dice, _ = self._games.state()
-            width = OBSERVATION_WIDTH[self.actions] - 50
-            shown = np.zeros(width, dtype=np.int8)
-            if self._mask.any():
-                shown[:2] = dice[0]
-            observation = observe(self.rules, keys[0], int(mover[0]), self.me, shown)
-        info = {"action_mask": self._mask.copy(), "legal": int(self._mask.sum()),
+        if status == 2:
+            reward = points if winner == self.me else -points
+        info = {"action_mask": game.mask.copy(), "legal": int(game.mask.sum()),
                 "illegal": False}
-        return observation, reward, terminated, truncated, info
+        return game.observe(self.me), reward, status == 2, status == 3, info
 
 
 class NardyVectorEnv(gymnasium.vector.VectorEnv):
-    """``num_envs`` episodes of :class:`NardyEnv` (``actions="turns"``) in one kernel batch:
-    a ``gymnasium.vector.VectorEnv`` whose games, opponents and dice are those of the
-    kernel's :class:`fastnardy.envs.vector.VectorEnv` machinery, without a Python loop over games.
+    """``num_envs`` episodes of :class:`NardyEnv` in one kernel batch: a
+    ``gymnasium.vector.VectorEnv`` whose games, opponents and dice are those of the kernel's
+    :class:`fastnardy.envs.vector.VectorEnv` machinery, without a Python loop over games.
 
-    Observations (num_envs, 52) int8 and rewards as :class:`NardyEnv`'s; actions
-    (num_envs,) ints, game i's an index into its legal turns, legal below ``infos["legal"][i]``
-    ((num_envs,) int64); :meth:`action_masks` makes the (num_envs, MAX_TURNS_PER_ROLL) mask
-    when asked (not every step: it is 5 KB a game). An illegal action ends that game as in
-    NardyEnv. Autoreset in the same step (Gymnasium's ``SAME_STEP``): a
-    game that ends is replaced by the next game of the run (streams 0 .. num_envs - 1 after
-    ``reset(seed=s)``, then num_envs, num_envs + 1, ... in the order games end), its last
-    observation in ``infos["final_obs"]`` where ``infos["_final_obs"]`` is True.
-    :meth:`sb3` adapts it to stable-baselines3's ``VecEnv`` (for MaskablePPO too)."""
+    Observations (num_envs, 52 or 54) int8 and rewards as :class:`NardyEnv`'s, in either
+    encoding (``actions``). With ``"turns"`` game i's action is an index into its legal turns,
+    legal below ``infos["legal"][i]`` ((num_envs,) int64), and :meth:`action_masks` makes the
+    (num_envs, MAX_TURNS_PER_ROLL) mask when asked (not every step: it is 5 KB a game). With
+    ``"steps"`` it is one checker step (:mod:`fastnardy.envs.steps`), each game at its own
+    step of its own turn, the (num_envs, 150) mask in ``infos["action_mask"]`` and
+    :meth:`action_masks`; ``auto_forced`` as NardyEnv's. An illegal action ends that game as
+    in NardyEnv. Autoreset in the same step (Gymnasium's ``SAME_STEP``): a game that ends is
+    replaced by the next game of the run (streams 0 .. num_envs - 1 after ``reset(seed=s)``,
+    then num_envs, num_envs + 1, ... in the order games end), its last observation in
+    ``infos["final_obs"]`` where ``infos["_final_obs"]`` is True. :meth:`sb3` adapts it to
+    stable-baselines3's ``VecEnv`` (for MaskablePPO too). One thread at a time
+    (FastNardyError otherwise)."""
 
     metadata: Dict[str, Any] = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, rules: object = "long", num_envs: int = 16, opponent: str = "random",
-                 side: str = WHITE, *, max_turns: int = EPISODE_TURNS) -> None:
+                 side: str = WHITE, *, actions: str = "turns", max_turns: int = EPISODE_TURNS,
+                 auto_forced: bool = False) -> None:
         self.rules = Rules.of(rules)
         self.num_envs = checks.number(num_envs, "num_envs", 1, 1 << 24)
         if not isinstance(opponent, str) or opponent not in _OPPONENTS:
             raise FastNardyError(f"opponent must be one of {_OPPONENTS}, not {opponent!r}")
         self.opponent = opponent
         self.me = (WHITE, BLACK).index(checks.side(side, "side"))
+        self.actions = check_actions(actions)
         self.max_turns = checks.number(max_turns, "max_turns", 1, 1 << 30)
-        self.single_observation_space = spaces.Box(0, 15, (OBSERVATION_WIDTH["turns"],),
+        self.auto_forced = checks.flag(auto_forced, "auto_forced")
+        self.single_observation_space = spaces.Box(0, 15, (OBSERVATION_WIDTH[self.actions],),
                                                    np.int8)
-        self.single_action_space = action_space("turns")
+        self.single_action_space = action_space(self.actions)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, self.num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space,
                                                                self.num_envs)
         self._seed: Optional[int] = None
         self._games: Any = None
+        self._steps: Any = None
         self._streams = 0
         self._legal = np.zeros(self.num_envs, dtype=np.int64)
-        self._observation = np.zeros((self.num_envs, OBSERVATION_WIDTH["turns"]), np.int8)
+        self._mask = np.zeros((self.num_envs, STEP_ACTIONS), dtype=bool)
+        self._observation = np.zeros((self.num_envs, OBSERVATION_WIDTH[self.actions]),
+                                     np.int8)
 
+    @one_thread("NardyVectorEnv")
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
               ) -> Tuple[npt.NDArray[np.int8], Dict[str, Any]]:
         """New games 0 .. num_envs - 1 of the run of ``seed`` (a first reset without one
@@ -318,26 +363,38 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         everyone = np.arange(self.num_envs)
         self._games.start(everyone, self._streams + everyone)
         self._streams += self.num_envs
-        observation, _, _, _, infos = self._settle(np.zeros(self.num_envs, dtype=bool))
+        if self.actions == "steps":
+            self._steps = _kernel.StepBatch(self._games, self.auto_forced)
+        observation, _, _, _, infos = self._settle(np.zeros(self.num_envs, dtype=bool), None)
         return observation, infos
 
+    @one_thread("NardyVectorEnv")
     def step(self, actions: Any) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.float64],
                                          npt.NDArray[np.bool_], npt.NDArray[np.bool_],
                                          Dict[str, Any]]:
-        """Play game i's legal turn ``actions[i]`` in every game, then the opponents' turns
-        up to each agent's next choice (new games for those that end)."""
+        """Play game i's action ``actions[i]`` (a legal turn, or a step of one) in every game,
+        then the opponents' turns up to each agent's next choice (new games for those that
+        end)."""
         if self._games is None:
             raise FastNardyError("call reset() before step()")
         array = checks.array(actions, "actions")
         if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
             raise FastNardyError(f"actions must be {self.num_envs} ints, not {array.dtype} "
                                  f"{array.shape}")
-        illegal = (array < 0) | (array >= self._legal)
-        self._games.play_choices(np.where(illegal, 0, array))
-        return self._settle(illegal)
+        if self.actions == "turns":
+            illegal = (array < 0) | (array >= self._legal)
+            self._games.play_choices(np.where(illegal, 0, array))
+            return self._settle(illegal, None)
+        inside = (array >= 0) & (array < STEP_ACTIONS)
+        illegal = ~inside
+        illegal[inside] = ~self._mask[np.flatnonzero(inside), array[inside]]
+        return self._settle(illegal, np.where(illegal, -1, array))
 
+    @one_thread("NardyVectorEnv")
     def action_masks(self) -> npt.NDArray[np.bool_]:
-        """(num_envs, MAX_TURNS_PER_ROLL) bool: the legal actions of each game."""
+        """(num_envs, MAX_TURNS_PER_ROLL or STEP_ACTIONS) bool: each game's legal actions."""
+        if self.actions == "steps":
+            return self._mask.copy()
         mask: npt.NDArray[np.bool_] = np.arange(MAX_TURNS_PER_ROLL) < self._legal[:, None]
         return mask
 
@@ -350,13 +407,25 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
 
         return NardyVecEnv(self)
 
-    def _settle(self, illegal: npt.NDArray[np.bool_]
+    def _run(self, steps: Optional[npt.NDArray[Any]]) -> None:
+        """The kernel call: play the steps (``"steps"``; -1 leaves a game where it is), then
+        every game on to its agent's next choice (``"turns"``: the legal turns counted)."""
+        if self._steps is None:
+            _, _, waiting, offsets = self._games.prepare()
+            self._legal = np.zeros(self.num_envs, dtype=np.int64)
+            self._legal[waiting] = np.diff(offsets)
+        elif steps is None:
+            self._steps.settle()
+        else:
+            self._steps.play(steps)
+
+    def _settle(self, illegal: npt.NDArray[np.bool_], steps: Optional[npt.NDArray[Any]]
                 ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.float64],
                            npt.NDArray[np.bool_], npt.NDArray[np.bool_], Dict[str, Any]]:
         """Play on to every agent's next choice; score, report and restart the games that
         ended (``illegal``: ended by an illegal action, scored minus the most points)."""
         games = self._games
-        _, _, waiting, offsets = games.prepare()
+        self._run(steps)
         keys, mover, _, status = games.state()
         winner, points, _, _ = games.results()
         terminated = (status == 2) | illegal
@@ -370,19 +439,24 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
             final = np.empty(self.num_envs, dtype=object)
             for i in ended:  # an illegal action ends the game where it was played
                 final[i] = self._observation[i] if illegal[i] else observe(
-                    self.rules, keys[i], int(mover[i]), self.me, np.zeros(2, dtype=np.int8))
+                    self.rules, keys[i], int(mover[i]), self.me,
+                    np.zeros(OBSERVATION_WIDTH[self.actions] - 50, dtype=np.int8))
             infos["final_obs"], infos["_final_obs"] = final, terminated | truncated
         while len(ended):  # a new game may end before its agent has a choice
             games.start(ended, self._streams + np.arange(len(ended)))
             self._streams += len(ended)
-            _, _, waiting, offsets = games.prepare()
+            self._run(None)
             ended = np.flatnonzero(games.state()[3] >= 2)
-        self._legal = np.zeros(self.num_envs, dtype=np.int64)
-        self._legal[waiting] = np.diff(offsets)
-        keys, _, dice, _ = games.state()  # every game waits for its agent: its frame
-        self._observation = np.concatenate([rows_from_keys(self.rules, keys), dice],
-                                           axis=1).astype(np.int8)
-        infos["legal"] = self._legal.copy()
+        if self._steps is None:
+            keys, _, dice, _ = games.state()  # every game waits for its agent: its frame
+            self._observation = np.concatenate([rows_from_keys(self.rules, keys), dice],
+                                               axis=1).astype(np.int8)
+            infos["legal"] = self._legal.copy()
+        else:
+            _, rows, left, self._mask = self._steps.observe()
+            self._observation = np.concatenate([rows, left], axis=1)
+            infos["action_mask"] = self._mask.copy()
+            infos["legal"] = self._mask.sum(axis=1)
         return self._observation.copy(), rewards, terminated, truncated, infos
 
 

@@ -34,7 +34,7 @@ is forced) and an unmasked action is illegal.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -42,15 +42,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .. import _kernel, checks
+from .. import checks
 from ..basics import EPISODE_TURNS, SIDES
-from ..batch import decode
 from ..errors import FastNardyError
 from .._utils.threads import one_thread
-from .gymnasium import (OBSERVATION_WIDTH, RENDER_MODES, action_space, board_text, check_actions,
-                        check_render_mode, max_points, observe, observe_turn, seed_from_os)
+from .gymnasium import (OBSERVATION_WIDTH, RENDER_MODES, KernelGame, action_space,
+                        check_actions, check_render_mode, max_points, seed_from_os)
 from ..rules import Rules
-from .steps import TurnInProgress
 
 __all__ = ["NardyAEC", "env", "raw_env"]
 
@@ -62,22 +60,22 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
                                 "is_parallelizable": False, "render_fps": 4}
 
     def __init__(self, rules: object = "long", *, actions: str = "turns",
-                 max_turns: int = EPISODE_TURNS, render_mode: Optional[str] = None) -> None:
+                 max_turns: int = EPISODE_TURNS, render_mode: Optional[str] = None,
+                 auto_forced: bool = False) -> None:
         super().__init__()
         self.rules = Rules.of(rules)
         self.actions = check_actions(actions)
+        self.auto_forced = checks.flag(auto_forced, "auto_forced")
         self.max_turns = checks.number(max_turns, "max_turns", 1, 1 << 30)
         self.render_mode = check_render_mode(render_mode)
         self.possible_agents: List[str] = list(SIDES)
         self.agents: List[str] = []
         self._seed: Optional[int] = None
         self._episode = 0
-        self._games: Any = None
-        self._turn: Optional[TurnInProgress] = None
-        self._mask = np.zeros(action_space(self.actions).n, dtype=np.int8)
+        self._game: Optional[KernelGame] = None
         observation = spaces.Dict({
             "observation": spaces.Box(0, 15, (OBSERVATION_WIDTH[self.actions],), np.int8),
-            "action_mask": spaces.Box(0, 1, (len(self._mask),), np.int8)})
+            "action_mask": spaces.Box(0, 1, (action_space(self.actions).n,), np.int8)})
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         self.action_spaces = {agent: action_space(self.actions)
                               for agent in self.possible_agents}
@@ -99,10 +97,8 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
             self._episode = 0
         elif self._seed is None:
             self._seed = seed_from_os()
-        rules = self.rules
-        self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), 1, self._seed,
-                                        (2, 2), self.max_turns)
-        self._games.start(np.zeros(1, dtype=np.int64), np.array([self._episode]))
+        self._game = KernelGame(self.rules, self.actions, self._seed, self._episode, (2, 2),
+                                self.max_turns, self.auto_forced)
         self._episode += 1
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
@@ -116,81 +112,56 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> Dict[str, npt.NDArray[np.int8]]:
         """``agent``'s observation (see the module docstring)."""
         me = SIDES.index(_agent(agent))
-        if self._games is None:
+        game = self._game
+        if game is None:
             raise FastNardyError("call reset() before observe()")
-        keys, mover, dice, _ = self._games.state()
-        mine = bool(self._mask.any()) and int(mover[0]) == me and agent in self.agents
-        mask = self._mask.copy() if mine else np.zeros_like(self._mask)
-        if mine and self._turn is not None:
-            return {"observation": observe_turn(self._turn), "action_mask": mask}
-        shown = np.zeros(OBSERVATION_WIDTH[self.actions] - 50, dtype=np.int8)
-        if mine:
-            shown[:2] = dice[0]
-        return {"observation": observe(self.rules, keys[0], int(mover[0]), me, shown),
-                "action_mask": mask}
+        mine = game.mover() == me and agent in self.agents
+        mask = game.mask.copy() if mine else np.zeros_like(game.mask)
+        return {"observation": game.observe(me), "action_mask": mask}
 
     @one_thread("NardyAEC")
     def step(self, action: Any) -> None:
         """The agent to move plays ``action``: a legal turn, or a step of one (T1)."""
-        if self._games is None:
+        game = self._game
+        if game is None:
             raise FastNardyError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        mask = game.mask
         if not (isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-                and 0 <= int(action) < len(self._mask) and self._mask[int(action)]):
-            raise FastNardyError(f"T1: action {action!r} is not one of the {self._mask.sum()} "
+                and 0 <= int(action) < len(mask) and mask[int(action)]):
+            raise FastNardyError(f"T1: action {action!r} is not one of the {mask.sum()} "
                                  f"allowed actions of {agent}")
         self._cumulative_rewards[agent] = 0.0
-        if self._turn is None:
-            self._games.play_choices(np.array([int(action)]))
-            self._settle()
-        else:
-            self._turn.play(int(action))
-            if self._turn.done:
-                self._games.play_choices(np.array([self._turn.index]))
-                self._settle()
-            else:
-                self._mask = self._turn.mask()
-                self.rewards = {agent: 0.0 for agent in self.agents}
+        game.settle(int(action))
+        self._settle()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _settle(self) -> None:
-        """Play on to the next choice; set the selection, mask, rewards and flags."""
-        _, _, waiting, offsets = self._games.prepare()
-        keys, mover, dice, status = self._games.state()
-        winner, points, _, _ = self._games.results()
-        legal = int(offsets[1] - offsets[0]) if len(waiting) else 0
-        self._turn = None
-        self._mask = np.zeros_like(self._mask)
-        if legal and self.actions == "turns":
-            self._mask[:legal] = 1
-        elif legal:
-            position = decode(self.rules, keys[:1], SIDES[int(mover[0])])[0]
-            self._turn = TurnInProgress(position, (int(dice[0][0]), int(dice[0][1])))
-            self._mask = self._turn.mask()
+        """After the kernel ran on to the next choice: the selection, rewards and flags."""
+        game = cast(KernelGame, self._game)
+        status, winner, points = game.outcome()
         self.rewards = {agent: 0.0 for agent in self.agents}
-        self.agent_selection = SIDES[int(mover[0])]
-        if status[0] == 2:
-            won = SIDES[int(winner[0])]
+        self.agent_selection = SIDES[game.mover()]
+        if status == 2:
+            won = SIDES[winner]
             for agent in self.agents:
-                self.rewards[agent] = float(points[0]) if agent == won else -float(points[0])
+                self.rewards[agent] = points if agent == won else -points
                 self.terminations[agent] = True
-        elif status[0] == 3:
+        elif status == 3:
             for agent in self.agents:
                 self.truncations[agent] = True
 
     @one_thread("NardyAEC")
     def render(self) -> Optional[str]:
         """The text board (``"ansi"``), printed with ``"human"``; None without a mode."""
-        if self.render_mode is None or self._games is None:
+        if self.render_mode is None or self._game is None:
             return None
-        keys, mover, dice, _ = self._games.state()
-        text = board_text(self.rules, keys[0], int(mover[0]),
-                          dice[0] if self._mask.any() else None, self._turn)
+        text = self._game.text()
         if self.render_mode == "human":
             print(text)
             return None

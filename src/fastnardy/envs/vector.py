@@ -19,13 +19,19 @@ N games are always waiting for an action.
 ``"keys"`` (N,) ``KEY_DTYPE`` or ``("features", kind)`` (N, F) float32 of
 :func:`fastnardy.features`, with ``dice`` (N, 2) and ``mover`` (N,) (0 white, 1 black).
 
+**Steps** (``actions="steps"``): each game waits at its own step of its own turn, and the
+action of game i is a step of :mod:`fastnardy.envs.steps` (``6 * (src - 1) + (die - 1)``)
+allowed by its mask. :meth:`VectorEnv.reset` and :meth:`VectorEnv.step` then return
+:class:`Steps`: the boards after the steps taken, the dice left and the masks; a game whose
+steps make a legal turn plays it, and the forced turns and new games after it, in the same
+kernel call. With ``auto_forced=True`` a step that is the only one allowed is played without
+asking (never by default).
+
 This is its own API, for self-play and afterstate learning (both sides choose, every child
 given). For the conventions of the RL libraries, one agent against the kernel's random or
 greedy player, :class:`fastnardy.envs.gymnasium.NardyVectorEnv` is a
-``gymnasium.vector.VectorEnv`` on the same kernel batch, and its ``sb3()`` a
-stable-baselines3 ``VecEnv``; the step encoding (``actions="steps"``) is
-:class:`fastnardy.envs.gymnasium.NardyEnv`'s, vectorized by Gymnasium's or SB3's own vector
-environments.
+``gymnasium.vector.VectorEnv`` on the same kernel batch, in both encodings, and its
+``sb3()`` a stable-baselines3 ``VecEnv``.
 """
 
 from __future__ import annotations
@@ -36,13 +42,15 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kernel, checks
+from .._kernel import STEP_ACTIONS
+from .._utils.threads import one_thread
 from ..basics import EPISODE_TURNS, MAX_TURNS_PER_ROLL
 from ..batch import rows_from_keys
 from ..errors import FastNardyError
 from ..search.inputs import ENCODINGS, features
 from ..rules import Rules
 
-__all__ = ["MAX_TURNS_PER_ROLL", "Step", "VectorEnv"]
+__all__ = ["MAX_TURNS_PER_ROLL", "Step", "Steps", "VectorEnv"]
 
 Observation = Union[str, Tuple[str, str]]
 
@@ -76,20 +84,45 @@ class Step(NamedTuple):
         return mask
 
 
+class Steps(NamedTuple):
+    """What :meth:`VectorEnv.reset` and :meth:`VectorEnv.step` return with
+    ``actions="steps"``, one entry per game: ``observation`` the board after the steps taken
+    this turn (as ``"rows"``, ``"keys"`` or features), ``dice`` (N, 2) int8 the roll being
+    played, ``dice_left`` (N, 4) int8 its dice not yet played (largest first, 0-padded),
+    ``mover`` (N,) int8, ``mask`` (N, STEP_ACTIONS) bool the allowed steps, ``rewards`` (N, 2)
+    float64, ``terminated`` and ``truncated`` (N,) bool (as :class:`Step`)."""
+
+    observation: npt.NDArray[Any]
+    dice: npt.NDArray[np.int8]
+    dice_left: npt.NDArray[np.int8]
+    mover: npt.NDArray[np.int8]
+    mask: npt.NDArray[np.bool_]
+    rewards: npt.NDArray[np.float64]
+    terminated: npt.NDArray[np.bool_]
+    truncated: npt.NDArray[np.bool_]
+
+
 class VectorEnv:
-    """``num_envs`` games of ``rules`` stepped together (see the module docstring)."""
+    """``num_envs`` games of ``rules`` stepped together (see the module docstring). One
+    thread at a time: a call while another runs is refused (FastNardyError)."""
 
     def __init__(self, rules: object, num_envs: int, seed: int = 0, *,
-                 observation: Observation = "rows", max_turns: int = EPISODE_TURNS) -> None:
+                 observation: Observation = "rows", max_turns: int = EPISODE_TURNS,
+                 actions: str = "turns", auto_forced: bool = False) -> None:
         self.rules = Rules.of(rules)
         self.num_envs = checks.number(num_envs, "num_envs", 1, 1 << 24)
         self.seed = checks.number(seed, "seed", 0)
         self.max_turns = checks.number(max_turns, "max_turns", 1, 1 << 30)
         self.observation = _check_observation(self.rules, observation)
+        if not isinstance(actions, str) or actions not in ("turns", "steps"):
+            raise FastNardyError(f"actions must be 'turns' or 'steps', not {actions!r}")
+        self.actions = actions
+        self.auto_forced = checks.flag(auto_forced, "auto_forced")
         self._games: Any = None
-        self._streams = 0
+        self._steps: Any = None
 
-    def reset(self, seed: Optional[int] = None) -> Step:
+    @one_thread("VectorEnv")
+    def reset(self, seed: Optional[int] = None) -> Union[Step, Steps]:
         """Begin ``num_envs`` new games from the start (T6 opening), games 0 .. N - 1 of the
         run (``seed``, when given, replaces the run's seed)."""
         if seed is not None:
@@ -98,17 +131,29 @@ class VectorEnv:
         self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), self.num_envs,
                                         self.seed, (2, 2), self.max_turns, True)
         self._games.start(np.arange(self.num_envs), np.arange(self.num_envs))
-        return self._settle()
+        if self.actions == "turns":
+            return self._settle()
+        self._steps = _kernel.StepBatch(self._games, self.auto_forced)
+        self._steps.settle()
+        return self._settle_steps()
 
-    def step(self, actions: npt.ArrayLike) -> Step:
-        """Play action ``actions[i]`` (an index into game i's legal turns, T2 order) in every
-        game; FastNardyError names a game whose action is not one of its legal turns."""
+    @one_thread("VectorEnv")
+    def step(self, actions: npt.ArrayLike) -> Union[Step, Steps]:
+        """Play action ``actions[i]`` in every game: an index into game i's legal turns (T2
+        order), or with ``actions="steps"`` a step its mask allows; FastNardyError names a
+        game whose action is not allowed, and then no game moves."""
         if self._games is None:
             raise FastNardyError("call reset() before step()")
         array = checks.array(actions, "actions")
         if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
             raise FastNardyError(f"actions must be {self.num_envs} ints, not "
                                  f"{array.dtype} {array.shape}")
+        if self._steps is not None:
+            if array.size and int(array.min()) < 0:
+                raise FastNardyError(f"action {int(array.min())} is not a step: actions are "
+                                     f"from 0 to {STEP_ACTIONS - 1}")
+            self._steps.play(array)
+            return self._settle_steps()
         self._games.play_choices(array)
         return self._settle()
 
@@ -117,15 +162,29 @@ class VectorEnv:
         every game waits; the new rolls and children."""
         games = self._games
         children, _, _, offsets = games.prepare()
-        ended, winner, points, _ = games.take_ended()
         keys, mover, dice, _ = games.state()
+        rewards, terminated, truncated = self._ended()
+        return Step(self._observe(keys), dice, mover, children, offsets, rewards, terminated,
+                    truncated)
+
+    def _settle_steps(self) -> Steps:
+        """After the kernel call of a step: the boards, dice left and masks."""
+        keys, rows, left, masks = self._steps.observe()
+        _, mover, dice, _ = self._games.state()
+        rewards, terminated, truncated = self._ended()
+        observation = rows if self.observation == "rows" else self._observe(keys)
+        return Steps(observation, dice, left, mover, masks, rewards, terminated, truncated)
+
+    def _ended(self) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_],
+                              npt.NDArray[np.bool_]]:
+        """(rewards, terminated, truncated) of the games that ended since the last call."""
+        ended, winner, points, _ = self._games.take_ended()
         terminated = ended == 2
         rewards = np.zeros((self.num_envs, 2))
         won = np.flatnonzero(terminated)
         rewards[won, winner[won]] = points[won]
         rewards[won, 1 - winner[won]] = -points[won]
-        return Step(self._observe(keys), dice, mover, children, offsets, rewards, terminated,
-                    ended == 3)
+        return rewards, terminated, ended == 3
 
     def _observe(self, keys: npt.NDArray[Any]) -> npt.NDArray[Any]:
         if self.observation == "keys":
