@@ -1,9 +1,12 @@
 """Environment steps per CPU second, side by side: fastnardy's VectorEnv (random actions,
 long and short nardy), pgx's backgammon on the CPU (jit-compiled, vmapped) and OpenSpiel's
 C++ backgammon driven from Python (issue 15's goals: the vector environment at least 10x
-pgx's steps per CPU second, and at least 1 million random long-nardy steps per CPU second).
+pgx's steps per CPU second, and at least 1 million random long-nardy steps per CPU second),
+and the step encoding beside the turn encoding (issue 38's goals: NardyEnv(actions="steps")
+at least 0.5x the steps per CPU second of actions="turns"; VectorEnv(actions="steps") at
+least 500,000 steps per CPU second and at least 0.3x its own turn steps).
 
-    python bench/env_steps.py [--rounds 3] [--batch 4096] [--seconds 2]
+    python bench/env_steps.py [--rounds 3] [--batch 4096] [--seconds 2] [--only NAME ...]
 
 Each contender runs in its own process, one process per contender per round, the rounds
 interleaved (A B C A B C ...); the median over the rounds is printed. Time is the process's
@@ -16,8 +19,12 @@ warm-up (jit compilation, the first steps). What a step is differs, and is print
 * fastnardy gymnasium vector: one turn of one game of ``NardyVectorEnv`` (the agent's
   random legal turn, then the kernel's random opponent up to the agent's next choice), its
   (N, 52) observations made every step.
-* fastnardy NardyEnv steps: one step of one ``NardyEnv(actions="steps")`` (one checker step,
-  a random allowed one; the opponent's turns inside the step that completes a turn).
+* fastnardy NardyEnv steps / turns: one step of one ``NardyEnv`` (``"steps"``: one checker
+  step, a random allowed one, the opponent's turns inside the step that completes a turn;
+  ``"turns"``: one random legal turn and the opponent's up to the next choice).
+* fastnardy VectorEnv steps / turns, rows: one step of one game of ``VectorEnv`` with
+  board-row observations (``"steps"``: one checker step of every game, a random allowed one
+  from its mask, and the turns it completes; ``"turns"``: one random legal turn).
 * pgx: one call of ``env.step`` for one game, which moves ONE checker (a turn is up to four
   steps), a uniformly random legal action from ``legal_action_mask``.
 * OpenSpiel: one ``apply_action`` at a player node (an action moves two checkers; a double
@@ -74,12 +81,36 @@ def gymnasium_worker(game: str, batch: int, seconds: float) -> dict:
     return {"steps": steps, "cpu": time.process_time() - start}
 
 
-def steps_worker(game: str, seconds: float) -> dict:
+def vector_worker(game: str, batch: int, seconds: float, actions: str) -> dict:
+    import numpy as np
+
+    from fastnardy.envs.vector import VectorEnv
+
+    env = VectorEnv(game, batch, 1, actions=actions)
+    rng = np.random.default_rng(0)
+    step = env.reset()
+
+    def choose(step):
+        if actions == "steps":
+            return np.argmax(step.mask * rng.random(step.mask.shape), axis=1)
+        return (rng.random(batch) * step.counts).astype(np.int64)
+
+    for _ in range(20):  # warm-up
+        step = env.step(choose(step))
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(10):
+            step = env.step(choose(step))
+        steps += 10 * batch
+    return {"steps": steps, "cpu": time.process_time() - start}
+
+
+def steps_worker(game: str, seconds: float, actions: str = "steps") -> dict:
     import numpy as np
 
     from fastnardy.envs.gymnasium import NardyEnv
 
-    env = NardyEnv(game, actions="steps")
+    env = NardyEnv(game, actions=actions)
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=1)
     steps, start = 0, time.process_time()
@@ -154,7 +185,14 @@ CONTENDERS = {
     "fastnardy short, keys": "fastnardy short keys",
     "fastnardy short, features": "fastnardy short features",
     "fastnardy long, gymnasium vector": "gymnasium long",
-    "fastnardy long, NardyEnv steps": "steps long",
+    "fastnardy long, NardyEnv steps": "steps long steps",
+    "fastnardy long, NardyEnv turns": "steps long turns",
+    "fastnardy short, NardyEnv steps": "steps short steps",
+    "fastnardy short, NardyEnv turns": "steps short turns",
+    "fastnardy long, VectorEnv steps, rows": "vector long steps",
+    "fastnardy long, VectorEnv turns, rows": "vector long turns",
+    "fastnardy short, VectorEnv steps, rows": "vector short steps",
+    "fastnardy short, VectorEnv turns, rows": "vector short turns",
     "pgx backgammon": "pgx",
     "OpenSpiel backgammon": "openspiel",
 }
@@ -167,7 +205,9 @@ def worker(argv: list) -> None:
     elif what == "gymnasium":
         out = gymnasium_worker(argv[3], batch, seconds)
     elif what == "steps":
-        out = steps_worker(argv[3], seconds)
+        out = steps_worker(argv[3], seconds, argv[4])
+    elif what == "vector":
+        out = vector_worker(argv[3], batch, seconds, argv[4])
     elif what == "pgx":
         out = pgx_worker(batch, seconds)
     else:
@@ -203,9 +243,14 @@ def main() -> None:
           f"batch {args.batch}, {args.seconds} CPU s each)")
     for name in names:
         if name in errors:
-            print(f"  {name:28s} failed: {errors[name]}")
+            print(f"  {name:40s} failed: {errors[name]}")
         else:
-            print(f"  {name:28s} {statistics.median(rates[name]):>14,.0f}")
+            print(f"  {name:40s} {statistics.median(rates[name]):>14,.0f}")
+    for name in names:  # issue 38: each encoding's steps against the other's
+        other = name.replace("steps", "turns")
+        if "steps" in name and other in names and rates[name] and rates[other]:
+            print(f"  {name} / turns: "
+                  f"{statistics.median(rates[name]) / statistics.median(rates[other]):.2f}x")
     if "pgx backgammon" in names and rates.get("pgx backgammon"):
         pgx_rate = statistics.median(rates["pgx backgammon"])
         for name in names:
