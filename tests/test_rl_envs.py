@@ -20,7 +20,7 @@ from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from fastnardy import FastNardyError, Rules, batch, simulate  # noqa: E402
 from fastnardy.envs import pettingzoo as pettingzoo_env  # noqa: E402
-from fastnardy.envs.gymnasium import NardyEnv, NardyVectorEnv  # noqa: E402
+from fastnardy.envs.gymnasium import OBSERVATION_LAYOUT, NardyEnv, NardyVectorEnv  # noqa: E402
 from fastnardy.envs.pettingzoo import NardyAEC  # noqa: E402
 from fastnardy.play.interactive import greedy  # noqa: E402
 from fastnardy.envs.steps import TurnInProgress  # noqa: E402
@@ -197,21 +197,79 @@ def test_T1_vector_illegal_actions_end_those_games_and_unseeded_runs_differ():
     assert not np.array_equal(one.reset()[0], two.reset()[0])  # their dice differ
 
 
-def test_T1_vector_env_as_sb3_vec_env():
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+def test_T1_vector_env_as_sb3_vec_env(actions):
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
-    venv = NardyVectorEnv("short", 4, max_turns=6).sb3()
+    width = OBSERVATION_LAYOUT[actions].dice.stop
+    venv = NardyVectorEnv("short", 4, max_turns=6, actions=actions).sb3()
     venv.seed(5)
     observation = venv.reset()
-    assert observation.shape == (4, 52) and venv.render_mode is None
-    again = NardyVectorEnv("short", 4).sb3()
+    assert observation.shape == (4, width) and venv.render_mode is None
+    again = NardyVectorEnv("short", 4, actions=actions).sb3()
     again.seed(5)
     assert np.array_equal(again.reset(), observation)
     ended = 0
-    for _ in range(8):
+    for _ in range(8 if actions == "turns" else 40):
         masks = np.stack(venv.env_method("action_masks"))
         observation, rewards, dones, infos = venv.step(masks.argmax(axis=1))
         for i in np.flatnonzero(dones):
-            assert infos[i]["terminal_observation"].shape == (52,)
+            assert infos[i]["terminal_observation"].shape == (width,)
             assert infos[i]["TimeLimit.truncated"]  # max_turns 6: cut off, not finished
             ended += 1
     assert ended and venv.get_attr("opponent") == ["random"] * 4
+
+
+@pytest.mark.parametrize("actions", ["turns", "steps"])
+def test_L10_opponents_a_network_a_callable_and_self_play_chosen_per_reset(actions):
+    """Issue 38 item 5: the opponent is random, greedy, a network (an Evaluator, in the
+    kernel) or a callable that sees the game from its side (self-play: the agent's own
+    policy); reset(options=...) changes it; the network beats random over some games."""
+    from fastnardy import FastNardyError
+    from fastnardy.search import Evaluator
+
+    network = Evaluator.load("short")
+    env = NardyEnv("short", opponent=network, actions=actions)
+    seen = []
+
+    def policy(observation, mask):  # the same policy for both sides: self-play
+        seen.append(observation.copy())
+        return int(np.flatnonzero(mask)[0])
+
+    won = 0
+    observation, info = env.reset(seed=1)
+    for episode in range(12):
+        if episode == 6:
+            observation, info = env.reset(options={"opponent": policy})
+        elif episode:
+            observation, info = env.reset()
+        over = False
+        while not over:
+            observation, reward, terminated, truncated, info = env.step(
+                policy(observation, info["action_mask"] == 1))
+            over = terminated or truncated
+        won += episode < 6 and reward < 0
+    assert won >= 4  # the network won most of its 6 games against the first-action policy
+    assert env.opponent is policy and len(seen) > 100
+    layout = OBSERVATION_LAYOUT[actions]
+    for observation in seen:  # every observation the callable got had its roll to play
+        assert observation[layout.dice].any()
+    with pytest.raises(FastNardyError, match="opponent must be"):
+        NardyEnv("short", opponent="network")
+    with pytest.raises(FastNardyError, match="for short nardy"):
+        NardyEnv("long", opponent=network)
+    with pytest.raises(FastNardyError, match="opponent must be"):
+        NardyVectorEnv("short", 4, opponent=policy)
+    vector = NardyVectorEnv("short", 4, opponent=network, actions=actions)
+    _, infos = vector.reset(seed=2)
+    vector.step(np.argmax(vector.action_masks(), axis=1))
+
+
+def test_observation_layout_names_every_entry():
+    for actions, layout in OBSERVATION_LAYOUT.items():
+        env = NardyEnv("long", actions=actions)
+        observation, _ = env.reset(seed=1)
+        assert len(layout) == observation.shape[0] == len(set(layout.names))
+        assert layout.index("own point 24") == 23 and layout.index("opponent bar") == 49
+        assert observation[layout.own_points].sum() + observation[layout.own_bar] == 15
+        assert observation[layout.dice][:2].all()  # the roll, or the dice left, to play
+    assert OBSERVATION_LAYOUT["steps"].names[-1] == "die left 4"

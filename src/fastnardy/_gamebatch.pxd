@@ -46,6 +46,7 @@ cdef class GameBatch:
     cdef void open_game(self, Py_ssize_t g) noexcept nogil
     cdef int advance(self, Py_ssize_t g, uint64_t lo, uint64_t hi) noexcept nogil
     cdef void cut(self, Py_ssize_t g) noexcept nogil
+    cdef int ready_to_run(self) except -1
     cdef int run_game(self, nb_ctx* c, Py_ssize_t g) noexcept nogil
     cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil
     cdef object _prepare(self)

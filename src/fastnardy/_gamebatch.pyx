@@ -352,6 +352,14 @@ cdef class GameBatch:
             self.advance(g, lo, hi)
         return 0
 
+    cdef int ready_to_run(self) except -1:
+        """Before run_game without the GIL: the network's scratch, if a side plays one."""
+        if (self.net[0] != NULL or self.net[1] != NULL) and self.scratch == NULL:
+            self.scratch = nn_scratch_new()
+            if self.scratch == NULL:
+                raise MemoryError()
+        return 0
+
     cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil:
         """The first of the n children in c.out of highest value to the mover: the L10/S9
         points of a child that ends the game, else minus the network's equity of it."""
@@ -415,10 +423,7 @@ cdef class GameBatch:
         cdef int64_t* ov
         if not self.keep_children:
             raise FastNardyError("this GameBatch is played by a StepBatch, step by step")
-        if (self.net[0] != NULL or self.net[1] != NULL) and self.scratch == NULL:
-            self.scratch = nn_scratch_new()
-            if self.scratch == NULL:
-                raise MemoryError()
+        self.ready_to_run()
         self.nkids = 0
         games = np.empty(self.n, dtype=np.int64)
         offsets = np.empty(self.n + 1, dtype=np.int64)

@@ -454,6 +454,7 @@ cdef class StepBatch:
         cdef uint64_t lo, hi
         if arr is not None:
             av = <const int64_t*>_data(arr)
+        games.ready_to_run()
         c = ctx_acquire()
         try:
             ctx_watch(c)

@@ -339,7 +339,7 @@ def check_step(position: PackedPosition, dice: object, taken: object, src: objec
         if not partial.play(6 * (s - 1) + d - 1):
             error = _step_refusal(position, roll, pairs[:number - 1], s, d)
             raise IllegalTurnError(error.rule, str(error)[len(error.rule) + 2:], number)
-    return cast(StepTuple, partial.played[-1])
+    return partial.played[-1]
 
 
 def _src_die(step: object, number: int) -> Tuple[int, int]:

@@ -6,9 +6,14 @@ arguments of :class:`NardyEnv` pass through ``make``); without importing it firs
 1.x has no entry-point plugins that could register the ids at its own import).
 
 **Episode.** A game from the start (T6 opening decides who begins) between the agent, playing
-``side``, and ``opponent`` (``"random"`` or ``"greedy"``, as :func:`fastnardy.simulate`),
-whose turns and the agent's forced turns (a pass or a single legal turn) are played by the
-kernel between the agent's steps. Dice come from the environment's seeded stream: episode k
+``side``, and ``opponent``, whose turns and the agent's forced turns (a pass or a single
+legal turn) are played between the agent's steps. The opponent is ``"random"`` or
+``"greedy"`` (as :func:`fastnardy.simulate`) or a network (an
+:class:`fastnardy.search.Evaluator` of the game, shipped or saved: it plays its best child
+at 0 ply), all three inside the kernel; or, for :class:`NardyEnv`, a callable
+``opponent(observation, action_mask) -> action`` that sees the game from its side in the
+agent's encoding (the agent's own policy makes it self-play). ``reset(options={"opponent":
+...})`` changes it from that episode on. Dice come from the environment's seeded stream: episode k
 after ``reset(seed=s)`` is game k of a :func:`fastnardy.simulate` run of seed s. The first
 ``reset()`` of an environment never seeded draws its seed from the OS (Gymnasium's
 convention), so unseeded environments play different games.
@@ -45,7 +50,7 @@ the roll and the steps taken, ``"human"`` prints it.
 from __future__ import annotations
 
 import secrets
-from typing import Any, Dict, Optional, SupportsFloat, Tuple, cast
+from typing import Any, Callable, Dict, Optional, SupportsFloat, Tuple, cast
 
 import gymnasium
 import numpy as np
@@ -55,18 +60,74 @@ from gymnasium import spaces
 from .. import _kernel, checks, notation
 from ..basics import BLACK, EPISODE_TURNS, MAX_TURNS_PER_ROLL, SIDES, WHITE
 from ..batch import decode, rows_from_keys
-from ..errors import FastNardyError
+from ..errors import FastNardyError, integer
+from ..search.network import Evaluator
 from .._utils.threads import one_thread
 from ..position import Position, Step
 from ..rules import Rules
 from .steps import DICE_SLOTS, STEP_ACTIONS
 
-__all__ = ["ACTIONS", "OBSERVATION_WIDTH", "NardyEnv", "NardyVectorEnv"]
+__all__ = ["ACTIONS", "OBSERVATION_LAYOUT", "OBSERVATION_WIDTH", "NardyEnv", "NardyVectorEnv",
+           "ObservationLayout"]
 
 ACTIONS = ("turns", "steps")  # the action encodings
-OBSERVATION_WIDTH = {"turns": 52, "steps": 50 + DICE_SLOTS}  # a board row, where in the roll
+
+
+class ObservationLayout:
+    """What each entry of an observation is (``names[i]`` of entry i), for one encoding:
+    the observing side's points 1-24 and bar (its own numbering), the other side's points
+    1-24 and bar (the other side's own numbering), then the roll (``"turns"``: ``die 1``,
+    ``die 2``) or the dice left (``"steps"``: ``die left 1`` .. ``die left 4``, largest
+    first). The slices pick each part out of an observation (or the last axis of many)."""
+
+    own_points = slice(0, 24)
+    own_bar = 24
+    opponent_points = slice(25, 49)
+    opponent_bar = 49
+
+    def __init__(self, actions: str) -> None:
+        self.actions = actions
+        dice = ("die 1", "die 2") if actions == "turns" else tuple(
+            f"die left {k}" for k in range(1, DICE_SLOTS + 1))
+        self.names: Tuple[str, ...] = (
+            tuple(f"own point {p}" for p in range(1, 25)) + ("own bar",)
+            + tuple(f"opponent point {p}" for p in range(1, 25)) + ("opponent bar",) + dice)
+        self.dice = slice(50, len(self.names))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def index(self, name: str) -> int:
+        """The entry named ``name`` (FastNardyError for a name not in the layout)."""
+        if name not in self.names:
+            raise FastNardyError(f"no observation entry is named {name!r}")
+        return self.names.index(name)
+
+    def __repr__(self) -> str:
+        return f"<ObservationLayout {self.actions!r}: {len(self)} entries>"
+
+
+OBSERVATION_LAYOUT = {actions: ObservationLayout(actions) for actions in ACTIONS}
+OBSERVATION_WIDTH = {actions: len(layout) for actions, layout in OBSERVATION_LAYOUT.items()}
 RENDER_MODES = ["human", "ansi"]
 _OPPONENTS = ("random", "greedy")
+Opponent = Tuple[int, Any, Optional[Callable[..., Any]]]  # kernel policy, network, callable
+
+
+def check_opponent(rules: Rules, opponent: object, callable_ok: bool = True) -> Opponent:
+    """The kernel policy of ``opponent`` (0 random, 1 greedy, 3 a network, 2 a callable
+    played in Python), its compiled network and the callable; FastNardyError otherwise."""
+    if isinstance(opponent, str) and opponent in _OPPONENTS:
+        return _OPPONENTS.index(opponent), None, None
+    if isinstance(opponent, Evaluator):
+        if opponent.game != rules.game:
+            raise FastNardyError(f"the opponent network is for {opponent.game} nardy, not "
+                                 f"{rules.game}")
+        return 3, opponent.network, None
+    if callable_ok and callable(opponent):
+        return 2, None, opponent
+    kinds = "'random', 'greedy', an Evaluator" + (" or a callable" if callable_ok else "")
+    raise FastNardyError(f"opponent must be {kinds}, not {opponent!r}")
 
 
 def max_points(rules: Rules) -> int:
@@ -130,11 +191,12 @@ class KernelGame:
     observation."""
 
     def __init__(self, rules: Rules, actions: str, seed: int, episode: int,
-                 policy: Tuple[int, int], max_turns: int, auto_forced: bool = False) -> None:
+                 policy: Tuple[int, int], max_turns: int, auto_forced: bool = False,
+                 nets: Tuple[Any, Any] = (None, None)) -> None:
         self.rules = rules
         self.actions = actions
         self.games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), 1, seed, policy,
-                                       max_turns)
+                                       max_turns, False, nets)
         self.games.start(np.zeros(1, dtype=np.int64), np.array([episode]))
         self.steps = _kernel.StepBatch(self.games, auto_forced) if actions == "steps" else None
         self.mask = np.zeros(action_space(actions).n, dtype=np.int8)
@@ -204,12 +266,11 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
 
     metadata: Dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": 4}
 
-    def __init__(self, rules: object = "long", opponent: str = "random", side: str = WHITE,
+    def __init__(self, rules: object = "long", opponent: object = "random", side: str = WHITE,
                  *, actions: str = "turns", max_turns: int = EPISODE_TURNS,
                  render_mode: Optional[str] = None, auto_forced: bool = False) -> None:
         self.rules = Rules.of(rules)
-        if not isinstance(opponent, str) or opponent not in _OPPONENTS:
-            raise FastNardyError(f"opponent must be one of {_OPPONENTS}, not {opponent!r}")
+        self._opponent = check_opponent(self.rules, opponent)
         self.opponent = opponent
         self.me = (WHITE, BLACK).index(checks.side(side, "side"))
         self.actions = check_actions(actions)
@@ -234,11 +295,17 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             self._seed, self._episode = seed, 0
         elif self._seed is None:
             self._seed = seed_from_os()
-        policy = [2, 2]
-        policy[1 - self.me] = _OPPONENTS.index(self.opponent)
+        if options and "opponent" in options:
+            self._opponent = check_opponent(self.rules, options["opponent"])
+            self.opponent = options["opponent"]
+        code, network, _ = self._opponent
+        policy, nets = [2, 2], [None, None]
+        policy[1 - self.me], nets[1 - self.me] = code, network
         self._game = KernelGame(self.rules, self.actions, self._seed, self._episode,
-                                (policy[0], policy[1]), self.max_turns, self.auto_forced)
+                                (policy[0], policy[1]), self.max_turns, self.auto_forced,
+                                (nets[0], nets[1]))
         self._episode += 1
+        self._opponent_moves()
         observation, _, _, _, info = self._report()
         if self.render_mode == "human":
             self.render()
@@ -261,10 +328,22 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             info["illegal"] = True
             return observation, -float(max_points(self.rules)), True, False, info
         game.settle(int(action))
+        self._opponent_moves()
         result = self._report()
         if self.render_mode == "human":
             self.render()
         return result
+
+    def _opponent_moves(self) -> None:
+        """A callable opponent plays its choices up to the agent's next one."""
+        game = cast(KernelGame, self._game)
+        choose = self._opponent[2]
+        while choose is not None and game.mask.any() and game.mover() != self.me:
+            action = integer(choose(game.observe(1 - self.me), game.mask.astype(bool)))
+            if action is None or not 0 <= action < len(game.mask) or not game.mask[action]:
+                raise FastNardyError(f"the opponent chose {action!r}, which is not one of its "
+                                     f"{int(game.mask.sum())} allowed actions")
+            game.settle(action)
 
     @one_thread("NardyEnv")
     def action_masks(self) -> npt.NDArray[np.bool_]:
@@ -318,13 +397,12 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata: Dict[str, Any] = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
 
-    def __init__(self, rules: object = "long", num_envs: int = 16, opponent: str = "random",
+    def __init__(self, rules: object = "long", num_envs: int = 16, opponent: object = "random",
                  side: str = WHITE, *, actions: str = "turns", max_turns: int = EPISODE_TURNS,
                  auto_forced: bool = False) -> None:
         self.rules = Rules.of(rules)
         self.num_envs = checks.number(num_envs, "num_envs", 1, 1 << 24)
-        if not isinstance(opponent, str) or opponent not in _OPPONENTS:
-            raise FastNardyError(f"opponent must be one of {_OPPONENTS}, not {opponent!r}")
+        self._opponent = check_opponent(self.rules, opponent, callable_ok=False)
         self.opponent = opponent
         self.me = (WHITE, BLACK).index(checks.side(side, "side"))
         self.actions = check_actions(actions)
@@ -355,11 +433,16 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
             self._seed, self._streams = checks.number(seed, "seed", 0, (1 << 64) - 1), 0
         elif self._seed is None:
             self._seed = seed_from_os()
-        policy = [2, 2]
-        policy[1 - self.me] = _OPPONENTS.index(self.opponent)
+        if options and "opponent" in options:
+            self._opponent = check_opponent(self.rules, options["opponent"], callable_ok=False)
+            self.opponent = options["opponent"]
+        code, network, _ = self._opponent
+        policy, nets = [2, 2], [None, None]
+        policy[1 - self.me], nets[1 - self.me] = code, network
         rules = self.rules
         self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), self.num_envs,
-                                        self._seed, (policy[0], policy[1]), self.max_turns)
+                                        self._seed, (policy[0], policy[1]), self.max_turns,
+                                        False, (nets[0], nets[1]))
         everyone = np.arange(self.num_envs)
         self._games.start(everyone, self._streams + everyone)
         self._streams += self.num_envs
