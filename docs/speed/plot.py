@@ -72,6 +72,25 @@ def _phases(path: Path, table: dict) -> None:
     plt.close(fig)
 
 
+def _learning(path: Path, table: dict) -> None:
+    """A learning curve: win rate against each opponent by CPU minutes of training."""
+    curve = table["curve"]
+    minutes = [point["cpu_minutes"] for point in curve]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for opponent, colour in (("random", OTHER), ("greedy", FASTNARDY)):
+        ax.plot(minutes, [100 * point[opponent] for point in curve], marker=".",
+                color=colour, label=f"against {opponent} (50 games a point)")
+    ax.axhline(60, color="#c53030", linestyle="--", linewidth=1, label="goal: 60% against greedy")
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("CPU minutes of training (one core, evaluations included)")
+    ax.set_ylabel("games won, %")
+    ax.set_title(table["title"], fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
+
+
 def draw(out: Path = HERE / "plots") -> List[Path]:
     """Write every plot into ``out``; returns their paths."""
     plt.rcParams["svg.hashsalt"] = "fastnardy"  # the same file for the same numbers
@@ -106,6 +125,8 @@ def draw(out: Path = HERE / "plots") -> List[Path]:
         written.append(out / name)
     _phases(out / "phases.svg", results["phases"])
     written.append(out / "phases.svg")
+    _learning(out / "learning.svg", results["learning"])
+    written.append(out / "learning.svg")
     return written
 
 
