@@ -193,7 +193,9 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     def environments() -> List[Any]:
         ready = VectorEnv("short", 3, 1)
         ready.reset()
-        return [VectorEnv("long", 2), ready]
+        steps = VectorEnv("long", 2, 1, actions="steps")
+        steps.reset()
+        return [VectorEnv("long", 2), ready, steps]
 
     engine = [sys.executable, "-m", "fastnardy.engines.reference"]
     difference = crosscheck.Difference(START, (), START, (6, 6), 1, (TURN,), (), (("x", 2),))
@@ -231,7 +233,8 @@ def _rl_samples() -> Dict[type, Callable[[], List[Any]]]:
     """Environments of the RL adapters, fresh and reset, where their libraries are installed."""
     samples: Dict[type, Callable[[], List[Any]]] = {}
     if "fastnardy.envs.gymnasium" in MODULES:
-        from fastnardy.envs.gymnasium import NardyEnv, NardyVectorEnv
+        from fastnardy.envs.gymnasium import (OBSERVATION_LAYOUT, NardyEnv, NardyVectorEnv,
+                                              ObservationLayout)
 
         def gym() -> List[Any]:
             ready = NardyEnv("short", "greedy")
@@ -243,10 +246,13 @@ def _rl_samples() -> Dict[type, Callable[[], List[Any]]]:
         def vector() -> List[Any]:
             ready = NardyVectorEnv("short", 3, "greedy")
             ready.reset(seed=1)
-            return [NardyVectorEnv("long", 2), ready]
+            steps = NardyVectorEnv("long", 2, actions="steps")
+            steps.reset(seed=2)
+            return [NardyVectorEnv("long", 2), ready, steps]
 
         samples[NardyEnv] = gym
         samples[NardyVectorEnv] = vector
+        samples[ObservationLayout] = lambda: list(OBSERVATION_LAYOUT.values())
     if "fastnardy.envs.pettingzoo" in MODULES:
         from fastnardy.envs.pettingzoo import NardyAEC
 

@@ -73,45 +73,22 @@ __all__ = ["ACTIONS", "OBSERVATION_LAYOUT", "OBSERVATION_WIDTH", "NardyEnv", "Na
 ACTIONS = ("turns", "steps")  # the action encodings
 
 
-class ObservationLayout:
-    """What each entry of an observation is (``names[i]`` of entry i), for one encoding:
-    the observing side's points 1-24 and bar (its own numbering), the other side's points
-    1-24 and bar (the other side's own numbering), then the roll (``"turns"``: ``die 1``,
-    ``die 2``) or the dice left (``"steps"``: ``die left 1`` .. ``die left 4``, largest
-    first). The slices pick each part out of an observation (or the last axis of many)."""
-
-    own_points = slice(0, 24)
-    own_bar = 24
-    opponent_points = slice(25, 49)
-    opponent_bar = 49
-
-    def __init__(self, actions: str) -> None:
-        self.actions = actions
-        dice = ("die 1", "die 2") if actions == "turns" else tuple(
-            f"die left {k}" for k in range(1, DICE_SLOTS + 1))
-        self.names: Tuple[str, ...] = (
-            tuple(f"own point {p}" for p in range(1, 25)) + ("own bar",)
-            + tuple(f"opponent point {p}" for p in range(1, 25)) + ("opponent bar",) + dice)
-        self.dice = slice(50, len(self.names))
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def index(self, name: str) -> int:
-        """The entry named ``name`` (FastNardyError for a name not in the layout)."""
-        if name not in self.names:
-            raise FastNardyError(f"no observation entry is named {name!r}")
-        return self.names.index(name)
-
-    def __repr__(self) -> str:
-        return f"<ObservationLayout {self.actions!r}: {len(self)} entries>"
-
-
-OBSERVATION_LAYOUT = {actions: ObservationLayout(actions) for actions in ACTIONS}
-OBSERVATION_WIDTH = {actions: len(layout) for actions, layout in OBSERVATION_LAYOUT.items()}
 RENDER_MODES = ["human", "ansi"]
 _OPPONENTS = ("random", "greedy")
 Opponent = Tuple[int, Any, Optional[Callable[..., Any]]]  # kernel policy, network, callable
+
+
+def reset_opponent(rules: Rules, options: object, callable_ok: bool = True
+                   ) -> Optional[Opponent]:
+    """The opponent ``reset(options={"opponent": ...})`` asks for, or None (no change);
+    FastNardyError for options that are not None or a dict, or a bad opponent."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise FastNardyError(f"options must be None or a dict, not {type(options).__name__}")
+    if "opponent" not in options:
+        return None
+    return check_opponent(rules, options["opponent"], callable_ok)
 
 
 def check_opponent(rules: Rules, opponent: object, callable_ok: bool = True) -> Opponent:
@@ -145,6 +122,44 @@ def check_actions(actions: object) -> str:
     if not isinstance(actions, str) or actions not in ACTIONS:
         raise FastNardyError(f"actions must be one of {ACTIONS}, not {actions!r}")
     return actions
+
+
+class ObservationLayout:
+    """What each entry of an observation is (``names[i]`` of entry i), for one encoding:
+    the observing side's points 1-24 and bar (its own numbering), the other side's points
+    1-24 and bar (the other side's own numbering), then the roll (``"turns"``: ``die 1``,
+    ``die 2``) or the dice left (``"steps"``: ``die left 1`` .. ``die left 4``, largest
+    first). The slices pick each part out of an observation (or the last axis of many)."""
+
+    own_points = slice(0, 24)
+    own_bar = 24
+    opponent_points = slice(25, 49)
+    opponent_bar = 49
+
+    def __init__(self, actions: str) -> None:
+        self.actions = check_actions(actions)
+        dice = ("die 1", "die 2") if actions == "turns" else tuple(
+            f"die left {k}" for k in range(1, DICE_SLOTS + 1))
+        self.names: Tuple[str, ...] = (
+            tuple(f"own point {p}" for p in range(1, 25)) + ("own bar",)
+            + tuple(f"opponent point {p}" for p in range(1, 25)) + ("opponent bar",) + dice)
+        self.dice = slice(50, len(self.names))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def index(self, name: str) -> int:
+        """The entry named ``name`` (FastNardyError for a name not in the layout)."""
+        if not isinstance(name, str) or name not in self.names:
+            raise FastNardyError(f"no observation entry is named {name!r}")
+        return self.names.index(name)
+
+    def __repr__(self) -> str:
+        return f"<ObservationLayout {self.actions!r}: {len(self)} entries>"
+
+
+OBSERVATION_LAYOUT = {actions: ObservationLayout(actions) for actions in ACTIONS}
+OBSERVATION_WIDTH = {actions: len(layout) for actions, layout in OBSERVATION_LAYOUT.items()}
 
 
 def check_render_mode(render_mode: object) -> Optional[str]:
@@ -295,9 +310,9 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             self._seed, self._episode = seed, 0
         elif self._seed is None:
             self._seed = seed_from_os()
-        if options and "opponent" in options:
-            self._opponent = check_opponent(self.rules, options["opponent"])
-            self.opponent = options["opponent"]
+        chosen = reset_opponent(self.rules, options)
+        if chosen is not None:
+            self._opponent, self.opponent = chosen, cast(Dict[str, Any], options)["opponent"]
         code, network, _ = self._opponent
         policy, nets = [2, 2], [None, None]
         policy[1 - self.me], nets[1 - self.me] = code, network
@@ -433,9 +448,9 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
             self._seed, self._streams = checks.number(seed, "seed", 0, (1 << 64) - 1), 0
         elif self._seed is None:
             self._seed = seed_from_os()
-        if options and "opponent" in options:
-            self._opponent = check_opponent(self.rules, options["opponent"], callable_ok=False)
-            self.opponent = options["opponent"]
+        chosen = reset_opponent(self.rules, options, callable_ok=False)
+        if chosen is not None:
+            self._opponent, self.opponent = chosen, cast(Dict[str, Any], options)["opponent"]
         code, network, _ = self._opponent
         policy, nets = [2, 2], [None, None]
         policy[1 - self.me], nets[1 - self.me] = code, network
