@@ -1,7 +1,7 @@
 """Exceptions raised on bad input, all subclasses of :class:`ValueError`; the failure of
 another engine, a :class:`RuntimeError` (as python-chess's engine errors are: ``except
-ValueError`` does not catch a crashed engine); and the one check that every entry point
-makes of an integer argument."""
+ValueError`` does not catch a crashed engine); the one check that every entry point
+makes of an integer argument; and how an error quotes what it refuses."""
 
 import operator
 from typing import Optional
@@ -21,6 +21,14 @@ def integer(value: object) -> Optional[int]:
         return operator.index(value)
     except TypeError:  # numpy 2: a one-element array has __index__ but refuses it
         return None
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` quoted for an error message: its repr, or that of its first ``limit``
+    characters and how long it is (a hostile input is never quoted whole)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 class FastNardyError(ValueError):

@@ -33,7 +33,7 @@ from . import checks
 from ._kernel import dice_pair
 from .basics import Points, mirror
 from .errors import (FastNardyError, IllegalTurnError, InvalidPositionError, InvalidRulesError,
-                     NotationError)
+                     NotationError, shown)
 from .rules import VARIANTS, Rules
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def parse_rules(text: str) -> Rules:
     match = re.fullmatch(r"(long|short)(?:\((.*)\))?", text)
     if not match:
         raise InvalidPositionError(f"rules must be 'long' or 'short' with optional "
-                                   f"(name=value,...) variants, not {text!r}")
+                                   f"(name=value,...) variants, not {shown(text)}")
     game, body = match.group(1), match.group(2)
     fields = _RULE_FIELDS[game]
     kwargs: Dict[str, Any] = {}  # str variants and bool flags, checked against fields
@@ -116,7 +116,7 @@ def parse_side(text: str, who: str) -> Tuple[Points, int]:
         match = re.fullmatch(r"(bar|[1-9]|1[0-9]|2[0-4]):([1-9]|1[0-5])", item)
         if not match:
             raise InvalidPositionError(
-                f"{who}: cannot read {item!r}; expected point:count with point 1-24 or 'bar' "
+                f"{who}: cannot read {shown(item)}; expected point:count with point 1-24 or 'bar' "
                 f"and count 1-15")
         where, count = match.group(1), int(match.group(2))
         if where in seen:
@@ -144,7 +144,7 @@ def parse_position(text: object) -> Tuple[Rules, str, Points, int, Points, int]:
     fields = text.split()
     if len(fields) != 4:
         raise InvalidPositionError(
-            f"a position string has 4 fields '<rules> <w|b> <white> <black>', got {text!r}")
+            f"a position string has 4 fields '<rules> <w|b> <white> <black>', got {shown(text)}")
     rules_text, side, white_text, black_text = fields
     rules = parse_rules(rules_text)
     if side not in ("w", "b"):
@@ -293,7 +293,7 @@ def _bytes_from_id(pid: object) -> bytes:
         )
     if len(pid) != ID_LENGTH:
         raise InvalidPositionError(
-            f"GNU Backgammon Position ID must be {ID_LENGTH} characters, got {len(pid)}: {pid!r}"
+            f"GNU Backgammon Position ID must be {ID_LENGTH} characters, got {len(pid)}: {shown(pid)}"
         )
     value = 0
     for pos, ch in enumerate(pid):

@@ -56,7 +56,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple, TypeVar, Uni
 
 from . import notation
 from .basics import BLACK, SIDES, WHITE, Roll
-from .errors import FastNardyError, IllegalTurnError, InvalidRecordError, NotationError
+from .errors import FastNardyError, IllegalTurnError, InvalidRecordError, NotationError, shown
 from .position import Position
 from .rules import Rules
 
@@ -285,7 +285,7 @@ def read_record(text: str) -> GameRecord:
             if (name == "double") != (action.group(4) is not None):
                 raise InvalidRecordError(f"line {number}: an offer is 'N side doubles STAKE', "
                                          f"an answer 'N side takes' or 'N side drops', not "
-                                         f"{line!r}")
+                                         f"{shown(line)}")
             if name == "double":
                 offered = int(action.group(4))
             cube.append((len(turns), CubeAction(int(action.group(1)), action.group(2), name,
@@ -330,16 +330,16 @@ def _read_opening(value: str, line: int) -> Roll:
     match = re.fullmatch(r"([1-6]) +([1-6])", value)
     if not match:
         raise InvalidRecordError(f"line {line}: 'opening' takes white's and black's die, "
-                                 f"e.g. 'opening 3 5', not {value!r}")
+                                 f"e.g. 'opening 3 5', not {shown(value)}")
     return int(match.group(1)), int(match.group(2))
 
 
 def _read_turn(line: str, number: int) -> RecordedTurn:
-    match = re.fullmatch(r"([0-9]+) +(white|black) +([1-6])-([1-6]) +(\S.*)", line)
+    match = re.fullmatch(r"([0-9]{1,9}) +(white|black) +([1-6])-([1-6]) +(\S.*)", line)
     if not match:
         raise InvalidRecordError(
             f"line {number}: expected a header line ({', '.join(_HEADER_KEYS)}) or a turn "
-            f"'<move number> <white|black> <d1>-<d2> <turn>', not {line!r}")
+            f"'<move number> <white|black> <d1>-<d2> <turn>', not {shown(line)}")
     return RecordedTurn(int(match.group(1)), match.group(2),
                         (int(match.group(3)), int(match.group(4))), match.group(5), number)
 

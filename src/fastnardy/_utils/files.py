@@ -7,6 +7,7 @@ into memory)."""
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from typing import Union
 
@@ -43,9 +44,26 @@ def write_whole(path: Path, content: bytes) -> None:
         raise
 
 
+def check_regular(path: Path, limit: int) -> None:
+    """``path`` is a regular file of at most ``limit`` bytes (checked before it is opened: a
+    FIFO would block the open, a device never end): FastNardyError otherwise;
+    FileNotFoundError and the other OSErrors of ``os.stat`` pass through."""
+    status = os.stat(path)
+    if not stat.S_ISREG(status.st_mode):
+        raise FastNardyError(f"{os.fspath(path)} is not a regular file (a FIFO, a device or "
+                             f"a socket): fastnardy reads files")
+    if status.st_size > limit:
+        raise FastNardyError(f"{os.fspath(path)} is {status.st_size:,} bytes, more than the "
+                             f"{limit:,} fastnardy reads")
+
+
 def read_text(path: Path, limit: int = MAX_READ_BYTES) -> str:
     """The UTF-8 text of ``path``, read up to ``limit`` bytes: FastNardyError for a larger file
-    (or stream) and for one that is not UTF-8; OSError when it does not open."""
+    (or stream), a FIFO or a socket (whose open would block), and for one that is not
+    UTF-8; OSError when it does not open."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise FastNardyError(f"{os.fspath(path)} is a FIFO or a socket: fastnardy reads files")
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:

@@ -29,8 +29,11 @@ from ..errors import FastNardyError
 PathLike = Union[str, "os.PathLike[str]"]
 
 MAX_MEMBER_BYTES = 64 << 20  # a member's data, as its header declares it
+MAX_FILE_BYTES = 256 << 20  # the archive itself, checked before zipfile reads it
 MAX_JSON_DEPTH = 32  # nesting of a JSON text member: objects and arrays
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# a JSON text's strings (an unterminated one runs to the end) and brackets, each character
+# read once: the depth scan is linear in the text, whatever it holds
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[{\]}]', re.DOTALL)
 
 # what goes wrong reading a damaged archive, its compression or a member (header or data)
 _DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
@@ -56,6 +59,7 @@ def read(path: PathLike, schema: Mapping[str, Member],
     where = repr(os.fspath(path))
     arrays: Dict[str, npt.NDArray[Any]] = {}
     member = ""
+    _files.check_regular(path, MAX_FILE_BYTES)
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
@@ -117,11 +121,11 @@ def json_text(array: npt.NDArray[Any], path: PathLike, member: str,
     FastNardyError naming the file and the member."""
     document = str(array[()])
     depth = deepest = 0
-    for char in _STRINGS.sub("", document):
-        if char in "[{":
+    for token in _TOKENS.findall(document):
+        if token in "[{":
             depth += 1
             deepest = max(deepest, depth)
-        elif char in "]}":
+        elif token in "]}":
             depth -= 1
     where = f"{os.fspath(path)!r}, member {member!r}"
     if deepest > max_depth:

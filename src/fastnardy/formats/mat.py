@@ -22,7 +22,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import checks, notation
 from ..basics import BLACK, SIDES, WHITE
-from ..errors import InvalidRecordError
+from ..errors import InvalidRecordError, shown
 from ..game import Match
 from ..position import Position
 from ..record import (CubeAction, GameRecord, RecordedTurn, Win, at_line, check_count,
@@ -109,10 +109,11 @@ class MatGame:
 
 
 _CELL = re.compile(
-    r"(?P<roll>[1-6][1-6]):(?P<move>(?:[ \t]+(?:[0-9]+|bar)(?:/(?:[0-9]+|off)\*?)+"
+    r"(?P<roll>[1-6][1-6]):(?P<move>(?:[ \t]+(?:[0-9]{1,2}|bar)(?:/(?:[0-9]{1,2}|off)\*?)+"
     r"(?:\([1-4]\))?)*)"
-    r"|Doubles => (?P<cube>[0-9]+)|(?P<take>Takes)|(?P<drop>Drops)"
-    r"|Wins (?P<points>[0-9]+) points?(?: and the match)?")
+    r"|Doubles => (?P<cube>[0-9]{1,9})|(?P<take>Takes)|(?P<drop>Drops)"
+    r"|Wins (?P<points>[0-9]{1,9}) points?(?: and the match)?")
+MAX_LINE = 1000  # characters: a .mat line of moves is under 100; a longer one is refused
 _RIGHT_COLUMN = 20  # a cell starting at or after this column is player 1's (the right one)
 
 
@@ -125,6 +126,9 @@ def read_mat(text: str) -> List[MatGame]:
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
         if line.strip() and not line.lstrip().startswith(";"):
+            if len(line) > MAX_LINE:
+                raise InvalidRecordError(f"line {number} is {len(line):,} characters long: a "
+                                         f"line of a match export is at most {MAX_LINE:,}")
             reader.feed(line, number)
     return reader.finish()
 
@@ -142,34 +146,29 @@ class _MatReader:
         self.cube = 1
 
     def feed(self, line: str, number: int) -> None:
-        match = re.fullmatch(r"\s*([0-9]+) point match", line)
+        match = re.fullmatch(r"\s*([0-9]{1,9}) point match", line)
         if match and self.length is None:
             self.length = int(match.group(1))
             return
         if self.length is None:
             raise InvalidRecordError(f"line {number}: expected the ' N point match' line, "
-                                     f"not {line!r}")
-        match = re.fullmatch(r"\s*Game ([0-9]+)", line)
+                                     f"not {shown(line)}")
+        match = re.fullmatch(r"\s*Game ([0-9]{1,9})", line)
         if match:
             self._close()
             self.number, self.players, self.actions, self.cube = int(match.group(1)), None, [], 1
             return
         if not self.number:
-            raise InvalidRecordError(f"line {number}: expected ' Game 1', not {line!r}")
+            raise InvalidRecordError(f"line {number}: expected ' Game 1', not {shown(line)}")
         if self.players is None:
-            match = re.fullmatch(r"\s*(\S.*?) : ([0-9]+)\s+(\S.*?) : ([0-9]+)", line)
-            if not match:
-                raise InvalidRecordError(f"line {number}: expected the players and scores "
-                                         f"'name : score   name : score', not {line!r}")
-            self.players = (check_name(match.group(1), number), check_name(match.group(3), number))
-            self.scores = (int(match.group(2)), int(match.group(4)))
+            self.players, self.scores = _players(line, number)
             return
-        match = re.match(r"\s*([0-9]+)\)", line)
+        match = re.match(r"\s*([0-9]{1,9})\)", line)
         label = int(match.group(1)) if match else 0
         cells = list(self._cells(line, match.end() if match else 0, number))
         if not match and any(c.group("points") is None for _, c in cells):
             raise InvalidRecordError(f"line {number}: expected a numbered line of moves or a "
-                                     f"'Wins N points' line, not {line!r}")
+                                     f"'Wins N points' line, not {shown(line)}")
         for index, (column, cell) in enumerate(cells):
             right = index > 0 or column >= _RIGHT_COLUMN
             self.actions.append(self._action(cell, SIDES[right], label, number))
@@ -183,7 +182,7 @@ class _MatReader:
             position = cell.end()
             yield cell.start(), cell
         if line[position:].strip():
-            raise InvalidRecordError(f"line {number}: cannot read {line[position:].strip()!r}")
+            raise InvalidRecordError(f"line {number}: cannot read {shown(line[position:].strip())}")
 
     def _action(self, cell: re.Match[str], side: str, label: int, line: int) -> MatAction:
         if cell.group("roll"):
@@ -209,6 +208,20 @@ class _MatReader:
             raise InvalidRecordError("no ' N point match' line: not a GNU Backgammon match export")
         self._close()
         return self.games
+
+
+def _players(line: str, number: int) -> Tuple[Tuple[str, str], Tuple[int, int]]:
+    """The players line, ``name : score   name : score``: the two `` : N`` marks found in
+    one pass (linear in the line, whatever it holds), the names around them."""
+    marks = list(re.finditer(r" : ([0-9]{1,9})(?=\s|$)", line))
+    if len(marks) != 2 or line[marks[1].end():].strip() \
+            or not line[:marks[0].start()].strip() \
+            or not line[marks[0].end():marks[1].start()].strip():
+        raise InvalidRecordError(f"line {number}: expected the players and scores "
+                                 f"'name : score   name : score', not {shown(line)}")
+    names = (check_name(line[:marks[0].start()].strip(), number),
+             check_name(line[marks[0].end():marks[1].start()].strip(), number))
+    return names, (int(marks[0].group(1)), int(marks[1].group(1)))
 
 
 def _from_gnubg(move: str) -> str:

@@ -83,12 +83,14 @@ class Evaluator:
         for name, value in zip(_ARRAYS, (hidden_weights, hidden_bias, output_weights,
                                          output_bias)):
             try:
-                array = np.array(value, dtype=np.float32)
-            except (TypeError, ValueError):
+                with np.errstate(over="ignore", invalid="ignore"):  # refused below
+                    array = np.array(value, dtype=np.float32)
+            except (TypeError, ValueError, OverflowError):
                 raise FastNardyError(f"{name} must be an array of numbers, not "
                                      f"{type(value).__name__}") from None
             if not np.isfinite(array).all():
-                raise FastNardyError(f"{name} holds a value that is not finite")
+                raise FastNardyError(f"{name} holds a value that is not finite as a float32 "
+                                     f"(beyond +-3.4e38, or NaN)")
             arrays.append(array)
         width, (w1, b1, w2, b2) = WIDTHS[kind], arrays
         hidden = w1.shape[1] if w1.ndim == 2 else -1
