@@ -6,6 +6,7 @@ test_search_path.py.)"""
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import threading
 import time
@@ -319,3 +320,39 @@ def test_one_turn_in_progress_hammered_from_threads_refuses_or_works() -> None:
     shared = [TurnInProgress(start, (6, 6))]
     in_threads(hammer)
     assert broken == [], broken[:3]
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/games/gnubg"),
+                    reason="GNU Backgammon (Debian's gnubg) is absent: apt-get install gnubg")
+@pytest.mark.parametrize("processes", [1, 2])
+def test_gnubg_after_an_interrupted_request_answers_the_next_one(processes):
+    """Issue 40 item 3: Ctrl-C during a 2-ply request of 400 rows left its answer in the
+    FIFO, and every later call got the answer before its own (right shape, wrong numbers).
+    Now the interrupted drivers are stopped and started again: the next answers are right."""
+    from fastnardy import Rules
+    from fastnardy.play.match import Gnubg
+
+    rules = Rules.of("short")
+    start = batch.encode([Position.start("short")])
+    children, _ = batch.expand(rules, start, np.array([[3, 1]]))
+    many = np.tile(children, (40, 1))[:400]
+    fresh = Gnubg("expert", processes=1)
+    player = Gnubg("expert", processes=processes)
+    try:
+        expected = fresh.probabilities(start)
+        main = threading.main_thread().ident
+        timer = threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT))
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                player.probabilities(many, plies=2)
+                time.sleep(30)  # the request ended before the interrupt: wait for it
+        finally:
+            timer.cancel()
+            signal.signal(signal.SIGINT, previous)
+        for _ in range(3):
+            np.testing.assert_array_equal(player.probabilities(start), expected)
+    finally:
+        fresh.close()
+        player.close()

@@ -13,7 +13,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, TextIO, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, TextIO, Tuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +50,7 @@ class _Driver:
                                         stderr=subprocess.DEVNULL, env=environment)
         self.requests = self._open_writer(fifos[0])  # both ends in the driver's order
         self.answers = open(fifos[1])
+        self.in_flight = False  # a request is written and its answer not yet read
 
     def _open_writer(self, fifo: str, seconds: float = 120.0) -> TextIO:
         """The request FIFO, once gnubg opens it: never a hang on a gnubg that died."""
@@ -69,9 +70,11 @@ class _Driver:
 
     def ask(self, head: str, items: List[str]) -> List[str]:
         """One request line, its answer's items."""
+        self.in_flight = True
         self.requests.write(f"{head} {';'.join(items)}\n")
         self.requests.flush()
         line = self.answers.readline()
+        self.in_flight = False
         if not line.startswith("@@"):
             raise EngineError(f"gnubg exited ({self.process.poll()})")
         answer = line[2:].strip()
@@ -83,6 +86,18 @@ class _Driver:
         self.requests.close()
         self.answers.close()
         self.process.wait(timeout=30)
+        self.folder.cleanup()
+
+    def abandon(self) -> None:
+        """Stop the process whose answer is no longer wanted (an interrupted request): its
+        late answer must never be read as the next request's."""
+        self.process.kill()
+        self.process.wait(timeout=30)
+        for stream in (self.requests, self.answers):
+            try:
+                stream.close()
+            except OSError:  # the write end's flush to a reader that is gone
+                pass
         self.folder.cleanup()
 
 
@@ -156,7 +171,7 @@ class Gnubg(Player):
         if not Path(GNUBG).exists():
             raise EngineError(f"{GNUBG} not found: apt-get install -y gnubg")
         self.name, self.noise = f"gnubg:{setting}", NOISE[setting]
-        self.drivers: List[_Driver] = []
+        self.drivers: List[Optional[_Driver]] = []
         try:
             for _ in range(processes):
                 self.drivers.append(_Driver())
@@ -173,15 +188,24 @@ class Gnubg(Player):
         if not items:
             return []
         with self.lock:
+            self.drivers = [_Driver() if driver is None else driver for driver in self.drivers]
+            drivers = cast(List[_Driver], self.drivers)
             started = time.perf_counter()
             k = min(len(self.drivers), len(items))
             bounds = [len(items) * i // k for i in range(k + 1)]
             parts = [items[bounds[i]:bounds[i + 1]] for i in range(k)]
-            if self.pool is None or k == 1:
-                answers = [self.drivers[0].ask(head, items)]
-            else:
-                answers = list(self.pool.map(lambda i: self.drivers[i].ask(head, parts[i]),
-                                             range(k)))
+            try:
+                if self.pool is None or k == 1:
+                    answers = [drivers[0].ask(head, items)]
+                else:
+                    answers = list(self.pool.map(lambda i: drivers[i].ask(head, parts[i]),
+                                                 range(k)))
+            except BaseException:  # Ctrl-C: the answers still coming are no one's
+                for i, driver in enumerate(drivers):
+                    if driver.in_flight:
+                        driver.abandon()
+                        self.drivers[i] = None  # started again by the next request
+                raise
             self.seconds += time.perf_counter() - started
         return [item for answer in answers for item in answer]
 
@@ -249,4 +273,5 @@ class Gnubg(Player):
         if pool is not None:
             pool.shutdown()
         for driver in self.drivers:
-            driver.close()
+            if driver is not None:  # None: abandoned by an interrupted request
+                driver.close()
