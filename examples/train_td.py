@@ -42,7 +42,7 @@ from typing import Callable, List, Optional  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from fastnardy import Position, Rules, features  # noqa: E402
+from fastnardy import FastNardyError, Position, Rules, features  # noqa: E402
 from fastnardy.basics import BLACK  # noqa: E402
 from fastnardy.batch import ROW_WIDTH, decode, encode, expand, segment_argmax  # noqa: E402
 from fastnardy.search.inputs import WIDTHS  # noqa: E402
@@ -295,6 +295,9 @@ def launch(script: str, argv: Optional[List[str]],
     except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 130, not a traceback
         print("interrupted", file=sys.stderr)
         return 130
+    except FastNardyError as error:  # e.g. --out cannot be written: one line, status 2
+        print(f"{script}: {error}", file=sys.stderr)
+        return 2
     print(f"wrote {args.out}: {net.metadata[counted]} {counted}, "
           f"{net.metadata['cpu_seconds']} s CPU")
     return 0

@@ -467,3 +467,13 @@ def test_a_failed_save_leaves_no_file(tmp_path: Path) -> None:
     with pytest.raises(FastNardyError, match="cannot write"):
         net.save(target)
     assert [p.name for p in tmp_path.iterdir()] == ["taken.npz"]
+
+
+def test_trainer_reports_an_unwritable_out_in_one_line(tmp_path: Path, capsys) -> None:
+    """Issue 40 item 10: a failed --out write was a traceback; now one line and status 2."""
+    train = _module(ROOT / "examples" / "train_td.py", "train_td")
+    out = tmp_path / "missing-folder" / "net.npz"
+    assert train.main(["--game", "short", "--games", "4", "--parallel", "4", "--hidden", "4",
+                       "--buffer", "50", "--report", "1000", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "cannot write" in err and len(err.splitlines()) == 1

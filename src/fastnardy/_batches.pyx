@@ -200,7 +200,7 @@ cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll
     cdef int err = out_reserve(o, k), j
     cdef int8_t* row
     cdef int32_t* up
-    if err:
+    if err or k == 0:  # nothing to append (and no buffer yet: no memset on NULL)
         return err
     # one tight loop a kind of output (the compiler keeps the game's branch out of them)
     if o.width == 16:
