@@ -9,7 +9,7 @@ arguments of :class:`NardyEnv` pass through ``make``); without importing it firs
 ``side``, and ``opponent``, whose turns and the agent's forced turns (a pass or a single
 legal turn) are played between the agent's steps. The opponent is ``"random"`` or
 ``"greedy"`` (as :func:`fastnardy.simulate`) or a network (an
-:class:`fastnardy.search.Evaluator` of the game, shipped or saved: it plays its best child
+:class:`fastnardy.search.network.Evaluator` of the game, shipped or saved: it plays its best child
 at 0 ply), all three inside the kernel; or, for :class:`NardyEnv`, a callable
 ``opponent(observation, action_mask) -> action`` that sees the game from its side in the
 agent's encoding (the agent's own policy makes it self-play). ``reset(options={"opponent":
