@@ -50,7 +50,7 @@ the roll and the steps taken, ``"human"`` prints it.
 from __future__ import annotations
 
 import secrets
-from typing import Any, Callable, Dict, Optional, SupportsFloat, Tuple, cast
+from typing import Any, Callable, Dict, List, Optional, SupportsFloat, Tuple, cast
 
 import gymnasium
 import numpy as np
@@ -89,6 +89,15 @@ def reset_opponent(rules: Rules, options: object, callable_ok: bool = True
     if "opponent" not in options:
         return None
     return check_opponent(rules, options["opponent"], callable_ok)
+
+
+def sides(opponent: Opponent, me: int) -> Tuple[Tuple[int, int], Tuple[Any, Any]]:
+    """The GameBatch policies and networks of (white, black): the agent ``me`` external (2),
+    the other side ``opponent``'s."""
+    policy: List[int] = [2, 2]
+    nets: List[Any] = [None, None]
+    policy[1 - me], nets[1 - me] = opponent[0], opponent[1]
+    return (policy[0], policy[1]), (nets[0], nets[1])
 
 
 def check_opponent(rules: Rules, opponent: object, callable_ok: bool = True) -> Opponent:
@@ -313,12 +322,9 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         chosen = reset_opponent(self.rules, options)
         if chosen is not None:
             self._opponent, self.opponent = chosen, cast(Dict[str, Any], options)["opponent"]
-        code, network, _ = self._opponent
-        policy, nets = [2, 2], [None, None]
-        policy[1 - self.me], nets[1 - self.me] = code, network
-        self._game = KernelGame(self.rules, self.actions, self._seed, self._episode,
-                                (policy[0], policy[1]), self.max_turns, self.auto_forced,
-                                (nets[0], nets[1]))
+        policy, nets = sides(self._opponent, self.me)
+        self._game = KernelGame(self.rules, self.actions, self._seed, self._episode, policy,
+                                self.max_turns, self.auto_forced, nets)
         self._episode += 1
         self._opponent_moves()
         observation, _, _, _, info = self._report()
@@ -451,13 +457,10 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         chosen = reset_opponent(self.rules, options, callable_ok=False)
         if chosen is not None:
             self._opponent, self.opponent = chosen, cast(Dict[str, Any], options)["opponent"]
-        code, network, _ = self._opponent
-        policy, nets = [2, 2], [None, None]
-        policy[1 - self.me], nets[1 - self.me] = code, network
+        policy, nets = sides(self._opponent, self.me)
         rules = self.rules
         self._games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), self.num_envs,
-                                        self._seed, (policy[0], policy[1]), self.max_turns,
-                                        False, (nets[0], nets[1]))
+                                        self._seed, policy, self.max_turns, False, nets)
         everyone = np.arange(self.num_envs)
         self._games.start(everyone, self._streams + everyone)
         self._streams += self.num_envs
