@@ -275,7 +275,7 @@ def test_check_game_stops_reading_an_endless_stream():
                             capture_output=True, text=True, env=ENV, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == (f"/dev/zero: error: /dev/zero is larger than "
-                             f"{_files.MAX_READ_BYTES >> 20} MiB, the limit of what fastnardy "
+                             f"{_files.MAX_READ_BYTES:,} bytes, the limit of what fastnardy "
                              f"reads\n")
 
 

@@ -18,3 +18,4 @@ cdef int _game_of(object game) except -1
 cdef int _key_of(object lo, object hi, int game, uint64_t* clo, uint64_t* chi) except -1
 cdef Py_ssize_t _index(object index, Py_ssize_t n, str what) except -1
 cdef size_t _data(object array) except? 0
+cpdef object as_array(object value, str name, type error=*)

@@ -16,6 +16,8 @@ from fastnardy._packed cimport nb_board, nb_build, nb_check_key, nb_rules
 from itertools import islice as _islice
 from operator import index as _op_index
 
+import numpy as np
+
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError
 
 
@@ -202,6 +204,16 @@ cdef int _parse_dice(object dice, int* d1, int* d2) except -1:
     d1[0] = _parse_die(a, "die1")
     d2[0] = _parse_die(b, "die2")
     return 0
+
+
+cpdef object as_array(object value, str name, type error=FastNardyError):
+    """``value`` as a numpy array: ``error`` for a ragged nesting of lists (rows of
+    different lengths), which numpy refuses."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise error(f"{name} must be an array (rows of one length), not a ragged "
+                    f"{type(value).__name__}: {exc}") from None
 
 
 def dice_pair(dice):

@@ -16,7 +16,7 @@ from libc.string cimport memcmp, memcpy
 
 import numpy as np
 
-from fastnardy._args cimport _data
+from fastnardy._args cimport _data, as_array
 from fastnardy._packed cimport (nb_board, nb_build, nb_entry, nb_key_has_31,
                                 nb_key_row_words, nb_load8, nonzero8, sum8, words3)
 from fastnardy._packed import KEY_DTYPE
@@ -411,7 +411,7 @@ def features(int kind, int is_short, object boards, object mirror):
         raise ValueError(f"kind must be 0, 1 or 2, not {kind}")
     width = WIDTH[kind]
     mir = mirror_of(mirror)
-    array = np.asarray(boards)
+    array = as_array(boards, "boards", InvalidPositionError)
     if array.dtype.names is not None:
         array = keys_array(array)
         n = array.shape[0]
@@ -455,7 +455,7 @@ def rows_of_keys(int is_short, object keys):
     cdef row_facts facts
     cdef Py_ssize_t i, n
     cdef int faults = 0
-    array = keys_array(np.asarray(keys))
+    array = keys_array(as_array(keys, "keys", InvalidPositionError))
     n = array.shape[0]
     result = np.empty((n, 50), dtype=np.int8)
     if n == 0:
@@ -484,7 +484,7 @@ cdef object _pack(int is_short, object rows, object mirror, int entries):
     cdef Py_ssize_t i, n, width = sizeof(nb_entry) if entries else 16
     cdef int faults = 0, fault
     mir = mirror_of(mirror)
-    array = rows_array(np.asarray(rows))
+    array = rows_array(as_array(rows, "rows", InvalidPositionError))
     n = array.shape[0]
     result = (np.zeros(n * width, dtype=np.uint8) if entries
               else np.empty(n, dtype=KEY_DTYPE))
@@ -559,7 +559,7 @@ def held_masks(object rows, object mirror):
     cdef int64_t* out
     cdef Py_ssize_t i, n
     cdef int side
-    array = rows_array(np.asarray(rows))
+    array = rows_array(as_array(rows, "rows", InvalidPositionError))
     n = array.shape[0]
     result = np.zeros((n, 6), dtype=np.int64)
     if n == 0:
@@ -607,7 +607,7 @@ def races(bint is_short, object rows, object mirror):
     cdef uint8_t* out
     cdef Py_ssize_t i, n
     cdef int faults = 0
-    array = rows_array(np.asarray(rows))
+    array = rows_array(as_array(rows, "rows", InvalidPositionError))
     n = array.shape[0]
     result = np.zeros(n, dtype=np.bool_)
     if n == 0:

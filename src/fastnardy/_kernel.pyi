@@ -11,18 +11,24 @@ against the compiled module (CI runs it).
 
 from types import ModuleType
 from typing import (Any, Iterable, Iterator, Literal, NoReturn, Optional, Sequence, SupportsIndex,
-                    Tuple, Union, overload)
+                    Tuple, Type, Union, overload)
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, disjoint_base
 
 from fastnardy.backend import Board, Code, Counts, TurnTuple
+from fastnardy.errors import FastNardyError
 from fastnardy.position import Position, Step, Turn
 from fastnardy.rules import Rules
 from fastnardy._nnet import Network
 
 KEY_DTYPE: np.dtype[np.void]
+
+def as_array(value: object, name: str, error: Type[FastNardyError] = ...) -> npt.NDArray[Any]:
+    """``value`` as a numpy array: ``error`` for a ragged nesting of lists (rows of
+    different lengths), which numpy refuses."""
+    ...
 
 def dice_pair(dice: object) -> Tuple[int, int]:
     """A roll as two ints from 1 to 6 (InvalidDiceError otherwise)."""

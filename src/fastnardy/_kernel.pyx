@@ -28,7 +28,7 @@ were made before the split: both stay importable from here.
 
 from fastnardy._packed import KEY_DTYPE
 from fastnardy._movegen import _set_fast_paths
-from fastnardy._args import dice_pair
+from fastnardy._args import as_array, dice_pair
 from fastnardy._perftcount import PerftStop, PerftTable, perft_count
 from fastnardy._batches import (ExpandBuffers, _Memory, chance_batch, count_turns_batch,
                                 expand_batch, pack, simulate_games, swap_key, unpack)

@@ -45,10 +45,10 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   W_TDGAMMON, features_contact, features_use_simd,
                                   in_contact, key_row, keys_array, mirror_of, mirrored,
                                   raise_fault, row_facts, row_faults, rows_array)
-from fastnardy._args cimport _data
+from fastnardy._args cimport _data, _key_of, as_array
 from fastnardy._packed cimport nb_ctz
 from fastnardy import _features
-from fastnardy.errors import FastNardyError
+from fastnardy.errors import FastNardyError, InvalidPositionError
 
 cdef extern from *:
     """
@@ -509,14 +509,16 @@ cdef class Network:
         """The cubeless equity (N,) float64 of board rows or keys for their side to move."""
         return self._run(boards, 1)
 
-    def key_equity(self, uint64_t lo, uint64_t hi):
-        """The cubeless equity of one packed key (mover's frame), checked: batch 1 without
-        numpy."""
+    def key_equity(self, lo, hi):
+        """The cubeless equity of one packed key (mover's frame), its words ``lo`` and
+        ``hi`` each from 0 to 2**64 - 1, checked: batch 1 without numpy."""
         cdef nn_scratch s
         cdef float probs[NN_OUTPUTS]
         cdef int fault
+        cdef uint64_t words[2]
+        _key_of(lo, hi, self.net.is_short, &words[0], &words[1])
         nn_scratch_clear(&s)
-        fault = nn_key(&self.net, lo, hi, &s, probs)
+        fault = nn_key(&self.net, words[0], words[1], &s, probs)
         if fault:
             raise_fault(fault, 1)
         return nn_equity(probs)
@@ -563,7 +565,7 @@ cdef class Network:
         cdef nn_scratch* s
         cdef Py_ssize_t i, n, start, stop
         cdef int faults = 0, k, j, m
-        array = np.asarray(boards)
+        array = as_array(boards, "boards", InvalidPositionError)
         is_keys = array.dtype.names is not None  # as fastnardy._features reads boards
         array = keys_array(array) if is_keys else rows_array(array)
         n = array.shape[0]

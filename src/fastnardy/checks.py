@@ -2,12 +2,15 @@
 may be>, not <the value given>"``, raised as the documented :mod:`fastnardy.errors` class.
 
 Dice are checked by the kernel's parser (:func:`fastnardy._kernel.dice_pair`), which every
-entry point calls; the kernel checks again what reaches it (depth, ``max_children``, the
-table's size) and these checks run first, so a caller meets these messages.
+entry point calls, and a ragged nesting of lists by the kernel's ``as_array`` (``array``
+here; the compiled modules call it too); the kernel checks again what reaches it (depth,
+``max_children``, the table's size) and these checks run first, so a caller meets these
+messages.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from itertools import islice
@@ -16,9 +19,11 @@ from typing import Any, List, Optional, Tuple, Type
 import numpy as np
 import numpy.typing as npt
 
-from ._kernel import PackedPosition
+from ._kernel import PackedPosition, as_array
 from .basics import CHECKERS, MAX_DEPTH, SIDES, Points
-from .errors import FastNardyError, InvalidPositionError, integer
+from .errors import FastNardyError, InvalidPositionError, integer, shown
+
+array = as_array  # value, name, error=FastNardyError: one home, the kernel's
 
 MAX_TABLE_MB = 1 << 20  # a transposition table of at most 1 TB
 MAX_ITEMS = 1 << 24  # an iterator of positions or games is read to at most this many
@@ -37,17 +42,6 @@ def bounded(value: object, most: int) -> Optional[List[Any]]:
         return None
 
 
-def array(value: object, name: str, error: Type[FastNardyError] = FastNardyError
-          ) -> npt.NDArray[Any]:
-    """``value`` as a numpy array: ``error`` for a ragged nesting of lists (rows of
-    different lengths), which numpy refuses."""
-    try:
-        return np.asarray(value)
-    except (ValueError, TypeError) as exc:
-        raise error(f"{name} must be an array (rows of one length), not a ragged "
-                    f"{type(value).__name__}: {exc}") from None
-
-
 def number(value: object, name: str, low: int, high: Optional[int] = None,
            error: Type[FastNardyError] = FastNardyError) -> int:
     """An integer from ``low`` to ``high`` (no upper bound when None)."""
@@ -59,13 +53,20 @@ def number(value: object, name: str, low: int, high: Optional[int] = None,
 
 
 def real(value: object, name: str, low: float, high: float) -> float:
-    """A real number (not a bool) from ``low`` to ``high``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                     np.floating)) \
-            or not low <= float(value) <= high:
-        raise FastNardyError(f"{name} must be a number between {low} and {high}, not "
-                             f"{value!r}")
-    return float(value)
+    """A real number (not a bool, not NaN) from ``low`` to ``high``."""
+    number = math.nan
+    if not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer,
+                                                                      np.floating)):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond any float
+            number = math.copysign(math.inf, value)
+    if not low <= number <= high:
+        span = "any number but NaN" if (low, high) == (-math.inf, math.inf) else \
+            f"a number between {low} and {high}"
+        raise FastNardyError(f"{name} must be {span}, not "
+                             f"{shown(value) if isinstance(value, str) else repr(value)}")
+    return number
 
 
 def depth(value: object) -> int:
@@ -108,6 +109,20 @@ def flag(value: object, name: str) -> bool:
     """True or False (a bool, not another truthy value)."""
     if not isinstance(value, bool):
         raise FastNardyError(f"{name} must be True or False, not {value!r}")
+    return value
+
+
+def callback(value: object, name: str = "progress") -> Any:
+    """None or a callable (the caller's callback: what it raises is the caller's)."""
+    if value is not None and not callable(value):
+        raise FastNardyError(f"{name} must be a callable or None, not {value!r}")
+    return value
+
+
+def text(value: object, name: str) -> str:
+    """A str (not bytes, not another object that prints as one)."""
+    if not isinstance(value, str):
+        raise FastNardyError(f"{name} must be text (a str), not {value!r}")
     return value
 
 

@@ -100,8 +100,7 @@ def perft(position: Position, depth: int, *, weighted: bool = False,
     docstring); ``progress`` is called after each subtask; ``checkpoint`` names a file that
     keeps the finished subtasks, so that an interrupted call resumes."""
     root, plies = _position(position), checks.depth(depth)
-    if progress is not None and not callable(progress):
-        raise FastNardyError(f"progress must be a callable or None, not {progress!r}")
+    checks.callback(progress)
     options = _Options(weighted, backend, tt_mb)
     _check_options(options)
     if workers is None and executor is None and checkpoint is None:

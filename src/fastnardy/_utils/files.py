@@ -18,10 +18,22 @@ MAX_READ_BYTES = 64 << 20  # 64 MiB: a match export of thousands of games is a f
 Path = Union[str, "os.PathLike[str]"]
 
 
+def name(path: object) -> str:
+    """``path`` as a file name: a str or an os.PathLike of one (not a file descriptor,
+    which would read or write another file, nor bytes)."""
+    try:
+        named = os.fspath(path)  # type: ignore[call-overload]
+    except TypeError:
+        named = None
+    if not isinstance(named, str) or not named or "\0" in named:
+        raise FastNardyError(f"a file name (a str or os.PathLike) is needed, not {path!r}")
+    return named
+
+
 def write_whole(path: Path, content: bytes) -> None:
     """Write ``content`` to ``path`` whole or not at all: FastNardyError (naming the file and
     the system's reason) when it cannot, the old file untouched."""
-    target = os.fspath(path)
+    target = name(path)
     folder = os.path.dirname(os.path.abspath(target))
     try:
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".fastnardy-",
@@ -48,7 +60,7 @@ def check_regular(path: Path, limit: int) -> None:
     """``path`` is a regular file of at most ``limit`` bytes (checked before it is opened: a
     FIFO would block the open, a device never end): FastNardyError otherwise;
     FileNotFoundError and the other OSErrors of ``os.stat`` pass through."""
-    status = os.stat(path)
+    status = os.stat(name(path))
     if not stat.S_ISREG(status.st_mode):
         raise FastNardyError(f"{os.fspath(path)} is not a regular file (a FIFO, a device or "
                              f"a socket): fastnardy reads files")
@@ -57,22 +69,29 @@ def check_regular(path: Path, limit: int) -> None:
                              f"{limit:,} fastnardy reads")
 
 
-def read_text(path: Path, limit: int = MAX_READ_BYTES) -> str:
-    """The UTF-8 text of ``path``, read up to ``limit`` bytes: FastNardyError for a larger file
-    (or stream), a FIFO or a socket (whose open would block), and for one that is not
-    UTF-8; OSError when it does not open."""
-    mode = os.stat(path).st_mode
+def read_bytes(path: Path, limit: int = MAX_READ_BYTES) -> bytes:
+    """The bytes of ``path``, read up to ``limit``: FastNardyError for a larger file (or
+    stream), a FIFO or a socket (whose open would block); OSError when it does not open."""
+    target = name(path)
+    mode = os.stat(target).st_mode
     if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
-        raise FastNardyError(f"{os.fspath(path)} is a FIFO or a socket: fastnardy reads files")
-    with open(path, "rb") as handle:
+        raise FastNardyError(f"{target} is a FIFO or a socket: fastnardy reads files")
+    with open(target, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise FastNardyError(f"{os.fspath(path)} is larger than {limit >> 20} MiB, the limit "
-                             f"of what fastnardy reads")
+        raise FastNardyError(f"{target} is larger than {limit:,} bytes, the limit of what "
+                             f"fastnardy reads")
+    return data
+
+
+def read_text(path: Path, limit: int = MAX_READ_BYTES) -> str:
+    """The UTF-8 text of ``path``, read up to ``limit`` bytes (:func:`read_bytes`):
+    FastNardyError also for one that is not UTF-8."""
+    data = read_bytes(path, limit)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FastNardyError(f"{os.fspath(path)} is not UTF-8 text: {exc.reason} at byte "
+        raise FastNardyError(f"{name(path)} is not UTF-8 text: {exc.reason} at byte "
                              f"{exc.start}") from None
 
 

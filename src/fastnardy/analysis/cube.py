@@ -86,10 +86,10 @@ class Cube(NamedTuple):
         if not isinstance(cube, Cube):
             raise FastNardyError(f"cube must be a fastnardy.analysis.cube.Cube, not "
                                  f"{type(given).__name__}")
-        if cube.owner not in OWNERS:
+        if not isinstance(cube.owner, str) or cube.owner not in OWNERS:
             raise FastNardyError(f"owner must be one of {', '.join(OWNERS)}, not "
                                  f"{cube.owner!r}")
-        if cube.stakes not in ("geometric", "arithmetic"):
+        if not isinstance(cube.stakes, str) or cube.stakes not in ("geometric", "arithmetic"):
             raise FastNardyError(f"stakes must be 'geometric' or 'arithmetic' (C3), not "
                                  f"{cube.stakes!r}")
         value = checks.number(cube.value, "cube value", 1, MAX_STAKE)
@@ -123,6 +123,9 @@ class Cube(NamedTuple):
     def of_game(cls, game: "Game", match: "Optional[Match]" = None) -> "Cube":
         """The cube of ``game`` (C1, C2) from its side to move's view, at ``match``'s score
         (C6, C7) when it is a match's game."""
+        if not isinstance(game, Game) or not (match is None or isinstance(match, Match)):
+            raise FastNardyError(f"of_game needs a fastnardy.Game and a fastnardy.Match or "
+                                 f"None, not {type(game).__name__} and {type(match).__name__}")
         mover = game.position.turn
         owner = game.cube_owner
         cube = cls.money(game.rules)._replace(
@@ -141,7 +144,8 @@ class Cube(NamedTuple):
 
     def raised(self, value: Optional[int] = None) -> int:
         """C3: the stake an offer of ``value`` (the cube's) makes."""
-        return next_stake(self, self.value if value is None else value)  # type: ignore[arg-type]
+        stake = self.value if value is None else checks.number(value, "value", 1, MAX_STAKE)
+        return next_stake(self, stake)  # type: ignore[arg-type]
 
     def turned(self) -> "Cube":
         """The same cube from the opponent's side."""
@@ -383,8 +387,7 @@ def cubeful(outputs: npt.ArrayLike, x: npt.ArrayLike, cube: Optional[Cube] = Non
     chance (module docstring)."""
     cube = Cube.of(cube)
     p = _outputs(outputs)
-    xs = np.broadcast_to(np.asarray(x, dtype=np.float64), (len(p),))
-    return _cubeful(p, xs, cube, _met_for(cube, met))
+    return _cubeful(p, _efficiencies(x, len(p)), cube, _met_for(cube, met))
 
 
 def _cubeful(p: npt.NDArray[np.float64], x: npt.NDArray[np.float64], cube: Cube,
@@ -415,13 +418,35 @@ def _outputs(outputs: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return np.clip(p, 0.0, 1.0)
 
 
-def _met_for(cube: Cube, met: Optional[MatchEquityTable]) -> Optional[MatchEquityTable]:
-    """The table of a match cube (the short one when none is given), None for money."""
+def _efficiencies(x: object, count: int) -> npt.NDArray[np.float64]:
+    """``x`` as ``count`` cube efficiencies, each in [0, 1]: one number for every row, or one
+    per row."""
+    given = checks.array(x, "x")
+    if given.dtype.kind not in "biuf" or given.shape not in ((), (count,)) or not (
+            np.isfinite(given).all() and ((given >= 0) & (given <= 1)).all()):
+        raise FastNardyError(f"x must be one cube efficiency in [0, 1] or one per row "
+                             f"({count}), not {given.dtype} {given.shape}")
+    return np.broadcast_to(given.astype(np.float64), (count,))
+
+
+def _cubes(cubes: object, count: int) -> List[Cube]:
+    """``cubes``, one Cube per row (each checked by :meth:`Cube.of`)."""
+    items = checks.bounded(cubes, count)
+    if items is None or len(items) != count:
+        raise FastNardyError(f"cubes must be one Cube per row ({count}), not "
+                             f"{'more' if items is not None and len(items) > count else repr(cubes)}")
+    return [Cube.of(cube) for cube in items]
+
+
+def _met_for(cube: Cube, met: Optional[MatchEquityTable],
+             game: str = "short") -> Optional[MatchEquityTable]:
+    """The table of a match cube (``game``'s own when none is given), None for money."""
+    if met is not None and not isinstance(met, MatchEquityTable):
+        raise FastNardyError(f"met must be a MatchEquityTable or None, not "
+                             f"{type(met).__name__}")
     if not cube.length:
         return None
-    table = shipped_met("short") if met is None else met
-    if not isinstance(table, MatchEquityTable):
-        raise FastNardyError(f"met must be a MatchEquityTable, not {type(met).__name__}")
+    table = shipped_met(game) if met is None else met
     if max(cube.away) > table.length:
         raise MatchEquityError(f"{table.name or 'the table'} goes to {table.length} away, not "
                                f"{max(cube.away)}")
@@ -533,15 +558,10 @@ def cube_equities(outputs: npt.ArrayLike, x: npt.ArrayLike, cubes: Sequence[Cube
     normalised (N, 3): :func:`cube_action`'s numbers for many positions at once (double,
     take NaN at 64). ``met`` is the match's table (the short game's unless given)."""
     p = _outputs(outputs)
-    xs = np.asarray(x, dtype=np.float64).reshape(-1)
-    if len(xs) != len(p) or len(cubes) != len(p):
-        raise FastNardyError(f"outputs, x and cubes must have one entry per row, not "
-                             f"{len(p)}, {len(xs)} and {len(cubes)}")
-    if not (np.isfinite(xs).all() and ((xs >= 0) & (xs <= 1)).all()):
-        raise FastNardyError("x must be cube efficiencies in [0, 1]")
+    xs, given = _efficiencies(x, len(p)), _cubes(cubes, len(p))
     groups: Dict[Cube, List[int]] = {}
-    for i, cube in enumerate(cubes):
-        groups.setdefault(Cube.of(cube), []).append(i)
+    for i, cube in enumerate(given):
+        groups.setdefault(cube, []).append(i)
     out = np.empty((len(p), 3))
     for cube, rows in groups.items():
         at = np.array(rows)
@@ -566,14 +586,17 @@ def choose_cubeful(rules: object, network: Evaluator, rows: npt.ArrayLike, dice:
     turn leaves the opponent least under its proper cube action at 0 ply (the first in T2
     order on a tie): how the bots play knowing the cube."""
     rules = Rules.of(rules)
-    children, parent = expand(rules, rows, dice)
-    replies = [cubes[i].turned() for i in parent]
+    boards = _rows(rows)
+    given = _cubes(cubes, len(boards))
+    network = evaluator_for(rules, network)
+    children, parent = expand(rules, boards, dice)
+    replies = [given[i].turned() for i in parent]
     outputs, x, _ = leaves(rules, network, children)
     equities = cube_equities(outputs, x, replies, met)
     offer = np.array([reply.may_offer for reply in replies])
     double = offer & (equities[:, 1] >= equities[:, 0]) & (equities[:, 2] >= equities[:, 0])
     answered = np.where(double, np.fmin(equities[:, 1], equities[:, 2]), equities[:, 0])
-    offsets = np.searchsorted(parent, np.arange(len(cubes) + 1))
+    offsets = np.searchsorted(parent, np.arange(len(given) + 1))
     chosen: npt.NDArray[np.int8] = children[_segment_argmin(answered, offsets)]
     return chosen
 
@@ -585,7 +608,7 @@ def efficiencies(rules: object, rows: npt.ArrayLike) -> npt.NDArray[np.float64]:
     race (no checker of one side can still meet one of the other) or bear-off (every checker
     of both sides in its home)."""
     rules = Rules.of(rules)
-    boards = np.asarray(rows)
+    boards = _rows(rows)
     out = np.full(len(boards), CONTACT_EFFICIENCY)
     if len(boards) == 0:
         return out
@@ -608,17 +631,24 @@ def efficiency(position: Position) -> float:
 
 # -- cubeful evaluation at 0-2 ply ------------------------------------------------------
 
-def leaves(rules: object, network: Evaluator, rows: npt.ArrayLike
-           ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-    """The 0-ply outputs of board rows (exact once a game is over), their cube efficiencies
-    (0 once over) and which are over: what the cube model reads of a position."""
-    rules = Rules.of(rules)
+def _rows(rows: object) -> npt.NDArray[np.int8]:
+    """(N, 50) board rows of checker counts, C-contiguous int8 (the kernel checks each
+    row's checkers where it reads them, T7)."""
     given = checks.array(rows, "rows", InvalidPositionError)
     if given.ndim != 2 or given.shape[1] != ROW_WIDTH or given.dtype.kind not in "iu" \
             or (given.size and (given.min() < 0 or given.max() > CHECKERS)):
         raise InvalidPositionError(f"rows must be (N, {ROW_WIDTH}) checker counts, not "
                                    f"{given.dtype} {given.shape}")
-    rows = np.ascontiguousarray(given, dtype=np.int8)  # each row checked below (T7)
+    return np.ascontiguousarray(given, dtype=np.int8)
+
+
+def leaves(rules: object, network: Evaluator, rows: npt.ArrayLike
+           ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The 0-ply outputs of board rows (exact once a game is over), their cube efficiencies
+    (0 once over) and which are over: what the cube model reads of a position."""
+    rules = Rules.of(rules)
+    network = evaluator_for(rules, network)
+    rows = _rows(rows)  # each row checked below (T7)
     over = _features.winners(rows) != 0
     out, x = np.empty((len(rows), 5)), np.zeros(len(rows))
     if (~over).any():
@@ -732,13 +762,20 @@ def cubeful_after(positions: Sequence[Position], cube: Optional[Cube] = None,
     player's ``cube``, at ``plies``: the values :func:`fastnardy.analysis.evaluation.hint`
     ranks turns by; and the cubeless outputs of each at ``plies``, (N, 5), to the same
     player."""
+    items = checks.bounded(positions, checks.MAX_ITEMS)
+    if items is None or len(items) > checks.MAX_ITEMS:
+        raise InvalidPositionError(f"positions must be a sequence of at most "
+                                   f"{checks.MAX_ITEMS:,} Positions, not {positions!r}")
+    positions = [position_arg(p) for p in items]
     if not positions:
         return np.zeros(0), np.zeros((0, 5))
-    rules = position_arg(positions[0]).rules
+    rules = positions[0].rules
+    if any(p.rules != rules for p in positions):
+        raise InvalidPositionError("positions must be of one game under one set of rules")
     cube = Cube.money(rules) if cube is None else Cube.of(cube)
     table = _met_for(cube, shipped_met(rules.game) if met is None and cube.length else met)
     network = evaluator_for(rules, evaluator)
-    values, outputs = _node(rules, network, encode([position_arg(p) for p in positions]),
+    values, outputs = _node(rules, network, encode(positions),
                             [cube.turned()], plies_arg(plies), False, table)
     mine = 1.0 - values[:, 0] if table is not None else -values[:, 0]
     return np.array([_equity(float(v), cube, table) for v in mine]), flip(outputs)
@@ -780,14 +817,15 @@ def model_met(mars: float, koks: float, length: int = 64, x: float = CONTACT_EFF
     return table
 
 
-@lru_cache(maxsize=None)
-def shipped_met(game: str) -> MatchEquityTable:
+def shipped_met(game: object) -> MatchEquityTable:
     """fastnardy's match equity table of ``game`` ("short" or "long"): :func:`model_met` of
     the rates of mars and koks in the shipped network's self-play (``data/met.json``,
     rebuilt by ``python bench/match_equity.py``)."""
-    rates = json.loads(_DATA.read_text())
-    if game not in rates:
-        raise FastNardyError(f"game must be one of {sorted(rates)}, not {game!r}")
-    entry = rates[game]
+    return _shipped_met(Rules.of(game).game)
+
+
+@lru_cache(maxsize=None)
+def _shipped_met(game: str) -> MatchEquityTable:
+    entry = json.loads(_DATA.read_text())[game]
     return model_met(entry["mars"], entry["koks"], entry.get("length", 64),
                      entry.get("efficiency", CONTACT_EFFICIENCY), f"fastnardy {game}")

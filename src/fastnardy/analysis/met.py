@@ -15,6 +15,8 @@ from typing import Any, List
 import numpy as np
 import numpy.typing as npt
 
+from .. import checks
+from .._utils import files as _files
 from ..errors import FastNardyError
 
 __all__ = ["MatchEquityError", "MatchEquityTable", "read_met", "MAX_MET_BYTES"]
@@ -40,8 +42,8 @@ class MatchEquityTable:
         except (TypeError, ValueError):
             raise MatchEquityError("a match equity table is numbers: pre (L, L) and post "
                                    "(L,)") from None
-        length = len(post_array)
-        if (pre_array.shape != (length, length) or post_array.ndim != 1 or length < 1):
+        length = len(post_array) if post_array.ndim == 1 else 0
+        if pre_array.shape != (length, length) or length < 1:
             raise MatchEquityError(f"pre must be (L, L) and post (L,), not {pre_array.shape} "
                                    f"and {post_array.shape}")
         for array, which in ((pre_array, "pre"), (post_array, "post")):
@@ -59,6 +61,9 @@ class MatchEquityTable:
         """The chance to win the match of the player who needs ``away`` points against one who
         needs ``other``, before a game (``post_crawford``: one of them needs 1 and the
         Crawford game has been played); 1 once ``away`` <= 0, 0 once ``other`` <= 0."""
+        away, other = (checks.number(v, n, -(1 << 30), 1 << 30, MatchEquityError)
+                       for v, n in ((away, "away"), (other, "other")))
+        post_crawford = checks.flag(post_crawford, "post_crawford")
         if away <= 0:
             return 1.0
         if other <= 0:
@@ -89,12 +94,11 @@ def read_met(path: "str | os.PathLike[str]") -> MatchEquityTable:
     MatchEquityError for a file that is not one (tables from parameters, such as
     ``zadeh.xml``, are GNU Backgammon's to compute)."""
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_MET_BYTES + 1)
+        data = _files.read_bytes(path, MAX_MET_BYTES)
     except OSError as error:
         raise MatchEquityError(f"cannot read {path}: {error.strerror}") from None
-    if len(data) > MAX_MET_BYTES:
-        raise MatchEquityError(f"{path} is larger than {MAX_MET_BYTES} bytes")
+    except FastNardyError as error:
+        raise MatchEquityError(str(error)) from None
     if b"<!ENTITY" in data:
         raise MatchEquityError(f"{path}: entity declarations are not read")
     try:

@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .. import checks
+from .. import _kernel, checks
 from ..basics import Roll
 from ..batch import ROLLS, chance_expand, encode
 from ..errors import FastNardyError, InvalidPositionError
@@ -32,15 +32,20 @@ __all__ = ["best_per_roll", "evaluator_for", "exact", "flip", "network_outputs",
 _FLIP = [3, 4, 1, 2]  # the other side's win_mars, win_3, lose_mars, lose_3
 
 
-@lru_cache(maxsize=None)
-def shipped(game: str) -> Evaluator:
+def shipped(game: object) -> Evaluator:
     """The game's shipped evaluator (:meth:`~fastnardy.search.network.Evaluator.load`),
     read and checked once: every analysis that is given none uses it."""
+    return _shipped(Rules.of(game).game)
+
+
+@lru_cache(maxsize=None)
+def _shipped(game: str) -> Evaluator:
     return Evaluator.load(game)
 
 
-def evaluator_for(rules: Rules, evaluator: Optional[Evaluator]) -> Evaluator:
+def evaluator_for(rules: object, evaluator: Optional[Evaluator]) -> Evaluator:
     """The shipped evaluator of the game, or the one given (checked to be for it)."""
+    rules = Rules.of(rules)
     if evaluator is None:
         return shipped(rules.game)
     if not isinstance(evaluator, Evaluator):
@@ -61,7 +66,11 @@ def position_arg(position: object) -> Position:
 
 def flip(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """The five outputs seen by the other side: win <-> lose, mars and koks swapped."""
-    p = np.asarray(probabilities, dtype=np.float64)
+    p = checks.array(probabilities, "probabilities")
+    if p.ndim < 1 or p.shape[-1] != len(OUTPUTS) or p.dtype.kind not in "biuf":
+        raise FastNardyError(f"probabilities must be numbers, {len(OUTPUTS)} of them in "
+                             f"each row, not {p.dtype} {p.shape}")
+    p = p.astype(np.float64)
     out = np.empty_like(p)
     out[..., 0] = 1.0 - p[..., 0]
     out[..., 1:] = p[..., _FLIP]
@@ -70,14 +79,25 @@ def flip(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 def exact(position: Position) -> npt.NDArray[np.float64]:
     """L10/S9: the outputs of a finished game to its side to move (who has lost)."""
-    outcome = position.outcome()
-    assert outcome is not None
+    outcome = position_arg(position).outcome()
+    if outcome is None:
+        raise FastNardyError("the game is not over: its outputs are not exact")
     won = np.array([1.0, outcome.points >= 2, outcome.points >= 3, 0.0, 0.0])
     return won if outcome.winner == position.turn else flip(won)
 
 
 def network_outputs(evaluator: Evaluator, positions: Sequence[Position]) -> npt.NDArray[np.float64]:
-    """The five outputs of each position to its side to move, at 0 ply (N, 5)."""
+    """The five outputs of each position to its side to move, at 0 ply (N, 5), positions
+    of one game."""
+    items = checks.bounded(positions, checks.MAX_ITEMS)
+    if items is None or len(items) > checks.MAX_ITEMS:
+        raise InvalidPositionError(f"positions must be a sequence of at most "
+                                   f"{checks.MAX_ITEMS:,} Positions, not {positions!r}")
+    positions = [position_arg(p) for p in items]
+    if positions:
+        evaluator = evaluator_for(positions[0].rules, evaluator)
+        if any(p.rules.game != positions[0].rules.game for p in positions):
+            raise InvalidPositionError("positions must be of one game")
     out = np.empty((len(positions), len(OUTPUTS)))
     live = [i for i, p in enumerate(positions) if p.outcome() is None]
     for i in set(range(len(positions))) - set(live):
@@ -95,13 +115,15 @@ def plies_arg(plies: object) -> int:
 
 def roll_index(dice: Roll) -> int:
     """The index of a roll among the 21 of :data:`fastnardy.batch.ROLLS` (either order)."""
-    low, high = sorted(dice)
+    low, high = sorted(_kernel.dice_pair(dice))
     return [tuple(r) for r in ROLLS.tolist()].index((low, high))
 
 
-def best_per_roll(rules: Rules, rows: npt.NDArray[np.int8], network: Evaluator
+def best_per_roll(rules: object, rows: npt.ArrayLike, network: Evaluator
                    ) -> npt.NDArray[np.float64]:
     """(N, 21): the 0-ply value of the best turn of each roll for each unfinished row."""
+    rules = Rules.of(rules)
+    network = evaluator_for(rules, network)
     node = chance_expand(rules, rows)
     values = -expectimax(rules, node.children, network, 0)
     best: npt.NDArray[np.float64] = np.maximum.reduceat(values, node.offsets[:-1])

@@ -15,6 +15,8 @@ from __future__ import annotations
 import html
 from typing import List, Tuple
 
+from .. import checks
+from ..errors import FastNardyError
 from ..formats import svg
 from .review import CUBE_ERRORS, Analysis, AnalysedTurn, CubeReview
 from ..basics import BLACK, WHITE
@@ -225,6 +227,10 @@ def _games(analysis: Analysis) -> str:
 
 def page(analysis: Analysis, name: str = "game") -> str:
     """The page of ``analysis`` (see the module docstring), titled with ``name``."""
+    if not isinstance(analysis, Analysis):
+        raise FastNardyError(f"analysis must be an Analysis (fastnardy.analysis.analyse), "
+                             f"not {type(analysis).__name__}")
+    name = checks.text(name, "name")
     rows: List[str] = []
     sections: List[str] = []
     for index, (turn, reviews) in enumerate(_grouped(analysis)):

@@ -25,12 +25,13 @@ position.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import _kernel
+from .. import _kernel, checks
 from ..basics import BLACK, WHITE, Roll
 from ..batch import PROBABILITY, encode, pips
 from ..errors import FastNardyError
@@ -80,21 +81,24 @@ def luck(position: Position, dice: object, evaluator: Optional[Evaluator] = None
 
 def mark(loss: float) -> Optional[str]:
     """gnubg's mark of a chequer-play error of ``loss`` points, or None."""
+    loss = checks.real(loss, "loss", -math.inf, math.inf)
     return next((name for name, limit in MARKS if loss >= limit), None)
 
 
 def rating(error_rate: float) -> str:
     """gnubg's rating of an error rate in EMG per decision (0.004: "World class")."""
+    error_rate = checks.real(error_rate, "error_rate", -math.inf, math.inf)
     return next((name for name, limit in RATINGS if error_rate < limit), "Awful!")
 
 
 def luck_rating(rate: float) -> str:
     """gnubg's luck rating of a player's luck per turn (0.04: "Good dice, man!")."""
-    return LUCK_RATINGS[luck_mark(10 * rate)]
+    return LUCK_RATINGS[luck_mark(10 * checks.real(rate, "rate", -math.inf, math.inf))]
 
 
 def luck_mark(value: float) -> Optional[str]:
     """gnubg's mark of a roll's luck, or None."""
+    value = checks.real(value, "value", -math.inf, math.inf)
     for name, limit in LUCK_MARKS:
         if (limit > 0 and value >= limit) or (limit < 0 and value <= limit):
             return name
@@ -129,7 +133,8 @@ class AnalysedTurn:
     mark: Optional[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mark", mark(self.loss) if self.choices > 1 else None)
+        choices = checks.number(self.choices, "choices", 0)
+        object.__setattr__(self, "mark", mark(self.loss) if choices > 1 else None)
 
     @property
     def pips(self) -> Tuple[int, int]:
@@ -190,8 +195,11 @@ class CubeReview:
     mark: Optional[str] = field(init=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.played, str) or self.played not in CUBE_PLAYS:
+            raise FastNardyError(f"played must be one of {', '.join(CUBE_PLAYS)}, not "
+                                 f"{self.played!r}")
         kind = None
-        if self.loss > 0:
+        if checks.real(self.loss, "loss", -math.inf, math.inf) > 0:
             kind = CUBE_ERRORS[CUBE_PLAYS.index(self.played)]
         object.__setattr__(self, "error", kind)
         object.__setattr__(self, "mark", mark(self.loss))
@@ -237,7 +245,9 @@ class Analysis:
         unforced turn; cubeless milli-points when not cubeful), the marks, the luck (total and
         per turn), the ``cube`` decisions' counts, errors and rate, the
         ``overall_error_rate`` and gnubg's ``ratings``."""
+        side = checks.side(side, "side")
         if game is not None:
+            game = checks.number(game, "game", 1)
             return replace(self, turns=tuple(t for t in self.turns if t.game == game),
                            cube_decisions=tuple(c for c in self.cube_decisions
                                                 if c.game == game)).side(side)
@@ -381,6 +391,7 @@ def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plie
     unless given)."""
     if not isinstance(record, GameRecord):
         raise FastNardyError(f"record must be a GameRecord, not {record!r}")
+    checks.callback(progress)
     start = None if cube is None else Cube.of(cube)
     if start is not None and start.length and met is None:
         met = shipped_met(record.rules.game)
@@ -439,6 +450,7 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
     ``.mat`` export, :func:`fastnardy.formats.mat.read_games`), cubeful at the match's scores
     unless ``cubeful`` is False (module docstring; ``met`` the match's table, the game's own
     unless given); ``progress(done, total)`` counts turns."""
+    checks.callback(progress)
     length = 0
     if is_mat(text, name):  # each file read once: its games, scores and length
         games = read_mat(text)

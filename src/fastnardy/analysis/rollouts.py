@@ -68,7 +68,17 @@ _CHUNK = 64  # games of one start played together (one evaluator call a turn for
 def dice_stream(seed: int, games: npt.ArrayLike, turn: int) -> npt.NDArray[np.int64]:
     """The roll (index into ROLLS) of turn ``turn`` of each game of a rollout: game j's dice
     stream of ``seed`` (:func:`fastnardy.basics.dice`, the kernel's, as a game from a given
-    position throws it), so that any split of the games gives the same."""
+    position throws it), so that any split of the games gives the same. ``games`` a 1-D
+    array of game numbers >= 0."""
+    numbers = checks.array(games, "games")
+    if numbers.ndim != 1 or numbers.dtype.kind not in "iu" or (numbers < 0).any():
+        raise FastNardyError(f"games must be a 1-D array of game numbers >= 0, not "
+                             f"{numbers.dtype} {numbers.shape}")
+    return _dice_stream(checks.number(seed, "seed", 0), numbers,
+                        checks.number(turn, "turn", 0, 1 << 30))
+
+
+def _dice_stream(seed: int, games: npt.NDArray[Any], turn: int) -> npt.NDArray[np.int64]:
     states = dice_states(seed, games)
     first, second = dice(states, 2 * turn), dice(states, 2 * turn + 1)
     return _ROLL_OF_DICE[first - 1, second - 1]
@@ -116,7 +126,7 @@ def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
         values = -expectimax(rules, node.children, network, 0)
         starts = node.offsets[:-1]
         best = np.maximum.reduceat(values, starts).reshape(-1, len(ROLLS))
-        rolled = dice_stream(plan.seed, games[at], turn)
+        rolled = _dice_stream(plan.seed, games[at], turn)
         index = np.arange(len(at))
         lucky[at] += signs[at] * (best[index, rolled] - best @ PROBABILITY)
         group = 21 * index + rolled
@@ -154,6 +164,8 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
     if truncate is not None:
         truncate = checks.number(truncate, "truncate", 0)
     seed = checks.number(seed, "seed", 0)
+    threads = 1 if workers is None else checks.number(workers, "workers", 1, 1024)
+    checks.callback(progress)
     network = evaluator_for(position.rules, evaluator)
     if dice is None:
         turns: List[Optional[Turn]] = [None]
@@ -187,11 +199,11 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
         if progress is not None:
             progress(done, len(tasks))
 
-    if workers is None or workers == 1:
+    if threads == 1:
         for done, task in enumerate(tasks, 1):
             keep(done, run(task))
     else:
-        pool = ThreadPoolExecutor(checks.number(workers, "workers", 1, 1024))
+        pool = ThreadPoolExecutor(threads)
         try:
             futures = [pool.submit(run, task) for task in tasks]
             for done, future in enumerate(futures, 1):
@@ -283,7 +295,7 @@ def _cube_games(rules: Rules, network: Evaluator, row: npt.NDArray[np.int8], sta
         node = chance_expand(rules, rows[at])
         values = -expectimax(rules, node.children, network, 0)
         best = np.maximum.reduceat(values, node.offsets[:-1]).reshape(-1, len(ROLLS))
-        rolled = dice_stream(seed, games[at], turn)
+        rolled = _dice_stream(seed, games[at], turn)
         index = np.arange(len(at))
         lucky[at] += sign * value[at] / start.value * (best[index, rolled] - best @ PROBABILITY)
         cubes = [cube_of(int(i)) for i in at]
@@ -315,7 +327,7 @@ def cube_rollout(position: Position, cube: Optional[Cube] = None, games: int = 1
     ``fastnardy match`` plays them); each game's result less its luck (the variance
     reduction of :func:`rollout`), in normalised equity. ``met`` is the match's table (the
     game's own unless given)."""
-    from .cube import _action, _after, _equity, shipped_met  # the model's own, not copies
+    from .cube import _action, _after, _equity, _met_for  # the model's own, not copies
 
     position = position_arg(position)
     if position.outcome() is not None:
@@ -328,7 +340,7 @@ def cube_rollout(position: Position, cube: Optional[Cube] = None, games: int = 1
     count = checks.number(games, "games", 2, 1 << 24)
     seed = checks.number(seed, "seed", 0)
     network = evaluator_for(rules, evaluator)
-    table = met if met is not None or not start.length else shipped_met(rules.game)
+    table = _met_for(start, met, rules.game)
     row = encode([position])[0]
     ids = np.arange(count)
     lines = []

@@ -503,9 +503,12 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         """This environment as a stable-baselines3 ``VecEnv`` (needs stable-baselines3):
         ``seed(s)`` then ``reset()`` starts the run of seed s; ``env_method("action_masks")``
         gives the masks MaskablePPO asks for; an ended game's last observation is its info's
-        ``"terminal_observation"``."""
-        from ._sb3 import NardyVecEnv
-
+        ``"terminal_observation"``; FastNardyError when stable-baselines3 is not installed."""
+        try:
+            from ._sb3 import NardyVecEnv
+        except ImportError as error:  # not a dependency (as to_png's cairosvg is not)
+            raise FastNardyError("NardyVectorEnv.sb3() needs stable-baselines3 "
+                                 "(pip install stable-baselines3)") from error
         return NardyVecEnv(self)
 
     def _run(self, steps: Optional[npt.NDArray[Any]]) -> None:

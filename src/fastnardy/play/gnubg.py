@@ -252,8 +252,8 @@ class Gnubg(Player):
         return [[int(x) for x in part.split(",") if x]
                 for part in self._ask(f"move {self.noise}", items)]
 
-    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
-             parent: npt.NDArray[Any]) -> Indices:
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
+              parent: Indices) -> Indices:
         return _chosen(rules, rows, dice, children, parent, self.moves(rows, dice))
 
     def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",

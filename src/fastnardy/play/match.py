@@ -30,7 +30,7 @@ import numpy.typing as npt
 from .. import checks
 from ..basics import BLACK, MAX_TURNS, WHITE, DiceStream, dice, dice_states
 from ..batch import decode, encode
-from ..errors import FastNardyError
+from ..errors import FastNardyError, integer
 from ..game import Game, Match
 from ..search.network import Evaluator
 from ..position import Position
@@ -110,6 +110,8 @@ def play_match(rules: Rules, a: Player, b: Player, games: int, seed: int,
                ) -> Result:
     """``games`` (even) games of a against b (see the module docstring); ``progress(done,
     total)`` after each batch of games."""
+    rules, games, seed, parallel = _checked(rules, a, b, games, "games", seed, parallel,
+                                            progress)
     pairs = games // 2
     thrown = _dice(rules, seed, pairs)
     points = np.zeros(2 * pairs)
@@ -148,9 +150,32 @@ def play_match(rules: Rules, a: Player, b: Player, games: int, seed: int,
     return Result(points, turns, time.process_time() - cpu)
 
 
-def interval(values: npt.NDArray[Any]) -> Tuple[float, float]:
-    """Mean and 1.96 standard errors of per-pair means (NaN for a single pair)."""
-    pairs = values.reshape(-1, 2).mean(axis=1)
+def _checked(rules: object, a: object, b: object, count: object, name: str, seed: object,
+             parallel: object, progress: object) -> Tuple[Rules, int, int, int]:
+    """The arguments of :func:`play_match` and :func:`play_cube_matches` checked: the rules,
+    two players, an even count of games or matches (pairs with the same dice), the seed,
+    ``parallel`` and ``progress``."""
+    for side, one in (("a", a), ("b", b)):
+        if not isinstance(one, Player):
+            raise FastNardyError(f"{side} must be a fastnardy.play.players.Player, not "
+                                 f"{one!r}")
+    counted = integer(count)
+    if counted is None or counted < 2 or counted % 2 or counted > checks.MAX_ITEMS:
+        raise FastNardyError(f"{name} must be an even number from 2 to {checks.MAX_ITEMS} "
+                             f"(pairs with the same dice), not {count!r}")
+    checks.callback(progress)
+    return (Rules.of(rules), counted, checks.number(seed, "seed", 0),
+            checks.number(parallel, "parallel", 1, checks.MAX_ITEMS))
+
+
+def interval(values: npt.ArrayLike) -> Tuple[float, float]:
+    """Mean and 1.96 standard errors of per-pair means (NaN for a single pair): ``values``
+    one number per game, games 2k and 2k + 1 a pair."""
+    array = checks.array(values, "values")
+    if array.ndim != 1 or len(array) < 2 or len(array) % 2 or array.dtype.kind not in "biuf":
+        raise FastNardyError(f"values must be numbers, one per game of pairs of games (an "
+                             f"even count of 2 or more), not {array.dtype} {array.shape}")
+    pairs = array.astype(float).reshape(-1, 2).mean(axis=1)
     if len(pairs) < 2:
         return float(pairs.mean()), math.nan
     return float(pairs.mean()), float(1.96 * pairs.std(ddof=1) / np.sqrt(len(pairs)))
@@ -159,6 +184,8 @@ def interval(values: npt.NDArray[Any]) -> Tuple[float, float]:
 def player(spec: str, game: str, seed: int, weights: Optional[str] = None) -> Player:
     """The player ``spec`` names (module docstring) for ``game``; ``weights`` replaces the
     shipped evaluator of ``net:P``."""
+    spec, game = checks.text(spec, "player"), Rules.of(game).game
+    seed = checks.number(seed, "seed", 0)
     if spec == "random":
         return Random(seed)
     if spec == "greedy":
@@ -203,9 +230,7 @@ def match(game: object, a: str, b: str, games: int, seed: int, *,
     """Play ``games`` (even, 2 or more) seeded paired games of player ``a`` against ``b``;
     a's wins and points a game with their 95% intervals."""
     rules = Rules.of(game)
-    if not isinstance(games, int) or games < 2 or games % 2:
-        raise FastNardyError(f"games must be an even number of 2 or more (pairs of games "
-                             f"with the same dice), not {games!r}")
+    _checked(rules, Greedy(), Greedy(), games, "games", seed, parallel, progress)
     with _players(a, b, rules.game, seed, weights) as (first, second):
         result = play_match(rules, first, second, games, seed, parallel, progress)
     ppg, ppg_half = interval(result.points)
@@ -252,7 +277,13 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
     same dice game by game (seed + k), a white in the first; ``met`` is the table the
     networks value match scores with (the game's own unless given)."""
     from ..analysis.cube import Cube, shipped_met
+    from ..analysis.met import MatchEquityTable
 
+    rules, matches, seed, parallel = _checked(rules, a, b, matches, "matches", seed,
+                                              parallel, progress)
+    length = checks.number(length, "length", 0, 64)
+    if met is not None and not isinstance(met, MatchEquityTable):
+        raise FastNardyError(f"met must be a MatchEquityTable or None, not {met!r}")
     table = met if met is not None or not length else shipped_met(rules.game)
     won = np.full(matches, -1, dtype=np.int8)
     points = np.zeros(matches)
@@ -386,10 +417,9 @@ def cube_match(game: object, a: str, b: str, matches: int, length: int, seed: in
     drops. ``record`` is called with match 0's :class:`fastnardy.Match` (or money
     :class:`fastnardy.Game`), its players named a and b."""
     rules = Rules.of(game)
-    if not isinstance(matches, int) or matches < 2 or matches % 2:
-        raise FastNardyError(f"matches must be an even number of 2 or more (pairs with the "
-                             f"same dice), not {matches!r}")
+    _checked(rules, Greedy(), Greedy(), matches, "matches", seed, parallel, progress)
     length = checks.number(length, "length", 0, 64)
+    checks.callback(record, "record")
     with _players(a, b, rules.game, seed, weights) as (first, second):
         result = play_cube_matches(rules, first, second, matches, length, seed, parallel,
                                    met, progress)

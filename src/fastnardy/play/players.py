@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from .. import checks
 from ..batch import ROW_WIDTH, expand, segment_argmax
+from ..errors import FastNardyError, InvalidDiceError, InvalidPositionError
 from ..search.network import Evaluator
 from ..rules import Rules
 from ..search.tree import GNUBG_FILTERS, expectimax, filter_kept
@@ -39,25 +41,78 @@ Indices = npt.NDArray[np.int64]
 def first_best(values: npt.NDArray[Any], parent: npt.NDArray[Any], count: int) -> Indices:
     """The index of the first highest value among each parent's children (parents sorted,
     each with at least one child; T2 order)."""
+    values = checks.array(values, "values")
+    if values.ndim != 1 or values.dtype.kind not in "biuf":
+        raise FastNardyError(f"values must be one number per child, not {values.dtype} "
+                             f"{values.shape}")
+    count = checks.number(count, "count", 0, checks.MAX_ITEMS)
+    parent = _parents(parent, len(values), count)
     offsets = np.searchsorted(parent, np.arange(count + 1))
     out: Indices = offsets[:-1] + segment_argmax(values, offsets)
     return out
 
 
+def _boards(value: object, name: str) -> Rows:
+    """(N, 50) board rows, integers (the kernel checks the checkers where it reads them)."""
+    rows = checks.array(value, name, InvalidPositionError)
+    if rows.ndim != 2 or rows.shape[1] != ROW_WIDTH or rows.dtype.kind not in "iu" \
+            or not ((rows >= 0) & (rows <= 15)).all():
+        raise InvalidPositionError(f"{name} must be board rows, integers from 0 to 15 of "
+                                   f"shape (N, {ROW_WIDTH}), not {rows.dtype} {rows.shape}")
+    return rows.astype(np.int8)
+
+
+def _parents(parent: object, children: int, rows: int) -> Indices:
+    """The row of each of ``children`` children, sorted, every one of ``rows`` rows with a
+    child."""
+    owner = checks.array(parent, "parent")
+    if owner.shape != (children,) or owner.dtype.kind not in "iu" \
+            or not np.array_equal(np.unique(owner), np.arange(rows)) \
+            or (np.diff(owner.astype(np.int64)) < 0).any():
+        raise FastNardyError(f"parent must be the sorted row of each child, every one of "
+                             f"the {rows} rows with a child, not {owner.dtype} {owner.shape}")
+    return owner.astype(np.int64)
+
+
+def _batch(rules: object, rows: object, dice: object) -> "tuple[Rules, Rows, Rows]":
+    """The rules, (N, 50) rows and their (N, 2) dice, each die from 1 to 6."""
+    boards = _boards(rows, "rows")
+    thrown = checks.array(dice, "dice", InvalidDiceError)
+    if thrown.shape != (len(boards), 2) or thrown.dtype.kind not in "iu" \
+            or not ((thrown >= 1) & (thrown <= 6)).all():
+        raise InvalidDiceError(f"dice must be two dice from 1 to 6 for each of the "
+                               f"{len(boards)} rows, not {thrown.dtype} {thrown.shape}")
+    return Rules.of(rules), boards, thrown.astype(np.int8)
+
+
 class Player(ABC):
-    """Chooses one child of each row for its dice: ``choose`` returns the chosen rows."""
+    """Chooses one child of each row for its dice: ``choose`` returns the chosen rows. A
+    player is made by overriding ``_pick`` (what :meth:`pick` does with checked input)."""
 
     name = "player"
 
-    def choose(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any]) -> Rows:
-        children, parent = expand(rules, rows, dice)
-        chosen: Rows = children[self.pick(rules, rows, dice, children, parent)]
+    def choose(self, rules: object, rows: npt.ArrayLike, dice: npt.ArrayLike) -> Rows:
+        """The chosen child of each of the (N, 50) ``rows`` for its (N, 2) ``dice``."""
+        checked, boards, thrown = _batch(rules, rows, dice)
+        children, parent = expand(checked, boards, thrown)
+        chosen: Rows = children[self._pick(checked, boards, thrown, children,
+                                           parent.astype(np.int64))]
         return chosen
 
+    def pick(self, rules: object, rows: npt.ArrayLike, dice: npt.ArrayLike,
+             children: npt.ArrayLike, parent: npt.ArrayLike) -> Indices:
+        """The index into ``children`` (the rows' legal turns, :func:`fastnardy.batch.expand`)
+        of each row's choice; ``parent`` the row of each child, sorted, every row with one
+        child or more."""
+        checked, boards, thrown = _batch(rules, rows, dice)
+        kids = _boards(children, "children")
+        return self._pick(checked, boards, thrown, kids, _parents(parent, len(kids),
+                                                                  len(boards)))
+
     @abstractmethod
-    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
-             parent: npt.NDArray[Any]) -> Indices:
-        """The index into ``children`` of each row's choice."""
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
+              parent: Indices) -> Indices:
+        """The index into ``children`` of each row's choice (the input checked)."""
 
     def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
                       met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
@@ -80,10 +135,11 @@ class Random(Player):
     """Uniform over the legal turns, seeded."""
 
     def __init__(self, seed: int) -> None:
-        self.name, self.rng = "random", np.random.default_rng([seed, 7])
+        self.name, self.rng = "random", np.random.default_rng([checks.number(seed, "seed", 0),
+                                                                7])
 
-    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
-             parent: npt.NDArray[Any]) -> Indices:
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
+              parent: Indices) -> Indices:
         counts = np.bincount(parent, minlength=len(rows))
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         out: Indices = starts + (self.rng.random(len(rows)) * counts).astype(np.int64)
@@ -98,6 +154,7 @@ def greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
     (a lone checker can be hit, S3) and plus 3 for each of the other side's checkers on the
     bar. The one home of that score in Python (:func:`fastnardy.play.interactive.evaluate`
     asks it of one position; the kernel's greedy policy is its compiled twin)."""
+    rules, children = Rules.of(rules), _boards(children, "children")
     pips = np.arange(1, 25)
     rows = children.astype(np.int64)
     own, own_bar = rows[:, HALF:HALF + 24], rows[:, ROW_WIDTH - 1]
@@ -116,8 +173,8 @@ class Greedy(Player):
 
     name = "greedy"
 
-    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
-             parent: npt.NDArray[Any]) -> Indices:
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
+              parent: Indices) -> Indices:
         return first_best(greedy_scores(rules, children), parent, len(rows))
 
 
@@ -126,11 +183,14 @@ class Network(Player):
     root screen valued -V_plies (search module)."""
 
     def __init__(self, evaluator: Evaluator, plies: int, name: str = "") -> None:
-        self.evaluator, self.plies = evaluator, plies
-        self.name = name or f"net:{plies}"
+        if not isinstance(evaluator, Evaluator):
+            raise FastNardyError(f"evaluator must be a fastnardy.search.network.Evaluator, "
+                                 f"not {type(evaluator).__name__}")
+        self.evaluator, self.plies = evaluator, checks.number(plies, "plies", 0, 2)
+        self.name = checks.text(name, "name") or f"net:{self.plies}"
 
-    def pick(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
-             parent: npt.NDArray[Any]) -> Indices:
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
+              parent: Indices) -> Indices:
         values = -expectimax(rules, children, self.evaluator, 0)
         if self.plies:
             starts = np.searchsorted(parent, np.arange(len(rows)))
