@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft
+from fastnardy import ALL_ROLLS, FastNardyError, Position, _kernel, batch, perft
 
 
 # ----------------------------------------------------------------- re-entrancy and threads
@@ -356,3 +356,63 @@ def test_gnubg_after_an_interrupted_request_answers_the_next_one(processes):
     finally:
         fresh.close()
         player.close()
+
+
+def _envs():
+    """(name, env, its reset, one legal step, the method to interrupt) of every environment
+    that holds games between calls."""
+    from fastnardy.envs.vector import VectorEnv
+
+    def vector(actions):
+        env = VectorEnv("short", 8, actions=actions)
+        last = [env.reset()]  # what the latest call returned
+
+        def reset():
+            last[0] = env.reset()
+
+        def step():
+            last[0] = env.step(np.zeros(8, int) if actions == "turns"
+                               else last[0].mask.argmax(axis=1))
+
+        return env, reset, step, "_settle" if actions == "turns" else "_settle_steps"
+
+    cases = [("VectorEnv turns",) + vector("turns"), ("VectorEnv steps",) + vector("steps")]
+    gymnasium = pytest.importorskip("fastnardy.envs.gymnasium", exc_type=ImportError)
+    single = gymnasium.NardyEnv("short")
+    single.reset(seed=1)
+    cases.append(("NardyEnv", single, lambda: single.reset(seed=1),
+                  lambda: single.step(int(single.action_masks().argmax())), "_report"))
+    batch_env = gymnasium.NardyVectorEnv("short", 4)
+    batch_env.reset(seed=1)
+    cases.append(("NardyVectorEnv", batch_env, lambda: batch_env.reset(seed=1),
+                  lambda: batch_env.step(batch_env.action_masks().argmax(axis=1)), "_settle"))
+    pettingzoo = pytest.importorskip("fastnardy.envs.pettingzoo", exc_type=ImportError)
+    aec = pettingzoo.NardyAEC("short")
+    aec.reset(seed=1)
+    cases.append(("NardyAEC", aec, lambda: aec.reset(seed=1), lambda: aec.step(int(
+        aec.observe(aec.agent_selection)["action_mask"].argmax())), "_settle"))
+    return cases
+
+
+@pytest.mark.parametrize("index", range(5), ids=["VectorEnv turns", "VectorEnv steps",
+                                                 "NardyEnv", "NardyVectorEnv", "NardyAEC"])
+def test_after_ctrl_c_inside_a_step_the_env_says_so_until_reset(index, monkeypatch):
+    """Issue 40 item 10: Ctrl-C inside step(), after the kernel played the action and before
+    the call settled the games: the next step was refused with a misleading shape message
+    (VectorEnv), or ran on the half-settled games. Now every call but reset() says the last
+    one was interrupted; reset() begins again and steps work."""
+    name, env, reset, step, inner = _envs()[index]
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(type(env), inner, interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            step()
+    with pytest.raises(FastNardyError, match=r"step\(\) was interrupted \(Ctrl-C\).*"
+                                             r"call reset\(\)"):
+        step()
+    reset()
+    step()
+    step()

@@ -1,5 +1,7 @@
 """One thread at a time for objects whose state Python holds between calls (the RL
-environments): a call made while another thread's call runs is refused, never interleaved."""
+environments): a call made while another thread's call runs is refused, never interleaved;
+and after a call that Ctrl-C stopped midway, every call but the one that begins afresh
+(``reset``) is refused, saying so, instead of running on a half-updated state."""
 
 from __future__ import annotations
 
@@ -35,12 +37,25 @@ def exclusive(owner: Any, what: str) -> Iterator[None]:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def one_thread(what: str) -> Callable[[F], F]:
-    """A method decorator: the method runs under :func:`exclusive` of its object."""
+def one_thread(what: str, *, begins: bool = False) -> Callable[[F], F]:
+    """A method decorator: the method runs under :func:`exclusive` of its object. A
+    KeyboardInterrupt out of it marks the object interrupted: until a method that
+    ``begins`` afresh is called, the others raise FastNardyError."""
     def wrap(method: F) -> F:
         @functools.wraps(method)
         def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
             with exclusive(self, what):
-                return method(self, *args, **kwargs)
+                stopped = getattr(self, "_interrupted_call", None)
+                if begins:
+                    self._interrupted_call = None
+                elif stopped is not None:
+                    raise FastNardyError(f"this {what}'s {stopped}() was interrupted (Ctrl-C) "
+                                         f"before it ended, its games left midway: call "
+                                         f"reset() to begin again")
+                try:
+                    return method(self, *args, **kwargs)
+                except KeyboardInterrupt:
+                    self._interrupted_call = method.__name__
+                    raise
         return cast(F, guarded)
     return wrap

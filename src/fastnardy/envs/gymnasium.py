@@ -307,7 +307,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         self._episode = 0
         self._game: Optional[KernelGame] = None
 
-    @one_thread("NardyEnv")
+    @one_thread("NardyEnv", begins=True)
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
               ) -> Tuple[npt.NDArray[np.int8], Dict[str, Any]]:
         """A new game (the next episode of the seed's run; a given ``seed`` restarts the run,
@@ -445,7 +445,7 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         self._observation = np.zeros((self.num_envs, OBSERVATION_WIDTH[self.actions]),
                                      np.int8)
 
-    @one_thread("NardyVectorEnv")
+    @one_thread("NardyVectorEnv", begins=True)
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
               ) -> Tuple[npt.NDArray[np.int8], Dict[str, Any]]:
         """New games 0 .. num_envs - 1 of the run of ``seed`` (a first reset without one

@@ -88,7 +88,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
         """The action space of ``agent`` (the same for both)."""
         return self.action_spaces[_agent(agent)]
 
-    @one_thread("NardyAEC")
+    @one_thread("NardyAEC", begins=True)
     def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
         """A new game (the next episode of the seed's run; a given ``seed`` restarts it, and
         a first reset without one takes a seed from the OS)."""

@@ -121,7 +121,7 @@ class VectorEnv:
         self._games: Any = None
         self._steps: Any = None
 
-    @one_thread("VectorEnv")
+    @one_thread("VectorEnv", begins=True)
     def reset(self, seed: Optional[int] = None) -> Union[Step, Steps]:
         """Begin ``num_envs`` new games from the start (T6 opening), games 0 .. N - 1 of the
         run (``seed``, when given, replaces the run's seed)."""
