@@ -19,13 +19,16 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Dict
 
+import numpy as np
 import pytest
 
-from fastnardy import FastNardyError, Position, ResourceLimitError, perft
+from fastnardy import FastNardyError, Position, ResourceLimitError, Rules, _kernel, perft, simulate
 from fastnardy import counting
 from fastnardy._utils import files as _files
 from fastnardy.counting import PerftProgress, available_memory
+from fastnardy.search.network import Evaluator
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 LONG = Position.start("long")
@@ -81,6 +84,119 @@ def test_ctrl_c_stops_perft_on_workers(how):
         assert not any(p.is_alive() for p in pool._processes.values())
         pool.shutdown(wait=False)
     assert perft(LONG, 2, workers=2) == 484  # and perft works afterwards
+
+
+def _python_evaluator(rows):
+    """A plain callable, so that self-play returns to Python at every turn-step (policy 2),
+    spending 10 ms of its thread's CPU on each: a chunk of 2,000 games takes seconds."""
+    until = time.thread_time() + 0.01
+    while time.thread_time() < until:
+        pass
+    return np.zeros(len(rows))
+
+
+_python_evaluator.inputs = "rows"
+
+
+@pytest.mark.parametrize("game, policy", [("short", "greedy"), ("long", "random"),
+                                          ("long", "network"), ("long", "python")])
+def test_ctrl_c_stops_self_play_on_worker_threads(game, policy):
+    """Issue 40 item 6: simulate on two threads, interrupted: the KeyboardInterrupt comes,
+    and the chunks running on the threads stop (they watch the run's Stop) instead of
+    playing on: the process spends next to no CPU from the interrupt on. A chunk of the
+    Python evaluator plays for seconds of CPU: left to finish, two would burn them."""
+    chosen = (Evaluator.load(game) if policy == "network" else
+              _python_evaluator if policy == "python" else policy)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    finished = False
+    try:
+        timer = _interrupt_main_thread_after(1.0)
+        with pytest.raises(KeyboardInterrupt):
+            simulate(game, 10 ** 8, 1, chosen, workers=2)
+            finished = True
+        stopped = time.process_time()
+        timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert not finished
+    deadline = time.monotonic() + GENEROUS
+    while any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate()) \
+            and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate())
+    time.sleep(0.5)
+    assert time.process_time() - stopped < 0.3  # the Python evaluator's chunks: seconds
+
+
+def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
+    """The kernel's Stop: a self-play of 10**7 long games on a thread (minutes) ends soon
+    after another thread sets it; a call given a Stop already set does not start."""
+    stop = _kernel.Stop()
+    rules = Rules.long()
+    outcome = []
+
+    def play() -> None:
+        try:
+            _kernel.simulate_games(rules.code, *rules.kernel_scoring(), 1, 0, 10 ** 7, (0, 1),
+                                   10000, stop)
+            outcome.append("finished")
+        except KeyboardInterrupt:
+            outcome.append("stopped")
+
+    thread = threading.Thread(target=play)
+    thread.start()
+    time.sleep(0.3)
+    stop.set()
+    thread.join(GENEROUS)
+    assert outcome == ["stopped"] and stop.is_set()
+    me, me_bar, opp, opp_bar = LONG.mover_frame()
+    with pytest.raises(KeyboardInterrupt):
+        _kernel.perft_count(rules.code, me, me_bar, opp, opp_bar, 7, False, None, False, stop)
+    games = _kernel.GameBatch(rules.code, *rules.kernel_scoring(), 4, 0, (2, 2))
+    games.start(np.arange(4), np.arange(4))
+    with pytest.raises(KeyboardInterrupt):
+        games.prepare(stop)
+    assert len(games.prepare()[2]) == 4  # the games where they were, played on without it
+    with pytest.raises(FastNardyError, match="stop must be a Stop or None"):
+        _kernel.simulate_games(rules.code, *rules.kernel_scoring(), 1, 0, 1, (0, 0), 10, True)
+
+
+def test_ctrl_c_stops_a_dask_cluster_too():
+    """Issue 40 item 7: perft and self-play on a real Dask cluster (two worker processes),
+    interrupted: the call ends, and the subtasks running on the workers stop (every worker
+    sets the Stops of the call's subtasks) and those queued end at once, so the workers'
+    CPU afterwards is what an idle cluster spends; the cluster works on."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
+                                      "installed (pip install 'dask[distributed]')")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster) as client:
+            executor = client.get_executor()
+            assert perft(LONG, 2, executor=executor) == 484  # the workers are up
+
+            def cpu() -> Dict[str, float]:
+                return client.run(time.process_time)
+
+            start = cpu()
+            time.sleep(3.0)
+            idle = max(b - a for a, b in zip(start.values(), cpu().values()))
+            for run in (lambda: perft(LONG, 6, executor=executor),
+                        lambda: simulate("long", 10 ** 8, 1, "greedy", executor=executor)):
+                timer = _interrupt_main_thread_after(1.5)
+                sent = time.monotonic() + 1.5
+                with pytest.raises(KeyboardInterrupt):
+                    run()
+                timer.cancel()
+                assert time.monotonic() - sent < GENEROUS
+                start = cpu()
+                time.sleep(3.0)
+                spent = [b - a for a, b in zip(start.values(), cpu().values())]
+                assert max(spent) < idle + 0.5, (spent, idle)  # a busy worker: about 3.0
+            assert perft(LONG, 3, executor=executor) == perft(LONG, 3)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.mark.parametrize("extra", [[], ["--workers", "2"], ["--workers", "2", "--tt-mb", "64"]])

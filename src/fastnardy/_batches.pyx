@@ -615,6 +615,7 @@ cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, u
         d2 = 1 + rng_below(&g, 6)
     while True:
         n = nb_generate(c, r, &b, d1, d2, NB_ORDER)
+        nb_tick(c)  # a stop ends the game unfinished below: the call is abandoned
         if n == 0:  # only a position outside T7 has no candidate at all
             t = max_turns
         elif policy[side] == 0 or n == 1:
@@ -647,12 +648,13 @@ cdef void nb_play_game(nb_ctx* c, const nb_rules* r, int koks, int backgammon, u
         d2 = 1 + rng_below(&g, 6)
 
 
-def simulate_games(code, koks, backgammon, seed, first, n, policy, max_turns=10000):
+def simulate_games(code, koks, backgammon, seed, first, n, policy, max_turns=10000, stop=None):
     """Games first .. first + n - 1 of a self-play run, without the GIL: game i plays from its
     own random stream (seed, i), so a run's results do not depend on how it is split.
     ``policy`` is (white's, black's): 0 random, 1 greedy. Returns int8 winner (0 white,
     1 black, -1 unfinished), int8 points, int8 kind (0 oin, 1 mars, 2 koks, 3 backgammon,
-    4 unfinished) and int32 turns."""
+    4 unfinished) and int32 turns. ``stop`` (a Stop, set by another thread) or Ctrl-C in the
+    main thread stops the call: KeyboardInterrupt."""
     cdef nb_rules r
     cdef int pol[2]
     cdef int64_t i, count, start
@@ -689,15 +691,15 @@ def simulate_games(code, koks, backgammon, seed, first, n, policy, max_turns=100
     tv = <int32_t*>_data(turns)
     c = ctx_acquire()
     try:
-        ctx_watch(c)
+        ctx_watch(c, stop)
         base = rng_next(&s)
         with nogil:
             for i in range(count):
+                if c.stop:
+                    break
                 nb_play_game(c, &r, ck, cb,
                              stream_state(base, <uint64_t>(start + i)),
                              pol, cap, wv + i, pv + i, kv + i, tv + i)
-                if nb_tick(c):
-                    break
         ctx_raise_if_stopped(c)
     finally:
         ctx_release(c)

@@ -398,9 +398,10 @@ cdef class GameBatch:
             i += m
         return k
 
-    def prepare(self):
+    def prepare(self, stop=None):
         """Play every running game (status 0) until it waits for an external choice or
-        ends. Returns (children, exact, games, offsets) for the waiting games (status 1):
+        ends; ``stop`` (a Stop, set by another thread) stops the call: KeyboardInterrupt, the
+        games where they were (each ended or between two turns). Returns (children, exact, games, offsets) for the waiting games (status 1):
         ``children`` a KEY_DTYPE array of every legal turn's result from the next mover's
         view, in T2 order per game, ``exact`` float64 the points the mover wins by a child
         that ends the game (L10/S9) and NaN for the others, ``games`` int64 the waiting
@@ -408,11 +409,11 @@ cdef class GameBatch:
         keeps its roll (its children are listed again)."""
         self._enter()
         try:
-            return self._prepare()
+            return self._prepare(stop)
         finally:
             self.busy = 0
 
-    cdef object _prepare(self):
+    cdef object _prepare(self, object stop):
         cdef Py_ssize_t g, ng = 0, i
         cdef int err = 0
         cdef nb_ctx* c
@@ -431,7 +432,7 @@ cdef class GameBatch:
         ov = <int64_t*>_data(offsets)
         c = ctx_acquire()
         try:
-            ctx_watch(c)
+            ctx_watch(c, stop)
             with nogil:
                 for g in range(self.n):
                     ov[ng] = self.nkids

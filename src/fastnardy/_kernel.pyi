@@ -102,18 +102,17 @@ class PerftTable:
     def hit_rate(self) -> float: ...
 
 @disjoint_base
-class PerftStop:
-    """A flag that stops the perft_count calls given it, in any thread."""
+class Stop:
+    """A flag that stops the kernel calls watching it (perft_count, simulate_games,
+    GameBatch.prepare), in any thread: they raise KeyboardInterrupt."""
     def set(self) -> None: ...
     def is_set(self) -> bool: ...
-    def __reduce_cython__(self) -> Any: ...  # Cython's pickling (a copy of the flag)
-    def __setstate_cython__(self, __pyx_state: Any) -> None: ...
 
 @overload
 def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
                 opp_bar: SupportsIndex, depth: SupportsIndex, weighted: bool = False,
                 table: Optional[PerftTable] = None, stats: Literal[False] = False,
-                stop: Optional[PerftStop] = None) -> int:
+                stop: Optional[Stop] = None) -> int:
     """T5 perft from the position, `me` to move, exact (CountOverflowError past
     2**128 - 1). No GIL; Ctrl-C or ``stop`` stops it."""
     ...
@@ -121,12 +120,13 @@ def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
 def perft_count(code: Code, me: Counts, me_bar: SupportsIndex, opp: Counts,
                 opp_bar: SupportsIndex, depth: SupportsIndex, weighted: bool,
                 table: Optional[PerftTable], stats: Literal[True],
-                stop: Optional[PerftStop] = None) -> Tuple[int, int, int]:
+                stop: Optional[Stop] = None) -> Tuple[int, int, int]:
     """(count, table probes, table hits) of this call."""
     ...
 
 def simulate_games(code: Code, koks: bool, backgammon: bool, seed: int, first: int, n: int,
-                   policy: Tuple[int, int], max_turns: int = 10000) -> Tuple[
+                   policy: Tuple[int, int], max_turns: int = 10000,
+                   stop: Optional[Stop] = None) -> Tuple[
                        npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8],
                        npt.NDArray[np.int32]]:
     """Games first .. first + n - 1 of a self-play run: winner, points, kind, turns."""
@@ -144,7 +144,8 @@ class GameBatch:
     def start(self, games: npt.ArrayLike, streams: npt.ArrayLike,
               keys: Optional[npt.ArrayLike] = None,
               sides: Optional[npt.ArrayLike] = None) -> None: ...
-    def prepare(self) -> Tuple[npt.NDArray[np.void], npt.NDArray[np.float64],
+    def prepare(self, stop: Optional[Stop] = None
+                ) -> Tuple[npt.NDArray[np.void], npt.NDArray[np.float64],
                                npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
     def play_values(self, values: npt.ArrayLike) -> None: ...
     def play_choices(self, choices: npt.ArrayLike) -> None: ...

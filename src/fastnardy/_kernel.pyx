@@ -10,10 +10,11 @@ hold the code, one concern each (a ``.pyx`` with the ``.pxd`` that the others ci
     _packed       the bit-packed board and its 128-bit position key: the key layout and the
                   occupancy masks are its docstring; the C code is inline in _packed.pxd
     _movegen      the nogil generator of legal turns (T1, T2), its contexts and their pool,
-                  the polling of signals (Ctrl-C)
+                  the polling of signals (Ctrl-C) and the flag that stops a call on another
+                  thread (Stop)
     _args         the checks of every entry point's arguments (codes, counts, dice, keys)
-    _perftcount   perft (T5) with 128-bit checked counts, its exact transposition table
-                  (PerftTable) and the flag that stops it from another thread (PerftStop)
+    _perftcount   perft (T5) with 128-bit checked counts and its exact transposition table
+                  (PerftTable)
     _batches      batch counts and expansions, pack / unpack / swap_key, self-play
     _gamebatch    GameBatch: running games for evaluator policies and the environments
     _steps        partial turns, a roll played one step at a time: PartialTurn for one
@@ -27,9 +28,9 @@ were made before the split: both stay importable from here.
 """
 
 from fastnardy._packed import KEY_DTYPE
-from fastnardy._movegen import _set_fast_paths
+from fastnardy._movegen import Stop, _set_fast_paths
 from fastnardy._args import as_array, dice_pair
-from fastnardy._perftcount import PerftStop, PerftTable, perft_count
+from fastnardy._perftcount import PerftTable, perft_count
 from fastnardy._batches import (ExpandBuffers, _Memory, chance_batch, count_turns_batch,
                                 expand_batch, pack, simulate_games, swap_key, unpack)
 from fastnardy._gamebatch import GameBatch

@@ -51,7 +51,8 @@ ctypedef struct nb_ctx:
     nb_slot* ht         # result table, NB_HT_SLOTS slots (owned)
     nb_tslot* tt        # transposition table, NB_TT_SLOTS slots (owned)
     int poll            # 1: look for signals (Ctrl-C) now and then (main thread, no GIL)
-    int stop            # set when a signal handler raised: unwind and return
+    const int* halt     # a Stop's flag, set by any thread (NULL: none), looked at as often
+    int stop            # set when a signal handler raised or the Stop is set: unwind, return
     uint32_t ticks      # generations since the call began (paces the polling)
     uint64_t tt_probes  # perft table lookups, hits and stores of this call (added to the
     uint64_t tt_hits    # table's totals afterwards, with the GIL held)
@@ -75,17 +76,36 @@ cdef uint32_t forbidden_blocks(const nb_rules* r, const nb_board* b) noexcept no
 # The pool (GIL held) and the signals.
 cdef nb_ctx* ctx_acquire() except NULL
 cdef void ctx_release(nb_ctx* c) noexcept
-cdef void ctx_watch(nb_ctx* c) noexcept
+cdef int ctx_watch(nb_ctx* c, object stop=*) except -1
 cdef int ctx_raise_if_stopped(nb_ctx* c) except -1
 cdef void nb_poll_signals(nb_ctx* c) noexcept nogil
 
 
+cdef extern from *:
+    """
+    static inline void nb_halt(int* flag) { __atomic_store_n(flag, 1, __ATOMIC_RELAXED); }
+    static inline int nb_halted(const int* flag) {
+        return flag != NULL && __atomic_load_n(flag, __ATOMIC_RELAXED);
+    }
+    """
+    int nb_halted(const int* flag) noexcept nogil
+    void nb_halt(int* flag) noexcept nogil
+
+
+cdef class Stop:
+    cdef int flag
+
+
 cdef inline int nb_tick(nb_ctx* c) noexcept nogil:
-    """Count a generation; in a polling context look for signals every 4096. Returns 1 once
-    a signal handler has raised (the caller unwinds)."""
+    """Count a generation; every 4096 look for signals (in a polling context) and at the
+    call's Stop. Returns 1 once a signal handler has raised or the Stop is set (the caller
+    unwinds)."""
     c.ticks += 1
-    if c.poll and (c.ticks & 4095) == 0:
-        nb_poll_signals(c)
+    if (c.ticks & 4095) == 0:
+        if c.poll:
+            nb_poll_signals(c)
+        if nb_halted(c.halt):
+            c.stop = 1
     return c.stop
 
 # --------------------------------------------------------------------------- steps

@@ -42,7 +42,9 @@ table: about 2.8 MB) lives in an ``nb_ctx``. A call takes a context from a small
 GIL held) and gives it back when it returns, so every entry point is re-entrant: a kernel call
 made meanwhile (a finalizer, another thread) works in another context. Batch calls and perft
 run without the GIL; in the main thread they look for signals every few thousand
-generations, so Ctrl-C stops them within milliseconds (KeyboardInterrupt).
+generations, so Ctrl-C stops them within milliseconds (KeyboardInterrupt). Only the main
+thread sees a signal: a call on a worker thread is given a :class:`Stop`, a flag that any
+thread (or, through fastnardy._utils.executors, a Dask cluster) sets, looked at as often.
 """
 
 from libc.stdint cimport uint64_t, uint32_t
@@ -56,7 +58,7 @@ from fastnardy._packed cimport (BAR, HOME, NB_MAX_TURNS, PTS, hkey, key_add, mir
 
 import threading
 
-from .errors import ResourceLimitError
+from .errors import FastNardyError, ResourceLimitError
 
 cdef extern from *:
     """
@@ -725,6 +727,7 @@ cdef void ctx_release(nb_ctx* c) noexcept:
     """Give a context back (GIL held)."""
     global _pool_n
     c.poll = 0
+    c.halt = NULL
     c.stop = 0
     c.ticks = 0
     c.tt_probes = c.tt_hits = c.tt_stores = 0
@@ -735,10 +738,34 @@ cdef void ctx_release(nb_ctx* c) noexcept:
         ctx_free(c)
 
 
-cdef void ctx_watch(nb_ctx* c) noexcept:
+cdef int ctx_watch(nb_ctx* c, object stop=None) except -1:
     """Before a long call without the GIL: poll for signals if this is the main thread
-    (only the main thread runs Python's signal handlers)."""
+    (only the main thread runs Python's signal handlers) and watch ``stop`` (a Stop or
+    None); a Stop already set stops the call before its first generation."""
+    if stop is not None and not isinstance(stop, Stop):
+        raise FastNardyError(f"stop must be a Stop or None, not {type(stop).__name__}")
     c.poll = PyThread_get_thread_ident() == _main_thread
+    if stop is not None:
+        c.halt = &(<Stop>stop).flag
+        c.stop = nb_halted(c.halt)
+    return 0
+
+
+cdef class Stop:
+    """A flag that stops the kernel calls watching it (perft, self-play), in any thread,
+    within milliseconds: they raise KeyboardInterrupt. Only the main thread sees Ctrl-C, so
+    it sets the flag of the calls running on worker threads."""
+
+    def set(self):
+        """Stop the calls (those running, and those that start later)."""
+        nb_halt(&self.flag)
+
+    def is_set(self):
+        """True once set."""
+        return self.flag != 0
+
+    def __reduce__(self):
+        raise TypeError("a Stop belongs to its process: it does not pickle")
 
 
 cdef int ctx_raise_if_stopped(nb_ctx* c) except -1:

@@ -92,12 +92,9 @@ ctypedef struct nb_tt:
     uint64_t stores
 
 cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
-                       int weighted, nb_entry** bufs, nb_tt* tt,
-                       const int* halt) noexcept nogil
+                       int weighted, nb_entry** bufs, nb_tt* tt) noexcept nogil
 
 cdef class PerftTable:
     cdef nb_tt tt
     cdef readonly double mb
 
-cdef class PerftStop:
-    cdef int flag

@@ -1,7 +1,8 @@
 """fastnardy._perftcount -- perft (T5: the number of leaves of the tree of legal turns over
 all 21 rolls, or weighted by their 36 outcomes) without the GIL, exact (128-bit sums, each
 checked: CountOverflowError past 2**128 - 1), with an optional exact transposition table of
-subtree counts that threads may share, and a stop flag (PerftStop) that any thread may set.
+subtree counts that threads may share; a call watches a Stop (fastnardy._movegen) that any
+thread may set.
 Rule ids refer to RULES.md."""
 
 from libc.stdint cimport uint64_t
@@ -91,24 +92,12 @@ cdef void tt_store(nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
     e.meta = meta
 
 
-cdef extern from *:
-    """
-    static inline void nb_halt(int* halt) { __atomic_store_n(halt, 1, __ATOMIC_RELAXED); }
-    static inline int nb_halted(const int* halt) {
-        return halt != NULL && __atomic_load_n(halt, __ATOMIC_RELAXED);
-    }
-    """
-    int nb_halted(const int* halt) noexcept nogil
-    void nb_halt(int* halt) noexcept nogil
-
-
 cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
-                       int weighted, nb_entry** bufs, nb_tt* tt,
-                       const int* halt) noexcept nogil:
+                       int weighted, nb_entry** bufs, nb_tt* tt) noexcept nogil:
     """T5 perft; bufs[k] holds NB_MAX_TURNS + 1 entries for the children at remaining depth k;
     tt (or NULL) is an exact transposition table of subtree counts (key, depth, weighted,
     rules). Every sum is checked: past 2**128 - 1 it sets c.stop = 2. Returns 0 early when
-    the context stops (c.stop: a signal, the overflow, or *halt set by another thread)."""
+    the context stops (c.stop: a signal, the overflow, or the call's Stop set)."""
     cdef nb_count total = nb_count_of(0, 0)
     cdef int d1, d2, n, i, twice
     cdef uint64_t lo, hi, meta = 0, klo = b.lo, khi = b.hi
@@ -134,9 +123,7 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
         for d2 in range(d1, 7):
             twice = weighted and d1 != d2
             n = nb_generate(c, r, b, d2, d1, NB_COUNT if depth == 1 else NB_ENTRIES)
-            if nb_tick(c) or nb_halted(halt):
-                if not c.stop:
-                    c.stop = 1
+            if nb_tick(c):
                 return nb_count_of(0, 0)
             if depth == 1:
                 nb_count_add_small(&total, <uint64_t>((1 + twice) * n))  # <= 2 * 36 * NB_MAX_TURNS
@@ -145,8 +132,8 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
             for i in range(n):
                 nb_swap_key(bufs[depth][i].lo, bufs[depth][i].hi, r.game, &lo, &hi)
                 nb_board_from_key(lo, hi, r.game, &kid)
-                if nb_count_add(&total, nb_perft(c, r, &kid, depth - 1, weighted, bufs, tt,
-                                                 halt), twice):
+                if nb_count_add(&total, nb_perft(c, r, &kid, depth - 1, weighted, bufs, tt),
+                                twice):
                     c.stop = 2
                 if c.stop:
                     return nb_count_of(0, 0)
@@ -206,27 +193,13 @@ cdef class PerftTable:
                 f"{self.hit_rate:.1%} hits>")
 
 
-cdef class PerftStop:
-    """A flag that stops the perft_count calls given it, in any thread, within
-    milliseconds (they raise KeyboardInterrupt): only the main thread sees Ctrl-C, so it
-    sets the flag of the calls running on worker threads."""
-
-    def set(self):
-        """Stop the calls (those running, and those that start later)."""
-        nb_halt(&self.flag)
-
-    def is_set(self):
-        """True once set."""
-        return self.flag != 0
-
-
 def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=None,
                 stats=False, stop=None):
     """T5 perft from the position, `me` to move; weighted counts non-doubles twice. With a
     PerftTable, subtree counts are looked up and stored there; with ``stats`` the result is
     (count, probes, hits) of this call. The count is exact (128-bit, every sum checked):
     CountOverflowError past 2**128 - 1. Runs without the GIL; Ctrl-C (in the main thread)
-    or ``stop`` (a PerftStop, in any thread) stops it: KeyboardInterrupt."""
+    or ``stop`` (a Stop, in any thread) stops it: KeyboardInterrupt."""
     cdef nb_rules r
     cdef nb_board b
     cdef int dp, k, w
@@ -235,7 +208,6 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
     cdef nb_ctx* c
     cdef nb_tt* tt = NULL
     cdef PerftTable held = None
-    cdef const int* halt = NULL
     _parse_position(code, me, me_bar, opp, opp_bar, &r, &b)
     if isinstance(depth, bool) or isinstance(depth, float):
         raise FastNardyError(f"depth must be an int >= 0, not {depth!r}")
@@ -255,10 +227,6 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
             raise FastNardyError(f"table must be a PerftTable or None, not {table!r}")
         held = <PerftTable>table
         tt = &held.tt
-    if stop is not None:
-        if not isinstance(stop, PerftStop):
-            raise FastNardyError(f"stop must be a PerftStop or None, not {stop!r}")
-        halt = &(<PerftStop>stop).flag
     for k in range(NB_MAX_DEPTH + 1):
         bufs[k] = NULL
     c = NULL
@@ -268,9 +236,9 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
             bufs[k] = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
             if bufs[k] == NULL:
                 raise ResourceLimitError("cannot allocate perft's buffers")
-        ctx_watch(c)
+        ctx_watch(c, stop)
         with nogil:
-            total = nb_perft(c, &r, &b, dp, w, bufs, tt, halt)
+            total = nb_perft(c, &r, &b, dp, w, bufs, tt)
         if held is not None:  # with the GIL: calls sharing the table add up safely
             held.tt.probes += c.tt_probes
             held.tt.hits += c.tt_hits

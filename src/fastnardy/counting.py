@@ -27,7 +27,8 @@ for a five-line adapter. ``tt_mb`` may not exceed the memory the machine has ava
 
 Ctrl-C (KeyboardInterrupt in the main thread, or any exception) stops the whole call at once:
 the subtasks not started are cancelled, those running on threads of this process stop within
-milliseconds (the kernel polls the call's :class:`fastnardy._kernel.PerftStop`), and a
+milliseconds (the kernel polls the call's :class:`fastnardy._kernel.Stop`), those running on
+a Dask cluster too (every worker sets the Stops of the call's subtasks), and a
 :class:`~concurrent.futures.ProcessPoolExecutor` running them has its worker processes
 terminated (that pool is broken afterwards); nothing is awaited.
 
@@ -43,7 +44,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 import json
 import os
 import threading
@@ -65,7 +65,6 @@ from .position import Position, Turn
 
 Node = Tuple[Position, int]  # a position and the depth left below it
 Result = Tuple[int, int, int]  # a subtask's count, table probes and table hits
-Token = Tuple[int, int]  # a split call: (process id, number), to find its PerftStop
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -105,7 +104,7 @@ def perft(position: Position, depth: int, *, weighted: bool = False,
     _check_options(options)
     if workers is None and executor is None and checkpoint is None:
         start = time.perf_counter()
-        count, probes, hits = _subtree((root, plies, options, None), _new_table(options))
+        count, probes, hits = _counted(root, plies, options, _new_table(options), None)
         if progress is not None:
             progress(PerftProgress(1, 1, count, time.perf_counter() - start, probes, hits))
         return count
@@ -136,7 +135,7 @@ def perft_divide(position: Position, depth: int, *, weighted: bool = False,
     children = Counter(t.position for ts in turns.values() for t in ts)
     if workers is None and executor is None:
         table = _new_table(options)
-        counts = {child: _subtree((child, plies - 1, options, None), table)[0]
+        counts = {child: _counted(child, plies - 1, options, table, None)[0]
                   for child in children}
     else:
         done = _run({(child, plies - 1): 1 for child in children}, options, workers,
@@ -210,21 +209,19 @@ _worker_lock = threading.Lock()
 
 # a subtask: position, depth, options and the token of the split call it belongs to (None
 # for a serial call), all picklable
-Task = Tuple[Position, int, _Options, Optional[Token]]
+Task = Tuple[Position, int, _Options, Optional[_executors.Token]]
 
-# the split calls running in this process: their stop flags, set when a call is interrupted
-_stops: Dict[Token, _kernel.PerftStop] = {}
-_call_numbers = itertools.count()
 # (position, depth, weighted) whose count the kernel found past 2**128 - 1: split at once
 # when met again (by another subtask); few, as such subtrees are near the root
 _too_big: Set[Tuple[Position, int, bool]] = set()
 
 
-def _subtree(task: Task, table: Optional[_kernel.PerftTable] = None) -> Result:
+def _subtree(task: Task, table: Optional[_kernel.PerftTable] = None) -> Optional[Result]:
     """One subtask: (count, probes, hits) of perft(position, depth) with the options, on
     ``table`` (or, on an executor's worker, the process's table of ``tt_mb``). A subtree
     whose count passes the kernel's 2**128 - 1 is split into its children, level by level
-    (the same children met on many paths counted once, times their multiplicity)."""
+    (the same children met on many paths counted once, times their multiplicity). None
+    only when the call was stopped and this subtask ran on another process."""
     position, depth, options, token = task
     _check_options(options)
     if table is None and options.tt_mb is not None:
@@ -232,11 +229,15 @@ def _subtree(task: Task, table: Optional[_kernel.PerftTable] = None) -> Result:
             table = _worker_table.get(options.tt_mb)
             if table is None:
                 table = _worker_table[options.tt_mb] = _table(options.tt_mb, options.backend)
-    stop = None
-    if token is not None and token[0] == os.getpid():
-        stop = _stops.get(token)
-        if stop is None:  # the call has ended (interrupted) before this subtask started
-            raise KeyboardInterrupt("the perft call was stopped")
+    with _executors.watching(token, _kernel.Stop) as stop:
+        return _counted(position, depth, options, table, stop)
+    return None  # stopped on a worker process (executors.watching): nobody reads it
+
+
+def _counted(position: Position, depth: int, options: _Options,
+             table: Optional[_kernel.PerftTable], stop: Optional[_kernel.Stop]) -> Result:
+    """(count, probes, hits) of perft(position, depth), split level by level past the
+    kernel's 2**128 - 1."""
     frontier: Counter[Node] = Counter({(position, depth): 1})
     total = probes = hits = 0
     while frontier:
@@ -255,7 +256,7 @@ def _subtree(task: Task, table: Optional[_kernel.PerftTable] = None) -> Result:
 
 
 def _count(position: Position, depth: int, options: _Options,
-           table: Optional[_kernel.PerftTable], stop: Optional[_kernel.PerftStop]) -> Result:
+           table: Optional[_kernel.PerftTable], stop: Optional[_kernel.Stop]) -> Result:
     """One backend call: (count, probes, hits)."""
     me, me_bar, opp, opp_bar = position.mover_frame()
     if table is not None or _backend.resolve(options.backend) == "kernel":
@@ -315,28 +316,31 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
     counts = {} if saved is None else {key: saved.done[key] for key in tasks if key in saved.done}
     nodes = resumed = sum(counts[key] * tasks[key] for key in counts)
     probes = hits = 0
-    token = (os.getpid(), next(_call_numbers))
-    _stops[token] = stop = _kernel.PerftStop()
+    call = _executors.Call(_kernel.Stop)
+    token = call.token
     own = executor is None and workers is not None
     pool: Optional[Executor] = None
-    futures: Dict[Future[Result], Node] = {}
+    futures: Dict[Future[Optional[Result]], Node] = {}
     try:
         if workers is None and executor is None:
             table = _new_table(options)
-            results: Iterable[Tuple[Node, Result]] = (
+            results: Iterable[Tuple[Node, Optional[Result]]] = (
                 (key, _subtree((*key, options, token), table)) for key in tasks
                 if key not in counts)
         else:
             size = _parallelism(workers, executor)  # checks them (perft_divide's too)
             pool = ThreadPoolExecutor(size) if executor is None else executor
             # our own threads share one table for this call; an executor's workers keep theirs
-            work: Callable[[Task], Result] = (
+            work: Callable[[Task], Optional[Result]] = (
                 functools.partial(_subtree, table=_new_table(options)) if own else _subtree)
             for key in tasks:
                 if key not in counts:
                     futures[pool.submit(work, (*key, options, token))] = key
             results = ((futures[future], future.result()) for future in as_completed(futures))
-        for key, (count, p, h) in results:
+        for key, result in results:
+            if result is None:  # a stopped call's subtask on a worker: not this call's
+                raise KeyboardInterrupt("the perft call was stopped")
+            count, p, h = result
             counts[key] = count
             nodes += count * tasks[key]
             probes += p
@@ -347,13 +351,12 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
                 progress(PerftProgress(len(counts), len(tasks), nodes,
                                        time.perf_counter() - start, probes, hits, resumed))
     except BaseException:
-        stop.set()
-        _executors.abandon(pool, futures)
+        call.halt(pool, futures)
         raise
     finally:
-        del _stops[token]
+        call.close()
         if own and pool is not None:  # stopped subtasks end within milliseconds: not awaited
-            pool.shutdown(wait=not stop.is_set(), cancel_futures=True)
+            pool.shutdown(wait=not call.stop.is_set(), cancel_futures=True)
         if saved is not None:
             saved.write()
     return counts

@@ -1,2 +1,3 @@
 """Plumbing shared by the core and the satellites: whole writes and capped reads of files
-(:mod:`._utils.files`), work abandoned on executors (:mod:`._utils.executors`)."""
+(:mod:`._utils.files`), calls split into subtasks and stopped at once on threads, pools and clusters
+(:mod:`._utils.executors`)."""

@@ -31,6 +31,9 @@ or a Dask cluster through ``distributed.Client.get_executor()``), which is never
 here (an evaluator must then be picklable; its values must not depend on the other rows of
 its batch for the results to be split-proof). A game still going after ``max_turns`` turns
 (both sides can be forced to pass turn after turn in short nardy) is reported as unfinished.
+Ctrl-C (or any exception) stops a run at once, every chunk with it: those on threads and on a
+Dask cluster watch the run's :class:`fastnardy._kernel.Stop`, a process pool's workers are
+terminated.
 
 :func:`rollout` rolls a position out ``n`` times and gives the mean equity and its standard
 error; with ``dice`` it rolls out every legal turn of that roll on the same ``n`` dice
@@ -42,8 +45,10 @@ variance reduction (each roll's luck subtracted) instead.
 
 from __future__ import annotations
 
+from collections import deque
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Deque, Dict, List, NamedTuple, Optional, Sequence, Tuple,
+                    Union)
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +67,7 @@ __all__ = ["KINDS", "POLICIES", "Rollout", "Simulation", "rollout", "simulate"]
 POLICIES = ("random", "greedy")
 KINDS = ("oin", "mars", "koks", "backgammon", "unfinished")  # the codes of Simulation.kind
 _CHUNK = 2000  # games per subtask
+_IN_FLIGHT = 64  # subtasks submitted and not yet read: a run of any length holds few
 
 
 class Simulation(NamedTuple):
@@ -116,23 +122,28 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
                  evaluators)
     chunks = [(first, min(_CHUNK, int(n_games) - first)) for first in range(0, int(n_games), _CHUNK)]
     if workers is None and executor is None:
-        parts = [_play(task, first, count) for first, count in chunks]
+        parts = [_columns(_play(task, first, count)) for first, count in chunks]
     else:
         workers = checks.workers(workers, executor)
         pool = executor if executor is not None else ThreadPoolExecutor(workers)
-        futures: List["Future[Any]"] = []
-        finished = False
+        futures: Deque["Future[Any]"] = deque()  # in flight, oldest first
+        parts = []
+        call = _executors.Call(_kernel.Stop)
+        task = task._replace(token=call.token)
         try:
             for first, count in chunks:
+                if len(futures) == _IN_FLIGHT:
+                    parts.append(_columns(futures.popleft().result()))
                 futures.append(pool.submit(_play, task, first, count))
-            parts = [future.result() for future in futures]
-            finished = True
-        except BaseException:  # Ctrl-C: queued chunks cancelled, running ones not awaited
-            _executors.abandon(pool, futures)
+            while futures:
+                parts.append(_columns(futures.popleft().result()))
+        except BaseException:  # Ctrl-C: every chunk stopped (see the module docstring)
+            call.halt(pool, futures)
             raise
         finally:
-            if executor is None:
-                pool.shutdown(wait=finished, cancel_futures=True)
+            call.close()
+            if executor is None:  # stopped chunks end within milliseconds: not awaited
+                pool.shutdown(wait=not call.stop.is_set(), cancel_futures=True)
     if not parts:
         return Simulation(np.empty(0, np.int8), np.empty(0, np.int8), np.empty(0, np.int8),
                           np.empty(0, np.int32))
@@ -210,18 +221,34 @@ class _Task(NamedTuple):
     max_turns: int
     origin: Optional[Origin] = None
     searches: Tuple[Optional[Search], Optional[Search]] = (None, None)
+    token: Optional[_executors.Token] = None  # the split call's (None: played serially)
 
 
 Columns = Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8],
                 npt.NDArray[np.int32]]
 
 
-def _play(task: _Task, first: int, count: int) -> Columns:
-    """A subtask: games first .. first + count - 1 of the run."""
+def _play(task: _Task, first: int, count: int) -> Optional[Columns]:
+    """A subtask: games first .. first + count - 1 of the run (None only when the run was
+    stopped and this chunk ran on another process)."""
+    with _executors.watching(task.token, _kernel.Stop) as stop:
+        return _games(task, first, count, stop)
+    return None  # stopped on a worker process (executors.watching): nobody reads it
+
+
+def _columns(part: Optional[Columns]) -> Columns:
+    """A chunk's columns (None is a stopped run's chunk on a worker, never this run's)."""
+    if part is None:
+        raise KeyboardInterrupt("the self-play run was stopped")
+    return part
+
+
+def _games(task: _Task, first: int, count: int, stop: Optional[_kernel.Stop]) -> Columns:
+    """Games first .. first + count - 1, the kernel calls watching ``stop``."""
     if task.origin is None and set(task.policy) <= {0, 1}:
         result: Columns = _kernel.simulate_games(task.code, task.koks, task.backgammon,
                                                 task.seed, first, count, task.policy,
-                                                task.max_turns)
+                                                task.max_turns, stop)
         return result
     white, black = (None if code != 3 or search is None else search.network
                     for code, search in zip(task.policy, task.searches))
@@ -236,7 +263,7 @@ def _play(task: _Task, first: int, count: int) -> Columns:
         pick = streams % len(keys)
         games.start(np.arange(count), streams, keys[pick], sides[pick])
     while True:
-        children, exact, waiting, offsets = games.prepare()
+        children, exact, waiting, offsets = games.prepare(stop)
         if not len(waiting):
             return games.results()
         games.play_values(_values(task, games, children, exact, waiting, offsets))
