@@ -19,7 +19,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Dict
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -161,42 +161,69 @@ def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
         _kernel.simulate_games(rules.code, *rules.kernel_scoring(), 1, 0, 1, (0, 0), 10, True)
 
 
-def test_ctrl_c_stops_a_dask_cluster_too():
-    """Issue 40 item 7: perft and self-play on a real Dask cluster (two worker processes),
-    interrupted: the call ends, and the subtasks running on the workers stop (every worker
-    sets the Stops of the call's subtasks) and those queued end at once, so the workers'
-    CPU afterwards is what an idle cluster spends; the cluster works on."""
-    distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
-                                      "installed (pip install 'dask[distributed]')")
+def _cli_perft_on_dask(address: str) -> None:
+    """``fastnardy perft long 6 --dask ADDRESS``, sent SIGINT once the count has begun:
+    exit 130 with the one line ``interrupted`` (no traceback of the client's closing)."""
+    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only",
+                              "--no-progress", "--dask", address], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=ENV, preexec_fn=_default_sigint)
+    try:
+        assert child.stdout.readline().startswith(b"long w")
+        time.sleep(1.5)
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert time.monotonic() - sent < GENEROUS
+    assert child.returncode == 130 and err == b"interrupted\n", err[-500:]
+
+
+def _interrupted_in_this_process(run: Callable[[], object]) -> None:
+    """``run`` sent a real SIGINT after 1.5 s: it raises KeyboardInterrupt, soon."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as cluster, \
-                distributed.Client(cluster) as client:
-            executor = client.get_executor()
-            assert perft(LONG, 2, executor=executor) == 484  # the workers are up
-
-            def cpu() -> Dict[str, float]:
-                return client.run(time.process_time)
-
-            start = cpu()
-            time.sleep(3.0)
-            idle = max(b - a for a, b in zip(start.values(), cpu().values()))
-            for run in (lambda: perft(LONG, 6, executor=executor),
-                        lambda: simulate("long", 10 ** 8, 1, "greedy", executor=executor)):
-                timer = _interrupt_main_thread_after(1.5)
-                sent = time.monotonic() + 1.5
-                with pytest.raises(KeyboardInterrupt):
-                    run()
-                timer.cancel()
-                assert time.monotonic() - sent < GENEROUS
-                start = cpu()
-                time.sleep(3.0)
-                spent = [b - a for a, b in zip(start.values(), cpu().values())]
-                assert max(spent) < idle + 0.5, (spent, idle)  # a busy worker: about 3.0
-            assert perft(LONG, 3, executor=executor) == perft(LONG, 3)
+        timer = _interrupt_main_thread_after(1.5)
+        sent = time.monotonic() + 1.5
+        with pytest.raises(KeyboardInterrupt):
+            run()
+        timer.cancel()
     finally:
         signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - sent < GENEROUS
+
+
+def test_ctrl_c_stops_a_dask_cluster_too():
+    """Issue 40 item 7: perft and self-play on a real Dask cluster (two worker processes),
+    and the command line's perft --dask, interrupted: the call ends, and the subtasks
+    running on the workers stop (every worker sets the Stops of the call's subtasks) and
+    those queued end at once, so the workers' CPU afterwards is what an idle cluster
+    spends; the cluster works on."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
+                                      "installed (pip install 'dask[distributed]')")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executor = client.get_executor()
+        assert perft(LONG, 2, executor=executor) == 484  # the workers are up
+
+        def spent_in_3_seconds() -> float:
+            """The busiest worker's CPU seconds in the next 3 s."""
+            start = client.run(time.process_time)
+            time.sleep(3.0)
+            end = client.run(time.process_time)
+            return max(end[w] - start[w] for w in end)
+
+        idle = spent_in_3_seconds()
+        for run in (lambda: _interrupted_in_this_process(lambda: perft(LONG, 6,
+                                                                       executor=executor)),
+                    lambda: _interrupted_in_this_process(lambda: simulate(
+                        "long", 10 ** 8, 1, "greedy", executor=executor)),
+                    lambda: _cli_perft_on_dask(cluster.scheduler_address)):
+            run()
+            spent = spent_in_3_seconds()
+            assert spent < idle + 0.5, (spent, idle)  # a busy worker: about 3.0
+        assert perft(LONG, 3, executor=executor) == perft(LONG, 3)
 
 
 @pytest.mark.parametrize("extra", [[], ["--workers", "2"], ["--workers", "2", "--tt-mb", "64"]])

@@ -188,9 +188,13 @@ def _count_on_dask(args: argparse.Namespace, position: Position, depth: int,
     except OSError as exc:
         raise FastNardyError(f"cannot reach the Dask scheduler at {args.dask}: {exc}") from None
     with client:
-        return perft(position, depth, weighted=args.weighted, backend=args.backend,
-                     executor=client.get_executor(), tt_mb=args.tt_mb, progress=progress,
-                     checkpoint=checkpoint)
+        executor = client.get_executor()
+        try:
+            return perft(position, depth, weighted=args.weighted, backend=args.backend,
+                         executor=executor, tt_mb=args.tt_mb, progress=progress,
+                         checkpoint=checkpoint)
+        finally:  # after Ctrl-C: what is left cancelled in one message, before the client
+            executor.shutdown(wait=False)  # closes (its pending answers would be tracebacks)
 
 
 def _perft_divide(args: argparse.Namespace, position: Position,
