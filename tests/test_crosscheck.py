@@ -365,9 +365,11 @@ HOSTILE = {  # engine body after the request is read, the error, one-shot too
     "a valid line every 0.3 s": ("while True:\n    print('1 long b 24:14,18:1 24:15', "
                                  "flush=True); time.sleep(0.3)\n",
                                  "did not answer .* within 0.5 s"),
-    "forks, exits, its child holds stdout": (
+    "forks, exits, its child holds stdout": (  # the keeper kills the child: EOF at once
         "if os.fork() == 0:\n    open(sys.argv[1] + '.child', 'w').write('forked')\n"
-        "    time.sleep(60)\n", "did not answer .* within 0.5 s"),
+        "    time.sleep(60)\n"
+        "while not os.path.exists(sys.argv[1] + '.child'):\n    time.sleep(0.01)\n",
+        "exited while answering|with nothing"),
     "a huge line": ("while True:\n    sys.stdout.write('1' * 65536); sys.stdout.flush()\n",
                     "longer than 4096 bytes"),
     "megabytes of lines": ("while True:\n    sys.stdout.write(('1 ' + 'x' * 4000 + '\\n') "
@@ -391,6 +393,51 @@ def test_hostile_engines_end_by_the_deadline_leaving_no_process(tmp_path, name, 
         xc.crosscheck(engine, Position.start("long"), 1)  # no with: crosscheck closes it
     assert _group_alive(int(pid_file.read_text())) == []  # the forked child too
     assert Path(str(pid_file) + ".child").exists() == name.startswith("forks")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` is there and not a zombie, once SIGKILL has had up to 10 s."""
+    for _ in range(200):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        if state in ("Z", "X"):
+            return False
+        time.sleep(0.05)
+    return True
+
+
+SETSID = {  # engine body after the request is read: a process out of the engine's group
+    "a child calls setsid(), the engine hangs": (
+        "child = os.fork()\nif child == 0:\n    os.setsid(); time.sleep(60); os._exit(0)\n"
+        "open(sys.argv[1], 'w').write(str(child))\ntime.sleep(60)\n",
+        "did not answer .* within 0.5 s"),
+    "a daemon (fork, setsid, fork), the engine exits": (
+        "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+        "        open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "while not os.path.exists(sys.argv[1]):\n    time.sleep(0.01)\n",
+        "exited while answering|with nothing"),
+}
+
+
+@pytest.mark.parametrize("one_shot", [False, True], ids=["process", "one-shot"])
+@pytest.mark.parametrize("name", list(SETSID))
+def test_nothing_an_engine_forks_outlives_it_setsid_and_daemons_too(tmp_path, name, one_shot):
+    """Issue 40 item 10: a child that left the engine's process group (setsid) survived the
+    group kill, as did a daemon whose parent exited (reparented to init). The engine's
+    keeper is the child subreaper of all it forks and kills them all."""
+    body, message = SETSID[name]
+    pid_file = tmp_path / "forked.pid"
+    read = "" if one_shot else "sys.stdin.readline()\n"
+    command = engine_script(tmp_path, f"import os, sys, time\n{read}{body}") + [str(pid_file)]
+    kind = xc.OneShotEngine if one_shot else xc.ProcessEngine
+    with pytest.raises(EngineError, match=message):
+        xc.crosscheck(kind(command, timeout=0.5), Position.start("long"), 1)
+    forked = int(pid_file.read_text())
+    assert os.getpgid(0) != forked  # it had left every group of ours
+    assert not _alive(forked)
 
 
 def test_an_empty_one_shot_answer_without_end_is_an_engine_failure(capsys, tmp_path):

@@ -36,7 +36,9 @@ Every read is bounded: each answer must arrive whole within ``timeout`` seconds 
 request (a deadline per request, however the lines trickle in), every line counts (blank
 ones too), lines are at most MAX_LINE (4,096) bytes and an answer at most MAX_LINES (10,000)
 lines and MAX_BYTES (4 MiB), for both kinds of engine. Each engine runs in a process group
-of its own, killed whole when it ends or fails, so nothing it forked outlives it. A crash,
+of its own under a keeper (:mod:`fastnardy.engines._keeper`, the child subreaper of all it
+forks), which kills everything the engine forked when it ends or fails, a process that
+called setsid() or lost its parent too, so nothing it forked outlives it. A crash,
 a timeout, a cap reached or a line that does not read raises
 :class:`~fastnardy.errors.EngineError` naming the request and the line.
 """
@@ -47,10 +49,13 @@ import os
 import re
 import selectors
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import List, Optional, Sequence, Tuple, Type, Union
 
@@ -69,6 +74,7 @@ __all__ = ["FORMATS", "MAX_BYTES", "MAX_LINE", "MAX_LINES", "EngineChild", "OneS
 
 
 FORMATS = ("string", "gnubg")
+KEEPER = Path(__file__).with_name("_keeper.py")  # run by path: no import of fastnardy
 MAX_LINE = 4096
 MAX_LINES = 10_000
 MAX_BYTES = 4 * 2 ** 20  # an answer's stdout, blank lines and line ends included
@@ -174,30 +180,50 @@ def _command(command: object) -> List[str]:
 
 
 def _spawn(command: List[str], name: str, stdin: int) -> "subprocess.Popen[bytes]":
-    """The engine's process, in a process group of its own (a new session: Ctrl-C at the
-    terminal reaches only the driver, and :func:`_end` kills whatever the engine forked)."""
+    """The engine's process under its keeper (:mod:`fastnardy.engines._keeper`: the child
+    subreaper of all the engine forks), in a process group of its own (a new session:
+    Ctrl-C at the terminal reaches only the driver); :func:`_end` ends them all."""
+    program = shutil.which(command[0])
+    if program is None:
+        reason = ("Permission denied" if os.path.exists(command[0]) and os.sep in command[0]
+                  else "No such file or directory")
+        raise EngineError(f"cannot start the engine {name!r}: {reason}")
     try:
-        return subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE,
+        return subprocess.Popen([sys.executable, "-I", "-S", str(KEEPER), program,
+                                 *command[1:]], stdin=stdin, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         raise EngineError(f"cannot start the engine {name!r}: {exc.strerror}") from None
 
 
-def _end(process: "subprocess.Popen[bytes]", grace: float) -> None:
-    """Give the engine's leader ``grace`` seconds to exit, then SIGKILL its whole process
-    group (the children it forked too, while the unreaped leader still holds the group's
-    id), reap the leader and close the pipes."""
-    deadline = time.monotonic() + grace
+def _exited(process: "subprocess.Popen[bytes]", seconds: float) -> bool:
+    """Whether the keeper exits within ``seconds`` (left unreaped: its pid keeps naming
+    the process group)."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
             if os.waitid(os.P_PID, process.pid,
                          os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-                break
+                return True
         except ChildProcessError:  # reaped already
-            break
+            return True
         if time.monotonic() >= deadline:
-            break
+            return False
         time.sleep(0.01)
+
+
+def _end(process: "subprocess.Popen[bytes]", grace: float) -> None:
+    """Give the engine ``grace`` seconds to exit (its keeper exits with it, having killed
+    whatever the engine left), else SIGTERM the keeper, which kills the engine and every
+    descendant (one that called setsid() or lost its parent too) and exits; a keeper not
+    gone within 5 s has its process group SIGKILLed. Then the keeper is reaped and the
+    pipes closed."""
+    if not _exited(process, grace):
+        try:
+            os.kill(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        _exited(process, 5.0)
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
