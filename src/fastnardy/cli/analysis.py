@@ -236,7 +236,7 @@ def _run_analyse(args: argparse.Namespace) -> int:
         text = _files.read_text(args.file)
     except OSError as exc:
         raise FastNardyError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    games = read_games(text, args.file)
+    games = read_games(text, args.file, progress_printer(args, f"{args.file}: lines read"))
     if not games:
         raise InvalidRecordError(f"{args.file} holds no game")
     result = analysis.analyse(text, args.file, read_network(args, games[0].rules.game),

@@ -288,17 +288,22 @@ def read_network(args: argparse.Namespace, game: str) -> "Evaluator":
 
 
 def progress_printer(args: argparse.Namespace, what: str) -> "Optional[Callable[[int, int], None]]":
-    """A progress line on stderr (``--progress``, default when stderr is a terminal)."""
+    """A progress line on stderr (``--progress``, default when stderr is a terminal),
+    redrawn at most five times a second and at the end, however often it is called."""
     if not (args.progress if args.progress is not None else sys.stderr.isatty()):
         return None
     started = time.perf_counter()
+    shown = [-1.0]  # when the line was last drawn
 
     def show(done: int, total: int) -> None:
-        seconds = time.perf_counter() - started
+        now = time.perf_counter()
+        if done != total and now - shown[0] < 0.2:
+            return
+        shown[0] = now
+        seconds = now - started
         eta = seconds * (total - done) / done if done else 0.0
-        print(f"\r  {what}: {done}/{total}, {seconds:,.0f} s, ETA {eta:,.0f} s   ",
+        print(f"\r  {what}: {done:,}/{total:,}, {seconds:,.0f} s, ETA {eta:,.0f} s   ",
               end="\n" if done == total else "", file=sys.stderr, flush=True)
-
 
     return show
 

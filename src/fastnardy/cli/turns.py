@@ -18,7 +18,8 @@ from ..notation import format_roll
 from ..rules import SHORT
 
 from .options import (EXIT_ILLEGAL, Parser, add_backend, add_json, add_picture_options,
-                      add_position, print_json, read_position, read_roll, turn_json, write_file)
+                      add_position, add_progress, print_json, progress_printer, read_position,
+                      read_roll, turn_json, write_file)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -70,7 +71,8 @@ def add_check_game(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "one is not, 2 when a file cannot be read.")
     p_check.add_argument("files", nargs="+", metavar="FILE",
                          help="a fastnardy record or a GNU Backgammon .mat export")
-    p_check.set_defaults(run=lambda args: _check_game(args.files))
+    add_progress(p_check)
+    p_check.set_defaults(run=_check_game)
 
 
 def add_rules(sub: "argparse._SubParsersAction[Parser]") -> None:
@@ -167,18 +169,20 @@ def _pictures(args: argparse.Namespace, position: Position) -> List[Tuple[str, b
     return pictures
 
 
-def _check_game(files: List[str]) -> int:
+def _check_game(args: argparse.Namespace) -> int:
     """check-game: 0 all legal, 1 an illegal turn (named with its game, move, roll, rule and
-    line), 2 a file that cannot be read or parsed."""
+    line), 2 a file that cannot be read or parsed; a progress line over each file's games."""
     status = 0
-    for path in files:
+    for path in args.files:
         try:
-            records = read_games(_files.read_text(path), path)
+            records = read_games(_files.read_text(path), path,
+                                 progress_printer(args, f"{path}: lines read"))
         except (OSError, FastNardyError) as exc:
             print(f"{path}: error: {exc}", file=sys.stderr)
             status = 2
             continue
         illegal = unreadable = 0
+        progress = progress_printer(args, f"{path}: games replayed")
         for number, record in enumerate(records, 1):
             try:
                 Game.from_record(record)
@@ -188,6 +192,8 @@ def _check_game(files: List[str]) -> int:
             except InvalidRecordError as exc:  # a turn whose notation does not read (T1)
                 print(f"{path}: game {number}: error: {exc}", file=sys.stderr)
                 unreadable += 1
+            if progress is not None:
+                progress(number, len(records))
         if unreadable:
             status = 2
         elif illegal:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import checks, notation
 from ..basics import BLACK, SIDES, WHITE
@@ -117,13 +117,22 @@ MAX_LINE = 1000  # characters: a .mat line of moves is under 100; a longer one i
 _RIGHT_COLUMN = 20  # a cell starting at or after this column is player 1's (the right one)
 
 
-def read_mat(text: str) -> List[MatGame]:
+Progress = Optional[Callable[[int, int], None]]
+_PROGRESS_LINES = 4096  # lines read between two calls of a progress callback
+
+
+def read_mat(text: str, progress: Progress = None) -> List[MatGame]:
     """The games of a GNU Backgammon ``.mat`` match export (see the module's docstring).
-    InvalidRecordError names the line of anything that does not read."""
+    InvalidRecordError names the line of anything that does not read. ``progress(done,
+    total)`` counts the lines read, every 4,096 and at the end."""
     if not isinstance(text, str):
         raise InvalidRecordError(f"a match export is text, not {type(text).__name__}")
+    checks.callback(progress)
     reader = _MatReader()
-    for number, raw in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for number, raw in enumerate(lines, 1):
+        if progress is not None and (number % _PROGRESS_LINES == 0 or number == len(lines)):
+            progress(number, len(lines))
         line = raw.rstrip()
         if line.strip() and not line.lstrip().startswith(";"):
             if len(line) > MAX_LINE:
@@ -383,11 +392,12 @@ def is_mat(text: str, name: str = "") -> bool:
     return False
 
 
-def read_games(text: str, name: str = "") -> List[GameRecord]:
-    """The games of a record file: a ``.mat`` match export (``is_mat``), a fastnardy match
-    record (:func:`fastnardy.record.is_match_record`) or one fastnardy record."""
+def read_games(text: str, name: str = "", progress: Progress = None) -> List[GameRecord]:
+    """The games of a record file: a ``.mat`` match export (``is_mat``; ``progress`` as
+    :func:`read_mat`'s), a fastnardy match record (:func:`fastnardy.record.is_match_record`)
+    or one fastnardy record."""
     if is_mat(text, name):
-        return [game.to_record() for game in read_mat(text)]
+        return [game.to_record() for game in read_mat(text, progress)]
     if is_match_record(text):
         return list(read_match(text).games)
     return [read_record(text)]
