@@ -318,42 +318,46 @@ def test_ctrl_c_in_check_game_is_one_line_and_exit_130(capsys, monkeypatch, tmp_
 
     path = tmp_path / "game.txt"
     path.write_text(Game("long", 1).record())
-    monkeypatch.setattr(fastnardy.cli.turns, "read_games", interrupted)
+    monkeypatch.setattr(fastnardy.cli.turns, "iter_games", interrupted)
     assert run(capsys, "check-game", str(path)) == (130, "", "interrupted\n")
+
+
+def _mat_of(games: int) -> str:
+    """A .mat export of ``games`` one-turn games."""
+    return " 0 point match\n" + "".join(
+        f"\n Game {g}\n alice : 0                          bob : 0\n"
+        f"  1) 31: 8/5 6/5                     64: 24/18 13/9\n" for g in range(1, games + 1))
 
 
 def test_check_game_of_a_large_mat_shows_its_progress(capsys, tmp_path):
     """Issue 40 item 10: a .mat of many games ran minutes without a word. With --progress
-    (the default on a terminal) stderr has a line over the lines read and one over the games
-    replayed, each redrawn at most 5 times a second and ending at the total; without it,
-    nothing (stderr is not a terminal here)."""
-    games = 3000
+    (the default on a terminal) stderr has a line over the characters read, the games
+    replayed as they are read, redrawn a megabyte at a time and ending at the total;
+    without it, nothing (stderr is not a terminal here)."""
+    games = 12000
     path = tmp_path / "big.mat"
-    path.write_text(" 0 point match\n" + "".join(
-        f"\n Game {g}\n alice : 0                          bob : 0\n"
-        f"  1) 31: 8/5 6/5                     64: 24/18 13/9\n" for g in range(1, games + 1)))
+    path.write_text(_mat_of(games))
+    size = len(path.read_text())
     status, out, err = run(capsys, "check-game", str(path), "--progress")
     assert status == 0 and out == f"{path}: {games} games, {2 * games} turns, all legal\n"
     drawn = [line.strip() for line in err.replace("\r", "\n").splitlines() if line.strip()]
-    assert drawn[0].startswith(f"{path}: lines read: 4,096/12,001")
-    read = [line for line in drawn if "lines read" in line]
-    replayed = [line for line in drawn if "games replayed" in line]
-    assert read + replayed == drawn  # reading first, then replaying
-    assert read[-1].startswith(f"{path}: lines read: 12,001/12,001")
-    assert replayed[-1].startswith(f"{path}: games replayed: 3,000/3,000")
-    assert len(drawn) < 40  # throttled: not a line per game
+    assert drawn[0].startswith(f"{path}: characters read: 1,048,")
+    assert drawn[-1].startswith(f"{path}: characters read: {size:,}/{size:,}")
+    assert len(drawn) == 2  # a megabyte at a time (1.3 MB)
     assert run(capsys, "check-game", str(path)) == (0, out, "")
 
 
-def test_read_mat_reports_its_progress_in_lines():
-    from fastnardy.formats.mat import read_mat
+def test_read_mat_reports_its_progress_in_characters_and_streams_its_games():
+    from fastnardy.formats.mat import iter_mat, read_mat
 
-    text = " 0 point match\n" + "".join(
-        f"\n Game {g}\n alice : 0                          bob : 0\n"
-        f"  1) 31: 8/5 6/5                     64: 24/18 13/9\n" for g in range(1, 2001))
+    text = _mat_of(12000)
     seen = []
-    assert len(read_mat(text, lambda done, total: seen.append((done, total)))) == 2000
-    assert seen == [(4096, 8001), (8001, 8001)]
+    assert len(read_mat(text, lambda done, total: seen.append((done, total)))) == 12000
+    assert [total for _, total in seen] == [len(text)] * 2 and seen[-1][0] == len(text)
+    games = iter_mat(text)
+    assert next(games).number == 1 and next(games).number == 2  # read as they come
+    assert [g.number for g in iter_mat(text[:text.index('\n Game 6001\n')])][-1] == 6000
+    assert read_mat(text) == list(iter_mat(text))
 
 
 def test_ctrl_c_at_the_play_prompt_is_one_line_and_exit_130():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, List
 
 from .._utils import files as _files
 from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
-from ..formats.mat import read_games
+from ..formats.mat import iter_games
 from ..notation import format_roll
 
 from .options import (Parser, add_cube_options, add_filter, add_json, add_met, add_position,
@@ -236,10 +236,10 @@ def _run_analyse(args: argparse.Namespace) -> int:
         text = _files.read_text(args.file)
     except OSError as exc:
         raise FastNardyError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    games = read_games(text, args.file, progress_printer(args, f"{args.file}: lines read"))
-    if not games:
+    first = next(iter_games(text, args.file), None)  # its game names the network
+    if first is None:
         raise InvalidRecordError(f"{args.file} holds no game")
-    result = analysis.analyse(text, args.file, read_network(args, games[0].rules.game),
+    result = analysis.analyse(text, args.file, read_network(args, first.rules.game),
                               args.plies, read_filters(args),
                               progress_printer(args, "turns analysed"),
                               cubeful=not args.cubeless, met=read_met_option(args))

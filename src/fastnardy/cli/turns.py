@@ -13,7 +13,7 @@ from ..position import Position
 from .. import rules as rulebook
 from .._utils import files as _files
 from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
-from ..formats.mat import read_games
+from ..formats.mat import iter_games
 from ..notation import format_roll
 from ..rules import SHORT
 
@@ -171,37 +171,34 @@ def _pictures(args: argparse.Namespace, position: Position) -> List[Tuple[str, b
 
 def _check_game(args: argparse.Namespace) -> int:
     """check-game: 0 all legal, 1 an illegal turn (named with its game, move, roll, rule and
-    line), 2 a file that cannot be read or parsed; a progress line over each file's games."""
+    line), 2 a file that cannot be read or parsed. A .mat is replayed as it is read, a game
+    at a time (memory for one game), with a progress line over the characters read."""
     status = 0
     for path in args.files:
+        illegal = unreadable = games = turns = 0
         try:
-            records = read_games(_files.read_text(path), path,
-                                 progress_printer(args, f"{path}: lines read"))
-        except (OSError, FastNardyError) as exc:
+            text = _files.read_text(path)
+            for games, record in enumerate(iter_games(text, path, progress_printer(
+                    args, f"{path}: characters read")), 1):
+                turns += len(record.turns)
+                try:
+                    Game.from_record(record)
+                except IllegalTurnError as exc:
+                    print(f"{path}: game {games}: illegal turn: {exc}")
+                    illegal += 1
+                except InvalidRecordError as exc:  # a turn whose notation does not read (T1)
+                    print(f"{path}: game {games}: error: {exc}", file=sys.stderr)
+                    unreadable += 1
+        except (OSError, FastNardyError) as exc:  # the file, or a line of it, does not read
             print(f"{path}: error: {exc}", file=sys.stderr)
             status = 2
             continue
-        illegal = unreadable = 0
-        progress = progress_printer(args, f"{path}: games replayed")
-        for number, record in enumerate(records, 1):
-            try:
-                Game.from_record(record)
-            except IllegalTurnError as exc:
-                print(f"{path}: game {number}: illegal turn: {exc}")
-                illegal += 1
-            except InvalidRecordError as exc:  # a turn whose notation does not read (T1)
-                print(f"{path}: game {number}: error: {exc}", file=sys.stderr)
-                unreadable += 1
-            if progress is not None:
-                progress(number, len(records))
         if unreadable:
             status = 2
         elif illegal:
             status = max(status, 1)
         else:
-            turns = sum(len(record.turns) for record in records)
-            print(f"{path}: {len(records)} game{'s' * (len(records) != 1)}, {turns} turns, "
-                  f"all legal")
+            print(f"{path}: {games} game{'s' * (games != 1)}, {turns} turns, all legal")
     return status
 
 

@@ -29,7 +29,8 @@ from ..record import (CubeAction, GameRecord, RecordedTurn, Win, at_line, check_
                       check_name, is_match_record, read_match, read_record)
 from ..rules import Rules
 
-__all__ = ["MatGame", "is_mat", "match_games", "read_games", "read_mat", "write_mat"]
+__all__ = ["MatGame", "is_mat", "iter_games", "iter_mat", "match_games", "read_games",
+           "read_mat", "write_mat"]
 
 
 MatAction = Union[RecordedTurn, CubeAction, Win]
@@ -118,28 +119,54 @@ _RIGHT_COLUMN = 20  # a cell starting at or after this column is player 1's (the
 
 
 Progress = Optional[Callable[[int, int], None]]
-_PROGRESS_LINES = 4096  # lines read between two calls of a progress callback
+_BLOCK = 1 << 20  # characters split into lines at a time
 
 
 def read_mat(text: str, progress: Progress = None) -> List[MatGame]:
     """The games of a GNU Backgammon ``.mat`` match export (see the module's docstring).
     InvalidRecordError names the line of anything that does not read. ``progress(done,
-    total)`` counts the lines read, every 4,096 and at the end."""
+    total)`` counts the characters read, a megabyte at a time."""
+    return list(iter_mat(text, progress))
+
+
+def iter_mat(text: str, progress: Progress = None) -> Iterator[MatGame]:
+    """:func:`read_mat`'s games one at a time, each as soon as it is read: memory for one
+    game, not the match (the error of a later line comes when it is reached)."""
     if not isinstance(text, str):
         raise InvalidRecordError(f"a match export is text, not {type(text).__name__}")
     checks.callback(progress)
+    return _read(text, progress)
+
+
+def _read(text: str, progress: Progress) -> Iterator[MatGame]:
+    """The games of ``text``, read line by line, a block of lines at a time."""
     reader = _MatReader()
-    lines = text.splitlines()
-    for number, raw in enumerate(lines, 1):
-        if progress is not None and (number % _PROGRESS_LINES == 0 or number == len(lines)):
-            progress(number, len(lines))
-        line = raw.rstrip()
-        if line.strip() and not line.lstrip().startswith(";"):
-            if len(line) > MAX_LINE:
-                raise InvalidRecordError(f"line {number} is {len(line):,} characters long: a "
-                                         f"line of a match export is at most {MAX_LINE:,}")
-            reader.feed(line, number)
-    return reader.finish()
+    number = 0
+    for end, lines in _blocks(text):
+        for raw in lines:
+            number += 1
+            line = raw.rstrip()
+            if line.strip() and not line.lstrip().startswith(";"):
+                if len(line) > MAX_LINE:
+                    raise InvalidRecordError(f"line {number} is {len(line):,} characters long: "
+                                             f"a line of a match export is at most "
+                                             f"{MAX_LINE:,}")
+                reader.feed(line, number)
+                yield from reader.take()
+        if progress is not None:
+            progress(end, len(text))
+    yield from reader.finish()
+
+
+def _blocks(text: str) -> Iterator[Tuple[int, List[str]]]:
+    """``text.splitlines()`` about a megabyte at a time, each block cut after a newline
+    (so its lines are the whole text's): (where the block ends, its lines)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + _BLOCK)
+        end = len(text) if end < 0 else end + 1
+        yield end, text[start:end].splitlines()
+        start = end
 
 
 class _MatReader:
@@ -212,11 +239,17 @@ class _MatReader:
             self.games.append(MatGame(self.length, self.number, self.players, self.scores,
                                       tuple(self.actions)))
 
+    def take(self) -> List[MatGame]:
+        """The games read whole since the last call."""
+        games, self.games = self.games, []
+        return games
+
     def finish(self) -> List[MatGame]:
+        """The last game (the text has ended)."""
         if self.length is None:
             raise InvalidRecordError("no ' N point match' line: not a GNU Backgammon match export")
         self._close()
-        return self.games
+        return self.take()
 
 
 def _players(line: str, number: int) -> Tuple[Tuple[str, str], Tuple[int, int]]:
@@ -396,8 +429,13 @@ def read_games(text: str, name: str = "", progress: Progress = None) -> List[Gam
     """The games of a record file: a ``.mat`` match export (``is_mat``; ``progress`` as
     :func:`read_mat`'s), a fastnardy match record (:func:`fastnardy.record.is_match_record`)
     or one fastnardy record."""
+    return list(iter_games(text, name, progress))
+
+
+def iter_games(text: str, name: str = "", progress: Progress = None) -> Iterator[GameRecord]:
+    """:func:`read_games`'s games one at a time (a ``.mat``'s each as soon as it is read)."""
     if is_mat(text, name):
-        return [game.to_record() for game in read_mat(text, progress)]
+        return (game.to_record() for game in iter_mat(text, progress))
     if is_match_record(text):
-        return list(read_match(text).games)
-    return [read_record(text)]
+        return iter(read_match(text).games)
+    return iter([read_record(text)])
