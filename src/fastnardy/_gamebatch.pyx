@@ -401,12 +401,13 @@ cdef class GameBatch:
     def prepare(self, stop=None):
         """Play every running game (status 0) until it waits for an external choice or
         ends; ``stop`` (a Stop, set by another thread) stops the call: KeyboardInterrupt, the
-        games where they were (each ended or between two turns). Returns (children, exact, games, offsets) for the waiting games (status 1):
-        ``children`` a KEY_DTYPE array of every legal turn's result from the next mover's
-        view, in T2 order per game, ``exact`` float64 the points the mover wins by a child
-        that ends the game (L10/S9) and NaN for the others, ``games`` int64 the waiting
-        games and ``offsets`` int64 (G + 1) their children's bounds. A game already waiting
-        keeps its roll (its children are listed again)."""
+        games where they were (each ended or between two turns). Returns (children, exact,
+        games, offsets) for the waiting games (status 1): ``children`` a KEY_DTYPE array
+        of every legal turn's result from the next mover's view, in T2 order per game,
+        ``exact`` float64 the points the mover wins by a child that ends the game (L10/S9)
+        and NaN for the others, ``games`` int64 the waiting games and ``offsets`` int64
+        (G + 1) their children's bounds. A game already waiting keeps its roll (its
+        children are listed again)."""
         self._enter()
         try:
             return self._prepare(stop)

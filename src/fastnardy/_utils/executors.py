@@ -4,13 +4,13 @@ Ctrl-C (or any exception) stops every piece at once.
 A :class:`Call` names itself to its subtasks by a token (pickled with them) and owns a stop
 flag (the caller's kind: :class:`fastnardy._kernel.Stop`, which its kernel calls watch). A
 subtask runs inside :func:`watching`, which gives it the flag to hand the kernel: the
-caller's own on this process's threads, or one of the worker process's own elsewhere. :meth:`Call.halt` sets
-the caller's and cancels the queued subtasks, terminates a process pool's workers (the
-only way to stop a running piece of another process that the pool does not let us reach)
-or, on a Dask executor, has every worker of the cluster set the Stops of the call's running
-subtasks and end its queued ones at once (one ``Client.run``; cancelling each future would
-be a round trip each, and races distributed's own completion of it): nothing goes on
-computing after the call has ended.
+caller's own on this process's threads, or one of the worker process's own elsewhere.
+:meth:`Call.halt` sets the caller's and cancels the queued subtasks, terminates a process
+pool's workers (the only way to stop a running piece of another process that the pool does
+not let us reach) or, on a Dask executor, has every worker of the cluster set the flags of
+the call's running subtasks and end its queued ones at once (one ``Client.run``; cancelling
+each future would be a round trip each, and races distributed's own completion of it):
+nothing goes on computing after the call has ended.
 """
 
 from __future__ import annotations
@@ -79,11 +79,12 @@ class Call:
 @contextmanager
 def watching(token: Optional[Token], flag: Callable[[], F]) -> Iterator[Optional[F]]:
     """The stop flag a subtask of the call ``token`` gives its kernel calls (None for a call
-    not split; on another process a new ``flag()``). On the caller's process a stopped subtask raises KeyboardInterrupt (into a
-    future nobody reads), as does one that starts after its call ended. On another process
-    (a Dask worker, where a task's KeyboardInterrupt would end the worker and any other
-    exception is logged as a failure) it ends quietly: the ``with`` block is left at the
-    kernel's KeyboardInterrupt and the subtask returns None, which nobody reads either."""
+    not split; on another process a new ``flag()``). On the caller's process a stopped
+    subtask raises KeyboardInterrupt (into a future nobody reads), as does one that starts
+    after its call ended. On another process (a Dask worker, where a task's
+    KeyboardInterrupt would end the worker and any other exception is logged as a failure)
+    it ends quietly: the ``with`` block is left at the kernel's KeyboardInterrupt and the
+    subtask returns None, which nobody reads either."""
     if token is None:
         yield None
         return

@@ -433,8 +433,8 @@ def _cubes(cubes: object, count: int) -> List[Cube]:
     """``cubes``, one Cube per row (each checked by :meth:`Cube.of`)."""
     items = checks.bounded(cubes, count)
     if items is None or len(items) != count:
-        raise FastNardyError(f"cubes must be one Cube per row ({count}), not "
-                             f"{'more' if items is not None and len(items) > count else repr(cubes)}")
+        given = "more" if items is not None and len(items) > count else repr(cubes)
+        raise FastNardyError(f"cubes must be one Cube per row ({count}), not {given}")
     return [Cube.of(cube) for cube in items]
 
 

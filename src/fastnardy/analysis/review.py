@@ -451,6 +451,7 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
     unless ``cubeful`` is False (module docstring; ``met`` the match's table, the game's own
     unless given); ``progress(done, total)`` counts turns."""
     checks.callback(progress)
+    cubeful = checks.flag(cubeful, "cubeful")
     length = 0
     if is_mat(text, name):  # each file read once: its games, scores and length
         games = read_mat(text)
