@@ -19,7 +19,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Callable, List
 
 import numpy as np
 import pytest
@@ -49,33 +49,66 @@ def _interrupt_main_thread_after(seconds: float) -> threading.Timer:
     return timer
 
 
+def _interrupted_in_this_process(run: Callable[[], object], after: float) -> None:
+    """``run`` sent a real SIGINT after ``after`` seconds: it raises KeyboardInterrupt (it
+    does not end first), soon."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer = _interrupt_main_thread_after(after)
+        sent = time.monotonic() + after
+        with pytest.raises(KeyboardInterrupt):
+            run()
+        timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - sent < GENEROUS
+
+
+def _worker_threads_end() -> None:
+    """The ThreadPoolExecutor threads have ended (they are not left playing or counting)."""
+    deadline = time.monotonic() + GENEROUS
+    while any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate()) \
+            and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate())
+
+
+def _cli_perft_interrupted(extra: List[str], settle: float) -> None:
+    """``fastnardy perft long 6 --only --no-progress EXTRA``, sent SIGINT ``settle`` s after
+    the count has begun (its first line printed: the interpreter, fastnardy and the kernel
+    are loaded; a SIGINT during start-up ends Python by its own default, the -2 returncode
+    seen before when a test slept a fixed 2 s on a busy machine): exit 130 with the one
+    line ``interrupted``, no traceback."""
+    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only",
+                              "--no-progress", *extra], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=ENV, preexec_fn=_default_sigint)
+    try:
+        first = child.stdout.readline()  # the position, printed just before perft starts
+        assert first.startswith(b"long w")
+        time.sleep(settle)
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert time.monotonic() - sent < GENEROUS
+    assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out, \
+        err[-500:]
+
+
 @pytest.mark.parametrize("how", ["threads", "threads+table", "process pool"])
 def test_ctrl_c_stops_perft_on_workers(how):
     """perft(long, 6) takes minutes on two cores; Ctrl-C ends the call, the threads' kernel
     calls stop (they poll the call's stop flag) and the process pool's workers end."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     pool = ProcessPoolExecutor(2) if how == "process pool" else None
-    finished = False
-    try:
-        if pool is not None:
-            pool.submit(int).result()  # the workers are up before the clock starts
-        timer = _interrupt_main_thread_after(1.0)
-        start = time.monotonic()
-        with pytest.raises(KeyboardInterrupt):
-            perft(LONG, 6, workers=None if pool else 2, executor=pool,
-                  tt_mb=64 if how == "threads+table" else None)
-            finished = True
-        stopped = time.monotonic() - start
-        timer.cancel()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert not finished and stopped < GENEROUS
-    if pool is None:  # the worker threads have ended too (they are not left counting)
-        deadline = time.monotonic() + GENEROUS
-        while any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate()) \
-                and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate())
+    if pool is not None:
+        pool.submit(int).result()  # the workers are up before the clock starts
+    _interrupted_in_this_process(lambda: perft(LONG, 6, workers=None if pool else 2,
+                                               executor=pool,
+                                               tt_mb=64 if how == "threads+table" else None),
+                                 1.0)
+    if pool is None:
+        _worker_threads_end()
     else:
         deadline = time.monotonic() + GENEROUS
         while any(p.is_alive() for p in pool._processes.values()) \
@@ -107,25 +140,18 @@ def test_ctrl_c_stops_self_play_on_worker_threads(game, policy):
     Python evaluator plays for seconds of CPU: left to finish, two would burn them."""
     chosen = (Evaluator.load(game) if policy == "network" else
               _python_evaluator if policy == "python" else policy)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    finished = False
-    try:
-        timer = _interrupt_main_thread_after(1.0)
-        with pytest.raises(KeyboardInterrupt):
+    stopped: List[float] = []
+
+    def run() -> None:
+        try:
             simulate(game, 10 ** 8, 1, chosen, workers=2)
-            finished = True
-        stopped = time.process_time()
-        timer.cancel()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert not finished
-    deadline = time.monotonic() + GENEROUS
-    while any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate()) \
-            and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not any(t.name.startswith("ThreadPoolExecutor") for t in threading.enumerate())
+        finally:
+            stopped.append(time.process_time())  # the CPU clock at the interrupt
+
+    _interrupted_in_this_process(run, 1.0)
+    _worker_threads_end()
     time.sleep(0.5)
-    assert time.process_time() - stopped < 0.3  # the Python evaluator's chunks: seconds
+    assert time.process_time() - stopped[0] < 0.3  # the Python evaluator's chunks: seconds
 
 
 def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
@@ -161,38 +187,6 @@ def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
         _kernel.simulate_games(rules.code, *rules.kernel_scoring(), 1, 0, 1, (0, 0), 10, True)
 
 
-def _cli_perft_on_dask(address: str) -> None:
-    """``fastnardy perft long 6 --dask ADDRESS``, sent SIGINT once the count has begun:
-    exit 130 with the one line ``interrupted`` (no traceback of the client's closing)."""
-    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only",
-                              "--no-progress", "--dask", address], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, env=ENV, preexec_fn=_default_sigint)
-    try:
-        assert child.stdout.readline().startswith(b"long w")
-        time.sleep(1.5)
-        child.send_signal(signal.SIGINT)
-        sent = time.monotonic()
-        out, err = child.communicate(timeout=60)
-    finally:
-        child.kill()
-    assert time.monotonic() - sent < GENEROUS
-    assert child.returncode == 130 and err == b"interrupted\n", err[-500:]
-
-
-def _interrupted_in_this_process(run: Callable[[], object]) -> None:
-    """``run`` sent a real SIGINT after 1.5 s: it raises KeyboardInterrupt, soon."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        timer = _interrupt_main_thread_after(1.5)
-        sent = time.monotonic() + 1.5
-        with pytest.raises(KeyboardInterrupt):
-            run()
-        timer.cancel()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert time.monotonic() - sent < GENEROUS
-
-
 def test_ctrl_c_stops_a_dask_cluster_too():
     """Issue 40 item 7: perft and self-play on a real Dask cluster (two worker processes),
     and the command line's perft --dask, interrupted: the call ends, and the subtasks
@@ -215,11 +209,11 @@ def test_ctrl_c_stops_a_dask_cluster_too():
             return max(end[w] - start[w] for w in end)
 
         idle = spent_in_3_seconds()
-        for run in (lambda: _interrupted_in_this_process(lambda: perft(LONG, 6,
-                                                                       executor=executor)),
+        for run in (lambda: _interrupted_in_this_process(
+                        lambda: perft(LONG, 6, executor=executor), 1.5),
                     lambda: _interrupted_in_this_process(lambda: simulate(
-                        "long", 10 ** 8, 1, "greedy", executor=executor)),
-                    lambda: _cli_perft_on_dask(cluster.scheduler_address)):
+                        "long", 10 ** 8, 1, "greedy", executor=executor), 1.5),
+                    lambda: _cli_perft_interrupted(["--dask", cluster.scheduler_address], 1.5)):
             run()
             spent = spent_in_3_seconds()
             assert spent < idle + 0.5, (spent, idle)  # a busy worker: about 3.0
@@ -228,23 +222,7 @@ def test_ctrl_c_stops_a_dask_cluster_too():
 
 @pytest.mark.parametrize("extra", [[], ["--workers", "2"], ["--workers", "2", "--tt-mb", "64"]])
 def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130(extra):
-    """SIGINT once the count has begun (its first line printed: the interpreter, fastnardy and
-    the kernel are loaded; a SIGINT during start-up ends Python by its own default, the -2
-    returncode seen before when this test slept a fixed 2 s on a busy machine)."""
-    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "perft", "long", "6", "--only",
-                              "--no-progress", *extra], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, env=ENV, preexec_fn=_default_sigint)
-    try:
-        first = child.stdout.readline()  # the position, printed just before perft starts
-        assert first.startswith(b"long w")
-        time.sleep(0.5)
-        child.send_signal(signal.SIGINT)
-        sent = time.monotonic()
-        out, err = child.communicate(timeout=60)
-    finally:
-        child.kill()
-    assert time.monotonic() - sent < GENEROUS
-    assert child.returncode == 130 and err == b"interrupted\n" and b"Traceback" not in out
+    _cli_perft_interrupted(extra, 0.5)
 
 
 def test_the_td_trainer_stops_on_ctrl_c_with_one_line_and_exit_130(tmp_path):
