@@ -46,7 +46,11 @@ def first_best(values: npt.NDArray[Any], parent: npt.NDArray[Any], count: int) -
         raise FastNardyError(f"values must be one number per child, not {values.dtype} "
                              f"{values.shape}")
     count = checks.number(count, "count", 0, checks.MAX_ITEMS)
-    parent = _parents(parent, len(values), count)
+    return _first_best(values, _parents(parent, len(values), count), count)
+
+
+def _first_best(values: npt.NDArray[Any], parent: Indices, count: int) -> Indices:
+    """:func:`first_best` of checked input (what a player's ``_pick`` is given)."""
     offsets = np.searchsorted(parent, np.arange(count + 1))
     out: Indices = offsets[:-1] + segment_argmax(values, offsets)
     return out
@@ -154,7 +158,11 @@ def greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
     (a lone checker can be hit, S3) and plus 3 for each of the other side's checkers on the
     bar. The one home of that score in Python (:func:`fastnardy.play.interactive.evaluate`
     asks it of one position; the kernel's greedy policy is its compiled twin)."""
-    rules, children = Rules.of(rules), _boards(children, "children")
+    return _greedy_scores(Rules.of(rules), _boards(children, "children"))
+
+
+def _greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
+    """:func:`greedy_scores` of checked input."""
     pips = np.arange(1, 25)
     rows = children.astype(np.int64)
     own, own_bar = rows[:, HALF:HALF + 24], rows[:, ROW_WIDTH - 1]
@@ -175,7 +183,7 @@ class Greedy(Player):
 
     def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
               parent: Indices) -> Indices:
-        return first_best(greedy_scores(rules, children), parent, len(rows))
+        return _first_best(_greedy_scores(rules, children), parent, len(rows))
 
 
 class Network(Player):
@@ -198,7 +206,7 @@ class Network(Player):
             values[~kept] = -np.inf
             values[kept] = -expectimax(rules, children[kept], self.evaluator, self.plies,
                                        GNUBG_FILTERS[1:])
-        return first_best(values, parent, len(rows))
+        return _first_best(values, parent, len(rows))
 
     def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
                       met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
