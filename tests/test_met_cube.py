@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +122,10 @@ def test_read_met_refuses_large_and_missing_files(tmp_path):
         read_met(tmp_path / "absent.xml")
     with pytest.raises(MatchEquityError, match="pre must be"):
         MatchEquityTable(np.zeros((2, 3)), np.zeros(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's ComplexWarning was what came, and a table
+        with pytest.raises(MatchEquityError, match="numbers"):
+            MatchEquityTable(np.full((1, 1), 0.5 + 1j), [0.5])
     assert issubclass(MatchEquityError, ValueError)
 
 

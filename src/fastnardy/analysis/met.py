@@ -37,6 +37,8 @@ class MatchEquityTable:
     def __init__(self, pre: npt.ArrayLike, post: npt.ArrayLike, name: str = "",
                  description: str = "") -> None:
         try:
+            if any(np.iscomplexobj(table) for table in (pre, post)):
+                raise TypeError("complex")  # a cast to float64 would drop the imaginary part
             pre_array = np.array(pre, dtype=np.float64)
             post_array = np.array(post, dtype=np.float64)
         except (TypeError, ValueError):
