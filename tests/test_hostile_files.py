@@ -5,7 +5,10 @@ int() of thousands of digits, never opening a FIFO or reading an endless device.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
+import tracemalloc
 import os
 import subprocess
 import sys
@@ -154,3 +157,51 @@ def test_evaluator_weights_beyond_float32_are_refused_without_a_warning(tmp_path
         warnings.simplefilter("error")  # numpy's overflow warning would fail the test
         with pytest.raises(FastNardyError, match="not finite as a float32"):
             Evaluator.load(path)
+
+
+def _gnubg_games(count: int) -> str:
+    """A money-play .mat of ``count`` games, GNU Backgammon's own self-play games
+    (tests/data/gnubg) one after another, renumbered."""
+    games = []
+    for path in sorted((Path(__file__).parent / "data" / "gnubg").glob("*.mat")):
+        games += re.split(r"\n(?= Game \d+\n)", path.read_text())[1:]
+    return " 0 point match\n" + "".join(
+        "\n" + re.sub(r"^ Game \d+", f" Game {number}", games[number % len(games)]).rstrip()
+        + "\n" for number in range(1, count + 1))
+
+
+def _peak(reader, text: str) -> float:
+    """The most memory ``reader(text)`` held at once (Python's own allocations, the text
+    itself not counted), as a multiple of the text's length."""
+    tracemalloc.start()
+    try:
+        kept = reader(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert kept
+    return peak / len(text)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="slotted records need Python 3.10+")
+def test_list_readers_hold_a_few_times_the_file_not_fifteen():
+    """Issue 40, memory: read_mat and read_games held 13-15x a .mat of one-turn games (as
+    GNU Backgammon lays them out). Now a record shares its rolls, sides, names, scores and
+    turn texts, its values are slotted and the text is split 64 K characters at a time. At
+    these sizes (about a megabyte; a larger file is nearer the floor) one-turn games take
+    3.6x, GNU Backgammon's own games 4.3x and a fastnardy match record 5.1x (a turn a line,
+    each line number an int of its own). The floor is an object per turn (72 bytes) and its
+    line number (32 bytes, shared by a .mat line's two turns) against 25-28 characters of
+    text a turn."""
+    from fastnardy.formats.mat import read_games, write_mat
+    from fastnardy.record import MatchRecord, read_match, write_match
+    game = read_mat(" 0 point match\n Game 1\n Alice : 0   Bob : 0\n  1) 31: 8/5 6/5\n"
+                    "      Wins 1 point\n")[0]
+    one_turn = write_mat([dataclasses.replace(game, number=g) for g in range(1, 10001)])
+    assert _peak(read_mat, one_turn) < 3.9
+    assert _peak(read_games, one_turn) < 3.9
+    gnubg = _gnubg_games(1000)
+    assert _peak(read_games, gnubg) < 4.6
+    record = write_match(MatchRecord(1, tuple(game for game in read_games(gnubg)
+                                              if game.opening is not None)))
+    assert _peak(read_match, record) < 5.5

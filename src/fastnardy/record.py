@@ -51,18 +51,40 @@ The items of a game that a record of it holds beside the turns: :class:`CubeActi
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
+from functools import lru_cache
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union
 
 from . import notation
+from ._utils.files import numbered_lines
 from .basics import BLACK, SIDES, WHITE, Roll
 from .errors import FastNardyError, IllegalTurnError, InvalidRecordError, NotationError, shown
 from .position import Position
 from .rules import Rules
 
 
+_T = TypeVar("_T")
+
 __all__ = ["CubeAction", "GameRecord", "MatchRecord", "RecordedTurn", "Win", "is_match_record",
            "read_match", "read_record", "write_match", "write_record"]
+
+
+#: The records' value classes are slotted where dataclasses make them so (Python 3.10+): a
+#: record of a large file holds one per turn, and a slotted one is half the memory.
+SLOTS: Dict[str, Any] = {"slots": True} if sys.version_info >= (3, 10) else {}
+
+#: Each roll as one tuple, by its two digits (``"31"``), so that the turns of a record read
+#: from text share 36 tuples, not one each.
+ROLLS: Dict[str, Roll] = {f"{a}{b}": (a, b) for a in range(1, 7) for b in range(1, 7)}
+
+
+def shared(known: Dict[Any, Any], value: _T) -> _T:
+    """The first value read equal to ``value`` (a pair's items shared too), kept in ``known``:
+    the records of a file hold one copy of each name, turn text and score pair they repeat."""
+    if isinstance(value, tuple):
+        value = tuple(shared(known, item) for item in value)  # type: ignore[assignment]
+    return known.setdefault(value, value)  # type: ignore[no-any-return]
 
 
 def at_line(line: object) -> str:
@@ -102,7 +124,7 @@ def check_count(what: str, value: object, line: int) -> None:
         raise InvalidRecordError(f"{at_line(line)}{what} is a positive integer, not {value!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, **SLOTS)
 class RecordedTurn:
     """One recorded turn, as written: not yet checked against the rules. ``turn`` is notation
     (``pass`` for a pass); ``line`` is where it was read (0 when not read from text; it takes
@@ -122,13 +144,23 @@ class RecordedTurn:
         if not isinstance(self.turn, str):
             raise InvalidRecordError(f"{at_line(self.line)}a turn is notation text, "
                                      f"not {self.turn!r}")
-        try:
-            notation.parse_turn(self.turn)
-        except (IllegalTurnError, NotationError) as exc:
-            raise InvalidRecordError(f"{at_line(self.line)}cannot read the turn: {exc}") from None
+        error = _unreadable(self.turn)
+        if error is not None:
+            raise InvalidRecordError(f"{at_line(self.line)}cannot read the turn: {error}")
 
 
-@dataclass(frozen=True)
+@lru_cache(maxsize=1 << 12)
+def _unreadable(turn: str) -> Optional[str]:
+    """Why the notation ``turn`` does not read (None when it reads); kept for the texts seen
+    last, as a file repeats its turns."""
+    try:
+        notation.parse_turn(turn)
+    except (IllegalTurnError, NotationError) as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True, **SLOTS)
 class GameRecord:
     """A recorded game: its rules, players (white, black), how it began (the T6 ``opening``
     throw (white's die, black's die), or a ``start`` position) and its turns, unchecked.
@@ -207,7 +239,7 @@ class GameRecord:
             pending = next(cube, None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, **SLOTS)
 class MatchRecord:
     """A recorded match (C6): its ``length`` and its ``games`` one after another, each a
     :class:`GameRecord` of the same rules and players, unchecked against the rules
@@ -232,6 +264,7 @@ class MatchRecord:
 # --------------------------------------------------------------------------- fastnardy record
 
 _HEADER_KEYS = ("rules", "white", "black", "opening", "start")
+_SIDE = {side: side for side in SIDES}  # a side read from text as the one constant
 _CUBE_LINE = re.compile(r"([0-9]{1,9}) +(white|black) +(doubles|takes|drops)(?: +([0-9]{1,9}))?")
 
 
@@ -262,6 +295,12 @@ def read_record(text: str) -> GameRecord:
     of anything that does not read."""
     if not isinstance(text, str):
         raise InvalidRecordError(f"a record is text, not {type(text).__name__}")
+    return _read(numbered_lines(text), {})
+
+
+def _read(lines: Iterable[Tuple[int, str]], known: Dict[Any, Any]) -> GameRecord:
+    """The record of the numbered ``lines``. ``known`` keeps one copy of each value read that
+    repeats (names, turn texts, rules), shared by the games of a match record."""
     seen: Dict[str, int] = {}
     rules: Optional[Rules] = None
     names = {WHITE: "", BLACK: ""}
@@ -270,7 +309,7 @@ def read_record(text: str) -> GameRecord:
     turns: List[RecordedTurn] = []
     cube: List[Tuple[int, CubeAction]] = []
     offered = 1  # the stake the last offer made (1: none yet, for an answer C2 refuses)
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in lines:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -279,7 +318,7 @@ def read_record(text: str) -> GameRecord:
         if key not in _HEADER_KEYS:
             action = _CUBE_LINE.fullmatch(line)
             if action is None:
-                turns.append(_read_turn(line, number))
+                turns.append(_read_turn(line, number, known))
                 continue
             name = {"doubles": "double", "takes": "take", "drops": "drop"}[action.group(3)]
             if (name == "double") != (action.group(4) is not None):
@@ -288,7 +327,7 @@ def read_record(text: str) -> GameRecord:
                                          f"{shown(line)}")
             if name == "double":
                 offered = int(action.group(4))
-            cube.append((len(turns), CubeAction(int(action.group(1)), action.group(2), name,
+            cube.append((len(turns), CubeAction(int(action.group(1)), _SIDE[action.group(2)], name,
                                                 offered, number)))
             continue
         if key in seen:
@@ -298,13 +337,15 @@ def read_record(text: str) -> GameRecord:
                                      f"turns")
         seen[key] = number
         if key == "rules":
-            rules = _parse(notation.parse_rules, value, number)
+            rules_key = (Rules, value)  # a key no name or turn text can be
+            rules = known[rules_key] if rules_key in known else \
+                known.setdefault(rules_key, _parse(notation.parse_rules, value, number))
         elif key == "start":
             start = _parse(Position.from_string, value, number)
         elif key == "opening":
             opening = _read_opening(value, number)
         else:
-            names[key] = check_name(value, number)
+            names[key] = shared(known, check_name(value, number))
     for key in ("rules", WHITE, BLACK):
         if key not in seen:
             raise InvalidRecordError(f"the record has no {key!r} line")
@@ -312,11 +353,10 @@ def read_record(text: str) -> GameRecord:
     if start is not None and start.rules != rules:
         raise InvalidRecordError(f"line {seen['start']}: the start position's rules differ "
                                  f"from the 'rules' line")
-    return GameRecord(rules, (names[WHITE], names[BLACK]), start, opening, tuple(turns),
+    return GameRecord(rules, shared(known, (names[WHITE], names[BLACK])), start, opening,
+                      tuple(turns),
                       tuple(cube))
 
-
-_T = TypeVar("_T")
 
 
 def _parse(parse: Callable[[str], _T], value: str, line: int) -> _T:
@@ -331,22 +371,23 @@ def _read_opening(value: str, line: int) -> Roll:
     if not match:
         raise InvalidRecordError(f"line {line}: 'opening' takes white's and black's die, "
                                  f"e.g. 'opening 3 5', not {shown(value)}")
-    return int(match.group(1)), int(match.group(2))
+    return ROLLS[match.group(1) + match.group(2)]
 
 
-def _read_turn(line: str, number: int) -> RecordedTurn:
+def _read_turn(line: str, number: int, known: Dict[Any, Any]) -> RecordedTurn:
     match = re.fullmatch(r"([0-9]{1,9}) +(white|black) +([1-6])-([1-6]) +(\S.*)", line)
     if not match:
         raise InvalidRecordError(
             f"line {number}: expected a header line ({', '.join(_HEADER_KEYS)}) or a turn "
             f"'<move number> <white|black> <d1>-<d2> <turn>', not {shown(line)}")
-    return RecordedTurn(int(match.group(1)), match.group(2),
-                        (int(match.group(3)), int(match.group(4))), match.group(5), number)
+    return RecordedTurn(int(match.group(1)), _SIDE[match.group(2)],
+                        ROLLS[match.group(3) + match.group(4)], shared(known, match.group(5)),
+                        number)
 
 
 # --------------------------------------------------------------------------- cube actions and wins
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, **SLOTS)
 class CubeAction:
     """A doubling-cube action in a ``.mat`` game: ``double`` (to ``cube``), ``take`` or
     ``drop`` (of the cube offered at ``cube``)."""
@@ -367,7 +408,7 @@ class CubeAction:
         check_count("the cube", self.cube, self.line)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, **SLOTS)
 class Win:
     """``Wins N points``: how a ``.mat`` game ended (bearing off, a drop or a resignation)."""
 
@@ -392,7 +433,7 @@ def is_match_record(text: object) -> bool:
     skipped) is ``match N``."""
     if not isinstance(text, str):
         return False
-    for raw in text.splitlines():
+    for _, raw in numbered_lines(text):
         line = raw.strip()
         if line and not line.startswith("#"):
             return _MATCH_LINE.fullmatch(line) is not None
@@ -412,36 +453,37 @@ def read_match(text: str) -> MatchRecord:
     the line of anything that does not read."""
     if not isinstance(text, str):
         raise InvalidRecordError(f"a record is text, not {type(text).__name__}")
-    lines = text.splitlines()
+    known: Dict[Any, Any] = {}
     length: Optional[int] = None
-    starts: List[int] = []  # the index of each game's "game K" line
-    for index, raw in enumerate(lines):
+    games: List[GameRecord] = []
+    lines: Optional[List[Tuple[int, str]]] = None  # the lines of the game being read
+    for number, raw in numbered_lines(text):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         if length is None:
             found = _MATCH_LINE.fullmatch(line)
             if found is None:
-                raise InvalidRecordError(f"line {index + 1}: a match record begins with "
+                raise InvalidRecordError(f"line {number}: a match record begins with "
                                          f"'match N', not {line[:40]!r}")
             length = int(found.group(1))
             continue
         game = _GAME_LINE.fullmatch(line)
         if game is not None:
-            if int(game.group(1)) != len(starts) + 1:
-                raise InvalidRecordError(f"line {index + 1}: game {len(starts) + 1} comes "
+            if lines is not None:
+                games.append(_read(lines, known))
+            if int(game.group(1)) != len(games) + 1:
+                raise InvalidRecordError(f"line {number}: game {len(games) + 1} comes "
                                          f"next, not {game.group(1)}")
-            starts.append(index)
-        elif not starts:
-            raise InvalidRecordError(f"line {index + 1}: a game's lines follow its 'game K' "
+            lines = []
+        elif lines is None:
+            raise InvalidRecordError(f"line {number}: a game's lines follow its 'game K' "
                                      f"line")
+        else:
+            lines.append((number, raw))
     if length is None:
         raise InvalidRecordError("a match record begins with 'match N'; this one is empty")
-    if not starts:
+    if lines is None:
         raise InvalidRecordError("the match record holds no game")
-    bounds = starts + [len(lines)]
-    # each game read with the lines before it blank, so that errors name the file's lines
-    games = tuple(read_record("\n" * (bounds[i] + 1) + "\n".join(lines[bounds[i] + 1:
-                                                                      bounds[i + 1]]))
-                  for i in range(len(starts)))
-    return MatchRecord(length, games)
+    games.append(_read(lines, known))
+    return MatchRecord(length, tuple(games))

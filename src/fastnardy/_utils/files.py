@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from typing import Union
+from typing import Iterator, List, Tuple, Union
 
 from ..errors import FastNardyError
 
@@ -93,6 +93,30 @@ def read_text(path: Path, limit: int = MAX_READ_BYTES) -> str:
     except UnicodeDecodeError as exc:
         raise FastNardyError(f"{name(path)} is not UTF-8 text: {exc.reason} at byte "
                              f"{exc.start}") from None
+
+
+BLOCK = 1 << 16  # characters of a text split into lines at a time
+
+
+def blocks(text: str) -> Iterator[Tuple[int, List[str]]]:
+    """``text.splitlines()`` about 64 K characters at a time, each block cut after a newline (so
+    its lines are the whole text's): (where the block ends, its lines). A reader that walks
+    these holds one block's lines, never a list of the whole text's."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + BLOCK)
+        end = len(text) if end < 0 else end + 1
+        yield end, text[start:end].splitlines()
+        start = end
+
+
+def numbered_lines(text: str) -> Iterator[Tuple[int, str]]:
+    """``enumerate(text.splitlines(), 1)``, a block at a time (:func:`blocks`)."""
+    number = 0
+    for _, lines in blocks(text):
+        for line in lines:
+            number += 1
+            yield number, line
 
 
 def _umask() -> int:

@@ -18,15 +18,17 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import checks, notation
+from .._utils.files import blocks, numbered_lines
 from ..basics import BLACK, SIDES, WHITE
 from ..errors import InvalidRecordError, shown
 from ..game import Match
 from ..position import Position
-from ..record import (CubeAction, GameRecord, RecordedTurn, Win, at_line, check_count,
-                      check_name, is_match_record, read_match, read_record)
+from ..record import (ROLLS, SLOTS, CubeAction, GameRecord, RecordedTurn, Win, at_line,
+                      check_count, check_name, is_match_record, read_match, read_record,
+                      shared)
 from ..rules import Rules
 
 __all__ = ["MatGame", "is_mat", "iter_games", "iter_mat", "match_games", "read_games",
@@ -34,9 +36,10 @@ __all__ = ["MatGame", "is_mat", "iter_games", "iter_mat", "match_games", "read_g
 
 
 MatAction = Union[RecordedTurn, CubeAction, Win]
+_SHORT = Rules.short()  # the rules of every game a .mat holds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, **SLOTS)
 class MatGame:
     """One game of a GNU Backgammon match export: its match length, game number, players
     (player 0 = white, player 1 = black), the score before it, and its actions in order."""
@@ -98,14 +101,14 @@ class MatGame:
                     and win.side != last.side:
                 turns.pop()
         if not turns:
-            return GameRecord(Rules.short(), self.players, Position.start("short"), None, ())
+            return GameRecord(_SHORT, self.players, Position.start(_SHORT), None, ())
         first = turns[0]
         high, low = max(first.roll), min(first.roll)
         if high == low:
             raise InvalidRecordError(f"{at_line(first.line)}T6: the first roll of a game cannot be "
                                      f"a double ({first.roll[0]}{first.roll[1]})")
-        opening = (high, low) if first.side == WHITE else (low, high)
-        return GameRecord(Rules.short(), self.players, None, opening, tuple(turns),
+        opening = ROLLS[f"{high}{low}" if first.side == WHITE else f"{low}{high}"]
+        return GameRecord(_SHORT, self.players, None, opening, tuple(turns),
                           tuple((min(before, len(turns)), action) for before, action in cube))
 
 
@@ -119,7 +122,7 @@ _RIGHT_COLUMN = 20  # a cell starting at or after this column is player 1's (the
 
 
 Progress = Optional[Callable[[int, int], None]]
-_BLOCK = 1 << 20  # characters split into lines at a time
+_PROGRESS_EVERY = 1 << 20  # characters read between two calls of progress
 
 
 def read_mat(text: str, progress: Progress = None) -> List[MatGame]:
@@ -141,8 +144,8 @@ def iter_mat(text: str, progress: Progress = None) -> Iterator[MatGame]:
 def _read(text: str, progress: Progress) -> Iterator[MatGame]:
     """The games of ``text``, read line by line, a block of lines at a time."""
     reader = _MatReader()
-    number = 0
-    for end, lines in _blocks(text):
+    number = reported = 0
+    for end, lines in blocks(text):
         for raw in lines:
             number += 1
             line = raw.rstrip()
@@ -153,26 +156,18 @@ def _read(text: str, progress: Progress) -> Iterator[MatGame]:
                                              f"{MAX_LINE:,}")
                 reader.feed(line, number)
                 yield from reader.take()
-        if progress is not None:
+        if progress is not None and (end - reported >= _PROGRESS_EVERY or end == len(text)):
             progress(end, len(text))
+            reported = end
     yield from reader.finish()
 
 
-def _blocks(text: str) -> Iterator[Tuple[int, List[str]]]:
-    """``text.splitlines()`` about a megabyte at a time, each block cut after a newline
-    (so its lines are the whole text's): (where the block ends, its lines)."""
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start + _BLOCK)
-        end = len(text) if end < 0 else end + 1
-        yield end, text[start:end].splitlines()
-        start = end
-
-
 class _MatReader:
-    """Reads a ``.mat`` text line by line into MatGames."""
+    """Reads a ``.mat`` text line by line into MatGames. The games share what repeats: one
+    copy of each name and move text read (``known``), each score pair and player pair."""
 
     def __init__(self) -> None:
+        self.known: Dict[Any, Any] = {}
         self.games: List[MatGame] = []
         self.length: Optional[int] = None
         self.number = 0
@@ -197,7 +192,8 @@ class _MatReader:
         if not self.number:
             raise InvalidRecordError(f"line {number}: expected ' Game 1', not {shown(line)}")
         if self.players is None:
-            self.players, self.scores = _players(line, number)
+            players, scores = _players(line, number)
+            self.players, self.scores = shared(self.known, players), shared(self.known, scores)
             return
         match = re.match(r"\s*([0-9]{1,9})\)", line)
         label = int(match.group(1)) if match else 0
@@ -222,8 +218,8 @@ class _MatReader:
 
     def _action(self, cell: re.Match[str], side: str, label: int, line: int) -> MatAction:
         if cell.group("roll"):
-            roll = (int(cell.group("roll")[0]), int(cell.group("roll")[1]))
-            return RecordedTurn(label, side, roll, _from_gnubg(cell.group("move")), line)
+            return RecordedTurn(label, side, ROLLS[cell.group("roll")],
+                                shared(self.known, _from_gnubg(cell.group("move"))), line)
         if cell.group("points"):
             return Win(side, int(cell.group("points")), line)
         if cell.group("cube"):
@@ -418,7 +414,7 @@ def is_mat(text: str, name: str = "") -> bool:
                                  f"{name!r}")
     if name.lower().endswith(".mat"):
         return True
-    for raw in text.splitlines():
+    for _, raw in numbered_lines(text):
         line = raw.strip()
         if line and not line.startswith(";"):
             return re.fullmatch(r"[0-9]+ point match", line) is not None
