@@ -3,11 +3,11 @@ real SIGINT to the main thread during perft(long, 6) (serial, two threads with a
 a table, a two-process pool, a Dask cluster of two worker processes), simulate("short",
 10**8, "greedy") (two threads, a process pool, the Dask cluster), long-nardy self-play with
 the shipped network in the kernel and with a Python evaluator (two threads), and an
-analysis rollout (fastnardy.analysis.rollouts, two threads). Reported per mode, median and
-max over the rounds: the time from the signal to the KeyboardInterrupt and to the last
-worker thread's end (wall-clock: what a person waits), and the CPU seconds spent in the 2 s
-after the interrupt by this process (its threads) or, on Dask, by the busiest worker, less
-what that worker spends idle in 2 s (measured before the rounds).
+analysis rollout (fastnardy.analysis.rollouts, two threads, the Dask cluster). Reported per
+mode, median and max over the rounds: the time from the signal to the KeyboardInterrupt and
+to the last worker thread's end (wall-clock: what a person waits), and the CPU seconds spent
+in the 2 s after the interrupt by this process (its threads) or, on Dask, by the busiest
+worker, less what that worker spends idle in 2 s (measured before the rounds).
 
     python bench/interrupt_latency.py [--rounds N] [--no-dask]
 
@@ -57,6 +57,7 @@ def _runs(net: Evaluator) -> Dict[str, Callable[[Optional[Executor]], object]]:
         "long python threads": lambda pool: simulate("long", 10**8, 1, _python_evaluator,
                                                      workers=2),
         "analysis rollout threads": lambda pool: rollout(LONG, None, 10**6, workers=2),
+        "analysis rollout dask": lambda pool: rollout(LONG, None, 10**6, executor=pool),
     }
 
 

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
@@ -255,6 +256,42 @@ def test_rollout_gives_the_same_result_however_split(monkeypatch):
     assert np.allclose([m.equities for m in whole], [m.equities for m in serial], atol=1e-5)
     for move in serial:
         assert move.ci[0] <= move.mean <= move.ci[1]
+
+
+def test_rollout_on_a_process_pool_or_a_dask_cluster_is_the_serial_rollout(capsys):
+    """Issue 39 item 2: the games of a rollout played on a process pool, on a real Dask
+    cluster (given its Client or the Client's executor) or by ``fastnardy rollout --dask``
+    give the serial numbers, game for game (game j throws dice stream j wherever it is
+    played, and a subtask plays whole chunks); progress counts every chunk once."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
+                                      "installed (pip install 'dask[distributed]')")
+    network = NETWORKS["short"]
+    options = {"evaluator": network, "truncate": 4, "seed": 3}
+    serial = analysis.rollout(CONTACT, (6, 6), 150, **options)
+    chunks = len(serial) * 3  # 150 games: chunks of 64, 64 and 22
+
+    def same(moves: list) -> bool:
+        return [str(m.turn) for m in moves] == [str(m.turn) for m in serial] and all(
+            np.array_equal(m.equities, n.equities) for m, n in zip(moves, serial))
+
+    with ProcessPoolExecutor(2) as pool:
+        assert same(analysis.rollout(CONTACT, (6, 6), 150, executor=pool, **options))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        for executor in (client, client.get_executor()):
+            seen: list = []
+            assert same(analysis.rollout(CONTACT, (6, 6), 150, executor=executor,
+                                         progress=lambda *done: seen.append(done), **options))
+            assert seen[-1] == (chunks, chunks) and len(seen) <= chunks
+        status, out, _ = run(capsys, "rollout", CONTACT.to_string(), "6-6", "--games", "150",
+                             "--truncate", "4", "--seed", "3", "--json", "--dask",
+                             cluster.scheduler_address)
+    assert status == 0 and json.loads(out)["moves"] == [m.as_dict() for m in serial]
+    for bad, message in (({"executor": "pool"}, "executor must be"),
+                         ({"executor": client, "workers": 2}, "not both")):
+        with pytest.raises(FastNardyError, match=message):
+            analysis.rollout(CONTACT, (6, 6), 2, **bad)
 
 
 def test_hint_and_eval_json_schemas(capsys):

@@ -26,6 +26,7 @@ import pytest
 
 from fastnardy import FastNardyError, Position, ResourceLimitError, Rules, _kernel, perft, simulate
 from fastnardy import counting
+from fastnardy.analysis import rollout
 from fastnardy._utils import files as _files
 from fastnardy.counting import PerftProgress, available_memory
 from fastnardy.search.network import Evaluator
@@ -188,8 +189,8 @@ def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
 
 
 def test_ctrl_c_stops_a_dask_cluster_too():
-    """Issue 40 item 7: perft and self-play on a real Dask cluster (two worker processes),
-    and the command line's perft --dask, interrupted: the call ends, and the subtasks
+    """Issue 40 item 7: perft, self-play and (issue 39) a rollout on a real Dask cluster
+    (two worker processes), and the command line's perft --dask, interrupted: the call ends, and the subtasks
     running on the workers stop (every worker sets the Stops of the call's subtasks) and
     those queued end at once, so the workers' CPU afterwards is what an idle cluster
     spends; the cluster works on."""
@@ -213,6 +214,8 @@ def test_ctrl_c_stops_a_dask_cluster_too():
                         lambda: perft(LONG, 6, executor=executor), 1.5),
                     lambda: _interrupted_in_this_process(lambda: simulate(
                         "long", 10 ** 8, 1, "greedy", executor=executor), 1.5),
+                    lambda: _interrupted_in_this_process(lambda: rollout(
+                        Position.start("short"), None, 10 ** 6, executor=client), 1.5),
                     lambda: _cli_perft_interrupted(["--dask", cluster.scheduler_address], 1.5)):
             run()
             spent = spent_in_3_seconds()

@@ -94,15 +94,26 @@ def megabytes(value: object, name: str = "tt_mb") -> Optional[float]:
 
 
 def workers(value: object, executor: object) -> Optional[int]:
-    """``workers`` (a number of threads, an integer >= 1) or ``executor`` (a
-    concurrent.futures.Executor), or neither; not both."""
+    """``workers`` (a number of threads, an integer >= 1) or ``executor``
+    (:func:`as_executor`), or neither; not both."""
     if executor is not None:
         if value is not None:
             raise FastNardyError("give workers or executor, not both")
-        if not isinstance(executor, Executor):
-            raise FastNardyError(f"executor must be a concurrent.futures.Executor, "
-                                 f"not {executor!r}")
+        as_executor(executor)
     return None if value is None else number(value, "workers", 1)
+
+
+def as_executor(value: object) -> Executor:
+    """``value`` as a concurrent.futures.Executor: an Executor (a thread or process pool, a
+    Dask client's ``get_executor()``) as it is, a Dask ``distributed.Client`` as its
+    executor."""
+    if isinstance(value, Executor):
+        return value
+    if type(value).__module__.startswith("distributed.") and type(value).__name__ == "Client":
+        made: Executor = value.get_executor()  # type: ignore[attr-defined]
+        return made
+    raise FastNardyError(f"executor must be a concurrent.futures.Executor or a Dask "
+                         f"distributed.Client, not {type(value).__name__}")
 
 
 def flag(value: object, name: str) -> bool:

@@ -14,13 +14,14 @@ variance reduction.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import _features, _kernel, checks
+from .._utils import executors as _executors
 from ..basics import MAX_TURNS, dice, dice_states
 from ..batch import PROBABILITY, ROLLS, chance_expand, decode, encode, segment_argmax
 from ..errors import FastNardyError, IllegalTurnError
@@ -85,12 +86,20 @@ def _dice_stream(seed: int, games: npt.NDArray[Any], turn: int) -> npt.NDArray[n
 
 
 class _Plan(NamedTuple):
+    """What every game of a rollout shares (picklable, for an executor's workers)."""
+
     rules: Rules
     network: Evaluator
     plies: int
     truncate: Optional[int]
     seed: int
-    stop: threading.Event
+    games: int  # per candidate
+
+
+# a subtask: the plan, a candidate's row, its sign and index, the first game of each chunk
+# it plays, and the token of its call (fastnardy._utils.executors)
+_Task = Tuple[_Plan, npt.NDArray[np.int8], float, int, Tuple[int, ...], _executors.Token]
+_Chunk = Tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]]  # first, results, luck
 
 
 def _first_best(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64]
@@ -101,12 +110,23 @@ def _first_best(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64]
     return out
 
 
+def _rolled(task: _Task) -> Optional[List[_Chunk]]:
+    """One subtask: its chunks of games played (None when its call was stopped and it ran
+    on another process: nobody reads it)."""
+    plan, row, sign, _, firsts, token = task
+    with _executors.watching(token, threading.Event) as stop:
+        return [(first, *_roll_chunk(plan, row, sign, np.arange(
+            first, min(first + _CHUNK, plan.games)), stop)) for first in firsts]
+    return None
+
+
 def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
-                games: npt.NDArray[np.int64]) -> Tuple[npt.NDArray[np.float64],
-                                                       npt.NDArray[np.float64]]:
+                games: npt.NDArray[np.int64], stop: Optional[_executors.Flag]
+                ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Play games ``games`` from ``row`` (its side to move rolls first); ``sign`` turns that
     side's values into the reporter's. Returns each game's result and the sum of the luck of
-    its rolls, both to the reporter."""
+    its rolls, both to the reporter. KeyboardInterrupt at the next turn once ``stop`` is
+    set."""
     rules, network = plan.rules, plan.network
     rows = np.repeat(row[None], len(games), axis=0)
     signs = np.full(len(games), sign)
@@ -114,8 +134,8 @@ def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
     lucky = np.zeros(len(games))
     live = np.ones(len(games), dtype=bool)
     for turn in range(MAX_TURNS):
-        if plan.stop.is_set():
-            raise KeyboardInterrupt
+        if stop is not None and stop.is_set():
+            raise KeyboardInterrupt("the rollout was stopped")
         at = np.flatnonzero(live)
         if not len(at):
             break
@@ -153,18 +173,25 @@ def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
 def rollout(position: Position, dice: object = None, games: int = 1296, *,
             evaluator: Optional[Evaluator] = None, plies: int = 0,
             truncate: Optional[int] = None, seed: int = 0, workers: Optional[int] = None,
+            executor: Optional[Executor] = None,
             progress: Optional[Callable[[int, int], None]] = None) -> List[RolledCandidate]:
     """Roll out ``position`` (or, with ``dice``, every legal turn of that roll, T2 order)
     ``games`` times, the evaluator playing both sides at ``plies`` (0 or 1), games cut
-    after ``truncate`` turns and valued by the evaluator; see the module docstring.
-    ``progress(done, total)`` counts chunks of games."""
+    after ``truncate`` turns and valued by the evaluator; see the module docstring. The
+    games are played here, on ``workers`` threads or on ``executor`` (a process pool, a Dask
+    ``distributed.Client`` or its ``get_executor()``; never shut down here), with the same
+    result. ``progress(done, total)`` counts chunks of 64 games. Ctrl-C (any exception)
+    stops every piece, on the workers too (:mod:`fastnardy._utils.executors`)."""
     position = position_arg(position)
     count = checks.number(games, "games", 2, 1 << 31)
     depth = checks.number(plies, "plies", 0, 1)
     if truncate is not None:
         truncate = checks.number(truncate, "truncate", 0)
     seed = checks.number(seed, "seed", 0)
-    threads = 1 if workers is None else checks.number(workers, "workers", 1, 1024)
+    threads = checks.workers(workers, executor)
+    if threads is not None:
+        checks.number(threads, "workers", 1, 1024)
+    pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)
     network = evaluator_for(position.rules, evaluator)
     if dice is None:
@@ -177,42 +204,50 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
         turns, starts, sign = list(legal), [t.position for t in legal], -1.0
     if starts[0].outcome() is not None and dice is None:
         raise IllegalTurnError("T4", "the game is over: there is nothing to roll out")
-    plan = _Plan(position.rules, network, depth, truncate, seed, threading.Event())
+    plan = _Plan(position.rules, network, depth, truncate, seed, count)
     rows = encode(starts)
-    tasks = [(s, first) for s in range(len(starts)) if starts[s].outcome() is None
-             for first in range(0, count, _CHUNK)]
     outcome = np.zeros((len(starts), count))
     lucky = np.zeros((len(starts), count))
     for s, start in enumerate(starts):
         if start.outcome() is not None:  # the turn ended the game: its exact score
             outcome[s] = sign * expectimax(position.rules, rows[s:s + 1], network, 0)[0]
-
-    def run(task: Tuple[int, int]) -> Tuple[int, int, Any]:
-        s, first = task
-        ids = np.arange(first, min(first + _CHUNK, count))
-        return s, first, _roll_chunk(plan, rows[s], sign, ids)
-
-    def keep(done: int, answer: Tuple[int, int, Any]) -> None:
-        s, first, (result, luck_sum) = answer
-        outcome[s, first:first + len(result)] = result
-        lucky[s, first:first + len(result)] = luck_sum
-        if progress is not None:
-            progress(done, len(tasks))
-
-    if threads == 1:
-        for done, task in enumerate(tasks, 1):
-            keep(done, run(task))
-    else:
-        pool = ThreadPoolExecutor(threads)
-        try:
-            futures = [pool.submit(run, task) for task in tasks]
-            for done, future in enumerate(futures, 1):
-                keep(done, future.result())
-        except BaseException:
-            plan.stop.set()
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+    firsts = range(0, count, _CHUNK)
+    live = [s for s, start in enumerate(starts) if start.outcome() is None]
+    # an executor's subtask plays several chunks (about 64 subtasks in all: each carries the
+    # network to its worker), a thread's one
+    per = 1 if pool is None else -(-len(live) * len(firsts) // 64)
+    call = _executors.Call(threading.Event)
+    tasks = [(plan, rows[s], sign, s, tuple(firsts[i:i + per]), call.token)
+             for s in live for i in range(0, len(firsts), per)]
+    own = pool is None and threads is not None and threads > 1
+    futures: Dict["Future[Optional[List[_Chunk]]]", int] = {}
+    done = 0
+    try:
+        if pool is None and not own:
+            results: Iterable[Tuple[int, Optional[List[_Chunk]]]] = (
+                (task[3], _rolled(task)) for task in tasks)
+        else:
+            if own:
+                pool = ThreadPoolExecutor(threads)
+            assert pool is not None
+            futures = {pool.submit(_rolled, task): task[3] for task in tasks}
+            results = ((futures[future], future.result()) for future in as_completed(futures))
+        for s, chunks in results:
+            if chunks is None:  # a stopped call's subtask on a worker: not this call's
+                raise KeyboardInterrupt("the rollout was stopped")
+            for first, result, luck_sum in chunks:
+                outcome[s, first:first + len(result)] = result
+                lucky[s, first:first + len(result)] = luck_sum
+            done += len(chunks)
+            if progress is not None:
+                progress(done, len(live) * len(firsts))
+    except BaseException:
+        call.halt(pool, futures)
+        raise
+    finally:
+        call.close()
+        if own and pool is not None:  # stopped subtasks end within a turn: not awaited
+            pool.shutdown(wait=not call.stop.is_set(), cancel_futures=True)
     reduced = outcome - lucky
     out = []
     for s, turn in enumerate(turns):

@@ -14,7 +14,7 @@
     fastnardy hint POSITION DICE [--plies N] [--filter KEEP,MARGIN] [--top N] [--json]
     fastnardy eval POSITION [--plies N] [--cube-owner WHO] [--json]
     fastnardy rollout POSITION [DICE] [--games N] [--plies 0|1] [--truncate T] [--workers K]
-                      [--seed S] [--json]
+                      [--dask ADDRESS] [--seed S] [--json]
     fastnardy analyse FILE [--plies N] [--json] [--html OUT]
     fastnardy match A B [--game G] [--games N] [--seed S] [--json]
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, List
 
@@ -12,8 +13,9 @@ from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
 from ..formats.mat import iter_games
 from ..notation import format_roll
 
-from .options import (Parser, add_cube_options, add_filter, add_json, add_met, add_position,
-                      add_progress, add_search_options, at_least, cube_label, depth_arg, percent,
+from .options import (Parser, add_cube_options, add_dask, add_filter, add_json, add_met,
+                      add_position, add_progress, add_search_options, at_least, cube_label,
+                      dask_executor, depth_arg, percent,
                       positive_arg, print_json, progress_printer, read_cube, read_filters,
                       read_met_option, read_network, read_position, read_roll, write_file)
 
@@ -79,6 +81,7 @@ def add_rollout(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_roll.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
     p_roll.add_argument("--workers", type=positive_arg, default=None, metavar="K",
                         help="play the games on K threads (the same result)")
+    add_dask(p_roll, "games (the same result)")
     p_roll.add_argument("--cube-decision", action="store_true",
                         help="roll out the side to move's cube decision instead (no double "
                              "and double, take, cubeful, the cube live; at 0 ply), under the "
@@ -183,11 +186,15 @@ def _run_rollout(args: argparse.Namespace) -> int:
     if args.cube_decision:
         return _run_cube_rollout(args, position)
     roll = read_roll(args.dice) if args.dice else None
-    moves = analysis.rollout(position, roll, args.games,
-                             evaluator=read_network(args, position.rules.game),
-                             plies=args.plies, truncate=args.truncate, seed=args.seed,
-                             workers=args.workers,
-                             progress=progress_printer(args, "rollout chunks"))
+    if args.workers is not None and args.dask is not None:
+        raise FastNardyError("give --workers or --dask, not both")
+    with contextlib.ExitStack() as stack:
+        executor = None if args.dask is None else stack.enter_context(dask_executor(args.dask))
+        moves = analysis.rollout(position, roll, args.games,
+                                 evaluator=read_network(args, position.rules.game),
+                                 plies=args.plies, truncate=args.truncate, seed=args.seed,
+                                 workers=args.workers, executor=executor,
+                                 progress=progress_printer(args, "rollout chunks"))
     if args.json:
         print_json({"position": position.to_string(),
                      "dice": None if roll is None else list(roll), "games": args.games,
@@ -210,6 +217,9 @@ def _run_cube_rollout(args: argparse.Namespace, position: "Position") -> int:
     if args.dice:
         raise FastNardyError("a cube decision comes before the roll: give no DICE with "
                              "--cube-decision")
+    if args.workers is not None or args.dask is not None:
+        raise FastNardyError("--cube-decision plays its games here: --workers and --dask are "
+                             "for a rollout of turns")
     cube, met = read_cube(args, position.rules)
     result = cube_rollout(position, cube, args.games,
                           evaluator=read_network(args, position.rules.game), seed=args.seed,

@@ -4,14 +4,16 @@ the dice, ``--json``, ``--backend``, the search and progress options, and the ex
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import re
 import sys
 import time
+from concurrent.futures import Executor
 from pathlib import Path
-from typing import (TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Set,
-                    Tuple)
+from typing import (TYPE_CHECKING, Callable, Dict, Iterator, List, NoReturn, Optional, Sequence,
+                    Set, Tuple)
 
 from ..position import Position, Turn
 from .._utils import files as _files
@@ -98,6 +100,33 @@ def add_backend(parser: argparse._ActionsContainer) -> None:
     parser.add_argument("--backend", choices=_backend.BACKENDS, default=None,
                         help="generate turns with the Cython kernel (default) or the "
                              "pure-Python reference")
+
+
+def add_dask(parser: "argparse._ActionsContainer", what: str) -> None:
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help=f"run the {what} on a Dask cluster (the scheduler's address, "
+                             f"e.g. tcp://10.0.0.5:8786; needs dask.distributed)")
+
+
+@contextlib.contextmanager
+def dask_executor(address: str) -> Iterator[Executor]:
+    """The executor of a Dask client of the scheduler at ``address``, closed on the way out:
+    after Ctrl-C, what is left is cancelled in one message, before the client closes."""
+    try:
+        import distributed
+    except ImportError:
+        raise FastNardyError("--dask needs dask.distributed: pip install 'dask[distributed]'") \
+            from None
+    try:
+        client = distributed.Client(address, timeout=30)
+    except OSError as exc:
+        raise FastNardyError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    with client:
+        executor = client.get_executor()
+        try:
+            yield executor
+        finally:
+            executor.shutdown(wait=False)  # (its pending answers would be tracebacks)
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:

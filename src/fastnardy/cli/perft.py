@@ -17,8 +17,9 @@ from ..errors import FastNardyError
 from ..notation import format_roll
 from ..rules import LONG, SHORT
 
-from .options import (Parser, add_backend, add_json, add_position, depth_arg, positive_arg,
-                      print_json, read_position, roll_arg, seconds_arg)
+from .options import (Parser, add_backend, add_dask, add_json, add_position, dask_executor,
+                      depth_arg, positive_arg, print_json, read_position, roll_arg,
+                      seconds_arg)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -56,9 +57,7 @@ def add_perft(sub: "argparse._SubParsersAction[Parser]") -> None:
     counting.add_argument("--workers", type=positive_arg, metavar="N",
                           help="split the tree into subtasks on N threads (the kernel runs "
                                "without the GIL, so N cores)")
-    counting.add_argument("--dask", metavar="ADDRESS",
-                          help="run the subtasks on a Dask cluster (the scheduler's address, "
-                               "e.g. tcp://10.0.0.5:8786; needs dask.distributed)")
+    add_dask(counting, "subtasks")
     counting.add_argument("--tt-mb", type=positive_arg, metavar="MB", dest="tt_mb",
                           help="an exact transposition table of MB megabytes per thread or "
                                "process (the hit rate is reported)")
@@ -178,23 +177,10 @@ def _count(args: argparse.Namespace, position: Position, depth: int,
 def _count_on_dask(args: argparse.Namespace, position: Position, depth: int,
                    progress: "Callable[[PerftProgress], None]",
                    checkpoint: Optional[str]) -> int:
-    try:
-        import distributed
-    except ImportError:
-        raise FastNardyError("--dask needs dask.distributed: pip install 'dask[distributed]'") \
-            from None
-    try:
-        client = distributed.Client(args.dask, timeout=30)
-    except OSError as exc:
-        raise FastNardyError(f"cannot reach the Dask scheduler at {args.dask}: {exc}") from None
-    with client:
-        executor = client.get_executor()
-        try:
-            return perft(position, depth, weighted=args.weighted, backend=args.backend,
-                         executor=executor, tt_mb=args.tt_mb, progress=progress,
-                         checkpoint=checkpoint)
-        finally:  # after Ctrl-C: what is left cancelled in one message, before the client
-            executor.shutdown(wait=False)  # closes (its pending answers would be tracebacks)
+    with dask_executor(args.dask) as executor:
+        return perft(position, depth, weighted=args.weighted, backend=args.backend,
+                     executor=executor, tt_mb=args.tt_mb, progress=progress,
+                     checkpoint=checkpoint)
 
 
 def _perft_divide(args: argparse.Namespace, position: Position,
