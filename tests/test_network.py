@@ -8,6 +8,7 @@ import importlib.util
 import io
 import json
 import sys
+import time
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -370,6 +371,31 @@ def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
         one.probabilities(rows, plies=9)
     with pytest.raises(FastNardyError, match=r"\(N, 50\)"):
         one.probabilities(rows[:, :49])
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
+                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+def test_gnubg_closes_when_a_process_forked_since_holds_its_fifo() -> None:
+    """A process pool forked after gnubg started (a benchmark build's rollouts) inherits the
+    request FIFO's write end, so gnubg never sees it close: close() kills it after 5 s
+    instead of raising subprocess.TimeoutExpired after 30."""
+    import os
+    import signal
+
+    from fastnardy.play.match import Gnubg
+    gnubg = Gnubg("expert", processes=1)
+    gnubg.probabilities(batch.encode([Position.start("short")]))
+    child = os.fork()
+    if child == 0:  # holds every descriptor the parent had
+        time.sleep(60)
+        os._exit(0)
+    try:
+        gnubg.close()
+        assert all(driver is None or driver.process.poll() is not None
+                   for driver in gnubg.drivers)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
 
 
 def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) -> None:

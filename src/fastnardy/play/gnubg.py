@@ -83,9 +83,16 @@ class _Driver:
         return answer.split(";")
 
     def close(self) -> None:
+        """End the process: its request FIFO closed, it ends; killed if it has not within
+        5 s (a process forked since holds the FIFO's write end, so gnubg never reads its
+        end)."""
         self.requests.close()
         self.answers.close()
-        self.process.wait(timeout=30)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=30)
         self.folder.cleanup()
 
     def abandon(self) -> None:
