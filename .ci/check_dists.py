@@ -3,14 +3,14 @@
     python .ci/check_dists.py dist/fastnardy-VERSION.tar.gz dist/fastnardy-VERSION-*.whl
 
 The sdist: the sources to build from (each kernel module's .pyx and .pxd, _features' and
-_nnet's and _nnet_simd.h, the .pyi stubs, py.typed, the rule book, the shipped weights and
-match equity rates), the example trainer, the tests and their data, the documentation
-site's sources (the tests run its pages), the benchmarks, README and LICENSE; no generated
-C, no compiled or build files. The wheel: the package with one compiled module per kernel
+_nnet's and _nnet_simd.h, the .pyi stubs, py.typed, the rule book, the shipped weights,
+match equity rates and benchmark sets), the example trainer, the tests and their data, the
+documentation site's sources (the tests run its pages), the benchmarks, README and LICENSE;
+no generated C, no compiled or build files. The wheel: the package with one compiled module per kernel
 module, _features and _nnet, the .pxd files (for code that cimports them), the .pyi stubs,
-py.typed, the rule book, the shipped weights and match equity rates; no C and no .pyx. The kernel modules are read from
-the sdist's setup.py (KERNEL_MODULES). Prints one line per archive, exits 1 on the first
-problem.
+py.typed, the rule book, the shipped weights, match equity rates and benchmark sets; no C
+and no .pyx. The kernel modules are read from the sdist's setup.py (KERNEL_MODULES). Prints
+one line per archive, exits 1 on the first problem.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ SDIST_NEEDS = (
     "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
     "src/fastnardy/data/bg_race_ids.txt", "src/fastnardy/weights/long.npz",
     "src/fastnardy/weights/short.npz", "src/fastnardy/weights/README.md",
-    "src/fastnardy/data/met.json", "examples/train_td.py", "docs/conf.py",
+    "src/fastnardy/data/met.json", "src/fastnardy/data/benchmark_long.json",
+    "src/fastnardy/data/benchmark_short.json", "examples/train_td.py", "docs/conf.py",
     "docs/getting-started.md",
     "tests/conftest.py", "tests/strategies.py", "tests/data/long.perft",
     "tests/data/short.perft", "bench/differential.py",
@@ -42,6 +43,7 @@ WHEEL_NEEDS = (
     "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
     "fastnardy/data/bg_race_ids.txt", "fastnardy/weights/long.npz",
     "fastnardy/weights/short.npz", "fastnardy/weights/README.md", "fastnardy/data/met.json",
+    "fastnardy/data/benchmark_long.json", "fastnardy/data/benchmark_short.json",
     "fastnardy/engines/__init__.py", "fastnardy/engines/reference.py",
     "fastnardy/engines/openspiel.py", "fastnardy/engines/gnubg.py",
     "fastnardy/engines/bgsage.py", "fastnardy/_dice.pxd",

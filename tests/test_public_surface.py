@@ -56,7 +56,8 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.envs.vector", "fastnardy.envs.steps", "fastnardy.analysis.cube",
            "fastnardy.analysis.evaluation", "fastnardy.analysis.met",
            "fastnardy.analysis.outputs", "fastnardy.analysis.review",
-           "fastnardy.analysis.rollouts", "fastnardy.analysis.page", "fastnardy.play.match",
+           "fastnardy.analysis.rollouts", "fastnardy.analysis.page",
+           "fastnardy.analysis.benchmarks", "fastnardy.play.match",
            "fastnardy.play.players") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
     name for name, library in (("fastnardy.envs.gymnasium", "gymnasium"),
@@ -231,6 +232,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.analysis.met import MatchEquityTable
     from fastnardy.analysis.review import AnalysedTurn, Analysis, CubeReview
     from fastnardy.analysis.rollouts import CubeRollout, RolledCandidate
+    from fastnardy.analysis.benchmarks import Score, errors
     from fastnardy.play.players import Network, Player
     from fastnardy.engines import crosscheck
     from fastnardy.batch import ChanceNodes
@@ -286,6 +288,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         CubeReview: lambda: list(ANALYSED["analysis"].cube_decisions[:2]),
         RolledCandidate: lambda: ANALYSED["rolled"][:2],
         CubeRollout: lambda: [ANALYSED["cube"]],
+        Score: lambda: [errors("greedy", "long")],
         Player: lambda: [Greedy(), Random(3)],
         Greedy: lambda: [Greedy()],
         Random: lambda: [Random(1)],
@@ -509,7 +512,16 @@ def _long_match(value: Any) -> bool:
         return False
 
 
-LONG_WORK = {"depth": _long_depth, "n_games": _many_games, "n": _many_games,
+def _a_set_size(value: Any) -> bool:
+    """A benchmark set's positions a class: every right one builds a set (seconds to minutes;
+    tests/test_benchmark_sets.py builds small ones), so the walk gives only wrong ones."""
+    try:
+        return not isinstance(value, bool) and operator.index(value) >= 1
+    except TypeError:
+        return False
+
+
+LONG_WORK = {"depth": _long_depth, "per_class": _a_set_size, "n_games": _many_games, "n": _many_games,
              "num_envs": _many_games, "games": _many_games, "matches": _many_games,
              "length": _long_match, "plies": _deep_search, "checkpoint": _a_file_name}
 

@@ -17,6 +17,9 @@
                       [--dask ADDRESS] [--seed S] [--json]
     fastnardy analyse FILE [--plies N] [--json] [--html OUT]
     fastnardy match A B [--game G] [--games N] [--seed S] [--json]
+    fastnardy benchmark-error PLAYER [--game G] [--set FILE] [--json]
+    fastnardy benchmark-build GAME [--per-class N] [--games G] [--seed S] [--played P]
+                              [--processes K | --dask ADDRESS] [--out FILE]
 
 POSITION is ``long`` or ``short`` (the start, white to move), a position string or a GNU
 Backgammon Position ID (short nardy, white to move). Rolls are printed high die first
@@ -74,6 +77,7 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     analysis.add_eval(sub)
     analysis.add_rollout(sub)
     analysis.add_analyse(sub)
+    analysis.add_benchmark(sub)
     play.add_match(sub)
     play.add_serve(sub)
     turns.add_rules(sub)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, List, Optional
 
 from .._utils import files as _files
 from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
@@ -297,4 +297,88 @@ def _run_analyse(args: argparse.Namespace) -> int:
               f"actual decisions of {cube['decisions']} ({errors}); overall "
               f"{totals['overall_error_rate']:.1f} mEMG: {ratings['overall']} "
               f"(chequer {ratings['chequer']}, cube {ratings['cube']})")
+    return 0
+
+
+def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_err = sub.add_parser(
+        "benchmark-error", help="a player's error on a benchmark set, per class",
+        description="The equity a player's turn loses against the best rolled-out candidate, "
+                    "in thousandths of a point a move, per class, on the shipped benchmark "
+                    "set of the game (or --set FILE); turns outside the candidates are "
+                    "counted apart. See fastnardy.analysis.benchmarks.")
+    p_err.add_argument("player", metavar="PLAYER",
+                       help="net:P (the shipped network, P = 0, 1, 2 plies), FILE.npz[:P], "
+                            "greedy, random or, in short nardy, gnubg:P")
+    p_err.add_argument("--game", choices=("long", "short"), default="short",
+                       help="the game whose set (default short)")
+    p_err.add_argument("--set", metavar="FILE", default=None,
+                       help="a set written by benchmark-build (default: the shipped one)")
+    add_json(p_err)
+    p_err.set_defaults(run=_run_benchmark_error)
+    p_build = sub.add_parser(
+        "benchmark-build", help="build a benchmark set (the shipped ones: the defaults)",
+        description="Positions met in seeded games of players of several strengths, per "
+                    "class, each candidate turn rolled out; the same file from the same "
+                    "arguments. See fastnardy.analysis.benchmarks.")
+    p_build.add_argument("game", choices=("long", "short"), help="the game of the set")
+    p_build.add_argument("--per-class", type=positive_arg, default=40, metavar="N",
+                         help="positions of each class (default 40)")
+    p_build.add_argument("--games", type=at_least(2), default=128, metavar="G",
+                         help="rollout games a candidate (default 128)")
+    p_build.add_argument("--seed", type=depth_arg, default=1, metavar="S",
+                         help="the games' and the rollouts' seed (default 1)")
+    p_build.add_argument("--played", type=positive_arg, default=60, metavar="P",
+                         help="games of each pair of players the positions come from")
+    where = p_build.add_mutually_exclusive_group()
+    where.add_argument("--processes", type=positive_arg, default=None, metavar="K",
+                       help="roll out on K worker processes (the same numbers)")
+    add_dask(where, "rollouts (the same numbers)")
+    p_build.add_argument("--out", metavar="FILE", default=None,
+                         help="default benchmark_GAME.json here")
+    add_progress(p_build)
+    p_build.set_defaults(run=_run_benchmark_build)
+
+
+def _run_benchmark_error(args: argparse.Namespace) -> int:
+    from ..analysis.benchmarks import errors, read_set
+
+    score = errors(args.player, args.game, None if args.set is None else read_set(args.set))
+    if args.json:
+        print_json(score.as_dict())
+        return 0
+    print(f"{score.player} on the {score.game}-nardy benchmark set: equity lost a move, "
+          f"thousandths of a point ({score.cpu_seconds:.1f} CPU s choosing)")
+    for kind, (count, error, outside) in score.classes.items():
+        note = f", {outside} turns outside the candidates" if outside else ""
+        print(f"  {kind:<9} {error:7.1f}   ({count} positions{note})")
+    return 0
+
+
+def _run_benchmark_build(args: argparse.Namespace) -> int:
+    import resource
+    import time
+    from concurrent.futures import Executor, ProcessPoolExecutor
+
+    from ..analysis.benchmarks import build_set, header, write_set
+
+    def spent() -> float:  # this process's CPU and its children's (a pool's, gnubg's)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime
+
+    started = spent()
+    with contextlib.ExitStack() as stack:
+        executor: Optional[Executor] = None
+        if args.dask is not None:
+            executor = stack.enter_context(dask_executor(args.dask))
+        elif args.processes is not None:
+            executor = stack.enter_context(ProcessPoolExecutor(args.processes))
+        positions = build_set(args.game, args.per_class, args.games, args.seed,
+                              played=args.played, executor=executor,
+                              progress=progress_printer(args, "positions rolled out"))
+    out = args.out or f"benchmark_{args.game}.json"
+    write_set(out, positions, header(args.game, args.per_class, args.games, args.seed,
+                                     args.played, spent() - started))
+    print(f"{out}: {len(positions)} positions, "
+          f"{sum(len(p.candidates) for p in positions)} candidates")
     return 0

@@ -1,0 +1,442 @@
+"""Benchmark sets of checker play for both games: positions with a roll, each with its
+candidate turns' equities from rollouts, in classes; and the error a player makes on them.
+
+A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebuilt by
+:func:`build_set`, ``fastnardy benchmark-build``, the same file from the same arguments):
+
+* **positions** met in seeded games between players of several strengths (random against
+  greedy, greedy against itself, the shipped network at 0 ply against greedy and against
+  itself; in short nardy also GNU Backgammon's beginner against the network), each with the
+  roll thrown there and at least two legal turns (T1: a turn is the position it makes);
+* **classes**: long nardy ``contact``, ``race`` (no checker has a checker of the other side
+  still to pass, :func:`fastnardy.search.network.races`) and ``bear-off`` (every checker of
+  the side to move in its home or off, L9); short nardy ``contact``, ``crashed`` (contact
+  where a side has at most 6 checkers in play, those piled on its 1 and 2 points beyond the
+  first on each not counted: a board that has crashed) and ``race``. The same number of
+  positions of each class, drawn uniformly from those met;
+* **candidates**: the union of the best 3 turns by the shipped network at 0 ply, the best 3
+  at 1 ply, the greedy policy's best 2 and, in short nardy, GNU Backgammon's best 3 at 0 ply;
+* **equities**: each candidate's position rolled out (:func:`fastnardy.analysis.rollout`:
+  the shipped network at 0 ply playing both sides, whole games, gnubg's variance reduction,
+  every candidate of a position on the same dice streams), cubeless money equity to the side
+  that played the turn, with its standard error.
+
+:func:`errors` scores a player (:func:`chooser`: ``net:P``, ``FILE.npz[:P]``, ``greedy``,
+``random``, ``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
+thousandths of a point, per class. A turn outside the candidates is counted apart (its loss
+is not known). Rollout noise makes the best candidate's equity an overestimate, so every
+player's error has the same small upward bias; compare players on the same set.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import time
+from concurrent.futures import Executor
+from importlib import resources as _resources
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import checks
+from .._utils import files as _files
+from ..basics import Roll
+from ..batch import decode, encode, expand
+from ..errors import FastNardyError, shown
+from ..position import Position, Turn
+from ..rules import Rules
+from ..search.network import Evaluator, equity, races
+from ..search.tree import expectimax
+from .rollouts import rollout
+
+__all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Score", "build_set", "chooser",
+           "classify", "errors", "header", "read_set", "write_set"]
+
+CLASSES = {"long": ("contact", "race", "bear-off"), "short": ("contact", "crashed", "race")}
+FORMAT = 1  # the version of a set file
+_CRASHED = 6  # checkers in play at most, for a crashed side
+
+# (white, black) players of the games positions are drawn from: several strengths
+_PAIRS = {"long": (("random", "greedy"), ("greedy", "greedy"), ("net:0", "greedy"),
+                   ("net:0", "net:0")),
+          "short": (("random", "greedy"), ("greedy", "greedy"), ("net:0", "greedy"),
+                    ("net:0", "net:0"), ("gnubg:beginner", "net:0"))}
+
+
+class Candidate(NamedTuple):
+    """A candidate turn: its notation, the position it makes, and its rolled-out equity to
+    the side that played it with the standard error."""
+
+    turn: str
+    position: str
+    equity: float
+    stderr: float
+
+
+class BenchmarkPosition(NamedTuple):
+    """A position of a set with the roll to play, its class and its candidates (best
+    first)."""
+
+    position: Position
+    dice: Roll
+    kind: str
+    candidates: Tuple[Candidate, ...]
+
+
+class Score(NamedTuple):
+    """A player's error on a set: per class (and ``all``) the positions, the mean equity lost
+    a move in thousandths of a point over those whose turn is a candidate, how many turns
+    were outside the candidates, and the CPU seconds spent choosing (this process's, and
+    GNU Backgammon's processes' for a gnubg player)."""
+
+    player: str
+    game: str
+    classes: Dict[str, Tuple[int, float, int]]
+    cpu_seconds: float
+
+    def as_dict(self) -> Dict[str, object]:
+        return {"player": self.player, "game": self.game, "cpu_seconds": round(
+            self.cpu_seconds, 3), "classes": {k: {"positions": n, "error": round(e, 2),
+                                                  "outside": o}
+                                              for k, (n, e, o) in self.classes.items()}}
+
+
+def classify(position: Position) -> str:
+    """The class of ``position`` (module docstring) for its side to move."""
+    if not isinstance(position, Position):
+        raise FastNardyError(f"position must be a Position, not {type(position).__name__}")
+    me, me_bar, opp, opp_bar = position.mover_frame()
+    rules = position.rules
+    if bool(races(rules, encode([position]))[0]):
+        if rules.is_long and me_bar == 0 and not any(me[6:]):
+            return "bear-off"
+        return "race"
+    if rules.is_long:
+        if me_bar == 0 and not any(me[6:]):
+            return "bear-off"
+        return "contact"
+    for side, bar in ((me, me_bar), (opp, opp_bar)):
+        active = sum(side) + bar - max(0, side[0] - 1) - max(0, side[1] - 1)
+        if active <= _CRASHED:
+            return "crashed"
+    return "contact"
+
+
+# --------------------------------------------------------------------------- players
+
+Choose = Callable[[Rules, npt.NDArray[np.int8], npt.NDArray[np.int8]], npt.NDArray[np.float64]]
+
+
+def _network_values(evaluator: Evaluator, plies: int) -> Choose:
+    def values(rules: Rules, row: npt.NDArray[np.int8], children: npt.NDArray[np.int8]
+               ) -> npt.NDArray[np.float64]:
+        return -expectimax(rules, children, evaluator, plies)
+
+    return values
+
+
+def _greedy_values(rules: Rules, row: npt.NDArray[np.int8], children: npt.NDArray[np.int8]
+                   ) -> npt.NDArray[np.float64]:
+    from ..play.players import greedy_scores
+
+    return greedy_scores(rules, children).astype(np.float64)
+
+
+class _Chooser(NamedTuple):
+    name: str
+    values: Choose  # each child's value to the mover, higher is better (first best wins)
+    close: Callable[[], float]  # ends it; returns the CPU seconds of its other processes
+
+
+def chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
+    """A player of the benchmark: ``net:P`` (the shipped network, full P-ply search, P = 0,
+    1, 2), ``FILE.npz[:P]`` (a saved evaluator), ``greedy``, ``random`` (seeded) or, in short
+    nardy, ``gnubg:P`` (GNU Backgammon's cubeless evaluation of every child at P plies)."""
+    spec, game = checks.text(spec, "player"), Rules.of(game).game
+    if spec == "greedy":
+        return _Chooser(spec, _greedy_values, lambda: 0.0)
+    if spec == "random":
+        rng = np.random.default_rng([checks.number(seed, "seed", 0), 11])
+        return _Chooser(spec, lambda rules, row, children: rng.random(len(children)),
+                        lambda: 0.0)
+    path, _, plies = spec.rpartition(":") if ":" in spec else (spec, ":", "0")
+    if plies not in ("0", "1", "2"):
+        raise FastNardyError(f"unknown player {spec!r}: net:P, FILE.npz[:P], greedy, random "
+                             f"or gnubg:P, with P = 0, 1 or 2")
+    if path == "gnubg":
+        return _gnubg_chooser(spec, game, int(plies))
+    if path != "net" and not path.endswith(".npz"):
+        raise FastNardyError(f"unknown player {spec!r}: net:P, FILE.npz[:P], greedy, random "
+                             f"or gnubg:P")
+    network = Evaluator.load(game if path == "net" else path)
+    if network.game != game:
+        raise FastNardyError(f"{spec}: the evaluator is for {network.game} nardy, not {game}")
+    return _Chooser(spec, _network_values(network, int(plies)), lambda: 0.0)
+
+
+def _gnubg_chooser(spec: str, game: str, plies: int) -> _Chooser:
+    from ..play.gnubg import Gnubg
+
+    if game != "short":
+        raise FastNardyError("GNU Backgammon plays short nardy (backgammon) only")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    engine = Gnubg("expert", processes=2)
+
+    def values(rules: Rules, row: npt.NDArray[np.int8], children: npt.NDArray[np.int8]
+               ) -> npt.NDArray[np.float64]:
+        return -equity(engine.probabilities(children, plies))
+
+    def close() -> float:
+        engine.close()  # its processes end and are waited for: their CPU is counted
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+    return _Chooser(spec, values, close)
+
+
+def _row(position: str) -> bytes:
+    """The board row of a position string, as bytes (a child's row is a turn's position)."""
+    return bytes(encode([Position.from_string(position)])[0].tobytes())
+
+
+def _children(position: Position, dice: Roll) -> Tuple[npt.NDArray[np.int8],
+                                                       npt.NDArray[np.int8]]:
+    rows = encode([position])
+    children, _ = expand(position.rules, rows, np.array([dice], dtype=np.int8))
+    return rows[0], children
+
+
+# --------------------------------------------------------------------------- scoring
+
+def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPosition]] = None,
+           seed: int = 0) -> Score:
+    """The error of ``player`` (:func:`chooser`) on ``benchmark`` (the shipped set of
+    ``game`` unless given): module docstring."""
+    game = Rules.of(game).game
+    positions = read_set(game) if benchmark is None else _positions(benchmark)
+    choose = chooser(player, game, seed)
+    lost: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}
+    outside = dict.fromkeys(CLASSES[game], 0)
+    started = time.process_time()
+    try:
+        for item in positions:
+            if item.position.rules.game != game:
+                raise FastNardyError(f"a {item.position.rules.game}-nardy position in a "
+                                     f"{game}-nardy set")
+            row, children = _children(item.position, item.dice)
+            values = choose.values(item.position.rules, row, children)
+            chosen = children[int(np.argmax(values))].tobytes()
+            equities = {_row(c.position): c.equity for c in item.candidates}
+            if chosen in equities:
+                lost[item.kind].append(item.candidates[0].equity - equities[chosen])
+            else:
+                outside[item.kind] += 1
+    finally:
+        seconds = time.process_time() - started + choose.close()
+    classes = {kind: (len(lost[kind]) + outside[kind], 1000 * float(np.mean(lost[kind]))
+                      if lost[kind] else float("nan"), outside[kind]) for kind in lost}
+    every = [x for kind in lost for x in lost[kind]]
+    classes["all"] = (len(positions), 1000 * float(np.mean(every)) if every else float("nan"),
+                      sum(outside.values()))
+    return Score(choose.name, game, classes, seconds)
+
+
+def _positions(value: object) -> List[BenchmarkPosition]:
+    """A set given by hand: a sequence of BenchmarkPosition (FastNardyError otherwise)."""
+    items = checks.bounded(value, checks.MAX_ITEMS)
+    if items is None or len(items) > checks.MAX_ITEMS \
+            or not all(isinstance(item, BenchmarkPosition) for item in items):
+        raise FastNardyError("a benchmark set is a sequence of BenchmarkPosition")
+    for item in items:
+        if not (isinstance(item.position, Position)
+                and item.kind in CLASSES[item.position.rules.game]
+                and isinstance(item.candidates, tuple) and item.candidates
+                and all(_is_candidate(c) for c in item.candidates)):
+            raise FastNardyError(f"a benchmark position holds a Position, one of its game's "
+                                 f"CLASSES and a tuple of Candidates, not {shown(repr(item))}")
+    return items
+
+
+def _is_candidate(value: object) -> bool:
+    return isinstance(value, Candidate) and isinstance(value.turn, str) \
+        and isinstance(value.position, str) and all(
+            isinstance(x, float) and np.isfinite(x) for x in (value.equity, value.stderr))
+
+
+# --------------------------------------------------------------------------- building
+
+def _games(game: str, count: int, seed: int) -> List[Tuple[Position, Roll]]:
+    """(position, roll) pairs met in ``count`` seeded games of each pair of players, where
+    the roll has two legal turns or more (the T6 opening not played: white throws first)."""
+    from ..play.match import player
+
+    rules = Rules.of(game)
+    met: List[Tuple[Position, Roll]] = []
+    for number, (white, black) in enumerate(_PAIRS[game]):
+        sides = [player(white, game, seed + 2 * number), player(black, game, seed + 2 * number
+                                                                  + 1)]
+        try:
+            rng = random.Random(seed * 1009 + number)
+            for _ in range(count):
+                position, mover = Position.start(game), 0
+                for _ in range(400):
+                    if position.is_game_over():
+                        break
+                    dice = (rng.randint(1, 6), rng.randint(1, 6))
+                    row, children = _children(position, dice)
+                    if len(children) > 1:
+                        met.append((position, dice))
+                    pick = sides[mover].pick(rules, row[None], np.array([dice]), children,
+                                             np.zeros(len(children), dtype=np.int64))[0]
+                    position, mover = decode(rules, children[pick][None])[0], 1 - mover
+        finally:
+            for side in sides:
+                side.close()
+    return met
+
+
+def _candidates(position: Position, dice: Roll, scorers: Sequence[Tuple[Choose, int]]
+                ) -> List[Turn]:
+    """The union of each scorer's best ``k`` turns, in T2 order."""
+    row, children = _children(position, dice)
+    kept = np.zeros(len(children), dtype=bool)
+    for values_of, k in scorers:
+        values = values_of(position.rules, row, children)
+        kept[np.argsort(-values, kind="stable")[:k]] = True
+    wanted = {children[i].tobytes() for i in np.flatnonzero(kept)}
+    return [turn for turn in position.legal_turns(dice)
+            if encode([turn.position])[0].tobytes() in wanted]
+
+
+def build_set(game: str, per_class: int = 40, games: int = 128, seed: int = 1, *,
+              played: int = 60, executor: Optional[Executor] = None,
+              progress: Optional[Callable[[int, int], None]] = None) -> List[BenchmarkPosition]:
+    """A benchmark set (module docstring): ``per_class`` positions of each class drawn from
+    ``played`` games of each pair of players, every candidate rolled out ``games`` times on
+    dice streams of ``seed`` (on ``executor`` when given: the same numbers).
+    ``progress(done, total)`` counts positions rolled out."""
+    game = Rules.of(game).game
+    per_class = checks.number(per_class, "per_class", 1, 10_000)
+    games = checks.number(games, "games", 2, 1 << 20)
+    seed = checks.number(seed, "seed", 0)
+    played = checks.number(played, "played", 1, 100_000)
+    if executor is not None:
+        checks.as_executor(executor)
+    checks.callback(progress)
+    met = _games(game, played, seed)
+    by_kind: Dict[str, Dict[str, Tuple[Position, Roll]]] = {k: {} for k in CLASSES[game]}
+    for position, dice in met:
+        by_kind[classify(position)].setdefault(f"{position.to_string()} {dice}",
+                                               (position, dice))
+    rng = random.Random(seed)
+    chosen: List[Tuple[str, Position, Roll]] = []
+    for kind, found in by_kind.items():
+        keys = sorted(found)
+        if len(keys) < per_class:
+            raise FastNardyError(f"{len(keys)} {kind} positions met in {played} games a pair: "
+                                 f"fewer than {per_class}; play more games")
+        chosen += [(kind, *found[key]) for key in rng.sample(keys, per_class)]
+    network = Evaluator.load(game)
+    scorers: List[Tuple[Choose, int]] = [(_network_values(network, 0), 3),
+                                         (_network_values(network, 1), 3), (_greedy_values, 2)]
+    gnubg = _gnubg_chooser("gnubg:0", game, 0) if game == "short" else None
+    if gnubg is not None:
+        scorers.append((gnubg.values, 3))
+    try:  # every candidate chosen first: gnubg is done before the rollouts' pool starts
+        turns = [_candidates(position, dice, scorers) for _, position, dice in chosen]
+    finally:
+        if gnubg is not None:
+            gnubg.close()
+    out = []
+    for done, ((kind, position, dice), candidates) in enumerate(zip(chosen, turns), 1):
+        rolled = []
+        for turn in candidates:
+            line = rollout(turn.position, None, games, seed=seed, executor=executor)[0]
+            rolled.append(Candidate(str(turn), turn.position.to_string(), -line.mean,
+                                    line.stderr))
+        rolled.sort(key=lambda c: -c.equity)
+        out.append(BenchmarkPosition(position, dice, kind, tuple(rolled)))
+        if progress is not None:
+            progress(done, len(chosen))
+    return out
+
+
+# --------------------------------------------------------------------------- files
+
+def write_set(path: _files.Path, positions: Sequence[BenchmarkPosition],
+              about: Dict[str, object]) -> None:
+    """Write a set as JSON (whole or not at all), ``about`` its header (how it was made:
+    :func:`header`)."""
+    positions = _positions(positions)
+    if not isinstance(about, dict):
+        raise FastNardyError(f"about is a dict (the set's header), not {type(about).__name__}")
+    try:
+        json.dumps(about)
+    except (TypeError, ValueError) as exc:
+        raise FastNardyError(f"about must be JSON: {exc}") from None
+    lines = [json.dumps({"position": p.position.to_string(), "dice": list(p.dice),
+                         "class": p.kind, "candidates": [
+                             [c.turn, c.position, round(c.equity, 5), round(c.stderr, 5)]
+                             for c in p.candidates]}) for p in positions]
+    text = (f'{{"format": {FORMAT}, "about": {json.dumps(about)},\n"positions": [\n'
+            + ",\n".join(lines) + "\n]}\n")  # a position a line
+    _files.write_whole(path, text.encode())
+
+
+def read_set(game_or_path: str) -> List[BenchmarkPosition]:
+    """The shipped set of ``"long"`` or ``"short"``, or a set file written by
+    :func:`write_set`; FastNardyError for one that does not read."""
+    if not isinstance(game_or_path, str):
+        raise FastNardyError(f"a set is 'long', 'short' or a file name, not "
+                             f"{type(game_or_path).__name__}")
+    if game_or_path in CLASSES:
+        text = _resources.files("fastnardy").joinpath("data").joinpath(
+            f"benchmark_{game_or_path}.json").read_text(encoding="utf-8")
+        where = f"the shipped {game_or_path}-nardy set"
+    else:
+        try:
+            text, where = _files.read_text(checks.text(game_or_path, "set")), game_or_path
+        except OSError as exc:
+            raise FastNardyError(f"cannot read {game_or_path}: {exc.strerror}") from None
+    try:
+        document = json.loads(text)
+        if document.get("format") != FORMAT:
+            raise ValueError(f"format {document.get('format')!r}, not {FORMAT}")
+        out = []
+        for item in document["positions"]:
+            position = Position.from_string(item["position"])
+            dice = (int(item["dice"][0]), int(item["dice"][1]))
+            if item["class"] not in CLASSES[position.rules.game]:
+                raise ValueError(f"class {item['class']!r}")
+            candidates = tuple(Candidate(str(t), str(p), float(e), float(s))
+                               for t, p, e, s in item["candidates"])
+            if len(candidates) < 2:
+                raise ValueError("fewer than two candidates")
+            out.append(BenchmarkPosition(position, dice, item["class"], candidates))
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        raise FastNardyError(f"{where} is not a benchmark set: {exc}") from None
+    return out
+
+
+def header(game: str, per_class: int, games: int, seed: int, played: int,
+           seconds: float) -> Dict[str, object]:
+    """The header of a set built by :func:`build_set` with these arguments in ``seconds`` of
+    CPU."""
+    game = Rules.of(game).game
+    for value, name in ((per_class, "per_class"), (games, "games"), (seed, "seed"),
+                        (played, "played")):
+        checks.number(value, name, 0)
+    seconds = checks.real(seconds, "seconds", 0.0, float("inf"))
+    return {"game": game, "per_class": per_class, "games": games, "seed": seed,
+            "played": played, "classes": list(CLASSES[game]),
+            "players": [list(pair) for pair in _PAIRS[game]],
+            "rollout": f"the shipped {game} network at 0 ply, both sides, whole games, "
+                       f"variance reduction, {games} games a candidate on dice streams of "
+                       f"seed {seed}",
+            "command": f"fastnardy benchmark-build {game} --per-class {per_class} --games "
+                       f"{games} --seed {seed} --played {played}",
+            "cpu_seconds": round(seconds, 1),  # the builder's and its children's
+            }

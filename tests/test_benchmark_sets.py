@@ -1,0 +1,181 @@
+"""Benchmark sets of checker play (issue 39 item 1): the shipped sets read, hold what their
+header says, their candidates are legal turns rolled out as the header says; a set builds
+the same from the same arguments, on a process pool too; a player's error is the equity
+its turn loses against the best candidate, and a turn outside the candidates is counted
+apart."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fastnardy import FastNardyError, Position
+from fastnardy.analysis import rollout
+from fastnardy.analysis import benchmarks
+from fastnardy.analysis.benchmarks import (CLASSES, BenchmarkPosition, Candidate, build_set,
+                                           classify, errors, read_set, write_set)
+from fastnardy.cli import main
+from fastnardy.play.gnubg import GNUBG
+from fastnardy.play.players import greedy_scores
+from fastnardy.batch import encode, expand
+
+SETS = {game: read_set(game) for game in CLASSES}
+
+
+def test_classes_of_known_positions():
+    assert classify(Position.start("long")) == "contact"
+    assert classify(Position.start("short")) == "contact"
+    assert classify(Position.from_string("short w 6:5,5:5,4:5 6:5,5:5,4:5")) == "race"
+    assert classify(Position.from_string("short w 6:5,5:5,4:5 24:5,23:5,22:5")) == "contact"
+    # black has 3 checkers in play and 12 off: its board has crashed
+    assert classify(Position.from_string("short w 22:2,13:5,8:3,6:5 1:1,2:1,20:1")) == \
+        "crashed"
+    # 10 of black's in play, 5 on its ace point and 1 on its deuce beyond the first dead
+    assert classify(Position.from_string("short w 22:2,13:5,8:3,6:5 1:6,2:2,4:1,20:1")) \
+        == "crashed"
+    assert classify(Position.from_string("short w 22:2,13:5,8:3,6:5 1:2,2:2,4:2,20:1")) \
+        == "crashed"  # 7 in play, 5 of them active
+    assert classify(Position.from_string("short w 22:2,13:5,8:3,6:5 1:2,2:2,4:2,5:2,20:1")) \
+        == "contact"  # 9 in play, 7 of them active
+    assert classify(Position.from_string("long w 6:5,5:5,4:5 6:5,5:5,4:5")) == "bear-off"
+    assert classify(Position.from_string("long w 7:1,6:4,5:5,4:5 6:5,5:5,4:5")) == "race"
+    with pytest.raises(FastNardyError, match="must be a Position"):
+        classify("short")
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_the_shipped_set_holds_what_its_header_says(game):
+    """Every class as many positions as the header's per_class; each position's class is
+    its class; each candidate is a legal turn of the position and roll (its notation and
+    its position), the best first, with a standard error."""
+    about = json.loads(Path(benchmarks.__file__).parent.parent.joinpath(
+        "data", f"benchmark_{game}.json").read_text())["about"]
+    found = SETS[game]
+    for kind in CLASSES[game]:
+        assert sum(p.kind == kind for p in found) == about["per_class"]
+    assert len({(p.position, p.dice) for p in found}) == len(found)
+    for item in found:
+        assert item.position.rules.game == game and classify(item.position) == item.kind
+        legal = {str(t): t.position.to_string() for t in item.position.legal_turns(item.dice)}
+        assert len(legal) >= 2 and len(item.candidates) >= 2
+        equities = [c.equity for c in item.candidates]
+        assert equities == sorted(equities, reverse=True)
+        for candidate in item.candidates:
+            # a stderr of 0: every game ends alike (a turn that loses whatever is thrown)
+            assert legal[candidate.turn] == candidate.position and candidate.stderr >= 0
+
+
+def test_a_shipped_equity_is_its_rollout_again():
+    """A candidate of the shipped long set rolled out again as the header says (the shipped
+    network at 0 ply, its games and seed) gives its equity to the last digit kept."""
+    about = json.loads(Path(benchmarks.__file__).parent.parent.joinpath(
+        "data", "benchmark_long.json").read_text())["about"]
+    for item in (SETS["long"][0], SETS["long"][-1]):
+        candidate = item.candidates[-1]
+        line = rollout(Position.from_string(candidate.position), None, about["games"],
+                       seed=about["seed"])[0]
+        assert round(-line.mean, 5) == candidate.equity
+        assert round(line.stderr, 5) == candidate.stderr
+
+
+def test_a_set_builds_the_same_from_the_same_arguments(tmp_path):
+    """Long nardy (no gnubg needed): built twice, once on a process pool, the same set;
+    written and read back, the same set."""
+    small = {"per_class": 1, "games": 3, "seed": 4, "played": 2}
+    first = build_set("long", **small)
+    with ProcessPoolExecutor(2) as pool:
+        again = build_set("long", **small, executor=pool)
+    assert first == again and [p.kind for p in first] == list(CLASSES["long"])
+    path = tmp_path / "set.json"
+    write_set(path, first, {"note": "test"})
+    assert read_set(str(path)) == [item._replace(candidates=tuple(
+        c._replace(equity=round(c.equity, 5), stderr=round(c.stderr, 5))
+        for c in item.candidates)) for item in first]  # the file keeps 5 decimals
+
+
+def _turn_of(position: Position, dice, scores) -> str:
+    """The notation of the legal turn that ``scores`` (a value per child) puts first."""
+    rows = encode([position])
+    children, _ = expand(position.rules, rows, np.array([dice], dtype=np.int8))
+    best = children[int(np.argmax(scores(children)))].tobytes()
+    return next(str(t) for t in position.legal_turns(dice)
+                if encode([t.position])[0].tobytes() == best)
+
+
+def test_the_error_is_the_equity_lost_against_the_best_candidate():
+    """A hand-made set: where greedy's turn is the second candidate, 0.3 below the best, its
+    error is 300 thousandths; where its turn is not a candidate, it is counted outside."""
+    position, dice = Position.start("short"), (6, 5)
+    greedy = _turn_of(position, dice, lambda rows: greedy_scores("short", rows))
+    other = next(t for t in position.legal_turns(dice) if str(t) != greedy)
+    mine = next(t for t in position.legal_turns(dice) if str(t) == greedy)
+    listed = BenchmarkPosition(position, dice, "contact", (
+        Candidate(str(other), other.position.to_string(), 0.5, 0.01),
+        Candidate(greedy, mine.position.to_string(), 0.2, 0.01)))
+    third = next(t for t in position.legal_turns(dice) if str(t) not in (greedy, str(other)))
+    missing = BenchmarkPosition(position, dice, "race", (
+        Candidate(str(other), other.position.to_string(), 0.5, 0.01),
+        Candidate(str(third), third.position.to_string(), 0.4, 0.01)))
+    score = errors("greedy", "short", [listed, missing])
+    assert score.classes["contact"] == (1, pytest.approx(300.0), 0)
+    assert score.classes["race"][0] == 1 and score.classes["race"][2] == 1
+    assert score.classes["all"][:1] == (2,) and score.classes["all"][2] == 1
+    assert np.isnan(score.classes["crashed"][1]) and score.classes["crashed"][0] == 0
+
+
+@pytest.mark.parametrize("game, players", [("long", ["net:0", "net:1", "greedy"]),
+                                           ("short", ["net:0", "greedy"])])
+def test_the_players_the_candidates_came_from_never_play_outside_them(game, players):
+    """The candidates hold the best turns of the shipped network at 0 and 1 ply and of
+    greedy: their turns are always among them, so their errors cover every position."""
+    per_class = len(SETS[game]) // len(CLASSES[game])
+    for player in players:
+        score = errors(player, game)
+        assert score.classes["all"][0] == len(SETS[game]) and score.classes["all"][2] == 0
+        for kind in CLASSES[game]:
+            count, error, outside = score.classes[kind]
+            assert count == per_class and outside == 0 and error >= 0
+
+
+def test_gnubg_players_choose_by_its_own_evaluation():
+    """gnubg:0's best 3 were candidates: its turn is always among them; its CPU seconds
+    (its processes') are counted."""
+    if shutil.which("gnubg") is None and not Path(GNUBG).exists():
+        pytest.skip("GNU Backgammon is not installed (apt-get install gnubg)")
+    score = errors("gnubg:0", "short")
+    assert score.classes["all"][2] == 0 and score.cpu_seconds > 0
+    assert all(e >= 0 for _, e, _ in score.classes.values())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["benchmark-error", "smart"], "unknown player"),
+    (["benchmark-error", "gnubg:0", "--game", "long"], "short nardy"),
+    (["benchmark-error", "net:3"], "unknown player"),
+    (["benchmark-error", "net:0", "--set", "/nonexistent.json"], ""),
+])
+def test_bad_benchmark_input_is_exit_2_with_one_line(capsys, argv, message):
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and message in err
+
+
+def test_a_file_that_is_not_a_set_is_refused(tmp_path):
+    for text in ("[]", '{"format": 2, "positions": []}', "not json",
+                 '{"format": 1, "positions": [{"position": "short", "dice": [6, 5], '
+                 '"class": "bear-off", "candidates": []}]}'):
+        path = tmp_path / "bad.json"
+        path.write_text(text)
+        with pytest.raises(FastNardyError, match="not a benchmark set"):
+            read_set(str(path))
+
+
+def test_the_command_line_reports_per_class(capsys):
+    status = main(["benchmark-error", "greedy", "--game", "long", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert status == 0 and set(document["classes"]) == {*CLASSES["long"], "all"}
+    assert document["classes"]["all"]["positions"] == len(SETS["long"])
