@@ -1,6 +1,6 @@
 """Players' errors on the shipped benchmark sets of checker play (issue 39): per class, the
 equity a player's turn loses against the best rolled-out candidate, in thousandths of a
-point a move (fastnardy.analysis.benchmarks), with the CPU seconds each spent choosing (for
+point a move (fastnardy.play.benchmarks), with the CPU seconds each spent choosing (for
 GNU Backgammon, its processes'). The same table as ``fastnardy benchmark-error`` row by row.
 
     python bench/benchmark_errors.py [--game long|short|both] [--players P ...]
@@ -14,7 +14,7 @@ import math
 import shutil
 from pathlib import Path
 
-from fastnardy.analysis.benchmarks import CLASSES, errors
+from fastnardy.play.benchmarks import CLASSES, errors
 from fastnardy.play.gnubg import GNUBG
 
 PLAYERS = {"long": ["random", "greedy", "net:0", "net:1"],

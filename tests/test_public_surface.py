@@ -57,7 +57,7 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.analysis.evaluation", "fastnardy.analysis.met",
            "fastnardy.analysis.outputs", "fastnardy.analysis.review",
            "fastnardy.analysis.rollouts", "fastnardy.analysis.page",
-           "fastnardy.analysis.benchmarks", "fastnardy.play.match",
+           "fastnardy.play.benchmarks", "fastnardy.play.match",
            "fastnardy.play.players") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
     name for name, library in (("fastnardy.envs.gymnasium", "gymnasium"),
@@ -232,7 +232,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.analysis.met import MatchEquityTable
     from fastnardy.analysis.review import AnalysedTurn, Analysis, CubeReview
     from fastnardy.analysis.rollouts import CubeRollout, RolledCandidate
-    from fastnardy.analysis.benchmarks import Score, errors
+    from fastnardy.play.benchmarks import Score, errors
     from fastnardy.play.players import Network, Player
     from fastnardy.engines import crosscheck
     from fastnardy.batch import ChanceNodes

@@ -4,9 +4,8 @@ decision, analysed games and their HTML page.
 Its modules: :mod:`~fastnardy.analysis.evaluation` (hint, eval), :mod:`~fastnardy.analysis.cube`
 (the cube for money and matches), :mod:`~fastnardy.analysis.met` (match equity tables), :mod:`~fastnardy.analysis.review` (luck, analysed games),
 :mod:`~fastnardy.analysis.rollouts` (rollouts with variance reduction),
-:mod:`~fastnardy.analysis.benchmarks` (benchmark sets of checker play, a player's error on
-them), :mod:`~fastnardy.analysis.page` (the HTML page) and
-:mod:`~fastnardy.analysis.outputs` (the five outputs they all read). The names of the old module ``fastnardy.analysis`` (``hint``,
+:mod:`~fastnardy.analysis.page` (the HTML page) and :mod:`~fastnardy.analysis.outputs` (the
+five outputs they all read). The names of the old module ``fastnardy.analysis`` (``hint``,
 ``analyse`` …) are read from here as before."""
 
 from .outputs import flip as flip

@@ -306,7 +306,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
         description="The equity a player's turn loses against the best rolled-out candidate, "
                     "in thousandths of a point a move, per class, on the shipped benchmark "
                     "set of the game (or --set FILE); turns outside the candidates are "
-                    "counted apart. See fastnardy.analysis.benchmarks.")
+                    "counted apart. See fastnardy.play.benchmarks.")
     p_err.add_argument("player", metavar="PLAYER",
                        help="net:P (the shipped network, P = 0, 1, 2 plies), FILE.npz[:P], "
                             "greedy, random or, in short nardy, gnubg:P")
@@ -320,7 +320,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
         "benchmark-build", help="build a benchmark set (the shipped ones: the defaults)",
         description="Positions met in seeded games of players of several strengths, per "
                     "class, each candidate turn rolled out; the same file from the same "
-                    "arguments. See fastnardy.analysis.benchmarks.")
+                    "arguments. See fastnardy.play.benchmarks.")
     p_build.add_argument("game", choices=("long", "short"), help="the game of the set")
     p_build.add_argument("--per-class", type=positive_arg, default=40, metavar="N",
                          help="positions of each class (default 40)")
@@ -341,7 +341,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
 
 
 def _run_benchmark_error(args: argparse.Namespace) -> int:
-    from ..analysis.benchmarks import errors, read_set
+    from ..play.benchmarks import errors, read_set
 
     score = errors(args.player, args.game, None if args.set is None else read_set(args.set))
     if args.json:
@@ -360,7 +360,7 @@ def _run_benchmark_build(args: argparse.Namespace) -> int:
     import time
     from concurrent.futures import Executor, ProcessPoolExecutor
 
-    from ..analysis.benchmarks import build_set, header, write_set
+    from ..play.benchmarks import build_set, header, write_set
 
     def spent() -> float:  # this process's CPU and its children's (a pool's, gnubg's)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)

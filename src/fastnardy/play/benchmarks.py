@@ -21,8 +21,8 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
   every candidate of a position on the same dice streams), cubeless money equity to the side
   that played the turn, with its standard error.
 
-:func:`errors` scores a player (:func:`chooser`: ``net:P``, ``FILE.npz[:P]``, ``greedy``,
-``random``, ``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
+:func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, ``greedy``, ``random``,
+``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
 thousandths of a point, per class. A turn outside the candidates is counted apart (its loss
 is not known). Rollout noise makes the best candidate's equity an overestimate, so every
 player's error has the same small upward bias; compare players on the same set.
@@ -43,6 +43,7 @@ import numpy.typing as npt
 
 from .. import checks
 from .._utils import files as _files
+from ..analysis.rollouts import rollout
 from ..basics import Roll
 from ..batch import decode, encode, expand
 from ..errors import FastNardyError, shown
@@ -50,10 +51,12 @@ from ..position import Position, Turn
 from ..rules import Rules
 from ..search.network import Evaluator, equity, races
 from ..search.tree import expectimax
-from .rollouts import rollout
+from .gnubg import Gnubg
+from .match import player
+from .players import greedy_scores
 
-__all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Score", "build_set", "chooser",
-           "classify", "errors", "header", "read_set", "write_set"]
+__all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Score", "build_set", "classify",
+           "errors", "header", "read_set", "write_set"]
 
 CLASSES = {"long": ("contact", "race", "bear-off"), "short": ("contact", "crashed", "race")}
 FORMAT = 1  # the version of a set file
@@ -140,18 +143,20 @@ def _network_values(evaluator: Evaluator, plies: int) -> Choose:
 
 def _greedy_values(rules: Rules, row: npt.NDArray[np.int8], children: npt.NDArray[np.int8]
                    ) -> npt.NDArray[np.float64]:
-    from ..play.players import greedy_scores
-
     return greedy_scores(rules, children).astype(np.float64)
 
 
 class _Chooser(NamedTuple):
+    """A player of the benchmark: its ``name``; ``values(rules, row, children)``, each
+    child's value to the side to move, the first highest chosen; and ``close()``, which ends
+    it and returns the CPU seconds of its other processes."""
+
     name: str
-    values: Choose  # each child's value to the mover, higher is better (first best wins)
-    close: Callable[[], float]  # ends it; returns the CPU seconds of its other processes
+    values: Choose
+    close: Callable[[], float]
 
 
-def chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
+def _chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
     """A player of the benchmark: ``net:P`` (the shipped network, full P-ply search, P = 0,
     1, 2), ``FILE.npz[:P]`` (a saved evaluator), ``greedy``, ``random`` (seeded) or, in short
     nardy, ``gnubg:P`` (GNU Backgammon's cubeless evaluation of every child at P plies)."""
@@ -178,8 +183,6 @@ def chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
 
 
 def _gnubg_chooser(spec: str, game: str, plies: int) -> _Chooser:
-    from ..play.gnubg import Gnubg
-
     if game != "short":
         raise FastNardyError("GNU Backgammon plays short nardy (backgammon) only")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -213,11 +216,14 @@ def _children(position: Position, dice: Roll) -> Tuple[npt.NDArray[np.int8],
 
 def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPosition]] = None,
            seed: int = 0) -> Score:
-    """The error of ``player`` (:func:`chooser`) on ``benchmark`` (the shipped set of
-    ``game`` unless given): module docstring."""
+    """The error of ``player`` on ``benchmark`` (the shipped set of ``game`` unless given):
+    module docstring. ``player`` is ``net:P`` (the shipped network, a full P-ply search, P =
+    0, 1 or 2), ``FILE.npz[:P]`` (a saved evaluator), ``greedy``, ``random`` (``seed``-ed)
+    or, in short nardy, ``gnubg:P`` (GNU Backgammon's cubeless evaluation of every turn at
+    P plies); the first best turn is its choice."""
     game = Rules.of(game).game
     positions = read_set(game) if benchmark is None else _positions(benchmark)
-    choose = chooser(player, game, seed)
+    choose = _chooser(player, game, seed)
     lost: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}
     outside = dict.fromkeys(CLASSES[game], 0)
     started = time.process_time()
@@ -271,8 +277,6 @@ def _is_candidate(value: object) -> bool:
 def _games(game: str, count: int, seed: int) -> List[Tuple[Position, Roll]]:
     """(position, roll) pairs met in ``count`` seeded games of each pair of players, where
     the roll has two legal turns or more (the T6 opening not played: white throws first)."""
-    from ..play.match import player
-
     rules = Rules.of(game)
     met: List[Tuple[Position, Roll]] = []
     for number, (white, black) in enumerate(_PAIRS[game]):
