@@ -16,10 +16,11 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
   positions of each class, drawn uniformly from those met;
 * **candidates**: the union of the best 3 turns by the shipped network at 0 ply, the best 3
   at 1 ply, the greedy policy's best 2 and, in short nardy, GNU Backgammon's best 3 at 0 ply;
-* **equities**: each candidate's position rolled out (:func:`fastnardy.analysis.rollout`:
-  the shipped network at 0 ply playing both sides, whole games, gnubg's variance reduction,
-  every candidate of a position on the same dice streams), cubeless money equity to the side
-  that played the turn, with its standard error.
+* **equities**: each candidate's position rolled out
+  (:func:`fastnardy.analysis.rollouts.rollout`: the shipped network at 0 ply playing both
+  sides, whole games, gnubg's variance reduction, every candidate of a position on the same
+  dice streams), cubeless money equity to the side that played the turn, with its standard
+  error.
 
 :func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, ``greedy``, ``random``,
 ``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
@@ -31,12 +32,13 @@ player's error has the same small upward bias; compare players on the same set.
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
 import time
 from concurrent.futures import Executor
 from importlib import resources as _resources
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -370,7 +372,7 @@ def build_set(game: str, per_class: int = 40, games: int = 128, seed: int = 1, *
 
 # --------------------------------------------------------------------------- files
 
-def write_set(path: _files.Path, positions: Sequence[BenchmarkPosition],
+def write_set(path: Union[str, "os.PathLike[str]"], positions: Sequence[BenchmarkPosition],
               about: Dict[str, object]) -> None:
     """Write a set as JSON (whole or not at all), ``about`` its header (how it was made:
     :func:`header`)."""
