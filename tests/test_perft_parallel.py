@@ -54,6 +54,8 @@ def test_T5_a_dask_cluster_gives_the_serial_count():
             for weighted in (False, True):
                 assert perft(position, depth, weighted=weighted, executor=executor, tt_mb=4) \
                     == SERIAL[(position, depth, weighted)]
+        position, depth = CASES[0]  # the Client itself: its executor
+        assert perft(position, depth, executor=client) == SERIAL[(position, depth, False)]
 
 
 def test_the_split_covers_every_path_once():

@@ -151,7 +151,10 @@ def test_a_dask_cluster_plays_the_same_games():
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         run = simulate("short", 4500, seed=21, executor=client.get_executor())
-    assert all(np.array_equal(a, b) for a, b in zip(run, simulate("short", 4500, seed=21)))
+        again = simulate("short", 4500, seed=21, executor=client)  # the Client: its executor
+    serial = simulate("short", 4500, seed=21)
+    assert all(np.array_equal(a, b) for a, b in zip(run, serial))
+    assert all(np.array_equal(a, b) for a, b in zip(again, serial))
 
 
 def test_max_turns_leaves_a_game_unfinished():

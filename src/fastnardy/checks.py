@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from itertools import islice
-from typing import Any, List, Optional, Tuple, Type
+from typing import Any, List, Optional, Tuple, Type, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -99,21 +99,25 @@ def workers(value: object, executor: object) -> Optional[int]:
     if executor is not None:
         if value is not None:
             raise FastNardyError("give workers or executor, not both")
-        as_executor(executor)
+        if not (isinstance(executor, Executor) or _is_dask_client(executor)):
+            raise FastNardyError(f"executor must be a concurrent.futures.Executor or a Dask "
+                                 f"distributed.Client, not {type(executor).__name__}")
     return None if value is None else number(value, "workers", 1)
 
 
 def as_executor(value: object) -> Executor:
-    """``value`` as a concurrent.futures.Executor: an Executor (a thread or process pool, a
-    Dask client's ``get_executor()``) as it is, a Dask ``distributed.Client`` as its
-    executor."""
-    if isinstance(value, Executor):
-        return value
-    if type(value).__module__.startswith("distributed.") and type(value).__name__ == "Client":
+    """``value`` (checked by :func:`workers`) as a concurrent.futures.Executor: an Executor
+    (a thread or process pool, a Dask client's ``get_executor()``) as it is, a Dask
+    ``distributed.Client`` as its executor."""
+    workers(None, value)
+    if _is_dask_client(value):
         made: Executor = value.get_executor()  # type: ignore[attr-defined]
         return made
-    raise FastNardyError(f"executor must be a concurrent.futures.Executor or a Dask "
-                         f"distributed.Client, not {type(value).__name__}")
+    return cast(Executor, value)
+
+
+def _is_dask_client(value: object) -> bool:
+    return type(value).__module__.startswith("distributed.") and type(value).__name__ == "Client"
 
 
 def flag(value: object, name: str) -> bool:

@@ -18,7 +18,8 @@ picklable tuple (position, remaining depth, options, the call's token) and its r
 (count, probes, hits); the counts, times their multiplicities, add up to the serial count.
 ``workers=N`` runs N threads in this process (the kernel releases the GIL); ``executor``
 takes any :class:`concurrent.futures.Executor` — a thread or process pool, or a Dask cluster
-through ``distributed.Client.get_executor()`` — and is never shut down here. The threads of
+through ``distributed.Client.get_executor()`` or the Client itself — and is never shut down
+here. The threads of
 one call share one table of ``tt_mb`` MB (each bucket has its own lock), freed when the call
 returns; on an executor, each worker process keeps one table of ``tt_mb`` MB for as long as
 it lives and shares it among its threads and subtasks. Ray has no Executor; see the README
@@ -329,7 +330,7 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
                 if key not in counts)
         else:
             size = _parallelism(workers, executor)  # checks them (perft_divide's too)
-            pool = ThreadPoolExecutor(size) if executor is None else executor
+            pool = ThreadPoolExecutor(size) if executor is None else checks.as_executor(executor)
             # our own threads share one table for this call; an executor's workers keep theirs
             work: Callable[[Task], Optional[Result]] = (
                 functools.partial(_subtree, table=_new_table(options)) if own else _subtree)

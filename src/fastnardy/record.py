@@ -354,9 +354,7 @@ def _read(lines: Iterable[Tuple[int, str]], known: Dict[Any, Any]) -> GameRecord
         raise InvalidRecordError(f"line {seen['start']}: the start position's rules differ "
                                  f"from the 'rules' line")
     return GameRecord(rules, shared(known, (names[WHITE], names[BLACK])), start, opening,
-                      tuple(turns),
-                      tuple(cube))
-
+                      tuple(turns), tuple(cube))
 
 
 def _parse(parse: Callable[[str], _T], value: str, line: int) -> _T:

@@ -99,9 +99,9 @@ BLOCK = 1 << 16  # characters of a text split into lines at a time
 
 
 def blocks(text: str) -> Iterator[Tuple[int, List[str]]]:
-    """``text.splitlines()`` about 64 K characters at a time, each block cut after a newline (so
-    its lines are the whole text's): (where the block ends, its lines). A reader that walks
-    these holds one block's lines, never a list of the whole text's."""
+    """``text.splitlines()`` about 64 K characters at a time, each block cut after a
+    newline (so its lines are the whole text's): (where the block ends, its lines). A reader
+    that walks these holds one block's lines, never a list of the whole text's."""
     start = 0
     while start < len(text):
         end = text.find("\n", start + BLOCK)

@@ -191,7 +191,7 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
     threads = checks.workers(workers, executor)
     if threads is not None:
         checks.number(threads, "workers", 1, 1024)
-    pool = None if executor is None else checks.as_executor(executor)
+    pool = None if executor is None else checks.as_executor(executor)  # a Client's executor
     checks.callback(progress)
     network = evaluator_for(position.rules, evaluator)
     if dice is None:

@@ -27,7 +27,7 @@ for ``i = 0``, and a rollout's game ``i``) and the random policy chooses from a 
 so the dice do not depend on the turns chosen (common random numbers) and a run gives the
 same results on any machine, whether it runs serially, on
 ``workers`` threads (the kernel runs without the GIL) or on an ``executor`` (a process pool,
-or a Dask cluster through ``distributed.Client.get_executor()``), which is never shut down
+or a Dask cluster: a ``distributed.Client`` or its ``get_executor()``), which is never shut down
 here (an evaluator must then be picklable; its values must not depend on the other rows of
 its batch for the results to be split-proof). A game still going after ``max_turns`` turns
 (both sides can be forced to pass turn after turn in short nardy) is reported as unfinished.
@@ -125,7 +125,7 @@ def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "ra
         parts = [_columns(_play(task, first, count)) for first, count in chunks]
     else:
         workers = checks.workers(workers, executor)
-        pool = executor if executor is not None else ThreadPoolExecutor(workers)
+        pool = checks.as_executor(executor) if executor is not None else ThreadPoolExecutor(workers)
         futures: Deque["Future[Any]"] = deque()  # in flight, oldest first
         parts = []
         call = _executors.Call(_kernel.Stop)
