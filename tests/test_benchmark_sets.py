@@ -126,6 +126,8 @@ def test_the_error_is_the_equity_lost_against_the_best_candidate():
     assert score.classes["race"][0] == 1 and score.classes["race"][2] == 1
     assert score.classes["all"][:1] == (2,) and score.classes["all"][2] == 1
     assert np.isnan(score.classes["crashed"][1]) and score.classes["crashed"][0] == 0
+    assert score.as_dict()["classes"]["crashed"] == {"positions": 0, "error": None,
+                                                     "outside": 0}
 
 
 @pytest.mark.parametrize("game, players", [("long", ["net:0", "net:1", "greedy"]),

@@ -103,10 +103,11 @@ class Score(NamedTuple):
     cpu_seconds: float
 
     def as_dict(self) -> Dict[str, object]:
-        return {"player": self.player, "game": self.game, "cpu_seconds": round(
-            self.cpu_seconds, 3), "classes": {k: {"positions": n, "error": round(e, 2),
-                                                  "outside": o}
-                                              for k, (n, e, o) in self.classes.items()}}
+        """JSON's form (an error over no position is null)."""
+        classes = {kind: {"positions": n, "error": None if np.isnan(e) else round(e, 2),
+                          "outside": o} for kind, (n, e, o) in self.classes.items()}
+        return {"player": self.player, "game": self.game,
+                "cpu_seconds": round(self.cpu_seconds, 3), "classes": classes}
 
 
 def classify(position: Position) -> str:
@@ -114,15 +115,13 @@ def classify(position: Position) -> str:
     if not isinstance(position, Position):
         raise FastNardyError(f"position must be a Position, not {type(position).__name__}")
     me, me_bar, opp, opp_bar = position.mover_frame()
-    rules = position.rules
-    if bool(races(rules, encode([position]))[0]):
-        if rules.is_long and me_bar == 0 and not any(me[6:]):
-            return "bear-off"
-        return "race"
-    if rules.is_long:
+    race = bool(races(position.rules, encode([position]))[0])
+    if position.rules.is_long:
         if me_bar == 0 and not any(me[6:]):
             return "bear-off"
-        return "contact"
+        return "race" if race else "contact"
+    if race:
+        return "race"
     for side, bar in ((me, me_bar), (opp, opp_bar)):
         active = sum(side) + bar - max(0, side[0] - 1) - max(0, side[1] - 1)
         if active <= _CRASHED:
