@@ -123,6 +123,8 @@ def test_the_error_is_the_equity_lost_against_the_best_candidate():
         Candidate(str(third), third.position.to_string(), 0.4, 0.01)))
     score = errors("greedy", "short", [listed, missing])
     assert score.classes["contact"] == (1, pytest.approx(300.0), 0)
+    unsorted = listed._replace(candidates=listed.candidates[::-1])  # given worst first
+    assert errors("greedy", "short", [unsorted]).classes["contact"][1] == pytest.approx(300.0)
     assert score.classes["race"][0] == 1 and score.classes["race"][2] == 1
     assert score.classes["all"][:1] == (2,) and score.classes["all"][2] == 1
     assert np.isnan(score.classes["crashed"][1]) and score.classes["crashed"][0] == 0

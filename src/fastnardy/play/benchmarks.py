@@ -237,8 +237,8 @@ def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPositio
             values = choose.values(item.position.rules, row, children)
             chosen = children[int(np.argmax(values))].tobytes()
             equities = {_row(c.position): c.equity for c in item.candidates}
-            if chosen in equities:
-                lost[item.kind].append(item.candidates[0].equity - equities[chosen])
+            if chosen in equities:  # the loss against the best, in whatever order given
+                lost[item.kind].append(max(equities.values()) - equities[chosen])
             else:
                 outside[item.kind] += 1
     finally:
