@@ -377,7 +377,7 @@ def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
                     reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
 def test_gnubg_closes_when_a_process_forked_since_holds_its_fifo() -> None:
     """A process pool forked after gnubg started (a benchmark build's rollouts) inherits the
-    request FIFO's write end, so gnubg never sees it close: close() kills it after 5 s
+    request FIFO's write end, so gnubg never sees it close: close() kills it after 2 s
     instead of raising subprocess.TimeoutExpired after 30."""
     import os
     import signal
