@@ -63,6 +63,7 @@ __all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Score", "build_set", "c
 CLASSES = {"long": ("contact", "race", "bear-off"), "short": ("contact", "crashed", "race")}
 FORMAT = 1  # the version of a set file
 _CRASHED = 6  # checkers in play at most, for a crashed side
+_TURNS_PLAYED = 400  # turns at most of a game positions are drawn from (far past any end)
 
 # (white, black) players of the games positions are drawn from: several strengths
 _PAIRS = {"long": (("random", "greedy"), ("greedy", "greedy"), ("net:0", "greedy"),
@@ -287,7 +288,7 @@ def _games(game: str, count: int, seed: int) -> List[Tuple[Position, Roll]]:
             rng = random.Random(seed * 1009 + number)
             for _ in range(count):
                 position, mover = Position.start(game), 0
-                for _ in range(400):
+                for _ in range(_TURNS_PLAYED):
                     if position.is_game_over():
                         break
                     dice = (rng.randint(1, 6), rng.randint(1, 6))
