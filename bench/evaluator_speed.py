@@ -6,13 +6,16 @@ against GNU Backgammon on the same machine.
 1. Self-play games per CPU second with the shipped network as both sides' policy (played
    inside the kernel) against random self-play, short and long (goal: >= 0.2x); and the
    greedy policy's, which also makes and scores every child of every turn (a loop over
-   the 24 points each) but has no network: what making the children costs.
+   the 24 points each) but has no network: what making the children costs. And the
+   network's self-play, in float and in int16 arithmetic, against the greedy policy's
+   (issue 39's goal: >= 0.6x).
 2. Evaluations per CPU second: batch 1 through the Python API (``Evaluator.value`` of a
    Position, and ``Evaluator.evaluate`` of one row), and batched inside the kernel
    (``Evaluator.evaluate`` of 100,000 rows), against gnubg's own rate: its ``calibrate``
    (single thread) reports evaluations per second (goals: >= 1x and >= 20x). The
    benchmark positions are half races, which the short net's race network values; the
-   contact half alone is timed too.
+   contact half alone is timed too; both again in int16 arithmetic
+   (``Evaluator.load("short", "int16")``, issue 39).
 3. Threads: ``simulate`` with the network on ``workers=2`` against one thread, the best wall
    time of each over the rounds (goal: >= 1.7x on 2 cores; meaningful only on an otherwise
    idle machine).
@@ -134,19 +137,24 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=40)
     args = parser.parse_args()
     nets = {game: Evaluator.load(game) for game in ("short", "long")}
+    integers = {game: Evaluator.load(game, "int16") for game in nets}
 
     print("1. self-play, games per thread-CPU second (median of "
           f"{args.rounds} interleaved rounds)")
     for game, net in nets.items():
-        sizes = {"random": 4000, "network": 400, "greedy": 2000}
+        sizes = {"random": 4000, "network": 400, "int16": 400, "greedy": 2000}
         spent = race({
             "random": lambda: simulate(game, sizes["random"], 1, "random"),
             "network": lambda: simulate(game, sizes["network"], 1, net),
+            "int16": lambda: simulate(game, sizes["int16"], 1, integers[game]),
             "greedy": lambda: simulate(game, sizes["greedy"], 1, "greedy")}, args.rounds)
         rates = {name: sizes[name] / spent[name] for name in spent}
         print(f"   {game:5s} random {rates['random']:8.0f}  network {rates['network']:7.0f}  "
               f"ratio {rates['network'] / rates['random']:.3f}  (goal >= 0.2)  greedy "
               f"{rates['greedy']:7.0f}  ratio {rates['greedy'] / rates['random']:.3f}")
+        print(f"   {game:5s} network / greedy {rates['network'] / rates['greedy']:.3f}, in "
+              f"int16 {rates['int16']:7.0f} games, {rates['int16'] / rates['greedy']:.3f} "
+              f"(issue 39's goal >= 0.6)")
 
     print("2. evaluations per thread-CPU second")
     calibrate = gnubg_calibrate()
@@ -161,15 +169,20 @@ def main() -> None:
         "value": lambda: [net.value(p) for p in positions],
         "row": lambda: [net.evaluate(rows[i:i + 1]) for i in range(1000)],
         "kernel": lambda: net.evaluate(many),
-        "contact": lambda: net.evaluate(contact)}, args.rounds)
+        "contact": lambda: net.evaluate(contact),
+        "kernel16": lambda: integers["short"].evaluate(many),
+        "contact16": lambda: integers["short"].evaluate(contact)}, args.rounds)
     for name, count in (("value", 1000), ("row", 1000), ("kernel", len(many)),
-                        ("contact", len(contact))):
+                        ("contact", len(contact)), ("kernel16", len(many)),
+                        ("contact16", len(contact))):
         rate = count / spent[name]
         versus = "" if calibrate is None else f"  {rate / calibrate:5.2f}x gnubg"
         label = {"value": "batch 1, Evaluator.value(Position)",
                  "row": "batch 1, Evaluator.evaluate(one row)",
                  "kernel": "batched, Evaluator.evaluate(100,000 rows)",
-                 "contact": "the same, contact positions only"}[name]
+                 "contact": "the same, contact positions only",
+                 "kernel16": "batched, in int16 arithmetic",
+                 "contact16": "the same, contact positions only"}[name]
         print(f"   {label:44s} {rate:12,.0f}{versus}")
 
     print(f"3. threads: simulate('short', 8000, policy=network), wall seconds, best of "

@@ -333,14 +333,18 @@ from fastnardy.search.network import Evaluator
 rng = np.random.default_rng(5)
 out = []
 for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248)):
-    nets = [Evaluator.load(game)] + [
-        Evaluator(kind, rng.normal(0, 0.5, (width, n)), rng.normal(0, 0.5, n),
-                  rng.normal(0, 0.5, (n, 5)), rng.normal(0, 0.5, 5)) for n in (1, 17, 48, 200)]
+    arrays = [[rng.normal(0, 0.5, shape) for shape in ((width, n), n, (n, 5), 5)]
+              for n in (1, 17, 48, 200)]
+    nets = [Evaluator.load(game)] + [Evaluator(kind, *a) for a in arrays]
+    integers = [Evaluator.load(game, "int16")] + [Evaluator(kind, *a, arithmetic="int16")
+                                                 for a in arrays]
     rows = np.load(sys.argv[1])[game]
     keys = batch.keys_from_rows(game, rows)
     for net in nets:
         out += [net.evaluate(rows, probabilities=True), net.evaluate(keys[1:], probabilities=True),
                 net.probabilities(features(game, rows[:300], kind))]
+    for net in integers:
+        out += [net.evaluate(rows, probabilities=True), net.evaluate(keys[1:], probabilities=True)]
     out += [features(game, keys, "raw")]  # the raw inputs of keys: lookups per instruction set
 np.savez(sys.argv[2], simd=_nnet.SIMD, *out)
 """
@@ -350,7 +354,8 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
     """_nnet_simd.h built for AVX-512, AVX2 and the baseline (each where this CPU runs it,
     chosen by FASTNARDY_SIMD in a fresh process): bit for bit the same outputs, for the
     shipped networks and others of 1 to 200 hidden units (tails of 1 to 13 blocks), on
-    rows, keys (pairs in both phases) and feature arrays; and the raw inputs of keys
+    rows, keys (pairs in both phases) and feature arrays, in float and in int16 (whose
+    AVX-512 code and the others' share no line); and the raw inputs of keys
     (_features' lookups per instruction set, the same choice). A bad FASTNARDY_SIMD stops
     the import with FastNardyError."""
     np.savez(tmp_path / "rows.npz", short=positions("short", 400), long=positions("long", 400))
@@ -364,7 +369,7 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
         with np.load(out) as data:
             assert str(data["simd"]) == name
             results[name] = [data[f"arr_{i}"] for i in range(len(data.files) - 1)]
-    assert "base" in results and len(results["base"]) == 32
+    assert "base" in results and len(results["base"]) == 52
     for name, arrays in results.items():
         for got, expected in zip(arrays, results["base"]):
             np.testing.assert_array_equal(got, expected, err_msg=name)
@@ -372,3 +377,93 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
                          text=True, env={**os.environ, "FASTNARDY_SIMD": "avx9"})
     assert bad.returncode != 0
     assert "FastNardyError: FASTNARDY_SIMD='avx9'" in bad.stderr
+
+
+def integer(net: Evaluator) -> Evaluator:
+    """``net`` (and its race network) in int16 arithmetic."""
+    race = None if net.race is None else integer(net.race)
+    return Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
+                     net.output_bias, race=race, arithmetic="int16")
+
+
+def stacks(game: str) -> np.ndarray:
+    """Boards at the edges of the first layer's sums: each side's 15 checkers on one point
+    (or borne off), every pair of such points the rules allow."""
+    rows = []
+    for mine in range(25):
+        for theirs in range(25):
+            row = np.zeros(50, np.int8)
+            row[mine] = row[25 + theirs] = 15
+            rows.append(row)
+    return np.array([row for row in rows if _legal(game, row)])
+
+
+def _legal(game: str, row: np.ndarray) -> bool:
+    try:
+        features(game, row[None], "raw")
+    except InvalidPositionError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_int16_is_within_a_few_thousandths_of_the_float_network(game: str) -> None:
+    """Evaluator(arithmetic="int16"): the shipped network (with its race network) and a
+    random one within 0.003 of the float equity on average, 0.03 at most, on seeded random
+    play; rows, keys and Positions alike."""
+    rows = positions(game)
+    for net in (Evaluator.load(game), random_network(game, 48, 4)):
+        fast = integer(net)
+        assert fast.arithmetic == "int16" and (fast.race is None) == (net.race is None)
+        gap = np.abs(fast.evaluate(rows) - net.evaluate(rows))
+        assert gap.mean() < 0.003 and gap.max() < 0.03
+        keys = batch.keys_from_rows(game, rows[:50])
+        np.testing.assert_array_equal(fast.evaluate(keys), fast.evaluate(rows[:50]))
+        position = batch.decode(game, rows[:1])[0]
+        assert fast.value(position) == fast.evaluate(rows[:1])[0]
+    assert repr(Evaluator.load(game, "int16")).endswith(" int16>")
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_int16_sums_are_the_same_in_any_order_and_never_wrap(game: str) -> None:
+    """Integers sum exactly: a board's value is the same alone, among siblings that share
+    the mover's partial sums, and in reverse order. The scale of each unit keeps every
+    board's int16 sum in range: networks of one unit with first-layer weights in the tens
+    stay near the float values on the edge boards (all checkers on one point) wherever the
+    unit is far from its middle (|sum| > 4), where a wrapped sum would flip it."""
+    rows = positions(game, 300)
+    fast = Evaluator.load(game, "int16")
+    together = fast.evaluate(rows)
+    np.testing.assert_array_equal(fast.evaluate(rows[::-1])[::-1], together)
+    alone = [fast.value(p) for p in batch.decode(game, rows[:40])]
+    np.testing.assert_array_equal(alone, together[:40])
+    edges = np.concatenate([stacks(game), rows])
+    x = features(game, edges, KINDS[game]).astype(np.float64)
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        w1, b1 = rng.normal(0, 20, (x.shape[1], 1)), rng.normal(0, 20, 1)
+        net = Evaluator(KINDS[game], w1, b1, rng.normal(0, 1, (1, 5)), rng.normal(0, 1, 5))
+        far = np.abs(x @ w1.astype(np.float32) + b1.astype(np.float32))[:, 0] > 4
+        assert far.sum() > len(edges) // 2
+        gap = np.abs(integer(net).evaluate(edges[far], probabilities=True)
+                     - net.evaluate(edges[far], probabilities=True))
+        assert gap.max() < 0.05
+
+
+def test_int16_errors() -> None:
+    """A bad arithmetic, a race network of another arithmetic and feature arrays for an int16
+    network are FastNardyError; pickles keep the arithmetic and the values."""
+    with pytest.raises(FastNardyError, match="arithmetic is one of"):
+        Evaluator.load("short", "int8")
+    short = Evaluator.load("short")
+    assert short.race is not None
+    with pytest.raises(FastNardyError, match="arithmetic"):
+        Evaluator(short.kind, short.hidden_weights, short.hidden_bias, short.output_weights,
+                  short.output_bias, race=short.race, arithmetic="int16")
+    fast = Evaluator.load("short", "int16")
+    with pytest.raises(FastNardyError, match="not feature arrays"):
+        fast(features("short", positions("short", 5), "tdgammon"))
+    rows = positions("short", 50)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(fast)).evaluate(rows),
+                                  fast.evaluate(rows))
+    assert pickle.loads(pickle.dumps(fast.network)).arithmetic == "int16"

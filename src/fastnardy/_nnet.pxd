@@ -2,7 +2,7 @@
 # Evaluator), for the search, self-play and the Python API. A network is read-only once
 # built, so one may be shared by any number of threads; each caller brings its own scratch.
 
-from libc.stdint cimport int8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint64_t
 
 from fastnardy._features cimport W_MAX, mirror_map
 
@@ -31,6 +31,16 @@ ctypedef struct nn_net:
                         # points held by the side on the other side's path, from its point r
     const float* longest  # 2 x 7 x stride (nardy): the longest such run, at most 6 (L6)
     const nn_net* race  # the network of races (_features.in_contact false), or NULL
+    # The integer arithmetic (Network's arithmetic "int16"; _nnet_simd.h's nn_qforward), or
+    # qn 0: every table row above has an int16 copy, qdelta bytes after it (its first qn
+    # units, the hidden units rounded up to 32)
+    int qn
+    Py_ssize_t qdelta
+    const int16_t* qbias  # qn: the int16 bias
+    const int16_t* qlim   # qn: each unit's clamp of its sum
+    const int16_t* qmul   # qn: 2^(10 - k), k its scale
+    const int16_t* qw2t   # NN_OUTPUTS x qn: the int16 output weights
+    double qscale[NN_OUTPUTS]  # the float of one unit of each output's int64 sum
 
 
 ctypedef struct nn_scratch:
@@ -45,6 +55,7 @@ ctypedef struct nn_scratch:
     const float* rows[W_MAX]
     float values[W_MAX]
     float base[2][NN_MAX_HIDDEN]
+    int16_t qbase[2][NN_MAX_HIDDEN]  # the same, for an integer network
     int8_t base_row[2][25]
     const nn_net* base_net[2]
 
@@ -69,6 +80,7 @@ cdef void nn_scratch_free(nn_scratch* s) noexcept nogil
 cdef class Network:
     cdef nn_net net
     cdef readonly Network race
+    cdef readonly str arithmetic
     cdef object arrays
     cdef object args
     cdef object _run(self, object boards, int as_equity)

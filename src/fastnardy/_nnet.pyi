@@ -14,9 +14,11 @@ class Network:
     def __init__(self, kind: int, is_short: bool, mirror: npt.ArrayLike,
                  hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
                  output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
-                 race: Optional[Network] = None) -> None: ...
+                 race: Optional[Network] = None, arithmetic: str = "float") -> None: ...
     @property
     def race(self) -> Optional[Network]: ...
+    @property
+    def arithmetic(self) -> str: ...
     def __reduce__(self) -> Tuple[Any, ...]: ...
     @property
     def hidden(self) -> int: ...
@@ -28,6 +30,7 @@ class Network:
 # the instruction sets of the arithmetic (all give the same floats), those this CPU and
 # build run, and the one in use (the best, or FASTNARDY_SIMD's)
 SIMD_NAMES: Tuple[str, ...]
+ARITHMETICS: Tuple[str, ...]  # a Network's arithmetic: "float" (the oracle) or "int16"
 SIMD_AVAILABLE: Tuple[str, ...]
 SIMD: str
 

@@ -31,7 +31,7 @@ threads may evaluate with it at once (each call brings its own scratch). The bat
 run without the GIL, in slices between which Ctrl-C is checked.
 """
 
-from libc.stdint cimport int8_t, int32_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 from cpython.exc cimport PyErr_CheckSignals
@@ -56,14 +56,31 @@ cdef extern from *:
     #include <string.h>
     /* Every helper that takes or returns a vector is inlined, at -O0 too: a call between
        functions of two instruction sets would pass a vector in different places. */
+    #include <stddef.h>
     #define NN_INLINE static inline __attribute__((always_inline))
     #if defined(__GNUC__)
     #pragma GCC diagnostic ignored "-Wpsabi"  /* that ABI note, for the inlined helpers */
     #endif
+    #define NN_QMAX 1024  /* NN_MAX_HIDDEN: the integer network's units, rounded up to 32 */
+    /* The integer sigmoid's cubics: sigma(x) - 1/2 on [s/2, (s + 1)/2] is about
+       c0 + c1 t + c2 t^2 + c3 t^3, t in [0, 1), each c_k Q15 in NN_SIG[k][s]: numpy's
+       least-squares cubic on 2,001 points of the half unit, rounded (made once, here for
+       good: the same integers on every machine). */
+    static const int16_t NN_SIG[4][32] __attribute__((aligned(64))) = {
+        {0, 4013, 7571, 10406, 12478, 13898, 14830, 15424, 15795, 16024, 16165, 16251,
+         16303, 16335, 16354, 16366, 16373, 16377, 16380, 16382, 16383, 16383, 16383, 16384,
+         16384, 16384, 16384, 16384, 16384, 16384, 16384, 16384},
+        {4097, 3853, 3224, 2445, 1720, 1148, 740, 466, 289, 178, 109, 66, 40, 25, 15, 9, 5,
+         3, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {-5, -249, -384, -394, -328, -242, -165, -108, -68, -43, -26, -16, -10, -6, -4, -2,
+         -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {-80, -46, -5, 21, 28, 25, 19, 13, 9, 6, 3, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+         0, 0, 0, 0, 0, 0, 0}};
     #ifdef NB_X86
+    #include <immintrin.h>
     #define NN_W 16
     #define NN_ISA avx512
-    #define NN_TARGET __attribute__((target("avx512f")))
+    #define NN_TARGET __attribute__((target("avx512f,avx512bw")))
     #include "_nnet_simd.h"
     #undef NN_W
     #undef NN_ISA
@@ -87,7 +104,8 @@ cdef extern from *:
     #ifdef NB_X86
         __builtin_cpu_init();
         if (isa == NB_AVX2) return __builtin_cpu_supports("avx2");
-        if (isa == NB_AVX512) return __builtin_cpu_supports("avx512f");
+        if (isa == NB_AVX512)
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
     #endif
         return 0;
     }
@@ -100,11 +118,19 @@ cdef extern from *:
     static void (*nn_forward2)(int, const float*, const float* const*, int, const float*,
                                const float* const*, int, const float*, const float*, float*,
                                float*) = nn_forward2_base;
+    static void (*nn_qfirst)(int, const int16_t*, const float* const*, int, ptrdiff_t,
+                             int16_t*) = nn_qfirst_base;
+    static void (*nn_qforward)(int, const int16_t*, const float* const*, int, const int16_t*,
+                               const float* const*, int, ptrdiff_t, const int16_t*,
+                               const int16_t*, const int16_t*, const double*, const float*,
+                               float*, float*) = nn_qforward_base;
     #define NN_USE(isa_)                       \
         do {                                   \
             nn_first = nn_first_##isa_;        \
             nn_forward = nn_forward_##isa_;    \
             nn_forward2 = nn_forward2_##isa_;  \
+            nn_qfirst = nn_qfirst_##isa_;      \
+            nn_qforward = nn_qforward_##isa_;  \
         } while (0)
     static void nn_use(int isa) {
     #ifdef NB_X86
@@ -124,6 +150,13 @@ cdef extern from *:
     void nn_forward2(int stride, const float* base_a, const float* const* ones_a, int n_a,
                      const float* base_b, const float* const* ones_b, int n_b,
                      const float* w2t, const float* b2, float* out_a, float* out_b) noexcept nogil
+    void nn_qfirst(int n, const int16_t* bias, const float* const* ones, int n_ones,
+                   Py_ssize_t delta, int16_t* base) noexcept nogil
+    void nn_qforward(int n, const int16_t* base_a, const float* const* ones_a, int n_a,
+                     const int16_t* base_b, const float* const* ones_b, int n_b,
+                     Py_ssize_t delta, const int16_t* lim, const int16_t* mul,
+                     const int16_t* w2t, const double* scale, const float* b2, float* out_a,
+                     float* out_b) noexcept nogil
 
 # The instruction sets of the network's arithmetic, each giving the same floats: the best
 # this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one). The same
@@ -155,6 +188,7 @@ UNITS[:] = [U_RAW, U_TDGAMMON, U_NARDY]
 cdef int BLOCKS[3]
 BLOCKS[:] = [B_RAW, B_TDGAMMON, B_NARDY]
 cdef Py_ssize_t SLICE = 16384   # positions between two looks at Ctrl-C
+ARITHMETICS = ("float", "int16")  # a Network's arithmetic (the class docstring)
 
 
 cdef inline void take(const nn_net* net, nn_scratch* s, int column, float value,
@@ -235,7 +269,12 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     opponent) starts from it, the same floats as if summed again."""
     cdef int k = keep_base(net, row, facts, s, 1)
     cdef int n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
-    nn_forward(net.stride, s.base[k], s.ones, n, s.rows, s.values, 0, net.w2t, net.b2, probs)
+    if net.qn:
+        nn_qforward(net.qn, s.qbase[k], s.ones, n, NULL, NULL, 0, net.qdelta, net.qlim,
+                    net.qmul, net.qw2t, net.qscale, net.b2, probs, NULL)
+    else:
+        nn_forward(net.stride, s.base[k], s.ones, n, s.rows, s.values, 0, net.w2t, net.b2,
+                   probs)
 
 
 cdef inline int keep_base(const nn_net* net, const int8_t* row, const row_facts* facts,
@@ -248,7 +287,10 @@ cdef inline int keep_base(const nn_net* net, const int8_t* row, const row_facts*
             return k
     k = 1 - avoid
     n = side_rows(net, 0, row, facts.held[0], facts.count[0], s.ones)
-    nn_first(net.stride, net.bias, s.ones, n, s.base[k])
+    if net.qn:
+        nn_qfirst(net.qn, net.qbias, s.ones, n, net.qdelta, s.qbase[k])
+    else:
+        nn_first(net.stride, net.bias, s.ones, n, s.base[k])
     memcpy(s.base_row[k], row, 25)
     s.base_net[k] = net
     return k
@@ -264,6 +306,10 @@ cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_
     cdef int k_b = keep_base(net, row_b, facts_b, s, k_a)
     cdef int n_a = side_rows(net, 1, row_a + 25, facts_a.held[1], facts_a.count[1], s.ones)
     cdef int n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
+    if net.qn:
+        nn_qforward(net.qn, s.qbase[k_a], s.ones, n_a, s.qbase[k_b], s.ones2, n_b, net.qdelta,
+                    net.qlim, net.qmul, net.qw2t, net.qscale, net.b2, probs_a, probs_b)
+        return
     nn_forward2(net.stride, s.base[k_a], s.ones, n_a, s.base[k_b], s.ones2, n_b, net.w2t,
                 net.b2, probs_a, probs_b)
 
@@ -425,8 +471,68 @@ def _tables(int kind, bint is_short, mirror, w1, b1):
             for (start, n), row in zip(spans, shares):
                 runs[s, start, n] = row
             longest[s] = share(holding(s, [(0, n) for n in range(7)]), [layout["longest"](s)])
-    return tuple(None if t is None else t.astype(np.float32)
-                 for t in (bias, points, offs, runs, longest))
+    return bias, points, offs, runs, longest
+
+
+def _extreme(points, offs, runs, longest, double sign):
+    """Each unit's largest sum of ``sign`` times the table rows one side can switch on: the
+    points of at most 15 checkers (knapsack over the points), its count, and each start's
+    run and the longest at their largest (sound, not tight). (stride,) float64."""
+    best = np.full((16,) + points.shape[2:], -np.inf)
+    best[0] = 0.0
+    for p in range(points.shape[0]):
+        rows = sign * points[p]
+        new = best.copy()
+        for c in range(15):
+            new[c + 1:] = np.maximum(new[c + 1:], best[c] + rows[1:16 - c])
+        best = new
+    total = best.max(axis=0) + (sign * offs).max(axis=0)
+    if runs is not None:
+        total += np.maximum(0.0, (sign * runs).max(axis=1)).sum(axis=0)
+        total += (sign * longest).max(axis=0)
+    return total
+
+
+def _integer(bias, points, offs, runs, longest, w2t, int qn):
+    """The integer network of the float64 tables (_tables) and output weights ``w2t``:
+    each unit's scale 2^k, k <= 10 the largest at which no board's sum of its int16 rows
+    can leave int16; the rows (in _tables' order, flattened), bias, clamp, multiplier,
+    int16 output weights (each output at its own power of two) and their scales."""
+    stride = bias.shape[0]
+    tables = [points, offs] + ([runs, longest] if runs is not None else [])
+
+    def bound(scaled):
+        """Each unit's largest |sum| over boards, for the tables ``scaled``."""
+        b, points, offs, runs, longest = scaled + [None] * (5 - len(scaled))
+        extremes = [[_extreme(points[s], offs[s], None if runs is None else runs[s],
+                              None if runs is None else longest[s], sign) for s in range(2)]
+                    for sign in (1.0, -1.0)]
+        return np.maximum(b + sum(extremes[0]), -b + sum(extremes[1]))
+
+    k = np.minimum(10, np.floor(np.log2(32000.0 / np.maximum(bound([bias] + tables), 1e-9))))
+    while True:
+        if (k < 0).any():
+            raise FastNardyError("a hidden unit's sums are too large for int16 arithmetic")
+        scaled = [np.rint(t * 2.0 ** k) for t in [bias] + tables]
+        over = bound(scaled) > 32767
+        if not over.any():
+            break
+        k -= over
+    qbias = np.zeros(qn, np.int16)
+    qbias[:stride] = scaled[0]
+    rows = np.concatenate([t.reshape(-1, stride) for t in scaled[1:]])
+    qtable = np.zeros((len(rows), 2 * stride), np.int16)  # a float row's bytes (qdelta)
+    qtable[:, :stride] = rows
+    shift = (10 - k).astype(np.int64)
+    qlim = np.zeros(qn, np.int16)
+    qlim[:stride] = 16383 >> shift
+    qmul = np.ones(qn, np.int16)
+    qmul[:stride] = 1 << shift
+    largest = np.abs(w2t).max(axis=1).astype(np.float64)
+    out = np.minimum(24, np.floor(np.log2(32767.0 / np.maximum(largest, 2.0 ** -24))))
+    qw2t = np.zeros((w2t.shape[0], qn), np.int16)
+    qw2t[:, :stride] = np.rint(w2t.astype(np.float64) * 2.0 ** out[:, None])
+    return qtable, qbias, qlim, qmul, qw2t, 2.0 ** -(out + 15)
 
 
 cdef class Network:
@@ -434,19 +540,24 @@ cdef class Network:
     hidden_bias, output_weights, output_bias)`` with the arrays of an Evaluator (checked
     there), ``kind`` 0 raw, 1 tdgammon, 2 nardy and ``mirror`` the game's MIRROR_COLUMNS;
     ``race``, a Network of the same kind and game without one, values the races
-    (_features.in_contact false) instead. Read-only: safe to share between threads."""
+    (_features.in_contact false) instead. ``arithmetic`` "float" (float32, the oracle) or
+    "int16" (_nnet_simd.h's integer network: the same values on every CPU; a race network
+    has its network's). Read-only: safe to share between threads."""
 
     def __init__(self, int kind, bint is_short, mirror, hidden_weights, hidden_bias,
-                 output_weights, output_bias, Network race=None):
+                 output_weights, output_bias, Network race=None, str arithmetic="float"):
         cdef int k
+        cdef Py_ssize_t address
+        if arithmetic not in ARITHMETICS:
+            raise FastNardyError(f"arithmetic is one of {ARITHMETICS}, not {arithmetic!r}")
         if self.arrays is not None:  # other threads may be reading its weights
             raise FastNardyError("a Network is built once; make a new one")
         if kind < K_RAW or kind > K_NARDY:
             raise FastNardyError(f"kind must be 0, 1 or 2, not {kind}")
         if race is not None and (race.net.kind != kind or race.net.is_short != is_short
-                                 or race.race is not None):
-            raise FastNardyError("a race network has the kind and game of its network and "
-                                 "no race network of its own")
+                                 or race.race is not None or race.arithmetic != arithmetic):
+            raise FastNardyError("a race network has the kind, game and arithmetic of its "
+                                 "network and no race network of its own")
         given = [np.asarray(a, dtype=np.float32) for a in (hidden_weights, hidden_bias,
                                                             output_weights, output_bias)]
         hidden = given[1].shape[0] if given[1].ndim == 1 else 0
@@ -465,8 +576,13 @@ cdef class Network:
         w2t[:, :hidden] = given[2].T
         b2 = np.ascontiguousarray(given[3])
         bias, points, offs, runs, longest = _tables(kind, is_short, mirror, w1, b1)
-        tables = (w1, b1, w2t, b2, bias, points, offs) + ((runs, longest) if runs is not None
-                                                         else ())
+        sections = [points, offs] + ([runs, longest] if runs is not None else [])
+        # one table of rows, so that each row's int16 copy is as far from it as any other's
+        table = np.concatenate([t.reshape(-1, stride) for t in sections]).astype(np.float32)
+        starts = np.cumsum([0] + [t.size // stride for t in sections]) * stride
+        tables = (w1, b1, w2t, b2, bias.astype(np.float32), table)
+        if arithmetic == "int16":
+            tables += _integer(bias, points, offs, runs, longest, w2t, -(-hidden // 32) * 32)
         for array in tables:
             array.setflags(write=False)
         self.net.mirror = mirror_of(mirror)
@@ -478,19 +594,32 @@ cdef class Network:
         self.net.w1 = <const float*>_data(w1)
         self.net.b1 = <const float*>_data(b1)
         self.net.w2t = <const float*>_data(w2t)
-        self.net.bias = <const float*>_data(bias)
-        self.net.points = <const float*>_data(points)
-        self.net.offs = <const float*>_data(offs)
-        self.net.runs = <const float*>_data(runs) if runs is not None else NULL
-        self.net.longest = (<const float*>_data(longest) if runs is not None
+        self.net.bias = <const float*>_data(tables[4])
+        self.net.points = <const float*>_data(table)
+        self.net.offs = self.net.points + <Py_ssize_t>starts[1]
+        self.net.runs = self.net.points + <Py_ssize_t>starts[2] if runs is not None else NULL
+        self.net.longest = (self.net.points + <Py_ssize_t>starts[3] if runs is not None
                             else NULL)
         for k in range(NN_OUTPUTS):
             self.net.b2[k] = b2[k]
+        self.net.qn = 0
+        if arithmetic == "int16":
+            qtable, qbias, qlim, qmul, qw2t, qscale = tables[6:]
+            address = <Py_ssize_t>_data(qtable)
+            self.net.qdelta = address - <Py_ssize_t>self.net.points
+            self.net.qn = qbias.shape[0]
+            self.net.qbias = <const int16_t*>_data(qbias)
+            self.net.qlim = <const int16_t*>_data(qlim)
+            self.net.qmul = <const int16_t*>_data(qmul)
+            self.net.qw2t = <const int16_t*>_data(qw2t)
+            for k in range(NN_OUTPUTS):
+                self.net.qscale[k] = qscale[k]
+        self.arithmetic = arithmetic
         self.race = race
         self.net.race = &race.net if race is not None else NULL
         self.arrays = tables
         self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
-                     output_weights, output_bias, race)
+                     output_weights, output_bias, race, arithmetic)
 
     def __reduce__(self):
         return Network, self.args
@@ -530,6 +659,9 @@ cdef class Network:
         cdef float* out
         cdef nn_scratch* s
         cdef Py_ssize_t i, n, start, stop
+        if self.net.qn:
+            raise FastNardyError("an int16 network values boards, not feature arrays (their "
+                                 "values are not its integers)")
         if not (isinstance(features, np.ndarray) and features.dtype == np.float32
                 and features.ndim == 2 and features.shape[1] == self.net.width
                 and features.flags.c_contiguous):

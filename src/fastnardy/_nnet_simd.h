@@ -195,6 +195,142 @@ NN_TARGET static void NN_(forward2)(int stride, const float* base_a,
     NN_(finish)(x, out_a, out_b);
 }
 
+
+/* The integer network (Network(..., arithmetic="int16")): each unit's first-layer sum is an
+   int16, at its own scale 2^k (k <= 10, chosen so that no board's sum can leave int16): the
+   bias plus int16 table rows, added modulo 2^16, so in any order, incrementally or in full,
+   the same integer. Then, exactly on every CPU: clamped to +-16383 / 2^(10 - k) and
+   multiplied by 2^(10 - k) (x, in units of 1/1024, |x| < 16); the sigmoid in Q15 by a cubic
+   on each half unit of |x| (NN_SIG, from nn_sig_table: within 7e-5 of the exact one); the
+   outputs' sums of sigmoid times int16 weight, in int64. The rows are int16 copies of the
+   float tables' rows at ``delta`` bytes from them (their first n units). n: the units
+   rounded up to 32. */
+
+/* Q15 product rounded, as pmulhrsw: (a b + 2^14) >> 15 */
+NN_INLINE int32_t NN_(mulhrs)(int32_t a, int32_t b) { return (a * b + 0x4000) >> 15; }
+
+/* The sigmoid of x (1/1024 units, |x| <= 16383) in Q15, 0 to 32767. */
+NN_INLINE int32_t NN_(qsigmoid)(int32_t x) {
+    int32_t ax = x < 0 ? -x : x, s = ax >> 9, t = (ax & 511) << 6;
+    int32_t y = NN_SIG[2][s] + NN_(mulhrs)(t, NN_SIG[3][s]);
+    y = NN_SIG[1][s] + NN_(mulhrs)(t, y);
+    y = NN_SIG[0][s] + NN_(mulhrs)(t, y);
+    y = y < 0 ? 0 : y > 16383 ? 16383 : y;
+    return x < 0 ? 16384 - y : 16384 + y;
+}
+
+/* The first layer's partial sums of one side: the bias plus the rows at 1. */
+NN_TARGET static void NN_(qfirst)(int n, const int16_t* bias, const float* const* ones,
+                                  int n_ones, ptrdiff_t delta, int16_t* base) {
+#if NN_W == 16
+    for (int h = 0; h < n; h += 32) {
+        __m512i acc = _mm512_loadu_si512(bias + h);
+        for (int i = 0; i < n_ones; i++)
+            acc = _mm512_add_epi16(acc, _mm512_loadu_si512(
+                (const int16_t*)((const char*)ones[i] + delta) + h));
+        _mm512_storeu_si512(base + h, acc);
+    }
+#else
+    uint16_t acc[NN_QMAX];
+    memcpy(acc, bias, 2 * (size_t)n);
+    for (int i = 0; i < n_ones; i++) {
+        const uint16_t* row = (const uint16_t*)((const char*)ones[i] + delta);
+        for (int h = 0; h < n; h++) acc[h] = (uint16_t)(acc[h] + row[h]);
+    }
+    memcpy(base, acc, 2 * (size_t)n);
+#endif
+}
+
+#if NN_W == 16
+/* 32 units' sigmoids (NN_(qsigmoid)) of the clamped, scaled sums x: the cubic's
+   coefficients picked by vpermw, the products by vpmulhrsw: the same integers. */
+NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
+    __m512i ax = _mm512_abs_epi16(x);
+    __m512i s = _mm512_srli_epi16(ax, 9);
+    __m512i t = _mm512_slli_epi16(_mm512_and_si512(ax, _mm512_set1_epi16(511)), 6);
+    __m512i y = _mm512_add_epi16(_mm512_permutexvar_epi16(s, _mm512_loadu_si512(NN_SIG[2])),
+                                 _mm512_mulhrs_epi16(t, _mm512_permutexvar_epi16(
+                                     s, _mm512_loadu_si512(NN_SIG[3]))));
+    y = _mm512_add_epi16(_mm512_permutexvar_epi16(s, _mm512_loadu_si512(NN_SIG[1])),
+                         _mm512_mulhrs_epi16(t, y));
+    y = _mm512_add_epi16(_mm512_permutexvar_epi16(s, _mm512_loadu_si512(NN_SIG[0])),
+                         _mm512_mulhrs_epi16(t, y));
+    y = _mm512_min_epi16(_mm512_max_epi16(y, _mm512_setzero_si512()),
+                         _mm512_set1_epi16(16383));
+    __mmask32 negative = _mm512_cmplt_epi16_mask(x, _mm512_setzero_si512());
+    y = _mm512_mask_sub_epi16(y, negative, _mm512_setzero_si512(), y);
+    return _mm512_add_epi16(y, _mm512_set1_epi16(16384));
+}
+#endif
+
+/* The outputs' int64 sums of one board from its partial sums ``base`` plus the rows at 1:
+   the hidden sums, clamped (``lim``) and scaled (``mul``), their sigmoids, each times its
+   output weight (``w2t``: one row of n an output), into total[0..4]. */
+NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
+                                    int n_ones, ptrdiff_t delta, const int16_t* lim,
+                                    const int16_t* mul, const int16_t* w2t, int64_t* total) {
+#if NN_W == 16
+    __m512i sums[5];
+    for (int j = 0; j < 5; j++) sums[j] = _mm512_setzero_si512();
+    for (int h = 0; h < n; h += 32) {
+        __m512i acc = _mm512_loadu_si512(base + h);
+        for (int i = 0; i < n_ones; i++)
+            acc = _mm512_add_epi16(acc, _mm512_loadu_si512(
+                (const int16_t*)((const char*)ones[i] + delta) + h));
+        __m512i bound = _mm512_loadu_si512(lim + h);
+        acc = _mm512_min_epi16(_mm512_max_epi16(acc, _mm512_sub_epi16(
+            _mm512_setzero_si512(), bound)), bound);
+        __m512i unit = NN_(qsigmoid32)(_mm512_mullo_epi16(acc, _mm512_loadu_si512(mul + h)));
+        for (int j = 0; j < 5; j++) {
+            __m512i pairs = _mm512_madd_epi16(unit, _mm512_loadu_si512(w2t + j * n + h));
+            sums[j] = _mm512_add_epi64(sums[j], _mm512_add_epi64(
+                _mm512_cvtepi32_epi64(_mm512_castsi512_si256(pairs)),
+                _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(pairs, 1))));
+        }
+    }
+    for (int j = 0; j < 5; j++) total[j] = _mm512_reduce_add_epi64(sums[j]);
+#else
+    uint16_t acc[NN_QMAX];
+    int16_t unit[NN_QMAX];
+    memcpy(acc, base, 2 * (size_t)n);
+    for (int i = 0; i < n_ones; i++) {
+        const uint16_t* row = (const uint16_t*)((const char*)ones[i] + delta);
+        for (int h = 0; h < n; h++) acc[h] = (uint16_t)(acc[h] + row[h]);
+    }
+    for (int h = 0; h < n; h++) {
+        int32_t sum = (int16_t)acc[h];
+        sum = sum < -lim[h] ? -lim[h] : sum > lim[h] ? lim[h] : sum;
+        unit[h] = (int16_t)NN_(qsigmoid)(sum * mul[h]);
+    }
+    for (int j = 0; j < 5; j++) {
+        const int16_t* w = w2t + j * n;
+        int64_t sum = 0;
+        for (int h = 0; h < n; h++) sum += (int32_t)unit[h] * w[h];
+        total[j] = sum;
+    }
+#endif
+}
+
+/* The five outputs of one board (qsums), or of two (out_b not NULL: base_b and ones_b):
+   each sum scaled by ``scale`` to a float, plus ``b2``, and their float sigmoid as the
+   float network's (NN_(finish)). */
+NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* const* ones_a,
+                                    int n_a, const int16_t* base_b,
+                                    const float* const* ones_b, int n_b, ptrdiff_t delta,
+                                    const int16_t* lim, const int16_t* mul,
+                                    const int16_t* w2t, const double* scale, const float* b2,
+                                    float* out_a, float* out_b) {
+    int64_t total[10];
+    float x[16] = {0};
+    NN_(qsums)(n, base_a, ones_a, n_a, delta, lim, mul, w2t, total);
+    if (out_b) NN_(qsums)(n, base_b, ones_b, n_b, delta, lim, mul, w2t, total + 5);
+    for (int j = 0; j < 5; j++) {
+        x[j] = (float)((double)total[j] * scale[j]) + b2[j];
+        if (out_b) x[8 + j] = (float)((double)total[5 + j] * scale[j]) + b2[j];
+    }
+    NN_(finish)(x, out_a, out_b);
+}
+
 #undef NN_VEC
 #undef NN_VECI
 #undef NN_P

@@ -67,15 +67,19 @@ class Evaluator:
     outputs; :meth:`evaluate` and :meth:`value` the same of boards and positions.
     ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
     ``output_bias`` (5,), float32 and read-only; ``race`` the Evaluator of races (module
-    docstring) or None."""
+    docstring) or None. ``arithmetic`` is how boards are valued: ``"float"`` (float32, the
+    oracle) or ``"int16"`` (integer first-layer sums and sigmoids: the same values on every
+    CPU, within about 0.001 of the float equity; feature arrays are refused); the race
+    network has the same."""
 
     kind: str
     race: Optional["Evaluator"]
+    arithmetic: str
 
     def __init__(self, kind: str, hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
                  output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
                  metadata: Optional[Mapping[str, Any]] = None,
-                 race: Optional["Evaluator"] = None) -> None:
+                 race: Optional["Evaluator"] = None, arithmetic: str = "float") -> None:
         if not isinstance(kind, str) or ENCODINGS.get(kind) is None:
             games = [k for k, game in ENCODINGS.items() if game is not None]
             raise FastNardyError(f"an Evaluator's kind is one of {games}, not {kind!r}")
@@ -99,10 +103,15 @@ class Evaluator:
             raise FastNardyError(
                 f"{kind!r} weights must be ({width}, H), (H,), (H, {len(OUTPUTS)}), "
                 f"({len(OUTPUTS)},), not {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}")
+        if arithmetic not in _nnet.ARITHMETICS:
+            raise FastNardyError(f"arithmetic is one of {_nnet.ARITHMETICS}, not "
+                                 f"{arithmetic!r}")
         if race is not None and (not isinstance(race, Evaluator) or race.kind != kind
-                                 or race.race is not None):
-            raise FastNardyError(f"race must be an Evaluator of kind {kind!r} without a race "
-                                 f"network of its own, not {race!r}")
+                                 or race.race is not None or race.arithmetic != arithmetic):
+            raise FastNardyError(f"race must be an Evaluator of kind {kind!r} and arithmetic "
+                                 f"{arithmetic!r} without a race network of its own, not "
+                                 f"{race!r}")
+        self.arithmetic = arithmetic
         self.race = race
         self.kind = kind
         self.game: str = ENCODINGS[kind]  # type: ignore[assignment]  # not None: checked
@@ -112,16 +121,18 @@ class Evaluator:
         self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias = arrays
         self._network = _nnet.Network(ENCODING_CODES[kind], self.game == "short",
                                       MIRROR_COLUMNS[self.game], w1, b1, w2, b2,
-                                      race=None if race is None else race.network)
+                                      race=None if race is None else race.network,
+                                      arithmetic=arithmetic)
         try:
             self.metadata: Dict[str, Any] = json.loads(json.dumps(dict(metadata or {})))
         except (TypeError, ValueError):
             raise FastNardyError("metadata must be a mapping that JSON can hold") from None
 
     @classmethod
-    def load(cls, name: Union[str, "os.PathLike[str]"]) -> "Evaluator":
+    def load(cls, name: Union[str, "os.PathLike[str]"],
+             arithmetic: str = "float") -> "Evaluator":
         """The shipped evaluator of ``"long"`` or ``"short"`` nardy (default rules), or the
-        one saved in the ``.npz`` file at a path."""
+        one saved in the ``.npz`` file at a path, in the ``arithmetic`` given."""
         if isinstance(name, str) and name in ("long", "short"):
             path = _SHIPPED / f"{name}.npz"
         elif isinstance(name, (str, os.PathLike)):
@@ -151,10 +162,12 @@ class Evaluator:
         if present:
             w1, b1, w2, b2 = (data["race_" + key] for key in _ARRAYS)
             race = cls(kind, w1, b1, w2, b2,
-                       metadata=_npz.json_text(data["race_metadata"], path, "race_metadata"))
+                       metadata=_npz.json_text(data["race_metadata"], path, "race_metadata"),
+                       arithmetic=arithmetic)
         w1, b1, w2, b2 = (data[key] for key in _ARRAYS)
         return cls(kind, w1, b1, w2, b2,
-                   metadata=_npz.json_text(data["metadata"], path, "metadata"), race=race)
+                   metadata=_npz.json_text(data["metadata"], path, "metadata"), race=race,
+                   arithmetic=arithmetic)
 
     def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
@@ -215,7 +228,8 @@ class Evaluator:
 
     def __repr__(self) -> str:
         race = "" if self.race is None else f" race hidden={len(self.race.hidden_bias)}"
-        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{race}>"
+        arithmetic = "" if self.arithmetic == "float" else f" {self.arithmetic}"
+        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{race}{arithmetic}>"
 
 
 def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
