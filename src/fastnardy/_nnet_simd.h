@@ -290,15 +290,10 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
     }
     for (int j = 0; j < 5; j++) total[j] = _mm512_reduce_add_epi64(sums[j]);
 #else
-    uint16_t acc[NN_QMAX];
-    int16_t unit[NN_QMAX];
-    memcpy(acc, base, 2 * (size_t)n);
-    for (int i = 0; i < n_ones; i++) {
-        const uint16_t* row = (const uint16_t*)((const char*)ones[i] + delta);
-        for (int h = 0; h < n; h++) acc[h] = (uint16_t)(acc[h] + row[h]);
-    }
+    int16_t acc[NN_QMAX], unit[NN_QMAX];
+    NN_(qfirst)(n, base, ones, n_ones, delta, acc);  /* base plus the rows, modulo 2^16 */
     for (int h = 0; h < n; h++) {
-        int32_t sum = (int16_t)acc[h];
+        int32_t sum = acc[h];
         sum = sum < -lim[h] ? -lim[h] : sum > lim[h] ? lim[h] : sum;
         unit[h] = (int16_t)NN_(qsigmoid)(sum * mul[h]);
     }
