@@ -19,10 +19,11 @@ import itertools
 import os
 import threading
 from collections import OrderedDict
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import (Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor,
+                                as_completed)
 from contextlib import contextmanager
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple,
-                    TypeVar, cast)
+from typing import (Any, Callable, Dict, Generator, Iterable, Iterator, List, Optional,
+                    Protocol, Sequence, Tuple, TypeVar, cast)
 
 
 class Flag(Protocol):
@@ -34,6 +35,8 @@ class Flag(Protocol):
 
 
 F = TypeVar("F", bound=Flag)
+T = TypeVar("T")
+R = TypeVar("R")
 Token = Tuple[int, int]  # a call: (the caller's process id, its number there)
 
 _numbers = itertools.count()
@@ -74,6 +77,39 @@ class Call:
             return  # its queued subtasks now end at once: not cancelled one message each
         for future in futures:
             future.cancel()
+
+
+def completed(call: Call, function: Callable[[T], Optional[R]], tasks: Sequence[T],
+              pool: Optional[Executor], threads: Optional[int]
+              ) -> Generator[Tuple[int, R], None, None]:
+    """``(index, function(task))`` of every task of ``call`` as it completes: here, one after
+    the other, when there is no ``pool`` and at most one thread; else on ``threads`` threads
+    of our own or on ``pool`` (never shut down here). A None result (a stopped subtask on
+    another process) is KeyboardInterrupt. Any exception, and closing the generator early,
+    halts every piece (:meth:`Call.halt`); the call is closed when the generator ends."""
+    own = pool is None and threads is not None and threads > 1
+    futures: Dict["Future[Optional[R]]", int] = {}
+    try:
+        if pool is None and not own:
+            results: Iterable[Tuple[int, Optional[R]]] = (
+                (i, function(task)) for i, task in enumerate(tasks))
+        else:
+            if own:
+                pool = ThreadPoolExecutor(threads)
+            assert pool is not None
+            futures = {pool.submit(function, task): i for i, task in enumerate(tasks)}
+            results = ((futures[future], future.result()) for future in as_completed(futures))
+        for i, result in results:
+            if result is None:  # a stopped call's subtask on a worker: not this call's
+                raise KeyboardInterrupt("the call was stopped")
+            yield i, result
+    except BaseException:  # GeneratorExit too: the caller stopped reading
+        call.halt(pool, futures)
+        raise
+    finally:
+        call.close()
+        if own and pool is not None:  # stopped subtasks end within a turn: not awaited
+            pool.shutdown(wait=not call.stop.is_set(), cancel_futures=True)
 
 
 @contextmanager

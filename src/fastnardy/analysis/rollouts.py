@@ -14,8 +14,9 @@ variance reduction.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from concurrent.futures import Executor
+from contextlib import closing
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -219,35 +220,16 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
     call = _executors.Call(threading.Event)
     tasks = [(plan, rows[s], sign, s, tuple(firsts[i:i + per]), call.token)
              for s in live for i in range(0, len(firsts), per)]
-    own = pool is None and threads is not None and threads > 1
-    futures: Dict["Future[Optional[List[_Chunk]]]", int] = {}
     done = 0
-    try:
-        if pool is None and not own:
-            results: Iterable[Tuple[int, Optional[List[_Chunk]]]] = (
-                (task[3], _rolled(task)) for task in tasks)
-        else:
-            if own:
-                pool = ThreadPoolExecutor(threads)
-            assert pool is not None
-            futures = {pool.submit(_rolled, task): task[3] for task in tasks}
-            results = ((futures[future], future.result()) for future in as_completed(futures))
-        for s, chunks in results:
-            if chunks is None:  # a stopped call's subtask on a worker: not this call's
-                raise KeyboardInterrupt("the rollout was stopped")
+    with closing(_executors.completed(call, _rolled, tasks, pool, threads)) as results:
+        for i, chunks in results:
+            s = tasks[i][3]
             for first, result, luck_sum in chunks:
                 outcome[s, first:first + len(result)] = result
                 lucky[s, first:first + len(result)] = luck_sum
             done += len(chunks)
             if progress is not None:
                 progress(done, len(live) * len(firsts))
-    except BaseException:
-        call.halt(pool, futures)
-        raise
-    finally:
-        call.close()
-        if own and pool is not None:  # stopped subtasks end within a turn: not awaited
-            pool.shutdown(wait=not call.stop.is_set(), cancel_futures=True)
     reduced = outcome - lucky
     out = []
     for s, turn in enumerate(turns):
