@@ -57,7 +57,7 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.analysis.evaluation", "fastnardy.analysis.met",
            "fastnardy.analysis.outputs", "fastnardy.analysis.review",
            "fastnardy.analysis.rollouts", "fastnardy.analysis.page",
-           "fastnardy.play.benchmarks", "fastnardy.play.match",
+           "fastnardy.play.benchmarks", "fastnardy.play.labels", "fastnardy.play.match",
            "fastnardy.play.players") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
     name for name, library in (("fastnardy.envs.gymnasium", "gymnasium"),

@@ -1,6 +1,7 @@
 """Playing games: the players (:mod:`fastnardy.play.players`, GNU Backgammon in
 :mod:`fastnardy.play.gnubg`), seeded matches between them (:mod:`fastnardy.play.match`), their
-errors on rolled-out benchmark sets of checker play (:mod:`fastnardy.play.benchmarks`) and a
+errors on rolled-out benchmark sets of checker play (:mod:`fastnardy.play.benchmarks`), a
+trainer's labels by a network or gnubg, on a cluster too (:mod:`fastnardy.play.labels`) and a
 game at the terminal (:mod:`fastnardy.play.interactive`).
 
 The names of the old module ``fastnardy.play`` (``evaluate``, ``greedy``, ``play_game`` …)

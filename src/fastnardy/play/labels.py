@@ -1,0 +1,187 @@
+"""A trainer's labels: the five outputs (:data:`fastnardy.search.network.OUTPUTS`) of many
+rows to their side to move, by a teacher, here or on a cluster.
+
+The teacher is an :class:`~fastnardy.search.network.Evaluator` or GNU Backgammon
+(``"gnubg"``, short nardy). An Evaluator's label at 0 ply is its outputs; at 1 ply the mean
+over the 21 rolls (T5) of the outputs after its best turn of each roll (the highest equity
+at 0 ply, the first of equals in T2 order), seen from the row's side to move: the outputs of
+:func:`fastnardy.analysis.probabilities`, for a batch. gnubg's label at 0 to 4 plies is its
+cubeless evaluation (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money game without
+Jacoby, gammons and backgammons count, S9), one gnubg process per subtask. A finished game's
+outputs are exact (L10, S9), as a row and as a child.
+
+A row's label depends on that row only, so the labels are the same however the rows are
+split over ``workers`` threads or an ``executor`` (a process pool or a Dask cluster, whose
+workers need gnubg for its labels). Ctrl-C (any exception) stops every piece, on the workers
+too, within a piece of 128 rows of an Evaluator, and at once for gnubg (its processes are
+killed) (:mod:`fastnardy._utils.executors`).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Executor
+from contextlib import closing
+from typing import Callable, List, NamedTuple, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _features, checks
+from .._utils import executors as _executors
+from ..analysis.outputs import evaluator_for, exact, flip
+from ..batch import PROBABILITY, chance_expand, decode, keys_from_rows, segment_argmax
+from ..errors import FastNardyError, InvalidPositionError
+from ..rules import Rules
+from ..search.network import OUTPUTS, Evaluator, equity
+from .gnubg import Gnubg
+
+__all__ = ["GNUBG_PLIES", "labels"]
+
+#: The deepest of gnubg's evaluations a label may ask for.
+GNUBG_PLIES = 4
+_PIECE = 128  # rows labelled together: one chance expansion and one network call at 1 ply
+_SUBTASKS = 64  # about this many subtasks on an executor or for gnubg (each carries the
+#                 network to its worker, or starts a gnubg process)
+_GNUBG_REQUEST = 16  # rows a gnubg request
+
+
+class _Plan(NamedTuple):
+    """What every piece shares (picklable, for an executor's workers)."""
+
+    rules: Rules
+    network: Optional[Evaluator]  # None: gnubg
+    plies: int
+
+
+# a subtask: the plan, its rows, and the token of its call (fastnardy._utils.executors)
+_Task = Tuple[_Plan, npt.NDArray[np.int8], _executors.Token]
+
+
+def labels(rules: object, rows: npt.ArrayLike,
+           teacher: Union[Evaluator, str, None] = None, plies: int = 1, *,
+           workers: Optional[int] = None, executor: Optional[Executor] = None,
+           progress: Optional[Callable[[int, int], None]] = None) -> npt.NDArray[np.float64]:
+    """The five outputs (N, 5) of each of the rows (N, 50) to its side to move by
+    ``teacher`` (an Evaluator, the game's shipped one unless given, at 0 or 1 ply, or
+    ``"gnubg"`` at 0 to 4) at ``plies``; see the module docstring. The rows are labelled
+    here, on ``workers`` threads or on ``executor`` (a process pool, a Dask
+    ``distributed.Client`` or its ``get_executor()``; never shut down here), with the same
+    result. ``progress(done, total)`` counts rows."""
+    rules = Rules.of(rules)
+    given = checks.array(rows, "rows", InvalidPositionError)
+    keys_from_rows(rules, given)  # checks the rows here, not on a worker (InvalidPositionError)
+    board = np.ascontiguousarray(given, dtype=np.int8)
+    if isinstance(teacher, Evaluator) or teacher is None:
+        network, depth = evaluator_for(rules, teacher), checks.number(plies, "plies", 0, 1)
+    elif teacher == "gnubg":
+        if rules.game != "short":
+            raise FastNardyError("GNU Backgammon labels short nardy only")
+        network, depth = None, checks.number(plies, "plies", 0, GNUBG_PLIES)
+    else:
+        raise FastNardyError(f"teacher must be an Evaluator, 'gnubg' or None, not {teacher!r}")
+    threads = checks.workers(workers, executor)
+    if threads is not None:
+        checks.number(threads, "workers", 1, 1024)
+    pool = None if executor is None else checks.as_executor(executor)
+    checks.callback(progress)
+    out = np.empty((len(board), len(OUTPUTS)))
+    # a network's subtask on our threads labels one piece; an executor's, or a gnubg
+    # process's, several
+    pieces = -(-len(board) // _PIECE)
+    per = _PIECE if pool is None and network is not None else _PIECE * max(
+        1, -(-pieces // _SUBTASKS))
+    starts = range(0, len(board), per)
+    call = _executors.Call(threading.Event)
+    tasks: List[_Task] = [(_Plan(rules, network, depth), board[i:i + per], call.token)
+                          for i in starts]
+    done = 0
+    with closing(_executors.completed(call, _labelled, tasks, pool, threads)) as results:
+        for i, part in results:
+            out[starts[i]:starts[i] + len(part)] = part
+            done += len(part)
+            if progress is not None:
+                progress(done, len(board))
+    return out
+
+
+def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
+    """One subtask: the labels of its rows (None when its call was stopped and it ran on
+    another process: nobody reads it). KeyboardInterrupt once the call is stopped: at the
+    next piece of a network's, at once of gnubg's."""
+    plan, rows, token = task
+    with _executors.watching(token, threading.Event) as stop:
+        out = np.empty((len(rows), len(OUTPUTS)))
+        finished = _features.winners(rows) != 0
+        out[finished] = _exact(plan.rules, rows[finished])
+        live = np.flatnonzero(~finished)
+        if plan.network is None:
+            out[live] = _gnubg(rows[live], plan.plies, stop)
+            return out
+        for i in range(0, len(live), _PIECE):
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt("the labels were stopped")
+            piece = live[i:i + _PIECE]
+            out[piece] = (_outputs(plan.network, plan.rules, rows[piece]) if plan.plies
+                          else plan.network.evaluate(rows[piece], probabilities=True))
+        return out
+    return None
+
+
+def _outputs(network: Evaluator, rules: Rules, rows: npt.NDArray[np.int8]
+             ) -> npt.NDArray[np.float64]:
+    """The labels at 1 ply of unfinished rows (see the module docstring)."""
+    node = chance_expand(rules, rows)
+    children = np.empty((len(node.children), len(OUTPUTS)))  # to each child's side to move
+    finished = _features.winners(node.children) != 0
+    children[finished] = _exact(rules, node.children[finished])
+    children[~finished] = network.evaluate(node.children[~finished], probabilities=True)
+    best = node.offsets[:-1] + segment_argmax(-equity(children), node.offsets)
+    mine = flip(children[best]).reshape(len(rows), len(PROBABILITY), len(OUTPUTS))
+    labelled = np.zeros((len(rows), len(OUTPUTS)))
+    for r, probability in enumerate(PROBABILITY):  # summed in one order, whatever the batch
+        labelled += probability * mine[:, r]
+    return labelled
+
+
+def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: Optional[_executors.Flag]
+           ) -> npt.NDArray[np.float64]:
+    """gnubg's labels of unfinished rows, by one gnubg process; KeyboardInterrupt at once
+    when ``stop`` is set (a watcher kills the process, whose request then fails)."""
+    if not len(rows):
+        return np.empty((0, len(OUTPUTS)))
+    engine = Gnubg("expert", 1)
+    ended = threading.Event()
+
+    def watch() -> None:
+        while not ended.wait(0.05):
+            if stop is not None and stop.is_set():
+                for driver in engine.drivers:
+                    if driver is not None:
+                        driver.process.kill()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        parts: List[npt.NDArray[np.float64]] = []
+        for i in range(0, len(rows), _GNUBG_REQUEST):
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt("the labels were stopped")
+            try:
+                parts.append(engine.probabilities(rows[i:i + _GNUBG_REQUEST], plies))
+            except FastNardyError:
+                if stop is not None and stop.is_set():  # the watcher's kill
+                    raise KeyboardInterrupt("the labels were stopped") from None
+                raise
+        return np.concatenate(parts)
+    finally:
+        ended.set()
+        watcher.join()
+        engine.close()
+
+
+def _exact(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
+    """L10/S9: the outputs of finished games to their side to move."""
+    return np.array([exact(position) for position in decode(rules, rows)]).reshape(
+        -1, len(OUTPUTS))

@@ -1,0 +1,149 @@
+"""fastnardy.play.labels (issue 39 item 2): a trainer's labels of many rows, by a network at
+0 or 1 ply or by GNU Backgammon, the same here, on threads, on a process pool and on a Dask
+cluster; finished games exact (L10, S9); bad input refused before any work is split."""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import List
+
+import numpy as np
+import pytest
+
+from fastnardy import Position, Rules, analysis
+from fastnardy.batch import encode
+from fastnardy.errors import FastNardyError, InvalidPositionError
+from fastnardy.play.gnubg import GNUBG, Gnubg
+from fastnardy.play.labels import labels
+from fastnardy.search.network import Evaluator, equity
+from fastnardy.search.tree import expectimax
+
+NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
+                                 reason=f"{GNUBG} not found: apt-get install gnubg")
+
+
+def _played(rules: Rules, count: int, seed: int) -> List[Position]:
+    """``count`` positions of random games, each game's last (finished: L10, S9) among them."""
+    rng = random.Random(seed)
+    out: List[Position] = []
+    position = Position.start(rules)
+    while len(out) < count:
+        if position.outcome() is not None:
+            position = Position.start(rules)
+        legal = position.legal_turns((rng.randint(1, 6), rng.randint(1, 6)))
+        position = rng.choice(list(legal)).position if legal else position.pass_turn()
+        out.append(position)
+    return out
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+@pytest.mark.parametrize("plies", [0, 1])
+def test_labels_are_the_outputs_of_analysis_probabilities(game, plies):
+    """T5, T2: a row's label is analysis.probabilities of its position at the same depth
+    (the network's own arithmetic: rows here, features there, within float32 rounding); a
+    finished game's is exact (L10, S9)."""
+    rules = Rules.of(game)
+    positions = _played(rules, 700, 1)
+    finished = [i for i, p in enumerate(positions) if p.outcome() is not None]
+    assert finished and len(finished) < len(positions)
+    got = labels(rules, encode(positions), plies=plies)
+    assert got.shape == (len(positions), 5) and got.dtype == np.float64
+    sample = sorted(set(finished) | set(range(0, len(positions), 7)))
+    want = np.array([analysis.probabilities(positions[i], plies=plies) for i in sample])
+    np.testing.assert_allclose(got[sample], want, atol=2e-6, rtol=0)
+    for i in finished:
+        assert np.array_equal(got[i], analysis.outputs.exact(positions[i]))
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_the_equity_of_a_one_ply_label_is_expectimax(game):
+    """At 1 ply the label's equity is expectimax's (no filter), finished games (L10, S9)
+    scored exactly, on middle-game and bear-off rows."""
+    rules, network = Rules.of(game), Evaluator.load(game)
+    home = Position.from_points(game, [2, 0, 1, 0, 0, 0] + [0] * 18,
+                                [3, 3, 3, 2, 2, 2] + [0] * 18, "white")
+    rows = np.concatenate([encode(_played(rules, 60, 5)), encode([home])])
+    outputs = labels(rules, rows, network, 1)
+    np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, network, 1), atol=1e-9)
+    assert outputs[-1, 0] > 0.5  # 1-3 pips to bear off against a full home board
+
+
+def test_labels_are_the_same_however_split():
+    """A row's label is its own: serial, two threads, a process pool and a Dask cluster
+    (its Client and its executor) give the same bits; progress counts every row once. Over
+    64 pieces, so an executor's subtask labels several, finished rows among them."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
+                                      "installed (pip install 'dask[distributed]')")
+    rules = Rules.of("short")
+    rows = encode(_played(rules, 2000, 2))
+    rows = np.concatenate([rows] * 5)  # 10,000 rows: 79 pieces of 128
+    network = Evaluator.load("short")
+    serial = labels(rules, rows, network)
+    assert np.array_equal(labels(rules, rows, network, workers=2), serial)
+    with ProcessPoolExecutor(2) as pool:
+        assert np.array_equal(labels(rules, rows, network, executor=pool), serial)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        for executor in (client, client.get_executor()):
+            seen: list = []
+            got = labels(rules, rows, network, executor=executor,
+                         progress=lambda *done: seen.append(done))
+            assert np.array_equal(got, serial)
+            assert seen[-1] == (len(rows), len(rows)) and len(seen) < 64
+            assert all(a[0] < b[0] for a, b in zip(seen, seen[1:]))
+
+
+@NEEDS_GNUBG
+def test_gnubg_labels_are_its_evaluations():
+    """gnubg's label is Gnubg.probabilities (cubeless, S9) on two threads as on one
+    process; a finished row's exact (L10, S9): gnubg is never asked it."""
+    rules = Rules.of("short")
+    positions = _played(rules, 300, 3)
+    rows = encode(positions)
+    live = [i for i, p in enumerate(positions) if p.outcome() is None]
+    engine = Gnubg("expert", 1)
+    try:
+        want = engine.probabilities(rows[live], 0)
+    finally:
+        engine.close()
+    got = labels(rules, rows, "gnubg", 0, workers=2)
+    assert np.array_equal(got[live], want)
+    for i in set(range(len(positions))) - set(live):
+        assert np.array_equal(got[i], analysis.outputs.exact(positions[i]))
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda rows: labels("short", _more_than_15(rows)), InvalidPositionError,
+     r"more than 15 checkers of a side \(T7\)"),
+    (lambda rows: labels("short", np.zeros((2, 7), np.int8)), InvalidPositionError,
+     r"shape \(N, 50\)"),
+    (lambda rows: labels("short", rows, plies=2), FastNardyError, "plies"),
+    (lambda rows: labels("short", rows, "gnubg", 5), FastNardyError, "plies"),
+    (lambda rows: labels("short", rows, Evaluator.load("long")), FastNardyError,
+     "long nardy"),
+    (lambda rows: labels("long", encode([Position.start("long")]), "gnubg"), FastNardyError,
+     "short nardy only"),
+    (lambda rows: labels("short", rows, workers=0), FastNardyError, "workers"),
+    (lambda rows: labels("short", rows, workers=2, executor=ProcessPoolExecutor(1)),
+     FastNardyError, "not both"),
+    (lambda rows: labels("short", rows, executor="pool"), FastNardyError, "executor must be"),
+    (lambda rows: labels("short", rows, progress=3), FastNardyError, "progress"),
+    (lambda rows: labels("short", rows, "gnubg:2"), FastNardyError, "teacher must be"),
+])
+def test_bad_input_is_refused_before_any_work(call, error, message):
+    rows = encode(_played(Rules.of("short"), 5, 4))
+    with pytest.raises(error, match=message):
+        call(rows)
+
+
+def _more_than_15(rows: np.ndarray) -> np.ndarray:
+    bad = rows.copy()
+    bad[-1, 0] += 15  # T7: a side has 15 checkers
+    return bad
+
+
+def test_no_rows_no_labels():
+    assert labels("long", np.zeros((0, 50), np.int8)).shape == (0, 5)
