@@ -12,13 +12,14 @@ run with the same file skips them):
    the policy are kept and ``--per-turn`` more drawn at random (with ``--race``, of the
    races only, ``fastnardy.search.network.races``; with ``--contact``, of the other positions
    only); the rows are then made distinct.
-2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to move.
-   gnubg: its cubeless evaluation at ``--plies`` plies
-   (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`, money game without Jacoby: gammons and
-   backgammons count, S9), ``--gnubg`` processes at once. An Evaluator at ``--plies 1``:
-   the mean over the 21 rolls (T5) of the teacher's outputs of the child it would play
-   (the first best, T2 order; a finished game's exact outputs, L10/S9), seen from the side
-   to move; at ``--plies 0`` its own outputs.
+2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to
+   move, by :func:`fastnardy.play.labels.labels`: gnubg's cubeless evaluation at ``--plies``
+   plies (money game without Jacoby: gammons and backgammons count, S9), or an Evaluator's
+   at ``--plies 1`` (the mean over the 21 rolls, T5, of the teacher's outputs of the child
+   it would play, the first best in T2 order; a finished game's exact outputs, L10/S9) or
+   ``--plies 0`` (its own outputs). On ``--workers`` threads here (a gnubg process each) or
+   on the Dask cluster at ``--dask ADDRESS``: the same labels however they are split; Ctrl-C
+   stops every piece, on the cluster too.
 3. *Fit.* One hidden layer of ``--hidden`` sigmoid units on the game's inputs
    (``tdgammon`` short, ``nardy`` long), five sigmoid outputs, Adam on the cross-entropy of
    each output against the teacher's, ``--epochs`` passes in minibatches, the rate falling
@@ -48,6 +49,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # before numpy: one core, the same sums every run
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -56,15 +58,15 @@ from typing import Callable, List, Optional, Tuple  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fastnardy import Rules, features  # noqa: E402
-from fastnardy.batch import chance_expand, expand, segment_argmax  # noqa: E402
-from fastnardy.play.match import Gnubg  # noqa: E402
+from fastnardy.batch import expand  # noqa: E402
+from fastnardy.cli.options import dask_executor  # noqa: E402
+from fastnardy.play.labels import labels  # noqa: E402
 from fastnardy.search.network import OUTPUTS, Evaluator, equity, races  # noqa: E402
 
-from train_td import (HALF, KINDS, Adam, _start_row, final_targets, first_best,  # noqa: E402
-                      flip, launch, new_network, roll, step)
+from train_td import (HALF, KINDS, Adam, _start_row, first_best, launch,  # noqa: E402
+                      new_network, roll, step)
 
-CHUNK = 64  # rows a gnubg request
-SEARCH_CHUNK = 1000  # rows a chance_expand of the search teacher
+GNUBG_WORKERS = 32  # gnubg processes at once by default (its calls mostly wait: not CPU)
 
 
 def _ranks(score: np.ndarray, parent: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -113,45 +115,29 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
     return distinct[rng.permutation(len(distinct))]
 
 
-def searched(rules: Rules, rows: np.ndarray, teacher: Evaluator, plies: int) -> np.ndarray:
-    """The teacher's five outputs of each row at 0 or 1 ply (stage 2), side to move's view."""
-    if plies == 0:
-        return teacher.evaluate(rows, probabilities=True).astype(np.float64)
-    out: List[np.ndarray] = []
-    for i in range(0, len(rows), SEARCH_CHUNK):
-        part = rows[i:i + SEARCH_CHUNK]
-        nodes = chance_expand(rules, part)
-        outputs = teacher.evaluate(nodes.children, probabilities=True).astype(np.float64)
-        won = nodes.children[:, HALF:].sum(axis=1) == 0  # the mover bore off its 15th
-        if won.any():  # exact, from the loser's view (the child's side to move)
-            outputs[won] = final_targets(rules, nodes.children[won])
-        best = nodes.offsets[:-1] + segment_argmax(-equity(outputs), nodes.offsets)
-        mine = flip(outputs[best]).reshape(len(part), 21, len(OUTPUTS))
-        out.append(np.einsum("r,nrk->nk", nodes.probability, mine))
-        if (i // SEARCH_CHUNK) % 100 == 0:
-            print(f"labels {i + len(part):9d} / {len(rows)}  cpu {time.process_time():7.1f}s",
-                  flush=True)
-    return np.concatenate(out)
-
-
-def label(rows: np.ndarray, plies: int, processes: int) -> Tuple[np.ndarray, float]:
-    """gnubg's five outputs of each row (stage 2), and the gnubg processes' CPU seconds."""
+def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, float]:
+    """The teacher's five outputs of each row (stage 2, :func:`fastnardy.play.labels.labels`)
+    and the CPU seconds of the gnubg processes run here: on ``--workers`` threads here (a
+    gnubg process each) or on the Dask cluster at ``--dask``, the same labels either way."""
+    teacher = "gnubg" if args.teacher == "gnubg" else Evaluator.load(args.teacher)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    engine = Gnubg("expert", processes)
-    block = CHUNK * processes
-    out: List[np.ndarray] = []
     started = time.monotonic()
-    try:
-        for i in range(0, len(rows), block):
-            out.append(engine.probabilities(rows[i:i + block], plies))
-            if (i // block) % 100 == 0:
-                print(f"labels {i + len(out[-1]):9d} / {len(rows)}  "
-                      f"{time.monotonic() - started:6.0f} s", flush=True)
-    finally:
-        engine.close()
+    shown = [0]
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done >= shown[0] + total // 10:  # about every tenth
+            shown[0] = done
+            print(f"labels {done:9d} / {total}  {time.monotonic() - started:6.0f} s", flush=True)
+
+    with contextlib.ExitStack() as stack:
+        executor = None if args.dask is None else stack.enter_context(dask_executor(args.dask))
+        workers = None if executor is not None else args.workers or (
+            GNUBG_WORKERS if args.teacher == "gnubg" else 1)
+        targets = labels(args.game, rows, teacher, args.plies, workers=workers,
+                         executor=executor, progress=progress)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return np.concatenate(out), seconds
+    return targets, seconds
 
 
 def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np.ndarray,
@@ -212,11 +198,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
     else:
         rows = gather(args, rng)
         print(f"{len(rows)} distinct rows, cpu {time.process_time():.1f}s", flush=True)
-        gnubg_seconds = 0.0
-        if args.teacher == "gnubg":
-            targets, gnubg_seconds = label(rows, args.plies, args.gnubg)
-        else:
-            targets = searched(rules, rows, Evaluator.load(args.teacher), args.plies)
+        targets, gnubg_seconds = labelled(args, rows)
         if args.data:
             np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds,
                      teacher=args.teacher, plies=args.plies, race=args.race,
@@ -272,7 +254,12 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--parallel", type=int, default=256, help="games played at once")
     parser.add_argument("--plies", type=int, default=0,
                         help="the teacher's plies (an Evaluator: 0 or 1)")
-    parser.add_argument("--gnubg", type=int, default=32, help="gnubg processes")
+    parser.add_argument("--workers", "--gnubg", type=int, dest="workers",
+                        help=f"labelling threads here, a gnubg process each (default "
+                             f"{GNUBG_WORKERS} for gnubg, 1 for an Evaluator)")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="label on the Dask cluster of this scheduler (the same labels; "
+                             "its workers need gnubg for gnubg's)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hidden", type=int, default=80)
     parser.add_argument("--init", help="start from this .npz")
@@ -281,8 +268,9 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--minibatch", type=int, default=256)
     parser.add_argument("--holdout", type=float, default=0.05)
     args = parser.parse_args(argv)
-    if args.top < 0 or min(args.positions, args.per_turn, args.parallel, args.gnubg, args.hidden,
-           args.epochs, args.minibatch) < 1 or not 0 <= args.explore <= 1 or args.plies < 0:
+    if args.top < 0 or min(args.positions, args.per_turn, args.parallel, args.hidden,
+           args.epochs, args.minibatch, args.workers or 1) < 1 or not 0 <= args.explore <= 1 \
+            or args.plies < 0:
         parser.error("counts must be positive (--top >= 0), --explore in [0, 1], --plies >= 0")
     if args.teacher == "gnubg" and (args.game != "short" or args.plies > 4):
         parser.error("GNU Backgammon teaches short nardy only, at 0 to 4 plies")
@@ -290,6 +278,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error("an Evaluator teaches at 0 or 1 ply")
     if args.race and args.contact:
         parser.error("--race and --contact keep positions apart: give one")
+    if args.workers is not None and args.dask is not None:
+        parser.error("label with --workers here or on --dask, not both")
     return args
 
 

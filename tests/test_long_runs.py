@@ -27,8 +27,11 @@ import pytest
 from fastnardy import FastNardyError, Position, ResourceLimitError, Rules, _kernel, perft, simulate
 from fastnardy import counting
 from fastnardy.analysis import rollout
+from fastnardy.batch import encode
 from fastnardy._utils import files as _files
 from fastnardy.counting import PerftProgress, available_memory
+from fastnardy.play.gnubg import GNUBG
+from fastnardy.play.labels import labels
 from fastnardy.search.network import Evaluator
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -189,8 +192,9 @@ def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
 
 
 def test_ctrl_c_stops_a_dask_cluster_too():
-    """Issue 40 item 7: perft, self-play and (issue 39) a rollout on a real Dask cluster
-    (two worker processes), and the command line's perft --dask, interrupted: the call ends, and the subtasks
+    """Issue 40 item 7: perft, self-play and (issue 39) a rollout and a trainer's labels (a
+    network's and gnubg's) on a real Dask cluster (two worker processes), and the command
+    line's perft --dask, interrupted: the call ends, and the subtasks
     running on the workers stop (every worker sets the Stops of the call's subtasks) and
     those queued end at once, so the workers' CPU afterwards is what an idle cluster
     spends; the cluster works on."""
@@ -216,10 +220,25 @@ def test_ctrl_c_stops_a_dask_cluster_too():
                         "long", 10 ** 8, 1, "greedy", executor=executor), 1.5),
                     lambda: _interrupted_in_this_process(lambda: rollout(
                         Position.start("short"), None, 10 ** 6, executor=client), 1.5),
+                    lambda: _interrupted_in_this_process(lambda: labels(
+                        "short", np.repeat(encode([Position.start("short")]), 10 ** 6,
+                                           axis=0), executor=client), 1.5),
                     lambda: _cli_perft_interrupted(["--dask", cluster.scheduler_address], 1.5)):
             run()
             spent = spent_in_3_seconds()
             assert spent < idle + 0.5, (spent, idle)  # a busy worker: about 3.0
+        if Path(GNUBG).exists():  # gnubg's labels: its processes on the workers are killed
+            count = ["sh", "-c", "pgrep -c -P $PPID gnubg || true"]  # the worker's gnubg
+            _interrupted_in_this_process(lambda: labels(
+                "short", np.repeat(encode([Position.start("short")]), 10 ** 5, axis=0),
+                "gnubg", 2, executor=client), 1.5)
+            deadline = time.monotonic() + GENEROUS
+            while time.monotonic() < deadline and any(
+                    done.stdout.strip() != b"0" for done in client.run(
+                        subprocess.run, count, capture_output=True).values()):
+                time.sleep(0.1)
+            assert all(done.stdout.strip() == b"0" for done in client.run(
+                subprocess.run, count, capture_output=True).values())
         assert perft(LONG, 3, executor=executor) == perft(LONG, 3)
 
 
