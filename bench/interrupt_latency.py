@@ -2,8 +2,11 @@
 real SIGINT to the main thread during perft(long, 6) (serial, two threads with and without
 a table, a two-process pool, a Dask cluster of two worker processes), simulate("short",
 10**8, "greedy") (two threads, a process pool, the Dask cluster), long-nardy self-play with
-the shipped network in the kernel and with a Python evaluator (two threads), and an
-analysis rollout (fastnardy.analysis.rollouts, two threads, the Dask cluster). Reported per
+the shipped network in the kernel and with a Python evaluator (two threads), an analysis
+rollout (fastnardy.analysis.rollouts, two threads, the Dask cluster) and a trainer's labels
+(fastnardy.play.labels: the network at 1 ply on two threads and on the Dask cluster, gnubg
+at 2 plies on the cluster, where gnubg's own processes are not in the CPU column: they are
+killed). Reported per
 mode, median and max over the rounds: the time from the signal to the KeyboardInterrupt and
 to the last worker thread's end (wall-clock: what a person waits), and the CPU seconds spent
 in the 2 s after the interrupt by this process (its threads) or, on Dask, by the busiest
@@ -29,9 +32,12 @@ import numpy as np
 
 from fastnardy import Position, perft, simulate
 from fastnardy.analysis.rollouts import rollout
+from fastnardy.batch import encode
+from fastnardy.play.labels import labels
 from fastnardy.search.network import Evaluator
 
 LONG = Position.start("long")
+SHORT_ROWS = np.repeat(encode([Position.start("short")]), 10**6, axis=0)  # labels: minutes
 WINDOW = 2.0  # seconds after the interrupt in which CPU is counted
 
 
@@ -58,6 +64,10 @@ def _runs(net: Evaluator) -> Dict[str, Callable[[Optional[Executor]], object]]:
                                                      workers=2),
         "analysis rollout threads": lambda pool: rollout(LONG, None, 10**6, workers=2),
         "analysis rollout dask": lambda pool: rollout(LONG, None, 10**6, executor=pool),
+        "labels threads": lambda pool: labels("short", SHORT_ROWS, workers=2),
+        "labels dask": lambda pool: labels("short", SHORT_ROWS, executor=pool),
+        "gnubg labels dask": lambda pool: labels("short", SHORT_ROWS[:10**5], "gnubg", 2,
+                                                 executor=pool),
     }
 
 

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from .. import _features, checks
 from .._utils import executors as _executors
 from ..analysis.outputs import evaluator_for, exact, flip
-from ..batch import PROBABILITY, chance_expand, decode, keys_from_rows, segment_argmax
+from ..batch import PROBABILITY, Expander, decode, keys_from_rows, segment_argmax
 from ..errors import FastNardyError, InvalidPositionError
 from ..rules import Rules
 from ..search.network import OUTPUTS, Evaluator, equity
@@ -41,8 +41,8 @@ __all__ = ["GNUBG_PLIES", "labels"]
 #: The deepest of gnubg's evaluations a label may ask for.
 GNUBG_PLIES = 4
 _PIECE = 128  # rows labelled together: one chance expansion and one network call at 1 ply
-_SUBTASKS = 64  # about this many subtasks on an executor or for gnubg (each carries the
-#                 network to its worker, or starts a gnubg process)
+_SUBTASKS = 64  # subtasks at most (each carries the network to its worker, or starts a
+#                 gnubg process): whole pieces each
 _GNUBG_REQUEST = 16  # rows a gnubg request
 
 
@@ -74,7 +74,7 @@ def labels(rules: object, rows: npt.ArrayLike,
     board = np.ascontiguousarray(given, dtype=np.int8)
     if isinstance(teacher, Evaluator) or teacher is None:
         network, depth = evaluator_for(rules, teacher), checks.number(plies, "plies", 0, 1)
-    elif teacher == "gnubg":
+    elif isinstance(teacher, str) and teacher == "gnubg":
         if rules.game != "short":
             raise FastNardyError("GNU Backgammon labels short nardy only")
         network, depth = None, checks.number(plies, "plies", 0, GNUBG_PLIES)
@@ -86,11 +86,7 @@ def labels(rules: object, rows: npt.ArrayLike,
     pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)
     out = np.empty((len(board), len(OUTPUTS)))
-    # a network's subtask on our threads labels one piece; an executor's, or a gnubg
-    # process's, several
-    pieces = -(-len(board) // _PIECE)
-    per = _PIECE if pool is None and network is not None else _PIECE * max(
-        1, -(-pieces // _SUBTASKS))
+    per = _PIECE * max(1, -(-len(board) // (_PIECE * _SUBTASKS)))  # rows a subtask
     starts = range(0, len(board), per)
     call = _executors.Call(threading.Event)
     tasks: List[_Task] = [(_Plan(rules, network, depth), board[i:i + per], call.token)
@@ -118,23 +114,24 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
         if plan.network is None:
             out[live] = _gnubg(rows[live], plan.plies, stop)
             return out
+        expander = Expander(plan.rules)  # its buffers reused piece after piece
         for i in range(0, len(live), _PIECE):
             if stop is not None and stop.is_set():
                 raise KeyboardInterrupt("the labels were stopped")
             piece = live[i:i + _PIECE]
-            out[piece] = (_outputs(plan.network, plan.rules, rows[piece]) if plan.plies
+            out[piece] = (_outputs(plan.network, expander, rows[piece]) if plan.plies
                           else plan.network.evaluate(rows[piece], probabilities=True))
         return out
     return None
 
 
-def _outputs(network: Evaluator, rules: Rules, rows: npt.NDArray[np.int8]
+def _outputs(network: Evaluator, expander: Expander, rows: npt.NDArray[np.int8]
              ) -> npt.NDArray[np.float64]:
     """The labels at 1 ply of unfinished rows (see the module docstring)."""
-    node = chance_expand(rules, rows)
+    node = expander.chance_expand(rows)
     children = np.empty((len(node.children), len(OUTPUTS)))  # to each child's side to move
     finished = _features.winners(node.children) != 0
-    children[finished] = _exact(rules, node.children[finished])
+    children[finished] = _exact(expander.rules, node.children[finished])
     children[~finished] = network.evaluate(node.children[~finished], probabilities=True)
     best = node.offsets[:-1] + segment_argmax(-equity(children), node.offsets)
     mine = flip(children[best]).reshape(len(rows), len(PROBABILITY), len(OUTPUTS))
