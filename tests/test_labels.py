@@ -5,6 +5,8 @@ cluster; finished games exact (L10, S9); bad input refused before any work is sp
 from __future__ import annotations
 
 import random
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import List
@@ -150,3 +152,19 @@ def _more_than_15(rows: np.ndarray) -> np.ndarray:
 
 def test_no_rows_no_labels():
     assert labels("long", np.zeros((0, 50), np.int8)).shape == (0, 5)
+
+
+@NEEDS_GNUBG
+def test_a_stopped_gnubg_piece_ends_at_once_with_keyboard_interrupt():
+    """A stop flag set during one of gnubg's requests kills its process (a watcher thread):
+    the piece ends within a fraction of a second with KeyboardInterrupt, which a Dask
+    worker's subtask ends quietly on (fastnardy._utils.executors.watching), not with the
+    failed request's EngineError."""
+    rows = np.repeat(encode([Position.start("short")]), 2000, axis=0)  # 2 plies: ~50 s
+    stop = threading.Event()
+    timer = threading.Timer(1.0, stop.set)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        play_labels._gnubg(rows, 2, stop)
+    assert time.monotonic() - started < 1.0 + 5.0  # generous: about 1.05 s

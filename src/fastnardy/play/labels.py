@@ -31,7 +31,7 @@ from .. import _features, checks
 from .._utils import executors as _executors
 from ..analysis.outputs import evaluator_for, exact, flip
 from ..batch import PROBABILITY, Expander, decode, keys_from_rows, segment_argmax
-from ..errors import FastNardyError, InvalidPositionError
+from ..errors import EngineError, FastNardyError, InvalidPositionError
 from ..rules import Rules
 from ..search.network import OUTPUTS, Evaluator, equity
 from .gnubg import Gnubg
@@ -167,7 +167,7 @@ def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: Optional[_executors.Fla
                 raise KeyboardInterrupt("the labels were stopped")
             try:
                 parts.append(engine.probabilities(rows[i:i + _GNUBG_REQUEST], plies))
-            except FastNardyError:
+            except (EngineError, OSError):  # gnubg exited, or its pipe closed
                 if stop is not None and stop.is_set():  # the watcher's kill
                     raise KeyboardInterrupt("the labels were stopped") from None
                 raise
