@@ -5,10 +5,10 @@ The teacher is an :class:`~fastnardy.search.network.Evaluator` or GNU Backgammon
 (``"gnubg"``, short nardy). An Evaluator's label at 0 ply is its outputs; at 1 ply the mean
 over the 21 rolls (T5) of the outputs after its best turn of each roll (the highest equity
 at 0 ply, the first of equals in T2 order), seen from the row's side to move: the outputs of
-:func:`fastnardy.analysis.probabilities`, for a batch. gnubg's label at 0 to 4 plies is its
-cubeless evaluation (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money game without
-Jacoby, gammons and backgammons count, S9), one gnubg process per subtask. A finished game's
-outputs are exact (L10, S9), as a row and as a child.
+:func:`fastnardy.analysis.evaluation.probabilities`, for a batch. gnubg's label at 0 to 4
+plies is its cubeless evaluation (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money
+game without Jacoby, gammons and backgammons count, S9), one gnubg process per subtask. A
+finished game's outputs are exact (L10, S9), as a row and as a child.
 
 A row's label depends on that row only, so the labels are the same however the rows are
 split over ``workers`` threads or an ``executor`` (a process pool or a Dask cluster, whose
