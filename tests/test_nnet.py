@@ -334,7 +334,7 @@ rng = np.random.default_rng(5)
 out = []
 for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248)):
     arrays = [[rng.normal(0, 0.5, shape) for shape in ((width, n), n, (n, 5), 5)]
-              for n in (1, 17, 48, 200)]
+              for n in (1, 17, 48, 200, 300)]
     nets = [Evaluator.load(game)] + [Evaluator(kind, *a) for a in arrays]
     integers = [Evaluator.load(game, "int16")] + [Evaluator(kind, *a, arithmetic="int16")
                                                  for a in arrays]
@@ -353,7 +353,8 @@ np.savez(sys.argv[2], simd=_nnet.SIMD, *out)
 def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
     """_nnet_simd.h built for AVX-512, AVX2 and the baseline (each where this CPU runs it,
     chosen by FASTNARDY_SIMD in a fresh process): bit for bit the same outputs, for the
-    shipped networks and others of 1 to 200 hidden units (tails of 1 to 13 blocks), on
+    shipped networks and others of 1 to 300 hidden units (tails of 1 to 13 blocks; int16
+    output sums in one to three blocks of 128), on
     rows, keys (pairs in both phases) and feature arrays, in float and in int16 (whose
     AVX-512 code and the others' share no line); and the raw inputs of keys
     (_features' lookups per instruction set, the same choice). A bad FASTNARDY_SIMD stops
@@ -369,7 +370,7 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
         with np.load(out) as data:
             assert str(data["simd"]) == name
             results[name] = [data[f"arr_{i}"] for i in range(len(data.files) - 1)]
-    assert "base" in results and len(results["base"]) == 52
+    assert "base" in results and len(results["base"]) == 62
     for name, arrays in results.items():
         for got, expected in zip(arrays, results["base"]):
             np.testing.assert_array_equal(got, expected, err_msg=name)
@@ -422,6 +423,25 @@ def test_int16_is_within_a_few_thousandths_of_the_float_network(game: str) -> No
         position = batch.decode(game, rows[:1])[0]
         assert fast.value(position) == fast.evaluate(rows[:1])[0]
     assert repr(Evaluator.load(game, "int16")).endswith(" int16>")
+
+
+@pytest.mark.parametrize("units", [128, 300])
+def test_int16_output_sums_of_a_block_never_overflow(units: int) -> None:
+    """The output weights are at most 8191 (13 bits) in size so that a block of 128 units'
+    products sum in int32 lanes (AVX-512): the worst case, every unit's sigmoid at its top
+    (32767 in Q15) and every weight at +-8191, one and more blocks, gives the float value
+    (the outputs' bias takes the sum back to the sigmoid's middle, where a wrapped sum
+    would be far off)."""
+    weight = 8191 / 4096  # scaled by 2^12: exactly 8191
+    hidden = np.zeros((198, units))
+    bias = np.full(units, 30.0)  # the sum clamps at 16: the sigmoid's top
+    signs = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    output = np.tile(signs * weight, (units, 1))
+    sums = units * weight / (1 + np.exp(-30.0))
+    net = Evaluator("tdgammon", hidden, bias, output, -signs * (sums - 0.5))
+    rows = positions("short", 50)
+    np.testing.assert_allclose(integer(net).evaluate(rows, probabilities=True),
+                               net.evaluate(rows, probabilities=True), atol=0.02)
 
 
 @pytest.mark.parametrize("game", ["long", "short"])

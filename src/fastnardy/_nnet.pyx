@@ -62,6 +62,13 @@ cdef extern from *:
     #pragma GCC diagnostic ignored "-Wpsabi"  /* that ABI note, for the inlined helpers */
     #endif
     #define NN_QMAX 1024  /* NN_MAX_HIDDEN: the integer network's units, rounded up to 32 */
+    /* The integer output weights are at most NN_QW in size, so that the products of
+       NN_QBLOCK units (sigmoids below 2^15) sum in an int32 lane (two a lane a vector):
+       int64 once a block. */
+    #define NN_QW 8191
+    #define NN_QBLOCK 128
+    _Static_assert(2LL * (NN_QBLOCK / 32) * 32767 * NN_QW <= 2147483647LL,
+                   "a block's output sums must fit int32");
     /* The integer sigmoid's cubics: sigma(x) - 1/2 on [s/2, (s + 1)/2] is about
        c0 + c1 t + c2 t^2 + c3 t^3, t in [0, 1), each c_k Q15 in NN_SIG[k][s]: numpy's
        least-squares cubic on 2,001 points of the half unit, rounded (made once, here for
@@ -140,6 +147,7 @@ cdef extern from *:
         NN_USE(base);
     }
     """
+    int NN_QW  # the integer output weights' largest size
     int nn_supports(int isa) noexcept nogil
     void nn_use(int isa) noexcept nogil
     void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
@@ -497,7 +505,8 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     """The integer network of the float64 tables (_tables) and output weights ``w2t``:
     each unit's scale 2^k, k <= 10 the largest at which no board's sum of its int16 rows
     can leave int16; the rows (in _tables' order, flattened), bias, clamp, multiplier,
-    int16 output weights (each output at its own power of two) and their scales."""
+    int16 output weights (each output at its own power of two, at most NN_QW in size) and
+    their scales."""
     stride = bias.shape[0]
     tables = [points, offs] + ([runs, longest] if runs is not None else [])
 
@@ -529,7 +538,7 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     qmul = np.ones(qn, np.int16)
     qmul[:stride] = 1 << shift
     largest = np.abs(w2t).max(axis=1).astype(np.float64)
-    out = np.minimum(24, np.floor(np.log2(32767.0 / np.maximum(largest, 2.0 ** -24))))
+    out = np.minimum(24, np.floor(np.log2(NN_QW / np.maximum(largest, 2.0 ** -24))))
     qw2t = np.zeros((w2t.shape[0], qn), np.int16)
     qw2t[:, :stride] = np.rint(w2t.astype(np.float64) * 2.0 ** out[:, None])
     return qtable, qbias, qlim, qmul, qw2t, 2.0 ** -(out + 15)

@@ -202,9 +202,9 @@ NN_TARGET static void NN_(forward2)(int stride, const float* base_a,
    the same integer. Then, exactly on every CPU: clamped to +-16383 / 2^(10 - k) and
    multiplied by 2^(10 - k) (x, in units of 1/1024, |x| < 16); the sigmoid in Q15 by a cubic
    on each half unit of |x| (NN_SIG, from nn_sig_table: within 7e-5 of the exact one); the
-   outputs' sums of sigmoid times int16 weight, in int64. The rows are int16 copies of the
-   float tables' rows at ``delta`` bytes from them (their first n units). n: the units
-   rounded up to 32. */
+   outputs' sums of sigmoid times int16 weight (|w| <= NN_QW: a block of NN_QBLOCK units
+   sums in int32 lanes), in int64. The rows are int16 copies of the float tables' rows at
+   ``delta`` bytes from them (their first n units). n: the units rounded up to 32. */
 
 /* Q15 product rounded, as pmulhrsw: (a b + 2^14) >> 15 */
 NN_INLINE int32_t NN_(mulhrs)(int32_t a, int32_t b) { return (a * b + 0x4000) >> 15; }
@@ -270,8 +270,8 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
                                     int n_ones, ptrdiff_t delta, const int16_t* lim,
                                     const int16_t* mul, const int16_t* w2t, int64_t* total) {
 #if NN_W == 16
-    __m512i sums[5];
-    for (int j = 0; j < 5; j++) sums[j] = _mm512_setzero_si512();
+    __m512i sums[5], block[5];  /* int64 sums; a block's int32 ones (NN_QBLOCK) */
+    for (int j = 0; j < 5; j++) sums[j] = block[j] = _mm512_setzero_si512();
     for (int h = 0; h < n; h += 32) {
         __m512i acc = _mm512_loadu_si512(base + h);
         for (int i = 0; i < n_ones; i++)
@@ -281,11 +281,16 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
         acc = _mm512_min_epi16(_mm512_max_epi16(acc, _mm512_sub_epi16(
             _mm512_setzero_si512(), bound)), bound);
         __m512i unit = NN_(qsigmoid32)(_mm512_mullo_epi16(acc, _mm512_loadu_si512(mul + h)));
-        for (int j = 0; j < 5; j++) {
-            __m512i pairs = _mm512_madd_epi16(unit, _mm512_loadu_si512(w2t + j * n + h));
-            sums[j] = _mm512_add_epi64(sums[j], _mm512_add_epi64(
-                _mm512_cvtepi32_epi64(_mm512_castsi512_si256(pairs)),
-                _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(pairs, 1))));
+        for (int j = 0; j < 5; j++)
+            block[j] = _mm512_add_epi32(block[j], _mm512_madd_epi16(
+                unit, _mm512_loadu_si512(w2t + j * n + h)));
+        if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) {
+            for (int j = 0; j < 5; j++) {
+                sums[j] = _mm512_add_epi64(sums[j], _mm512_add_epi64(
+                    _mm512_cvtepi32_epi64(_mm512_castsi512_si256(block[j])),
+                    _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(block[j], 1))));
+                block[j] = _mm512_setzero_si512();
+            }
         }
     }
     for (int j = 0; j < 5; j++) total[j] = _mm512_reduce_add_epi64(sums[j]);
