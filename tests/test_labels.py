@@ -87,13 +87,17 @@ def test_labels_are_the_same_however_split(monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(play_labels, "_SUBTASKS", 100)  # 79 of 128: other pieces
         assert np.array_equal(labels(rules, rows, network, workers=2), serial)
+    seen: list = []  # many threads: 4 subtasks a thread at least, so few idle at the end
+    assert np.array_equal(labels(rules, rows, network, workers=20,
+                                 progress=lambda *done: seen.append(done)), serial)
+    assert len(seen) == 79
     with ProcessPoolExecutor(2) as pool:
         assert np.array_equal(labels(rules, rows, network, executor=pool), serial)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         for executor in (client, client.get_executor()):
-            seen: list = []
+            seen = []
             got = labels(rules, rows, network, executor=executor,
                          progress=lambda *done: seen.append(done))
             assert np.array_equal(got, serial)

@@ -41,8 +41,9 @@ __all__ = ["GNUBG_PLIES", "labels"]
 #: The deepest of gnubg's evaluations a label may ask for.
 GNUBG_PLIES = 4
 _PIECE = 128  # rows labelled together: one chance expansion and one network call at 1 ply
-_SUBTASKS = 64  # subtasks at most (each carries the network to its worker, or starts a
-#                 gnubg process): whole pieces each
+_SUBTASKS = 64  # subtasks at most, or 4 a thread (each carries the network to its worker,
+#                 or starts a gnubg process): whole pieces each, few enough to cost little,
+#                 enough that the last ones leave few threads idle
 _GNUBG_REQUEST = 16  # rows a gnubg request
 
 
@@ -86,7 +87,8 @@ def labels(rules: object, rows: npt.ArrayLike,
     pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)
     out = np.empty((len(board), len(OUTPUTS)))
-    per = _PIECE * max(1, -(-len(board) // (_PIECE * _SUBTASKS)))  # rows a subtask
+    subtasks = max(_SUBTASKS, 4 * (threads or 1))
+    per = _PIECE * max(1, -(-len(board) // (_PIECE * subtasks)))  # rows a subtask
     starts = range(0, len(board), per)
     call = _executors.Call(threading.Event)
     tasks: List[_Task] = [(_Plan(rules, network, depth), board[i:i + per], call.token)
