@@ -33,6 +33,7 @@ from fastnardy.counting import PerftProgress, available_memory
 from fastnardy.play.gnubg import GNUBG
 from fastnardy.play.labels import labels
 from fastnardy.search.network import Evaluator
+from fastnardy.testing.benchmark import gnubg_positions
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 LONG = Position.start("long")
@@ -57,13 +58,13 @@ def _interrupted_in_this_process(run: Callable[[], object], after: float) -> Non
     """``run`` sent a real SIGINT after ``after`` seconds: it raises KeyboardInterrupt (it
     does not end first), soon."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = _interrupt_main_thread_after(after)
+    sent = time.monotonic() + after
     try:
-        timer = _interrupt_main_thread_after(after)
-        sent = time.monotonic() + after
         with pytest.raises(KeyboardInterrupt):
             run()
-        timer.cancel()
     finally:
+        timer.cancel()  # a run that ended first fails here, not the next test by its signal
         signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - sent < GENEROUS
 
@@ -229,9 +230,9 @@ def test_ctrl_c_stops_a_dask_cluster_too():
             assert spent < idle + 0.5, (spent, idle)  # a busy worker: about 3.0
         if Path(GNUBG).exists():  # gnubg's labels: its processes on the workers are killed
             count = ["sh", "-c", "pgrep -c -P $PPID gnubg || true"]  # the worker's gnubg
-            _interrupted_in_this_process(lambda: labels(
-                "short", np.repeat(encode([Position.start("short")]), 10 ** 5, axis=0),
-                "gnubg", 2, executor=client), 1.5)
+            rows = encode(gnubg_positions())  # 2,000 distinct: none from gnubg's cache
+            _interrupted_in_this_process(lambda: labels("short", rows, "gnubg", 2,
+                                                        executor=client), 1.5)
             deadline = time.monotonic() + GENEROUS
             while time.monotonic() < deadline and any(
                     done.stdout.strip() != b"0" for done in client.run(
