@@ -4,7 +4,9 @@ cluster; finished games exact (L10, S9); bad input refused before any work is sp
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -174,3 +176,6 @@ def test_a_stopped_gnubg_piece_ends_at_once_with_keyboard_interrupt():
     with pytest.raises(KeyboardInterrupt):
         play_labels._gnubg(rows, 2, stop)
     assert time.monotonic() - started < 1.0 + 5.0  # generous: about 1.05 s
+    children = subprocess.run(["pgrep", "-c", "-P", str(os.getpid()), "gnubg"],
+                              capture_output=True, text=True).stdout.strip()
+    assert children == "0"  # killed and reaped: no zombie left

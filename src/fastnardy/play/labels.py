@@ -177,6 +177,11 @@ def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: Optional[_executors.Fla
     finally:
         ended.set()
         watcher.join()
+        if stop is not None and stop.is_set():  # killed, or about to be: reaped, not closed
+            for i, driver in enumerate(engine.drivers):  # (a close would write to its pipe)
+                if driver is not None:
+                    driver.abandon()
+                    engine.drivers[i] = None
         engine.close()
 
 
