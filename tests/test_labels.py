@@ -24,6 +24,7 @@ from fastnardy.play import labels as play_labels
 from fastnardy.play.labels import labels
 from fastnardy.search.network import Evaluator, equity
 from fastnardy.search.tree import expectimax
+from fastnardy.testing.benchmark import gnubg_positions
 
 NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
                                  reason=f"{GNUBG} not found: apt-get install gnubg")
@@ -168,13 +169,18 @@ def test_a_stopped_gnubg_piece_ends_at_once_with_keyboard_interrupt():
     the piece ends within a fraction of a second with KeyboardInterrupt, which a Dask
     worker's subtask ends quietly on (fastnardy._utils.executors.watching), not with the
     failed request's EngineError."""
-    rows = np.repeat(encode([Position.start("short")]), 2000, axis=0)  # 2 plies: ~50 s
+    # 2,000 distinct positions at 2 plies: ~80 s (one position repeated is answered from
+    # gnubg's cache: CI once finished it before the stop)
+    rows = encode(gnubg_positions())
     stop = threading.Event()
     timer = threading.Timer(1.0, stop.set)
     timer.start()
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        play_labels._gnubg(rows, 2, stop)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play_labels._gnubg(rows, 2, stop)
+    finally:
+        timer.cancel()
     assert time.monotonic() - started < 1.0 + 5.0  # generous: about 1.05 s
     children = subprocess.run(["pgrep", "-c", "-P", str(os.getpid()), "gnubg"],
                               capture_output=True, text=True).stdout.strip()
