@@ -223,6 +223,8 @@ def test_match_cube_values_are_normalised_C6():
 def test_cube_action_refuses_bad_outputs_and_tables():
     with pytest.raises(FastNardyError, match="five"):
         analysis.cube_action([0.5, 0.1], 0.68)
+    with pytest.raises(FastNardyError, match="real numbers"):  # not cast with a warning
+        analysis.cube_action([0.5j, 0, 0, 0, 0], 0.68)
     with pytest.raises(FastNardyError, match="x"):
         analysis.cube_action([0.5, 0, 0, 0, 0], 1.5)
     with pytest.raises(FastNardyError, match="MatchEquityTable"):

@@ -134,6 +134,14 @@ def callback(value: object, name: str = "progress") -> Any:
     return value
 
 
+def choice(value: object, name: str, allowed: Tuple[str, ...]) -> str:
+    """One of the strings ``allowed`` (a str equal to one, not another object that compares
+    equal or an array that compares element by element)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise FastNardyError(f"{name} must be one of {allowed}, not {value!r}")
+    return value
+
+
 def text(value: object, name: str) -> str:
     """A str (not bytes, not another object that prints as one)."""
     if not isinstance(value, str):

@@ -406,10 +406,11 @@ def _cubeful(p: npt.NDArray[np.float64], x: npt.NDArray[np.float64], cube: Cube,
 
 
 def _outputs(outputs: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    try:
-        p = np.array(outputs, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise FastNardyError("outputs must be numbers: the five outputs of each row") from None
+    given = checks.array(outputs, "outputs")
+    if given.dtype.kind not in "biuf":  # not complex, text or objects
+        raise FastNardyError(f"outputs must be real numbers: the five outputs of each row, "
+                             f"not {given.dtype}")
+    p = given.astype(np.float64)
     if p.ndim == 1:
         p = p[None]
     if p.ndim != 2 or p.shape[1] != 5 or len(p) == 0 or not np.isfinite(p).all():

@@ -103,9 +103,7 @@ class Evaluator:
             raise FastNardyError(
                 f"{kind!r} weights must be ({width}, H), (H,), (H, {len(OUTPUTS)}), "
                 f"({len(OUTPUTS)},), not {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}")
-        if arithmetic not in _nnet.ARITHMETICS:
-            raise FastNardyError(f"arithmetic is one of {_nnet.ARITHMETICS}, not "
-                                 f"{arithmetic!r}")
+        checks.choice(arithmetic, "arithmetic", _nnet.ARITHMETICS)
         if race is not None and (not isinstance(race, Evaluator) or race.kind != kind
                                  or race.race is not None or race.arithmetic != arithmetic):
             raise FastNardyError(f"race must be an Evaluator of kind {kind!r} and arithmetic "
