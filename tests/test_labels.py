@@ -141,6 +141,8 @@ def test_gnubg_labels_are_its_evaluations():
     (lambda rows: labels("long", encode([Position.start("long")]), "gnubg"), FastNardyError,
      "short nardy only"),
     (lambda rows: labels("short", rows, workers=0), FastNardyError, "workers"),
+    (lambda rows: labels("short", rows, workers=1025), FastNardyError,
+     "between 1 and 1024"),  # checks.MAX_THREADS
     (lambda rows: labels("short", rows, workers=2, executor=ProcessPoolExecutor(1)),
      FastNardyError, "not both"),
     (lambda rows: labels("short", rows, executor="pool"), FastNardyError, "executor must be"),

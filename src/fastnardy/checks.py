@@ -17,7 +17,6 @@ from itertools import islice
 from typing import Any, List, Optional, Tuple, Type, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from ._kernel import PackedPosition, as_array
 from .basics import CHECKERS, MAX_DEPTH, SIDES, Points
@@ -27,6 +26,7 @@ array = as_array  # value, name, error=FastNardyError: one home, the kernel's
 
 MAX_TABLE_MB = 1 << 20  # a transposition table of at most 1 TB
 MAX_ITEMS = 1 << 24  # an iterator of positions or games is read to at most this many
+MAX_THREADS = 1024  # threads of their own that labels and rollouts start at most
 
 
 def bounded(value: object, most: int) -> Optional[List[Any]]:
@@ -93,16 +93,16 @@ def megabytes(value: object, name: str = "tt_mb") -> Optional[float]:
     return value
 
 
-def workers(value: object, executor: object) -> Optional[int]:
-    """``workers`` (a number of threads, an integer >= 1) or ``executor``
-    (:func:`as_executor`), or neither; not both."""
+def workers(value: object, executor: object, most: Optional[int] = None) -> Optional[int]:
+    """``workers`` (a number of threads, an integer from 1 to ``most``, no bound when None)
+    or ``executor`` (:func:`as_executor`), or neither; not both."""
     if executor is not None:
         if value is not None:
             raise FastNardyError("give workers or executor, not both")
         if not (isinstance(executor, Executor) or _is_dask_client(executor)):
             raise FastNardyError(f"executor must be a concurrent.futures.Executor or a Dask "
                                  f"distributed.Client, not {type(executor).__name__}")
-    return None if value is None else number(value, "workers", 1)
+    return None if value is None else number(value, "workers", 1, most)
 
 
 def as_executor(value: object) -> Executor:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import islice, permutations
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union, cast
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import checks, notation
 from . import reference as ref

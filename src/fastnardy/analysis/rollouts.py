@@ -189,9 +189,7 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
     if truncate is not None:
         truncate = checks.number(truncate, "truncate", 0)
     seed = checks.number(seed, "seed", 0)
-    threads = checks.workers(workers, executor)
-    if threads is not None:
-        checks.number(threads, "workers", 1, 1024)
+    threads = checks.workers(workers, executor, checks.MAX_THREADS)
     pool = None if executor is None else checks.as_executor(executor)  # a Client's executor
     checks.callback(progress)
     network = evaluator_for(position.rules, evaluator)

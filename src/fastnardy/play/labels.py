@@ -81,9 +81,7 @@ def labels(rules: object, rows: npt.ArrayLike,
         network, depth = None, checks.number(plies, "plies", 0, GNUBG_PLIES)
     else:
         raise FastNardyError(f"teacher must be an Evaluator, 'gnubg' or None, not {teacher!r}")
-    threads = checks.workers(workers, executor)
-    if threads is not None:
-        checks.number(threads, "workers", 1, 1024)
+    threads = checks.workers(workers, executor, checks.MAX_THREADS)
     pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)
     out = np.empty((len(board), len(OUTPUTS)))
@@ -109,6 +107,7 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
     next piece of a network's, at once of gnubg's."""
     plan, rows, token = task
     with _executors.watching(token, threading.Event) as stop:
+        assert stop is not None  # a labels call always has a token
         out = np.empty((len(rows), len(OUTPUTS)))
         finished = _features.winners(rows) != 0
         out[finished] = _exact(plan.rules, rows[finished])
@@ -118,7 +117,7 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
             return out
         expander = Expander(plan.rules)  # its buffers reused piece after piece
         for i in range(0, len(live), _PIECE):
-            if stop is not None and stop.is_set():
+            if stop.is_set():
                 raise KeyboardInterrupt("the labels were stopped")
             piece = live[i:i + _PIECE]
             out[piece] = (_outputs(plan.network, expander, rows[piece]) if plan.plies
@@ -143,7 +142,7 @@ def _outputs(network: Evaluator, expander: Expander, rows: npt.NDArray[np.int8]
     return labelled
 
 
-def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: Optional[_executors.Flag]
+def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: _executors.Flag
            ) -> npt.NDArray[np.float64]:
     """gnubg's labels of unfinished rows, by one gnubg process; KeyboardInterrupt at once
     when ``stop`` is set (a watcher kills the process, whose request then fails)."""
@@ -154,7 +153,7 @@ def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: Optional[_executors.Fla
 
     def watch() -> None:
         while not ended.wait(0.05):
-            if stop is not None and stop.is_set():
+            if stop.is_set():
                 for driver in engine.drivers:
                     if driver is not None:
                         driver.process.kill()
@@ -165,19 +164,19 @@ def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: Optional[_executors.Fla
     try:
         parts: List[npt.NDArray[np.float64]] = []
         for i in range(0, len(rows), _GNUBG_REQUEST):
-            if stop is not None and stop.is_set():
+            if stop.is_set():
                 raise KeyboardInterrupt("the labels were stopped")
             try:
                 parts.append(engine.probabilities(rows[i:i + _GNUBG_REQUEST], plies))
             except (EngineError, OSError):  # gnubg exited, or its pipe closed
-                if stop is not None and stop.is_set():  # the watcher's kill
+                if stop.is_set():  # the watcher's kill
                     raise KeyboardInterrupt("the labels were stopped") from None
                 raise
         return np.concatenate(parts)
     finally:
         ended.set()
         watcher.join()
-        if stop is not None and stop.is_set():  # killed, or about to be: reaped, not closed
+        if stop.is_set():  # killed, or about to be: reaped, not closed
             for i, driver in enumerate(engine.drivers):  # (a close would write to its pipe)
                 if driver is not None:
                     driver.abandon()
