@@ -355,6 +355,33 @@ def test_gnubg_driver_moves_are_legal_turns() -> None:
 
 @pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
                     reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+def test_gnubg_players_search_at_their_plies() -> None:
+    """gnubg:expert:1 and :2 (issue 39's "1 ply against gnubg 1 ply"): gnubg's own search at
+    that depth, so on some benchmark positions its move differs from its 0-ply move; each
+    move is a legal turn (T1, checked by the match); deeper than 2 plies is refused."""
+    from fastnardy.play.match import Gnubg, Greedy, play_match, player
+    from fastnardy.testing.benchmark import gnubg_positions
+    rules = Rules.of("short")
+    rows = batch.encode(gnubg_positions()[:60])  # contact positions
+    dice = np.tile([[6, 2]], (len(rows), 1))
+    players = [player(f"gnubg:expert{depth}", "short", 0, None) for depth in ("", ":1", ":2")]
+    try:
+        assert [p.name for p in players] == ["gnubg:expert", "gnubg:expert:1", "gnubg:expert:2"]
+        zero, one, two = (p.moves(rows, dice) for p in players)
+        assert one != zero and two != zero and two != one
+        result = play_match(rules, players[1], Greedy(), 2, seed=3)
+        assert (result.turns > 0).all()
+    finally:
+        for p in players:
+            p.close()
+    with pytest.raises(FastNardyError, match="unknown player"):
+        player("gnubg:expert:3", "short", 0, None)
+    with pytest.raises(FastNardyError, match="plies"):
+        Gnubg("expert", processes=1, plies=3)
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
+                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
 def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
     """S9 outputs from gnubg's 0 ply: the same rows, in order, whatever the processes."""
     from fastnardy.play.match import Gnubg

@@ -64,7 +64,7 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "wins; with --cube, money games with the cube (C8). Players: random, greedy, "
                     "net:PLIES (the shipped evaluator, 0-2 plies), FILE.npz[:PLIES] (a saved "
                     "one), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
-                    "installed).")
+                    "installed; gnubg:expert:PLIES at 1 or 2 plies).")
     p_match.add_argument("a", metavar="A", help="the first player")
     p_match.add_argument("b", metavar="B", help="the second player")
     p_match.add_argument("--game", type=_rules_arg, default=None, metavar="RULES",

@@ -1,11 +1,11 @@
 """Run inside GNU Backgammon (``gnubg -t -q -p .../fastnardy/data/gnubg_driver.py``) by
 fastnardy.play.match (``fastnardy match``, bench/strength.py),
 which names two FIFOs in the environment. Each line of GNUBG_DRIVER_IN is
-``NOISE ROW;ROW;...``, a ROW being a fastnardy board row (50 counts: the side to move's
-points 1-24 and bar, then the opponent's) and the two dice, comma separated. The answer, one
-line of GNUBG_DRIVER_OUT, is ``@@MOVE;MOVE;...``: each MOVE gnubg's best move at 0 ply
-(cubeless, deterministic noise NOISE) as from,to pairs in the mover's numbering (25 the bar,
-0 off), empty for no legal move; or ``@@error ...``. A line ``evaluate PLIES ROW;ROW;...``
+``best NOISE PLIES ROW;ROW;...``, a ROW being a fastnardy board row (50 counts: the side to
+move's points 1-24 and bar, then the opponent's) and the two dice, comma separated. The
+answer, one line of GNUBG_DRIVER_OUT, is ``@@MOVE;MOVE;...``: each MOVE gnubg's best move at
+PLIES plies (cubeless, deterministic noise NOISE, its own move filters) as from,to pairs in
+the mover's numbering (25 the bar, 0 off), empty for no legal move; or ``@@error ...``. A line ``evaluate PLIES ROW;ROW;...``
 (ROWs of 50 counts, no dice) asks for gnubg's cubeless evaluation of each row at PLIES plies
 for its side to move: the answer's items are its five probabilities (win, win gammon, win
 backgammon, lose gammon, lose backgammon), comma separated. A line ``cube PLIES ROW;ROW;...``
@@ -13,9 +13,9 @@ asks for gnubg's cube decision of each row at PLIES plies, a ROW being 50 counts
 row's cube: VALUE, OWNER (-1 centred, 0 the side to move, 1 the other), LENGTH (0 for
 money), the two scores (the side to move's first) and CRAWFORD (0 or 1): the answer's items
 are its five probabilities at PLIES plies, then no double, double take and double pass
-(normalised equity) and the recommendation's words. A line ``move NOISE ROW;...`` (50
-counts, the two dice and the cube's six numbers) asks for gnubg's cubeful best move at 0 ply
-under each row's cube, answered as the first request is. Jacoby and beavers are off, so
+(normalised equity) and the recommendation's words. A line ``move NOISE PLIES ROW;...``
+(50 counts, the two dice and the cube's six numbers) asks for gnubg's cubeful best move at
+PLIES plies under each row's cube, answered as the first request is. Jacoby and beavers are off, so
 gammons and backgammons count (S9). The FIFOs keep the answers apart from what gnubg itself
 prints."""
 
@@ -61,9 +61,9 @@ for line in requests:
                 answers.append(",".join([repr(p) for p in outputs]
                                         + [repr(e) for e in decision[1:4]] + [decision[5]]))
         elif words[0] == "move":
-            context = {"cubeful": 1, "plies": 0, "deterministic": 1,
+            context = {"cubeful": 1, "plies": int(words[2]), "deterministic": 1,
                        "noise": float(words[1]), "prune": 0}
-            for item in words[2].split(";"):
+            for item in words[3].split(";"):
                 numbers = [int(x) for x in item.split(",")]
                 row, dice, cube = numbers[:50], numbers[50:52], cubeinfo(numbers[52:58])
                 move = gnubg.findbestmove(board(row), cube, context, tuple(dice))
@@ -75,15 +75,16 @@ for line in requests:
                 row = [int(x) for x in item.split(",")]
                 answers.append(",".join(repr(p) for p in
                                         gnubg.evaluate(board(row), CUBE, context)[:5]))
-        else:
-            noise, request = words
-            context = {"cubeful": 0, "plies": 0, "deterministic": 1,
-                       "noise": float(noise), "prune": 0}
-            for item in request.split(";"):
+        elif words[0] == "best":
+            context = {"cubeful": 0, "plies": int(words[2]), "deterministic": 1,
+                       "noise": float(words[1]), "prune": 0}
+            for item in words[3].split(";"):
                 numbers = [int(x) for x in item.split(",")]
                 row, dice = numbers[:50], numbers[50:52]
                 move = gnubg.findbestmove(board(row), CUBE, context, tuple(dice))
                 answers.append(",".join(map(str, move)))
+        else:
+            raise ValueError(f"unknown request {words[0]!r}")
         answers_out.write("@@" + ";".join(answers) + "\n")
     except Exception as error:  # the caller reports it and stops
         message = f"{type(error).__name__}: {error}".replace("\n", " ")

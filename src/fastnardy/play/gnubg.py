@@ -1,6 +1,7 @@
 """GNU Backgammon as a player of matches (short nardy): its presets ``beginner`` and
-``expert`` (0 ply, noise 0.060 / none; cubeless, or with the cube cubeful under each game's
-cube and score, its own cube decisions at 0 ply), driven headless through
+``expert`` (noise 0.060 / none) at 0 ply or at 1 or 2 plies (its own move filters;
+cubeless, or with the cube cubeful under each game's cube and score, its own cube decisions
+at the same plies), driven headless through
 ``data/gnubg_driver.py`` in a process of its own; each move gnubg returns must be one of
 fastnardy's legal turns (T1) or the match stops with an EngineError."""
 
@@ -34,6 +35,7 @@ __all__ = ["GNUBG", "Gnubg"]
 GNUBG = "/usr/games/gnubg"
 DRIVER = Path(__file__).parent.parent / "data" / "gnubg_driver.py"
 NOISE = {"beginner": 0.060, "expert": 0.0}  # gnubg's presets (eval.c aecSettings), 0 ply
+PLAYER_PLIES = 2  # a player's deepest search (gnubg's "world class" is 2 plies)
 
 
 class _Driver:
@@ -165,19 +167,22 @@ def _chosen(rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
 
 
 class Gnubg(Player):
-    """GNU Backgammon's 0-ply move (cubeless, money game without Jacoby) for each row, its
-    legality checked against fastnardy's children (T1: a turn is the position it makes).
+    """GNU Backgammon's move at ``plies`` plies (cubeless, money game without Jacoby) for
+    each row, its legality checked against fastnardy's children (T1: a turn is the position
+    it makes); named ``gnubg:SETTING``, or ``gnubg:SETTING:PLIES`` above 0 ply.
     gnubg's Python calls wait on its task queue (about 10 ms a call however little they
     compute), so a request is shared among ``processes`` gnubg processes asked at once."""
 
-    def __init__(self, setting: str, processes: int = 8) -> None:
+    def __init__(self, setting: str, processes: int = 8, plies: int = 0) -> None:
         if setting not in NOISE:
             raise FastNardyError(f"gnubg setting must be one of {sorted(NOISE)}, not "
                                  f"{setting!r}")
         processes = checks.number(processes, "processes", 1)
+        self.plies = checks.number(plies, "plies", 0, PLAYER_PLIES)
         if not Path(GNUBG).exists():
             raise EngineError(f"{GNUBG} not found: apt-get install -y gnubg")
-        self.name, self.noise = f"gnubg:{setting}", NOISE[setting]
+        self.name = f"gnubg:{setting}" + (f":{self.plies}" if self.plies else "")
+        self.noise = NOISE[setting]
         self.drivers: List[Optional[_Driver]] = []
         try:
             for _ in range(processes):
@@ -219,8 +224,8 @@ class Gnubg(Player):
     def moves(self, rows: Rows, dice: npt.NDArray[Any]) -> List[List[int]]:
         """gnubg's move for each row: from, to pairs in the mover's numbering."""
         items = [",".join(map(str, list(row) + list(d))) for row, d in zip(rows, dice)]
-        return [[int(x) for x in part.split(",") if x] for part in self._ask(str(self.noise),
-                                                                            items)]
+        return [[int(x) for x in part.split(",") if x]
+                for part in self._ask(f"best {self.noise} {self.plies}", items)]
 
     def probabilities(self, rows: Rows, plies: int = 0) -> npt.NDArray[np.float64]:
         """gnubg's cubeless evaluation at ``plies`` plies of each board row (short nardy,
@@ -251,13 +256,13 @@ class Gnubg(Player):
 
     def cubeful_moves(self, rows: Rows, dice: npt.NDArray[Any], cubes: Sequence[Any]
                       ) -> List[List[int]]:
-        """gnubg's cubeful move at 0 ply for each row under its cube (the mover's view):
-        from, to pairs in the mover's numbering."""
+        """gnubg's cubeful move at its plies for each row under its cube (the mover's
+        view): from, to pairs in the mover's numbering."""
         items = [",".join(map(str, list(row) + list(d) + cube_numbers(cube)))
                  for row, d, cube in zip(_rows(rows).astype(np.int64), dice,
                                          _cubes(cubes, len(rows)))]
         return [[int(x) for x in part.split(",") if x]
-                for part in self._ask(f"move {self.noise}", items)]
+                for part in self._ask(f"move {self.noise} {self.plies}", items)]
 
     def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
               parent: Indices) -> Indices:
@@ -265,8 +270,8 @@ class Gnubg(Player):
 
     def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
                       met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
-        """gnubg's own cube decision at 0 ply (its table, not ``met``)."""
-        return self.cube_decisions(rows, list(cubes), 0)[1]
+        """gnubg's own cube decision at its plies (its table, not ``met``)."""
+        return self.cube_decisions(rows, list(cubes), self.plies)[1]
 
     def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
                        cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:

@@ -4,7 +4,8 @@ and points a game with 95% intervals.
 Players (:func:`player`, from :mod:`fastnardy.play.players` and :mod:`fastnardy.play.gnubg`):
 ``random``, ``greedy``, ``net:P`` (the shipped network searched P = 0, 1 or 2 plies),
 ``FILE.npz`` or ``FILE.npz:P`` (a saved evaluator) and, in short nardy, ``gnubg:beginner`` /
-``gnubg:expert`` (GNU Backgammon's presets).
+``gnubg:expert`` (GNU Backgammon's presets at 0 ply) or ``gnubg:expert:P`` (at P = 1 or 2
+plies, its own move filters).
 
 Games are played ``parallel`` at a time in numpy batches (one ``batch.expand`` per player
 per step). Game ``g`` draws its dice from stream ``g // 2`` of the seed
@@ -201,9 +202,11 @@ def player(spec: str, game: str, seed: int, weights: Optional[str] = None) -> Pl
     if spec.startswith("gnubg:"):
         if game != "short":
             raise FastNardyError("GNU Backgammon plays short nardy (backgammon) only")
-        return Gnubg(spec[6:])
+        setting, _, depth = spec[6:].partition(":")
+        if depth in ("", "0", "1", "2"):
+            return Gnubg(setting, plies=int(depth or 0))
     raise FastNardyError(f"unknown player {spec!r}: random, greedy, net:PLIES (0-2), "
-                         f"FILE.npz[:PLIES] or gnubg:beginner|expert")
+                         f"FILE.npz[:PLIES] or gnubg:beginner|expert[:PLIES] (0-2)")
 
 
 @contextmanager
