@@ -5,19 +5,19 @@ which names two FIFOs in the environment. Each line of GNUBG_DRIVER_IN is
 move's points 1-24 and bar, then the opponent's) and the two dice, comma separated. The
 answer, one line of GNUBG_DRIVER_OUT, is ``@@MOVE;MOVE;...``: each MOVE gnubg's best move at
 PLIES plies (cubeless, deterministic noise NOISE, its own move filters) as from,to pairs in
-the mover's numbering (25 the bar, 0 off), empty for no legal move; or ``@@error ...``. A line ``evaluate PLIES ROW;ROW;...``
-(ROWs of 50 counts, no dice) asks for gnubg's cubeless evaluation of each row at PLIES plies
-for its side to move: the answer's items are its five probabilities (win, win gammon, win
-backgammon, lose gammon, lose backgammon), comma separated. A line ``cube PLIES ROW;ROW;...``
-asks for gnubg's cube decision of each row at PLIES plies, a ROW being 50 counts and the
-row's cube: VALUE, OWNER (-1 centred, 0 the side to move, 1 the other), LENGTH (0 for
-money), the two scores (the side to move's first) and CRAWFORD (0 or 1): the answer's items
-are its five probabilities at PLIES plies, then no double, double take and double pass
-(normalised equity) and the recommendation's words. A line ``move NOISE PLIES ROW;...``
-(50 counts, the two dice and the cube's six numbers) asks for gnubg's cubeful best move at
-PLIES plies under each row's cube, answered as the first request is. Jacoby and beavers are off, so
-gammons and backgammons count (S9). The FIFOs keep the answers apart from what gnubg itself
-prints."""
+the mover's numbering (25 the bar, 0 off), empty for no legal move; or ``@@error ...``. A
+line ``evaluate PLIES ROW;ROW;...`` (ROWs of 50 counts, no dice) asks for gnubg's cubeless
+evaluation of each row at PLIES plies for its side to move: the answer's items are its five
+probabilities (win, win gammon, win backgammon, lose gammon, lose backgammon), comma
+separated. A line ``cube PLIES ROW;ROW;...`` asks for gnubg's cube decision of each row at
+PLIES plies, a ROW being 50 counts and the row's cube: VALUE, OWNER (-1 centred, 0 the side
+to move, 1 the other), LENGTH (0 for money), the two scores (the side to move's first) and
+CRAWFORD (0 or 1): the answer's items are its five probabilities at PLIES plies, then no
+double, double take and double pass (normalised equity) and the recommendation's words. A
+line ``move NOISE PLIES ROW;...`` (50 counts, the two dice and the cube's six numbers) asks
+for gnubg's cubeful best move at PLIES plies under each row's cube, answered as the first
+request is. Jacoby and beavers are off, so gammons and backgammons count (S9). The FIFOs
+keep the answers apart from what gnubg itself prints."""
 
 import os
 
