@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from fastnardy import Position, Rules, analysis
+from fastnardy._utils import executors as _executors
 from fastnardy.batch import encode
 from fastnardy.errors import FastNardyError, InvalidPositionError
 from fastnardy.play.gnubg import GNUBG, Gnubg
@@ -163,6 +164,21 @@ def _more_than_15(rows: np.ndarray) -> np.ndarray:
 
 def test_no_rows_no_labels():
     assert labels("long", np.zeros((0, 50), np.int8)).shape == (0, 5)
+
+
+def test_a_subtask_queued_on_a_worker_after_the_halt_starts_no_gnubg(monkeypatch):
+    """A subtask that a Dask worker starts after its call was halted there (halt_here: the
+    worker's queued subtasks are not cancelled one by one) ends at once and quietly (None),
+    without starting a gnubg process first (CI saw a worker's queue start one gnubg after
+    another for many seconds after a Ctrl-C)."""
+    def no_gnubg(*args, **kwargs):
+        raise AssertionError("a gnubg process was started")
+
+    monkeypatch.setattr(play_labels, "Gnubg", no_gnubg)
+    token = (0, 10 ** 9)  # another process's call: this process is its worker
+    _executors.halt_here(token)
+    plan = play_labels._Plan(Rules.of("short"), None, 0)
+    assert play_labels._labelled((plan, encode(gnubg_positions()[:10]), token)) is None
 
 
 @NEEDS_GNUBG

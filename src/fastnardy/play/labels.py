@@ -108,6 +108,8 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
     plan, rows, token = task
     with _executors.watching(token, threading.Event) as stop:
         assert stop is not None  # a labels call always has a token
+        if stop.is_set():  # queued when its call was halted: ends before starting gnubg
+            raise KeyboardInterrupt("the labels were stopped")
         out = np.empty((len(rows), len(OUTPUTS)))
         finished = _features.winners(rows) != 0
         out[finished] = _exact(plan.rules, rows[finished])
