@@ -1,8 +1,8 @@
 """Benchmark sets of checker play (issue 39 item 1): the shipped sets read, hold what their
 header says, their candidates are legal turns rolled out as the header says; a set builds
 the same from the same arguments, on a process pool too; a player's error is the equity
-its turn loses against the best candidate, and a turn outside the candidates is counted
-apart."""
+its turn loses against the best candidate, and a turn outside the candidates is rolled out
+as they were (or counted apart when the set does not say how they were rolled out)."""
 
 from __future__ import annotations
 
@@ -132,6 +132,66 @@ def test_the_error_is_the_equity_lost_against_the_best_candidate():
                                                      "outside": 0}
 
 
+def test_a_turn_outside_the_candidates_is_rolled_out_as_they_were():
+    """Given the rollouts' (games, seed), a turn outside the candidates is rolled out there
+    as build_set rolls out a candidate (the shipped network, those games and seed), and
+    loses against the best of the candidates and itself: here greedy's turn, not among two
+    candidates made up at +1.0 and -1.0, then at -1.0 and -1.5."""
+    position, dice = SETS["long"][0].position, SETS["long"][0].dice
+    greedy = _turn_of(position, dice, lambda rows: greedy_scores("long", rows))
+    mine = next(t for t in position.legal_turns(dice) if str(t) == greedy)
+    others = [t for t in position.legal_turns(dice) if str(t) != greedy][:2]
+    own = -rollout(mine.position, None, 16, seed=3)[0].mean  # to the side that played it
+
+    def scored(high: float, low: float) -> benchmarks.Score:
+        item = BenchmarkPosition(position, dice, "contact", tuple(
+            Candidate(str(t), t.position.to_string(), e, 0.01)
+            for t, e in zip(others, (high, low))))
+        return errors("greedy", "long", [item], rollouts=(16, 3))
+
+    score = scored(1.0, -1.0)
+    assert score.rolled_out and score.rollout_seconds > 0
+    assert score.classes["contact"] == (1, pytest.approx(1000 * (1.0 - own)), 1)
+    assert score.classes["all"] == (1, pytest.approx(1000 * (1.0 - own)), 1)
+    assert scored(-1.0, -1.5).classes["contact"][1] == 0.0  # better than every candidate
+    assert score.as_dict()["rolled_out"] is True
+    with pytest.raises(FastNardyError, match="rollouts is"):
+        errors("greedy", "long", [], rollouts=16)
+    with pytest.raises(FastNardyError, match="rollout games"):
+        errors("greedy", "long", [], rollouts=(1, 3))
+
+
+def test_every_turn_of_a_new_player_is_counted():
+    """With rollouts, a random player's turns outside the candidates are counted: every
+    position has an error; the shipped sets' headers give their rollouts."""
+    chosen = SETS["long"][::8]
+    score = errors("random", "long", chosen, seed=2, rollouts=(16, 1))
+    assert score.rolled_out and score.classes["all"][2] > 0
+    assert score.classes["all"][0] == len(chosen) and score.classes["all"][1] > 0
+    for kind in CLASSES["long"]:
+        assert score.classes[kind][0] == sum(item.kind == kind for item in chosen)
+    assert benchmarks.rollout_settings("long") == (128, 1)
+    assert benchmarks.rollout_settings("short") == (256, 1)
+
+
+def test_a_set_file_names_its_rollouts_or_its_turns_outside_are_counted_apart(
+        tmp_path, capsys):
+    path = tmp_path / "set.json"
+    write_set(path, SETS["long"][:3], benchmarks.header("long", 1, 128, 1, 60, 1.0))
+    assert benchmarks.rollout_settings(str(path)) == (128, 1)
+    assert main(["benchmark-error", "random", "--game", "long", "--set", str(path),
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rolled_out"] is True
+    write_set(path, SETS["long"][:3], {"note": "no rollouts"})
+    assert benchmarks.rollout_settings(str(path)) is None
+    assert main(["benchmark-error", "random", "--game", "long", "--set", str(path),
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rolled_out"] is False
+    write_set(path, SETS["long"][:3], {"games": "many", "seed": 1})
+    with pytest.raises(FastNardyError, match="rollouts' games and seed"):
+        benchmarks.rollout_settings(str(path))
+
+
 @pytest.mark.parametrize("game, players", [("long", ["net:0", "net:1", "greedy"]),
                                            ("short", ["net:0", "greedy"])])
 def test_the_players_the_candidates_came_from_never_play_outside_them(game, players):
@@ -141,6 +201,7 @@ def test_the_players_the_candidates_came_from_never_play_outside_them(game, play
     for player in players:
         score = errors(player, game)
         assert score.classes["all"][0] == len(SETS[game]) and score.classes["all"][2] == 0
+        assert score.rolled_out and score.rollout_seconds == 0  # nothing to roll out
         for kind in CLASSES[game]:
             count, error, outside = score.classes[kind]
             assert count == per_class and outside == 0 and error >= 0

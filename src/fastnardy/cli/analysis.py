@@ -305,8 +305,9 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
         "benchmark-error", help="a player's error on a benchmark set, per class",
         description="The equity a player's turn loses against the best rolled-out candidate, "
                     "in thousandths of a point a move, per class, on the shipped benchmark "
-                    "set of the game (or --set FILE); turns outside the candidates are "
-                    "counted apart. See fastnardy.play.benchmarks.")
+                    "set of the game (or --set FILE); a turn outside the candidates is rolled "
+                    "out as they were (the set's games and seed). See "
+                    "fastnardy.play.benchmarks.")
     p_err.add_argument("player", metavar="PLAYER",
                        help="net:P (the shipped network, P = 0, 1, 2 plies), FILE.npz[:P], "
                             "greedy, random or, in short nardy, gnubg:P")
@@ -341,16 +342,23 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
 
 
 def _run_benchmark_error(args: argparse.Namespace) -> int:
-    from ..play.benchmarks import errors, read_set
+    from ..play.benchmarks import errors, read_set, rollout_settings
 
-    score = errors(args.player, args.game, None if args.set is None else read_set(args.set))
+    if args.set is None:
+        score = errors(args.player, args.game)
+    else:
+        score = errors(args.player, args.game, read_set(args.set),
+                       rollouts=rollout_settings(args.set))
     if args.json:
         print_json(score.as_dict())
         return 0
+    rolled = f", {score.rollout_seconds:.1f} rolling out" if score.rolled_out else ""
     print(f"{score.player} on the {score.game}-nardy benchmark set: equity lost a move, "
-          f"thousandths of a point ({score.cpu_seconds:.1f} CPU s choosing)")
+          f"thousandths of a point ({score.cpu_seconds:.1f} CPU s choosing{rolled})")
+    how = "rolled out here" if score.rolled_out else "not counted"
     for kind, (count, error, outside) in score.classes.items():
-        note = f", {outside} turns outside the candidates" if outside else ""
+        turns = "turn" if outside == 1 else "turns"
+        note = f", {outside} {turns} outside the candidates, {how}" if outside else ""
         print(f"  {kind:<9} {error:7.1f}   ({count} positions{note})")
     return 0
 

@@ -24,9 +24,12 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
 
 :func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, ``greedy``, ``random``,
 ``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
-thousandths of a point, per class. A turn outside the candidates is counted apart (its loss
-is not known). Rollout noise makes the best candidate's equity an overestimate, so every
-player's error has the same small upward bias; compare players on the same set.
+thousandths of a point, per class. A turn outside the candidates (a new network's may be)
+is rolled out there as the candidates were (the set's games and seed, :func:`read_header`)
+and scored against the best of the candidates and itself; on a set given without its
+rollouts' games and seed it is counted apart, its loss unknown. Rollout noise makes the
+best candidate's equity an overestimate, so every player's error has the same small upward
+bias; compare players on the same set.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import resource
 import time
 from concurrent.futures import Executor
 from importlib import resources as _resources
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -58,7 +61,7 @@ from .match import player
 from .players import greedy_scores
 
 __all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Score", "build_set", "classify",
-           "errors", "header", "read_set", "write_set"]
+           "errors", "header", "read_set", "rollout_settings", "write_set"]
 
 CLASSES = {"long": ("contact", "race", "bear-off"), "short": ("contact", "crashed", "race")}
 FORMAT = 1  # the version of a set file
@@ -94,21 +97,26 @@ class BenchmarkPosition(NamedTuple):
 
 class Score(NamedTuple):
     """A player's error on a set: per class (and ``all``) the positions, the mean equity lost
-    a move in thousandths of a point over those whose turn is a candidate, how many turns
-    were outside the candidates, and the CPU seconds spent choosing (this process's, and
-    GNU Backgammon's processes' for a gnubg player)."""
+    a move in thousandths of a point over those whose turn is a candidate or was rolled out,
+    how many turns were outside the candidates, and the CPU seconds spent choosing (this
+    process's, and GNU Backgammon's processes' for a gnubg player). ``rolled_out``: whether
+    the turns outside were rolled out and counted (else they are left out of the errors),
+    and ``rollout_seconds`` the CPU seconds that took."""
 
     player: str
     game: str
     classes: Dict[str, Tuple[int, float, int]]
     cpu_seconds: float
+    rolled_out: bool = False
+    rollout_seconds: float = 0.0
 
     def as_dict(self) -> Dict[str, object]:
         """JSON's form (an error over no position is null)."""
         classes = {kind: {"positions": n, "error": None if np.isnan(e) else round(e, 2),
                           "outside": o} for kind, (n, e, o) in self.classes.items()}
         return {"player": self.player, "game": self.game,
-                "cpu_seconds": round(self.cpu_seconds, 3), "classes": classes}
+                "cpu_seconds": round(self.cpu_seconds, 3), "rolled_out": self.rolled_out,
+                "rollout_seconds": round(self.rollout_seconds, 3), "classes": classes}
 
 
 def classify(position: Position) -> str:
@@ -217,17 +225,30 @@ def _children(position: Position, dice: Roll) -> Tuple[npt.NDArray[np.int8],
 # --------------------------------------------------------------------------- scoring
 
 def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPosition]] = None,
-           seed: int = 0) -> Score:
+           seed: int = 0, *, rollouts: Optional[Tuple[int, int]] = None) -> Score:
     """The error of ``player`` on ``benchmark`` (the shipped set of ``game`` unless given):
     module docstring. ``player`` is ``net:P`` (the shipped network, a full P-ply search, P =
     0, 1 or 2), ``FILE.npz[:P]`` (a saved evaluator), ``greedy``, ``random`` (``seed``-ed)
     or, in short nardy, ``gnubg:P`` (GNU Backgammon's cubeless evaluation of every turn at
-    P plies); the first best turn is its choice."""
+    P plies); the first best turn is its choice. A turn outside the candidates is rolled out
+    with ``rollouts`` = (games, seed), the set's own (the shipped set's by default; the
+    shipped network at 0 ply, as :func:`build_set` rolled out the candidates), or counted
+    apart when a set is given without them."""
     game = Rules.of(game).game
-    positions = read_set(game) if benchmark is None else _positions(benchmark)
+    if benchmark is None:
+        positions = read_set(game)
+        rollouts = rollout_settings(game) if rollouts is None else rollouts
+    else:
+        positions = _positions(benchmark)
+    if rollouts is not None:
+        if not isinstance(rollouts, tuple) or len(rollouts) != 2:
+            raise FastNardyError(f"rollouts is (games, seed), not {shown(repr(rollouts))}")
+        rollouts = (checks.number(rollouts[0], "rollout games", 2, 1 << 20),
+                    checks.number(rollouts[1], "rollout seed", 0))
     choose = _chooser(player, game, seed)
     lost: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}
     outside = dict.fromkeys(CLASSES[game], 0)
+    rolling = 0.0
     started = time.process_time()
     try:
         for item in positions:
@@ -236,20 +257,29 @@ def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPositio
                                      f"{game}-nardy set")
             row, children = _children(item.position, item.dice)
             values = choose.values(item.position.rules, row, children)
-            chosen = children[int(np.argmax(values))].tobytes()
+            chosen = children[int(np.argmax(values))]
             equities = {_row(c.position): c.equity for c in item.candidates}
-            if chosen in equities:  # the loss against the best, in whatever order given
-                lost[item.kind].append(max(equities.values()) - equities[chosen])
-            else:
-                outside[item.kind] += 1
+            best = max(equities.values())  # whatever order the candidates were given in
+            if chosen.tobytes() in equities:
+                lost[item.kind].append(best - equities[chosen.tobytes()])
+                continue
+            outside[item.kind] += 1
+            if rollouts is not None:
+                begun = time.process_time()
+                line = rollout(decode(item.position.rules, chosen[None])[0], None,
+                               rollouts[0], seed=rollouts[1])[0]
+                rolling += time.process_time() - begun
+                lost[item.kind].append(max(best, -line.mean) + line.mean)
     finally:
-        seconds = time.process_time() - started + choose.close()
-    classes = {kind: (len(lost[kind]) + outside[kind], 1000 * float(np.mean(lost[kind]))
+        seconds = time.process_time() - started - rolling + choose.close()
+    counted = {kind: (len(lost[kind]) if rollouts is not None
+                      else len(lost[kind]) + outside[kind]) for kind in lost}
+    classes = {kind: (counted[kind], 1000 * float(np.mean(lost[kind]))
                       if lost[kind] else float("nan"), outside[kind]) for kind in lost}
     every = [x for kind in lost for x in lost[kind]]
     classes["all"] = (len(positions), 1000 * float(np.mean(every)) if every else float("nan"),
                       sum(outside.values()))
-    return Score(choose.name, game, classes, seconds)
+    return Score(choose.name, game, classes, seconds, rollouts is not None, rolling)
 
 
 def _positions(value: object) -> List[BenchmarkPosition]:
@@ -392,9 +422,9 @@ def write_set(path: Union[str, "os.PathLike[str]"], positions: Sequence[Benchmar
     _files.write_whole(path, text.encode())
 
 
-def read_set(game_or_path: str) -> List[BenchmarkPosition]:
-    """The shipped set of ``"long"`` or ``"short"``, or a set file written by
-    :func:`write_set`; FastNardyError for one that does not read."""
+def _document(game_or_path: str) -> Tuple[Dict[str, Any], str]:
+    """The JSON of the shipped set of ``"long"`` or ``"short"`` or of a set file, and the
+    words that name it."""
     if not isinstance(game_or_path, str):
         raise FastNardyError(f"a set is 'long', 'short' or a file name, not "
                              f"{type(game_or_path).__name__}")
@@ -409,8 +439,34 @@ def read_set(game_or_path: str) -> List[BenchmarkPosition]:
             raise FastNardyError(f"cannot read {game_or_path}: {exc.strerror}") from None
     try:
         document = json.loads(text)
+        if not isinstance(document, dict):
+            raise ValueError("not a JSON object")
         if document.get("format") != FORMAT:
             raise ValueError(f"format {document.get('format')!r}, not {FORMAT}")
+    except ValueError as exc:
+        raise FastNardyError(f"{where} is not a benchmark set: {exc}") from None
+    return document, where
+
+
+def rollout_settings(game_or_path: str) -> Optional[Tuple[int, int]]:
+    """The (games, seed) of the rollouts of the shipped set of ``"long"`` or ``"short"`` or
+    of a set file, from its header (:func:`header`); None when the header does not say."""
+    document, where = _document(game_or_path)
+    about = document.get("about")
+    if not isinstance(about, dict) or "games" not in about or "seed" not in about:
+        return None
+    games, seed = about["games"], about["seed"]
+    if type(games) is not int or type(seed) is not int or games < 2 or seed < 0:
+        raise FastNardyError(f"{where} is not a benchmark set: its rollouts' games and seed "
+                             f"are {games!r} and {seed!r}")
+    return games, seed
+
+
+def read_set(game_or_path: str) -> List[BenchmarkPosition]:
+    """The shipped set of ``"long"`` or ``"short"``, or a set file written by
+    :func:`write_set`; FastNardyError for one that does not read."""
+    document, where = _document(game_or_path)
+    try:
         out = []
         for item in document["positions"]:
             position = Position.from_string(item["position"])
