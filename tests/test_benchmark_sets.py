@@ -161,6 +161,25 @@ def test_a_turn_outside_the_candidates_is_rolled_out_as_they_were():
         errors("greedy", "long", [], rollouts=(1, 3))
 
 
+def test_a_turn_that_ends_the_game_is_scored_exactly():
+    """A turn that bears off the last checker is not rolled out (there is nothing left to
+    play: the rollout refuses it) but scored by its exact points, here a mars (2, L10): the
+    network takes it, outside a made-up candidate list, and loses nothing against a
+    candidate at 0.5, 0.5 against one at 2.5."""
+    position, dice = Position.from_string("long w 3:1,1:1 24:15"), (3, 1)
+    turns = {t.position.outcome() is not None: t for t in position.legal_turns(dice)}
+    assert turns[True].position.outcome().points == 2
+
+    def scored(equity: float) -> float:
+        item = BenchmarkPosition(position, dice, "bear-off", (Candidate(
+            str(turns[False]), turns[False].position.to_string(), equity, 0.01),))
+        score = errors("net:0", "long", [item], rollouts=(16, 3))
+        assert score.classes["bear-off"][2] == 1  # outside the candidates
+        return score.classes["bear-off"][1]
+
+    assert scored(0.5) == 0.0 and scored(2.5) == pytest.approx(500.0)
+
+
 def test_every_turn_of_a_new_player_is_counted():
     """With rollouts, a random player's turns outside the candidates are counted: every
     position has an error; the shipped sets' headers give their rollouts."""

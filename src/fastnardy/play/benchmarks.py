@@ -222,6 +222,18 @@ def _children(position: Position, dice: Roll) -> Tuple[npt.NDArray[np.int8],
     return rows[0], children
 
 
+def _equity(made: Position, games: int, seed: int, executor: Optional[Executor] = None
+            ) -> Tuple[float, float]:
+    """The equity of the position a turn ``made`` to the side that played it, and its
+    standard error: its rollout (the shipped network at 0 ply, ``games`` on the dice
+    streams of ``seed``), or the exact points of a turn that ended the game (L10, S9)."""
+    ended = made.outcome()
+    if ended is not None:  # the side that played bore off its last checker: it won
+        return float(ended.points), 0.0
+    line = rollout(made, None, games, seed=seed, executor=executor)[0]
+    return -line.mean, line.stderr
+
+
 # --------------------------------------------------------------------------- scoring
 
 def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPosition]] = None,
@@ -266,10 +278,9 @@ def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPositio
             outside[item.kind] += 1
             if rollouts is not None:
                 begun = time.process_time()
-                line = rollout(decode(item.position.rules, chosen[None])[0], None,
-                               rollouts[0], seed=rollouts[1])[0]
+                mine, _ = _equity(decode(item.position.rules, chosen[None])[0], *rollouts)
                 rolling += time.process_time() - begun
-                lost[item.kind].append(max(best, -line.mean) + line.mean)
+                lost[item.kind].append(max(best, mine) - mine)
     finally:
         seconds = time.process_time() - started - rolling + choose.close()
     counted = {kind: (len(lost[kind]) if rollouts is not None
@@ -390,9 +401,8 @@ def build_set(game: str, per_class: int = 40, games: int = 128, seed: int = 1, *
     for done, ((kind, position, dice), candidates) in enumerate(zip(chosen, turns), 1):
         rolled = []
         for turn in candidates:
-            line = rollout(turn.position, None, games, seed=seed, executor=executor)[0]
-            rolled.append(Candidate(str(turn), turn.position.to_string(), -line.mean,
-                                    line.stderr))
+            value, stderr = _equity(turn.position, games, seed, executor)
+            rolled.append(Candidate(str(turn), turn.position.to_string(), value, stderr))
         rolled.sort(key=lambda c: -c.equity)
         out.append(BenchmarkPosition(position, dice, kind, tuple(rolled)))
         if progress is not None:
