@@ -190,23 +190,26 @@ def test_trainer_is_deterministic_for_a_seed(tmp_path: Path) -> None:
 
 
 def test_a_widened_network_gives_the_same_outputs(tmp_path: Path) -> None:
-    """examples/widen_network.py: the shipped long network widened to 192 units has the
-    same equities (the new units' output weights are 0) and its old units unchanged; the
-    same seed gives the same file; narrowing is refused (exit 2)."""
+    """examples/widen_network.py: the shipped long network widened by 32 units has the same
+    equities (the new units' output weights are 0) and its old units unchanged; the same
+    seed gives the same file; narrowing is refused (exit 2)."""
     widen = _module(ROOT / "examples" / "widen_network.py", "widen_network")
+    net = Evaluator.load("long")
+    units = len(net.hidden_bias)
     paths = [tmp_path / "a.npz", tmp_path / "b.npz"]
     for path in paths:
-        assert widen.main(["long", "192", str(path), "--seed", "3"]) == 0
-    net, (a, b) = Evaluator.load("long"), (Evaluator.load(p) for p in paths)
+        assert widen.main(["long", str(units + 32), str(path), "--seed", "3"]) == 0
+    a, b = (Evaluator.load(p) for p in paths)
     rows = batch.encode([Position.start("long")] + [t.position for t in
                                                     Position.start("long").legal_turns((3, 3))])
     np.testing.assert_allclose(a.evaluate(rows), net.evaluate(rows), atol=1e-6)
-    assert a.hidden_weights.shape == (248, 192) and a.metadata["widened_to"] == 192
-    np.testing.assert_array_equal(a.hidden_weights[:, :160], net.hidden_weights)
+    assert a.hidden_weights.shape == (248, units + 32)
+    assert a.metadata["widened_to"] == units + 32
+    np.testing.assert_array_equal(a.hidden_weights[:, :units], net.hidden_weights)
     np.testing.assert_array_equal(a.hidden_weights, b.hidden_weights)
-    assert np.abs(a.hidden_weights[:, 160:]).max() > 0
+    assert np.abs(a.hidden_weights[:, units:]).max() > 0
     with pytest.raises(SystemExit) as stopped:
-        widen.main(["long", "100", str(tmp_path / "c.npz")])
+        widen.main(["long", str(units - 1), str(tmp_path / "c.npz")])
     assert stopped.value.code == 2 and not (tmp_path / "c.npz").exists()
 
 
