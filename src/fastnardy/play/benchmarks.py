@@ -25,9 +25,10 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
 :func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, ``greedy``, ``random``,
 ``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
 thousandths of a point, per class. A turn outside the candidates (a new network's may be)
-is rolled out there as the candidates were (the set's games and seed, :func:`read_header`)
-and scored against the best of the candidates and itself; on a set given without its
-rollouts' games and seed it is counted apart, its loss unknown. Rollout noise makes the
+is rolled out there as the candidates were (the set's games and seed,
+:func:`rollout_settings`) and scored against the best of the candidates and itself; on a
+set given without its rollouts' games and seed it is counted apart, its loss unknown. A turn
+that ends the game is scored by its exact points, candidate or not. Rollout noise makes the
 best candidate's equity an overestimate, so every player's error has the same small upward
 bias; compare players on the same set.
 """
