@@ -469,7 +469,7 @@ def rollout_settings(game_or_path: str) -> Optional[Tuple[int, int]]:
     games, seed = about["games"], about["seed"]
     if type(games) is not int or type(seed) is not int or games < 2 or seed < 0:
         raise FastNardyError(f"{where} is not a benchmark set: its rollouts' games and seed "
-                             f"are {games!r} and {seed!r}")
+                             f"are {shown(repr(games))} and {shown(repr(seed))}")
     return games, seed
 
 
