@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import logging
 import re
 import sys
 import time
@@ -111,7 +112,10 @@ def add_dask(parser: "argparse._ActionsContainer", what: str) -> None:
 @contextlib.contextmanager
 def dask_executor(address: str) -> Iterator[Executor]:
     """The executor of a Dask client of the scheduler at ``address``, closed on the way out:
-    after Ctrl-C, what is left is cancelled in one message, before the client closes."""
+    after Ctrl-C, what is left is cancelled in one message, before the client closes, and
+    the closing client's reports on the answers no longer awaited (tornado's and Dask's
+    error logs of a closed connection, a race with the close) are not printed: the
+    command's one line ``interrupted`` is its report."""
     try:
         import distributed
     except ImportError:
@@ -125,6 +129,10 @@ def dask_executor(address: str) -> Iterator[Executor]:
         executor = client.get_executor()
         try:
             yield executor
+        except BaseException:
+            for name in ("tornado.application", "distributed"):  # the command is ending
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+            raise
         finally:
             executor.shutdown(wait=False)  # (its pending answers would be tracebacks)
 
