@@ -201,6 +201,9 @@ def test_a_set_file_names_its_rollouts_or_its_turns_outside_are_counted_apart(
     assert main(["benchmark-error", "random", "--game", "long", "--set", str(path),
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rolled_out"] is True
+    by_name = errors("random", "long", str(path), seed=2)  # a file named: read once, whole
+    given = errors("random", "long", SETS["long"][:3], seed=2, rollouts=(128, 1))
+    assert by_name.rolled_out and by_name.as_dict()["classes"] == given.as_dict()["classes"]
     write_set(path, SETS["long"][:3], {"note": "no rollouts"})
     assert benchmarks.rollout_settings(str(path)) is None
     assert main(["benchmark-error", "random", "--game", "long", "--set", str(path),

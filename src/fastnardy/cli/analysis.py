@@ -342,13 +342,9 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
 
 
 def _run_benchmark_error(args: argparse.Namespace) -> int:
-    from ..play.benchmarks import errors, read_set, rollout_settings
+    from ..play.benchmarks import errors
 
-    if args.set is None:
-        score = errors(args.player, args.game)
-    else:
-        score = errors(args.player, args.game, read_set(args.set),
-                       rollouts=rollout_settings(args.set))
+    score = errors(args.player, args.game, args.set)
     if args.json:
         print_json(score.as_dict())
         return 0

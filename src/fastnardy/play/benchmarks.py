@@ -237,20 +237,23 @@ def _equity(made: Position, games: int, seed: int, executor: Optional[Executor] 
 
 # --------------------------------------------------------------------------- scoring
 
-def errors(player: str, game: str, benchmark: Optional[Sequence[BenchmarkPosition]] = None,
-           seed: int = 0, *, rollouts: Optional[Tuple[int, int]] = None) -> Score:
-    """The error of ``player`` on ``benchmark`` (the shipped set of ``game`` unless given):
-    module docstring. ``player`` is ``net:P`` (the shipped network, a full P-ply search, P =
+def errors(player: str, game: str,
+           benchmark: Union[None, str, Sequence[BenchmarkPosition]] = None, seed: int = 0, *,
+           rollouts: Optional[Tuple[int, int]] = None) -> Score:
+    """The error of ``player`` on ``benchmark``: the shipped set of ``game`` (None), a set
+    file (its name, read as :func:`read_set` and :func:`rollout_settings` read it) or a
+    sequence of BenchmarkPosition; module docstring. ``player`` is ``net:P`` (the shipped network, a full P-ply search, P =
     0, 1 or 2), ``FILE.npz[:P]`` (a saved evaluator), ``greedy``, ``random`` (``seed``-ed)
     or, in short nardy, ``gnubg:P`` (GNU Backgammon's cubeless evaluation of every turn at
     P plies); the first best turn is its choice. A turn outside the candidates is rolled out
-    with ``rollouts`` = (games, seed), the set's own (the shipped set's by default; the
-    shipped network at 0 ply, as :func:`build_set` rolled out the candidates), or counted
-    apart when a set is given without them."""
+    with ``rollouts`` = (games, seed), by default the set file's own (the shipped network at
+    0 ply, as :func:`build_set` rolled out the candidates), or counted apart when there are
+    none."""
     game = Rules.of(game).game
-    if benchmark is None:
-        positions = read_set(game)
-        rollouts = rollout_settings(game) if rollouts is None else rollouts
+    if benchmark is None or isinstance(benchmark, str):
+        document, where = _document(game if benchmark is None else benchmark)
+        positions = _positions_of(document, where)
+        rollouts = _rollouts_of(document, where) if rollouts is None else rollouts
     else:
         positions = _positions(benchmark)
     if rollouts is not None:
@@ -462,7 +465,10 @@ def _document(game_or_path: str) -> Tuple[Dict[str, Any], str]:
 def rollout_settings(game_or_path: str) -> Optional[Tuple[int, int]]:
     """The (games, seed) of the rollouts of the shipped set of ``"long"`` or ``"short"`` or
     of a set file, from its header (:func:`header`); None when the header does not say."""
-    document, where = _document(game_or_path)
+    return _rollouts_of(*_document(game_or_path))
+
+
+def _rollouts_of(document: Dict[str, Any], where: str) -> Optional[Tuple[int, int]]:
     about = document.get("about")
     if not isinstance(about, dict) or "games" not in about or "seed" not in about:
         return None
@@ -476,7 +482,10 @@ def rollout_settings(game_or_path: str) -> Optional[Tuple[int, int]]:
 def read_set(game_or_path: str) -> List[BenchmarkPosition]:
     """The shipped set of ``"long"`` or ``"short"``, or a set file written by
     :func:`write_set`; FastNardyError for one that does not read."""
-    document, where = _document(game_or_path)
+    return _positions_of(*_document(game_or_path))
+
+
+def _positions_of(document: Dict[str, Any], where: str) -> List[BenchmarkPosition]:
     try:
         out = []
         for item in document["positions"]:
