@@ -325,6 +325,20 @@ def test_selfplay_with_the_network_in_the_kernel(game: str, race: bool) -> None:
     assert (inside.winner >= 0).all()
 
 
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_selfplay_with_the_int16_network_in_the_kernel(game: str) -> None:
+    """The kernel's policy values children in windows (their sums, then their sigmoids at
+    once): the same games as the int16 network called from Python on the rows at every
+    turn-step, and each game's every choice the first child of the highest value."""
+    fast = Evaluator.load(game, "int16")
+    python = evaluator(lambda rows: fast.evaluate(rows), "rows")
+    inside = simulate(game, 12, 4, fast)
+    outside = simulate(game, 12, 4, python)
+    for a, b in zip(inside, outside):
+        np.testing.assert_array_equal(a, b)
+    assert (inside.winner >= 0).all()
+
+
 SAME_FLOATS = """
 import sys
 import numpy as np
@@ -354,7 +368,7 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
     """_nnet_simd.h built for AVX-512, AVX2 and the baseline (each where this CPU runs it,
     chosen by FASTNARDY_SIMD in a fresh process): bit for bit the same outputs, for the
     shipped networks and others of 1 to 300 hidden units (tails of 1 to 13 blocks; int16
-    output sums in one to three blocks of 128), on
+    output sums in one or two blocks of 256), on
     rows, keys (pairs in both phases) and feature arrays, in float and in int16 (whose
     AVX-512 code and the others' share no line); and the raw inputs of keys
     (_features' lookups per instruction set, the same choice). A bad FASTNARDY_SIMD stops
@@ -425,19 +439,20 @@ def test_int16_is_within_a_few_thousandths_of_the_float_network(game: str) -> No
     assert repr(Evaluator.load(game, "int16")).endswith(" int16>")
 
 
-@pytest.mark.parametrize("units", [128, 300])
-def test_int16_output_sums_of_a_block_never_overflow(units: int) -> None:
-    """The output weights are at most 8191 (13 bits) in size so that a block of 128 units'
-    products sum in int32 lanes (AVX-512): the worst case, every unit's sigmoid at its top
-    (32767 in Q15) and every weight at +-8191, one and more blocks, gives the float value
-    (the outputs' bias takes the sum back to the sigmoid's middle, where a wrapped sum
-    would be far off)."""
+@pytest.mark.parametrize("units", [128, 256, 300, 512])
+@pytest.mark.parametrize("top", [True, False])
+def test_int16_output_sums_of_a_block_never_overflow(units: int, top: bool) -> None:
+    """The output weights are at most 8191 (13 bits) in size so that a block of 256 units'
+    products (each sigmoid less 1/2, at most 16383 in size in Q15) sum in int32 lanes
+    (AVX-512): the worst case, every unit's sigmoid at its top (or bottom) and every weight
+    at +-8191, one and more blocks, gives the float value (the outputs' bias takes the
+    sum back to the sigmoid's middle, where a wrapped sum would be far off)."""
     weight = 8191 / 4096  # scaled by 2^12: exactly 8191
     hidden = np.zeros((198, units))
-    bias = np.full(units, 30.0)  # the sum clamps at 16: the sigmoid's top
+    bias = np.full(units, 30.0 if top else -30.0)  # the sum clamps at +-16
     signs = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
     output = np.tile(signs * weight, (units, 1))
-    sums = units * weight / (1 + np.exp(-30.0))
+    sums = units * weight / (1 + np.exp(-bias[0]))
     net = Evaluator("tdgammon", hidden, bias, output, -signs * (sums - 0.5))
     rows = positions("short", 50)
     np.testing.assert_allclose(integer(net).evaluate(rows, probabilities=True),

@@ -16,8 +16,6 @@ from fastnardy._args cimport (_as_int, _build_error, _data, _game_of, _key_of, _
                               _parse_side)
 from fastnardy._dice cimport (choice_state, opening_throw, rng_below, rng_next,
                               stream_state)
-from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2, nn_net,
-                              nn_scratch, nn_scratch_clear, nn_scratch_free, nn_scratch_new)
 
 cdef extern from *:
     """

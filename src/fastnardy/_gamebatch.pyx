@@ -13,10 +13,14 @@ from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release,
                                  NB_ORDER, nb_generate, nb_tick)
 from fastnardy._args cimport _build_error, _data, _parse_code
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2,
-                              nn_scratch_clear, nn_scratch_free, nn_scratch_new)
+                              nn_probabilities, nn_scratch_clear, nn_scratch_free,
+                              nn_scratch_new)
 from fastnardy._dice cimport (choice_state, opening_throw, rng_below, rng_next,
                               stream_state)
 from fastnardy._batches cimport greedy_score, nb_score, nb_start
+
+cdef enum:
+    WINDOW = 32  # children valued at once by network_choice
 
 import numpy as np
 
@@ -362,40 +366,54 @@ cdef class GameBatch:
 
     cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil:
         """The first of the n children in c.out of highest value to the mover: the L10/S9
-        points of a child that ends the game, else minus the network's equity of it."""
-        cdef int i = 0, j, m, k = 0
+        points of a child that ends the game, else minus the network's equity of it. The
+        children go in windows of WINDOW: the network's sums of a window's children (two
+        siblings at once), their probabilities at once, then the window's values in order."""
+        cdef int i = 0, first, j, w, k = 0
         cdef uint64_t keys[4]
         cdef double value, best = -1e300
-        cdef float probs[2 * NN_OUTPUTS]
+        cdef float sums[NN_OUTPUTS * WINDOW]
+        cdef double exact[WINDOW]
+        cdef int slot[WINDOW]  # a child's sums in the window, or -1: its exact points
         cdef nb_board b
         cdef int8_t kind
         while i < n:
-            nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &keys[0], &keys[1])
-            m = 1
-            if moved_side_off(keys[0], keys[1]):
-                nb_board_from_key(keys[0], keys[1], self.r.game, &b)
-                value = nb_score(&b, self.r.game, self.koks, self.backgammon, &kind)
-                if value > best:
-                    best = value
-                    k = i
-            else:
-                # children of the kernel, well formed; two siblings evaluated at once
-                if i + 1 < n:
+            first = i
+            w = 0
+            while i < n and i - first < WINDOW:
+                nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &keys[0], &keys[1])
+                if moved_side_off(keys[0], keys[1]):
+                    nb_board_from_key(keys[0], keys[1], self.r.game, &b)
+                    exact[i - first] = nb_score(&b, self.r.game, self.koks, self.backgammon,
+                                                &kind)
+                    slot[i - first] = -1
+                    i += 1
+                    continue
+                # children of the kernel, well formed
+                if i + 1 < n and i + 1 - first < WINDOW:
                     nb_swap_key(c.out[i + 1].lo, c.out[i + 1].hi, self.r.game, &keys[2],
                                 &keys[3])
                     if not moved_side_off(keys[2], keys[3]):
-                        m = 2
-                if m == 2:
-                    nn_key2(net, keys[0], keys[1], keys[2], keys[3], self.scratch, probs,
-                            probs + NN_OUTPUTS)
+                        nn_key2(net, keys[0], keys[1], keys[2], keys[3], self.scratch,
+                                sums + NN_OUTPUTS * w, sums + NN_OUTPUTS * (w + 1))
+                        slot[i - first] = w
+                        slot[i + 1 - first] = w + 1
+                        w += 2
+                        i += 2
+                        continue
+                nn_key(net, keys[0], keys[1], self.scratch, sums + NN_OUTPUTS * w)
+                slot[i - first] = w
+                w += 1
+                i += 1
+            nn_probabilities(sums, NN_OUTPUTS * w)
+            for j in range(first, i):
+                if slot[j - first] < 0:
+                    value = exact[j - first]
                 else:
-                    nn_key(net, keys[0], keys[1], self.scratch, probs)
-                for j in range(m):
-                    value = -nn_equity(probs + NN_OUTPUTS * j)
-                    if value > best:
-                        best = value
-                        k = i + j
-            i += m
+                    value = -nn_equity(sums + NN_OUTPUTS * slot[j - first])
+                if value > best:
+                    best = value
+                    k = j
         return k
 
     def prepare(self, stop=None):

@@ -40,7 +40,8 @@ ctypedef struct nn_net:
     const int16_t* qlim   # qn: each unit's clamp of its sum
     const int16_t* qmul   # qn: 2^(10 - k), k its scale
     const int16_t* qw2t   # NN_OUTPUTS x qn: the int16 output weights
-    double qscale[NN_OUTPUTS]  # the float of one unit of each output's int64 sum
+    double qoffset[NN_OUTPUTS]  # each output's int16 weights' sum times 16384
+    double qscale[NN_OUTPUTS]  # the float of one unit of each output's sum
 
 
 ctypedef struct nn_scratch:
@@ -68,6 +69,7 @@ cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn
                  float* probs_a, float* probs_b) noexcept nogil
 cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                  uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil
+cdef void nn_probabilities(float* sums, Py_ssize_t count) noexcept nogil
 cdef inline double nn_equity(const float* p) noexcept nogil:
     """L10/S9 without the cube: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3."""
     return (2.0 * <double>p[0] + <double>p[1] + <double>p[2] - <double>p[3]

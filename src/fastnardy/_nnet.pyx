@@ -63,11 +63,11 @@ cdef extern from *:
     #endif
     #define NN_QMAX 1024  /* NN_MAX_HIDDEN: the integer network's units, rounded up to 32 */
     /* The integer output weights are at most NN_QW in size, so that the products of
-       NN_QBLOCK units (sigmoids below 2^15) sum in an int32 lane (two a lane a vector):
-       int64 once a block. */
+       NN_QBLOCK units (sigmoids less 1/2, at most 2^14 - 1 in size) sum in an int32 lane
+       (two a lane a vector): in double once a block. */
     #define NN_QW 8191
-    #define NN_QBLOCK 128
-    _Static_assert(2LL * (NN_QBLOCK / 32) * 32767 * NN_QW <= 2147483647LL,
+    #define NN_QBLOCK 256
+    _Static_assert(2LL * (NN_QBLOCK / 32) * 16383 * NN_QW <= 2147483647LL,
                    "a block's output sums must fit int32");
     /* The integer sigmoid's cubics: sigma(x) - 1/2 on [s/2, (s + 1)/2] is about
        c0 + c1 t + c2 t^2 + c3 t^3, t in [0, 1), each c_k Q15 in NN_SIG[k][s]: numpy's
@@ -129,8 +129,9 @@ cdef extern from *:
                              int16_t*) = nn_qfirst_base;
     static void (*nn_qforward)(int, const int16_t*, const float* const*, int, const int16_t*,
                                const float* const*, int, ptrdiff_t, const int16_t*,
-                               const int16_t*, const int16_t*, const double*, const float*,
-                               float*, float*) = nn_qforward_base;
+                               const int16_t*, const int16_t*, const double*, const double*,
+                               const float*, float*, float*) = nn_qforward_base;
+    static void (*nn_sigmoids)(float*, ptrdiff_t) = nn_sigmoids_base;
     #define NN_USE(isa_)                       \
         do {                                   \
             nn_first = nn_first_##isa_;        \
@@ -138,6 +139,7 @@ cdef extern from *:
             nn_forward2 = nn_forward2_##isa_;  \
             nn_qfirst = nn_qfirst_##isa_;      \
             nn_qforward = nn_qforward_##isa_;  \
+            nn_sigmoids = nn_sigmoids_##isa_;  \
         } while (0)
     static void nn_use(int isa) {
     #ifdef NB_X86
@@ -163,8 +165,9 @@ cdef extern from *:
     void nn_qforward(int n, const int16_t* base_a, const float* const* ones_a, int n_a,
                      const int16_t* base_b, const float* const* ones_b, int n_b,
                      Py_ssize_t delta, const int16_t* lim, const int16_t* mul,
-                     const int16_t* w2t, const double* scale, const float* b2, float* out_a,
-                     float* out_b) noexcept nogil
+                     const int16_t* w2t, const double* offset, const double* scale,
+                     const float* b2, float* out_a, float* out_b) noexcept nogil
+    void nn_sigmoids(float* x, Py_ssize_t n) noexcept nogil
 
 # The instruction sets of the network's arithmetic, each giving the same floats: the best
 # this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one). The same
@@ -214,8 +217,8 @@ cdef inline void take(const nn_net* net, nn_scratch* s, int column, float value,
 
 cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
                          float* probs) noexcept nogil:
-    """The five outputs of the input row ``x`` (``net.width`` floats, any values), by the
-    race network for a race."""
+    """The five outputs' sums of the input row ``x`` (``net.width`` floats, any values), by
+    the race network for a race."""
     cdef int i
     cdef int counts[2]
     counts[0] = counts[1] = 0
@@ -271,7 +274,7 @@ cdef inline const nn_net* network_of(const nn_net* net, const int8_t* row,
 
 cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_facts* facts,
                              nn_scratch* s, float* probs) noexcept nogil:
-    """The five outputs of a checked board row and its facts, from the table rows. The
+    """The five outputs' sums of a checked board row and its facts, from the table rows. The
     mover's rows come first, and their sum is kept in ``s``: the next row with the same
     mover's side (a sibling in the search or in self-play: the side that just moved is the
     opponent) starts from it, the same floats as if summed again."""
@@ -279,7 +282,7 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     cdef int n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
     if net.qn:
         nn_qforward(net.qn, s.qbase[k], s.ones, n, NULL, NULL, 0, net.qdelta, net.qlim,
-                    net.qmul, net.qw2t, net.qscale, net.b2, probs, NULL)
+                    net.qmul, net.qw2t, net.qoffset, net.qscale, net.b2, probs, NULL)
     else:
         nn_forward(net.stride, s.base[k], s.ones, n, s.rows, s.values, 0, net.w2t, net.b2,
                    probs)
@@ -316,7 +319,8 @@ cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_
     cdef int n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
     if net.qn:
         nn_qforward(net.qn, s.qbase[k_a], s.ones, n_a, s.qbase[k_b], s.ones2, n_b, net.qdelta,
-                    net.qlim, net.qmul, net.qw2t, net.qscale, net.b2, probs_a, probs_b)
+                    net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale, net.b2, probs_a,
+                    probs_b)
         return
     nn_forward2(net.stride, s.base[k_a], s.ones, n_a, s.base[k_b], s.ones2, n_b, net.w2t,
                 net.b2, probs_a, probs_b)
@@ -324,14 +328,15 @@ cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_
 
 cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_rows,
                          float* probs) noexcept nogil:
-    """The hidden layer and the five outputs from the rows gathered in ``s``."""
+    """The hidden layer and the five outputs' sums from the rows gathered in ``s``."""
     nn_forward(net.stride, net.b1, s.ones, n_ones, s.rows, s.values, n_rows, net.w2t, net.b2,
                probs)
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
                 float* probs) noexcept nogil:
-    """The five outputs of a board row (mover's view), or its _features fault bits."""
+    """The five outputs' sums of a board row (mover's view), or its _features fault bits
+    (nn_probabilities makes them the outputs)."""
     cdef row_facts facts
     cdef int fault = row_faults(row, net.mirror, net.is_short, &facts)
     if fault:
@@ -360,7 +365,7 @@ cdef inline int forward_checked(const nn_net* net, const int8_t* row_a,
 
 cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn_scratch* s,
                  float* probs_a, float* probs_b) noexcept nogil:
-    """nn_row of two rows at once (faster, the same floats): the outputs of each
+    """nn_row of two rows at once (faster, the same floats): the outputs' sums of each
     well-formed row, and the union of the two rows' fault bits."""
     cdef row_facts facts_a, facts_b
     cdef int fault_a = row_faults(row_a, net.mirror, net.is_short, &facts_a)
@@ -371,7 +376,8 @@ cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn
 
 cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
                 float* probs) noexcept nogil:
-    """The five outputs of a packed key (mover's frame), or its _features fault bits."""
+    """The five outputs' sums of a packed key (mover's frame), or its _features fault bits
+    (nn_probabilities makes them the outputs)."""
     cdef row_facts facts
     cdef int fault = key_row(lo, hi, net.is_short, s.row, &facts)
     if fault:
@@ -382,13 +388,19 @@ cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
 
 cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                  uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil:
-    """nn_key of two keys at once (faster, the same floats): the outputs of each
+    """nn_key of two keys at once (faster, the same floats): the outputs' sums of each
     well-formed key, and the union of the two keys' fault bits."""
     cdef row_facts facts_a, facts_b
     cdef int fault_a = key_row(lo_a, hi_a, net.is_short, s.row, &facts_a)
     cdef int fault_b = key_row(lo_b, hi_b, net.is_short, s.row2, &facts_b)
     return forward_checked(net, s.row, &facts_a, fault_a, s.row2, &facts_b, fault_b, s,
                            probs_a, probs_b)
+
+
+cdef void nn_probabilities(float* sums, Py_ssize_t count) noexcept nogil:
+    """The outputs from the ``count`` outputs' sums at ``sums`` (nn_row, nn_key ...), in
+    place: their sigmoids, many at once (a board at a time, each would wait on its own)."""
+    nn_sigmoids(sums, count)
 
 
 cdef nn_scratch* nn_scratch_new() noexcept nogil:
@@ -505,8 +517,9 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     """The integer network of the float64 tables (_tables) and output weights ``w2t``:
     each unit's scale 2^k, k <= 10 the largest at which no board's sum of its int16 rows
     can leave int16; the rows (in _tables' order, flattened), bias, clamp, multiplier,
-    int16 output weights (each output at its own power of two, at most NN_QW in size) and
-    their scales."""
+    int16 output weights (each output at its own power of two, at most NN_QW in size), their
+    sums times 16384 (the sigmoid's 1/2, which the kernel's sigmoids leave out) and their
+    scales."""
     stride = bias.shape[0]
     tables = [points, offs] + ([runs, longest] if runs is not None else [])
 
@@ -541,7 +554,8 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     out = np.minimum(24, np.floor(np.log2(NN_QW / np.maximum(largest, 2.0 ** -24))))
     qw2t = np.zeros((w2t.shape[0], qn), np.int16)
     qw2t[:, :stride] = np.rint(w2t.astype(np.float64) * 2.0 ** out[:, None])
-    return qtable, qbias, qlim, qmul, qw2t, 2.0 ** -(out + 15)
+    offset = 16384.0 * qw2t.sum(axis=1, dtype=np.int64)
+    return qtable, qbias, qlim, qmul, qw2t, offset, 2.0 ** -(out + 15)
 
 
 cdef class Network:
@@ -613,7 +627,7 @@ cdef class Network:
             self.net.b2[k] = b2[k]
         self.net.qn = 0
         if arithmetic == "int16":
-            qtable, qbias, qlim, qmul, qw2t, qscale = tables[6:]
+            qtable, qbias, qlim, qmul, qw2t, qoffset, qscale = tables[6:]
             address = <Py_ssize_t>_data(qtable)
             self.net.qdelta = address - <Py_ssize_t>self.net.points
             self.net.qn = qbias.shape[0]
@@ -622,6 +636,7 @@ cdef class Network:
             self.net.qmul = <const int16_t*>_data(qmul)
             self.net.qw2t = <const int16_t*>_data(qw2t)
             for k in range(NN_OUTPUTS):
+                self.net.qoffset[k] = qoffset[k]
                 self.net.qscale[k] = qscale[k]
         self.arithmetic = arithmetic
         self.race = race
@@ -659,6 +674,7 @@ cdef class Network:
         fault = nn_key(&self.net, words[0], words[1], &s, probs)
         if fault:
             raise_fault(fault, 1)
+        nn_probabilities(probs, NN_OUTPUTS)
         return nn_equity(probs)
 
     def of_features(self, features):
@@ -691,35 +707,80 @@ cdef class Network:
                 with nogil:
                     for i in range(start, stop):
                         forward(&self.net, x + i * self.net.width, s, out + NN_OUTPUTS * i)
+                    nn_probabilities(out + NN_OUTPUTS * start, NN_OUTPUTS * (stop - start))
                 PyErr_CheckSignals()
         finally:
             nn_scratch_free(s)
         return result
 
     cdef object _run(self, object boards, int as_equity):
-        """Outputs (as_equity 0) or equities (1) of rows or keys."""
+        """Outputs (as_equity 0) or equities (1) of rows or keys: each slice's sums, then
+        their sigmoids at once (nn_probabilities), then the equities."""
         cdef const int8_t* rows = NULL
         cdef const uint64_t* keys = NULL
-        cdef float probs[2 * NN_OUTPUTS]
-        cdef float* pout = NULL
+        cdef float* first
+        cdef float* pout
         cdef double* eout = NULL
         cdef nn_scratch* s
         cdef Py_ssize_t i, n, start, stop
-        cdef int faults = 0, k, j, m
+        cdef int faults = 0
         array = as_array(boards, "boards", InvalidPositionError)
         is_keys = array.dtype.names is not None  # as fastnardy._features reads boards
         array = keys_array(array) if is_keys else rows_array(array)
         n = array.shape[0]
         if as_equity:
             result = np.empty(n, dtype=np.float64)
-            if n:
-                eout = <double*>_data(result)
+            outputs = np.empty((min(n, SLICE), NN_OUTPUTS), dtype=np.float32)
         else:
-            result = np.empty((n, NN_OUTPUTS), dtype=np.float32)
-            if n:
-                pout = <float*>_data(result)
+            result = outputs = np.empty((n, NN_OUTPUTS), dtype=np.float32)
         if n == 0:
             return result
+        first = <float*>_data(outputs)
+        if as_equity:
+            eout = <double*>_data(result)
+        if is_keys:
+            keys = <const uint64_t*>_data(array)
+        else:
+            rows = <const int8_t*>_data(array)
+        s = nn_scratch_new()
+        if s == NULL:
+            raise MemoryError()
+        try:
+            for start in range(0, n, SLICE):
+                stop = min(n, start + SLICE)
+                with nogil:
+                    # the slice's outputs at pout[0], or in place in the result
+                    pout = first + (0 if as_equity else NN_OUTPUTS * start)
+                    i = start
+                    while i + 1 < stop:
+                        if keys != NULL:
+                            faults |= nn_key2(&self.net, keys[2 * i], keys[2 * i + 1],
+                                              keys[2 * i + 2], keys[2 * i + 3], s,
+                                              pout + NN_OUTPUTS * (i - start),
+                                              pout + NN_OUTPUTS * (i + 1 - start))
+                        else:
+                            faults |= nn_row2(&self.net, rows + 50 * i, rows + 50 * i + 50, s,
+                                              pout + NN_OUTPUTS * (i - start),
+                                              pout + NN_OUTPUTS * (i + 1 - start))
+                        i += 2
+                    if i < stop:
+                        if keys != NULL:
+                            faults |= nn_key(&self.net, keys[2 * i], keys[2 * i + 1], s,
+                                             pout + NN_OUTPUTS * (i - start))
+                        else:
+                            faults |= nn_row(&self.net, rows + 50 * i, s,
+                                             pout + NN_OUTPUTS * (i - start))
+                    if faults == 0:  # else the call raises: no result is kept
+                        nn_probabilities(pout, NN_OUTPUTS * (stop - start))
+                        if eout != NULL:
+                            for i in range(start, stop):
+                                eout[i] = nn_equity(pout + NN_OUTPUTS * (i - start))
+                if faults:
+                    raise_fault(faults, keys != NULL)
+                PyErr_CheckSignals()
+        finally:
+            nn_scratch_free(s)
+        return result
         if is_keys:
             keys = <const uint64_t*>_data(array)
         else:

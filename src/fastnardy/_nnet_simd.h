@@ -94,16 +94,26 @@ NN_TARGET NN_INLINE void NN_(totals)(const float* lanes, const float* b2, float*
     }
 }
 
-/* The outputs' sigmoid over the sixteen floats of x, written to out_a (x[0..4]) and, if
-   not NULL, out_b (x[8..12]) */
-NN_TARGET NN_INLINE void NN_(finish)(float* x, float* out_a, float* out_b) {
-    for (int p = 0; p < NN_P; p++) {
-        NN_VEC v = NN_(sigmoid)(NN_(load)(x + NN_W * p));
-        memcpy(x + NN_W * p, &v, sizeof v);
+/* The outputs' sums x[0..4] written to out_a and, if not NULL, x[8..12] to out_b */
+NN_INLINE void NN_(emit)(const float* x, float* out_a, float* out_b) {
+    memcpy(out_a, x, 5 * sizeof(float));
+    if (out_b) memcpy(out_b, x + 8, 5 * sizeof(float));
+}
+
+/* The sigmoid of each of the n floats at x, in place: the outputs' probabilities from
+   their sums (kept apart from the sums so that a caller squashes many at once, a chain of
+   dependent operations each vector, without waiting on each board's). */
+NN_TARGET static void NN_(sigmoids)(float* x, ptrdiff_t n) {
+    ptrdiff_t i = 0;
+    for (; i + NN_W <= n; i += NN_W) {
+        NN_VEC v = NN_(sigmoid)(NN_(load)(x + i));
+        memcpy(x + i, &v, sizeof v);
     }
-    for (int j = 0; j < 5; j++) {
-        out_a[j] = x[j];
-        if (out_b) out_b[j] = x[8 + j];
+    if (i < n) {
+        float tail[NN_W] = {0};
+        memcpy(tail, x + i, (size_t)(n - i) * sizeof(float));
+        NN_VEC v = NN_(sigmoid)(NN_(load)(tail));
+        memcpy(x + i, &v, (size_t)(n - i) * sizeof(float));
     }
 }
 
@@ -127,10 +137,10 @@ NN_TARGET static void NN_(first)(int stride, const float* b1, const float* const
     }
 }
 
-/* The five outputs: the hidden sums (sums from the partial sums ``base``), the sigmoid,
-   each unit's share of each output, block by block in order, then the outputs' bias
-   ``b2`` and sigmoid. ``stride``: the hidden units rounded up to 16 (padded units have zero
-   weights out). */
+/* The five outputs' sums: the hidden sums (sums from the partial sums ``base``), the
+   sigmoid, each unit's share of each output, block by block in order, then the outputs'
+   bias ``b2`` (their sigmoid is NN_(sigmoids), the caller's). ``stride``: the hidden units
+   rounded up to 16 (padded units have zero weights out). */
 NN_TARGET static void NN_(forward)(int stride, const float* base, const float* const* ones,
                                    int n_ones, const float* const* rows, const float* values,
                                    int n_rows, const float* w2t, const float* b2,
@@ -151,7 +161,7 @@ NN_TARGET static void NN_(forward)(int stride, const float* base, const float* c
         for (int j = 0; j < 5; j++) memcpy(lanes + 16 * j + NN_W * p, o + j, sizeof o[j]);
     }
     NN_(totals)(lanes, b2, x, 0);
-    NN_(finish)(x, out, (float*)0);
+    NN_(emit)(x, out, (float*)0);
 }
 
 /* forward of two boards a and b from their partial sums, without ``rows``, interleaved so
@@ -192,7 +202,7 @@ NN_TARGET static void NN_(forward2)(int stride, const float* base_a,
     }
     NN_(totals)(lanes_a, b2, x, 0);
     NN_(totals)(lanes_b, b2, x, 8);
-    NN_(finish)(x, out_a, out_b);
+    NN_(emit)(x, out_a, out_b);
 }
 
 
@@ -200,23 +210,25 @@ NN_TARGET static void NN_(forward2)(int stride, const float* base_a,
    int16, at its own scale 2^k (k <= 10, chosen so that no board's sum can leave int16): the
    bias plus int16 table rows, added modulo 2^16, so in any order, incrementally or in full,
    the same integer. Then, exactly on every CPU: clamped to +-16383 / 2^(10 - k) and
-   multiplied by 2^(10 - k) (x, in units of 1/1024, |x| < 16); the sigmoid in Q15 by a cubic
-   on each half unit of |x| (NN_SIG, from nn_sig_table: within 7e-5 of the exact one); the
-   outputs' sums of sigmoid times int16 weight (|w| <= NN_QW: a block of NN_QBLOCK units
-   sums in int32 lanes), in int64. The rows are int16 copies of the float tables' rows at
-   ``delta`` bytes from them (their first n units). n: the units rounded up to 32. */
+   multiplied by 2^(10 - k) (x, in units of 1/1024, |x| < 16); the sigmoid less 1/2 in Q15
+   by a cubic on each half unit of |x| (NN_SIG, in _nnet.pyx: within 7e-5 of the exact
+   one), u in [-16383, 16383]; the outputs' sums of u times int16 weight (|w| <= NN_QW: a
+   block of NN_QBLOCK units sums in int32 lanes), plus ``offset`` (each output's weights
+   times 16384, the sigmoid's 1/2), exact in double (far below 2^53). The rows are int16
+   copies of the float tables' rows at ``delta`` bytes from them (their first n units). n:
+   the units rounded up to 32. */
 
 /* Q15 product rounded, as pmulhrsw: (a b + 2^14) >> 15 */
 NN_INLINE int32_t NN_(mulhrs)(int32_t a, int32_t b) { return (a * b + 0x4000) >> 15; }
 
-/* The sigmoid of x (1/1024 units, |x| <= 16383) in Q15, 0 to 32767. */
+/* The sigmoid of x (1/1024 units, |x| <= 16383) less 1/2, in Q15: -16383 to 16383. */
 NN_INLINE int32_t NN_(qsigmoid)(int32_t x) {
     int32_t ax = x < 0 ? -x : x, s = ax >> 9, t = (ax & 511) << 6;
     int32_t y = NN_SIG[2][s] + NN_(mulhrs)(t, NN_SIG[3][s]);
     y = NN_SIG[1][s] + NN_(mulhrs)(t, y);
     y = NN_SIG[0][s] + NN_(mulhrs)(t, y);
     y = y < 0 ? 0 : y > 16383 ? 16383 : y;
-    return x < 0 ? 16384 - y : 16384 + y;
+    return x < 0 ? -y : y;
 }
 
 /* The first layer's partial sums of one side: the bias plus the rows at 1. */
@@ -258,20 +270,21 @@ NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
     y = _mm512_min_epi16(_mm512_max_epi16(y, _mm512_setzero_si512()),
                          _mm512_set1_epi16(16383));
     __mmask32 negative = _mm512_cmplt_epi16_mask(x, _mm512_setzero_si512());
-    y = _mm512_mask_sub_epi16(y, negative, _mm512_setzero_si512(), y);
-    return _mm512_add_epi16(y, _mm512_set1_epi16(16384));
+    return _mm512_mask_sub_epi16(y, negative, _mm512_setzero_si512(), y);
 }
-#endif
 
-/* The outputs' int64 sums of one board from its partial sums ``base`` plus the rows at 1:
-   the hidden sums, clamped (``lim``) and scaled (``mul``), their sigmoids, each times its
-   output weight (``w2t``: one row of n an output), into total[0..4]. */
+/* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1: the
+   hidden sums, clamped (``lim``) and scaled (``mul``), their sigmoids (qsigmoid32), each
+   times its output weight (``w2t``: one row of n an output): into sums[j] (eight double
+   lanes, exact integers), through int32 lanes a block. */
 NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
                                     int n_ones, ptrdiff_t delta, const int16_t* lim,
-                                    const int16_t* mul, const int16_t* w2t, int64_t* total) {
-#if NN_W == 16
-    __m512i sums[5], block[5];  /* int64 sums; a block's int32 ones (NN_QBLOCK) */
-    for (int j = 0; j < 5; j++) sums[j] = block[j] = _mm512_setzero_si512();
+                                    const int16_t* mul, const int16_t* w2t, __m512d* sums) {
+    __m512i block[5];
+    for (int j = 0; j < 5; j++) {
+        sums[j] = _mm512_setzero_pd();
+        block[j] = _mm512_setzero_si512();
+    }
     for (int h = 0; h < n; h += 32) {
         __m512i acc = _mm512_loadu_si512(base + h);
         for (int i = 0; i < n_ones; i++)
@@ -286,15 +299,35 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
                 unit, _mm512_loadu_si512(w2t + j * n + h)));
         if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) {
             for (int j = 0; j < 5; j++) {
-                sums[j] = _mm512_add_epi64(sums[j], _mm512_add_epi64(
-                    _mm512_cvtepi32_epi64(_mm512_castsi512_si256(block[j])),
-                    _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(block[j], 1))));
+                sums[j] = _mm512_add_pd(sums[j], _mm512_add_pd(
+                    _mm512_cvtepi32_pd(_mm512_castsi512_si256(block[j])),
+                    _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(block[j], 1))));
                 block[j] = _mm512_setzero_si512();
             }
         }
     }
-    for (int j = 0; j < 5; j++) total[j] = _mm512_reduce_add_epi64(sums[j]);
+}
+
+/* The five sums of eight lanes each, added across lanes: lanes 0 to 4 of the result (the
+   rest 0), as in a transposition: pairs of lanes, then of 128-bit blocks, twice. */
+NN_TARGET NN_INLINE __m512d NN_(qtotals)(const __m512d* v) {
+    const __m512d zero = _mm512_setzero_pd();
+    __m512d t01 = _mm512_add_pd(_mm512_unpacklo_pd(v[0], v[1]), _mm512_unpackhi_pd(v[0], v[1]));
+    __m512d t23 = _mm512_add_pd(_mm512_unpacklo_pd(v[2], v[3]), _mm512_unpackhi_pd(v[2], v[3]));
+    __m512d t4 = _mm512_add_pd(_mm512_unpacklo_pd(v[4], zero), _mm512_unpackhi_pd(v[4], zero));
+    __m512d u03 = _mm512_add_pd(_mm512_shuffle_f64x2(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)),
+                                _mm512_shuffle_f64x2(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
+    __m512d u4 = _mm512_add_pd(_mm512_shuffle_f64x2(t4, zero, _MM_SHUFFLE(2, 0, 2, 0)),
+                               _mm512_shuffle_f64x2(t4, zero, _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm512_add_pd(_mm512_shuffle_f64x2(u03, u4, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_f64x2(u03, u4, _MM_SHUFFLE(3, 1, 3, 1)));
+}
 #else
+/* The outputs' int64 sums of one board from its partial sums ``base`` plus the rows at 1,
+   as the AVX-512 code's: into total[0..4]. */
+NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
+                                    int n_ones, ptrdiff_t delta, const int16_t* lim,
+                                    const int16_t* mul, const int16_t* w2t, int64_t* total) {
     int16_t acc[NN_QMAX], unit[NN_QMAX];
     NN_(qfirst)(n, base, ones, n_ones, delta, acc);  /* base plus the rows, modulo 2^16 */
     for (int h = 0; h < n; h++) {
@@ -308,27 +341,46 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
         for (int h = 0; h < n; h++) sum += (int32_t)unit[h] * w[h];
         total[j] = sum;
     }
-#endif
 }
+#endif
 
-/* The five outputs of one board (qsums), or of two (out_b not NULL: base_b and ones_b):
-   each sum scaled by ``scale`` to a float, plus ``b2``, and their float sigmoid as the
-   float network's (NN_(finish)). */
+/* The five outputs' sums of one board (qsums), or of two (out_b not NULL: base_b and
+   ones_b): each sum plus ``offset``, scaled by ``scale`` (a power of two: exact) and
+   rounded to a float, plus ``b2``. */
 NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* const* ones_a,
                                     int n_a, const int16_t* base_b,
                                     const float* const* ones_b, int n_b, ptrdiff_t delta,
                                     const int16_t* lim, const int16_t* mul,
-                                    const int16_t* w2t, const double* scale, const float* b2,
-                                    float* out_a, float* out_b) {
+                                    const int16_t* w2t, const double* offset,
+                                    const double* scale, const float* b2, float* out_a,
+                                    float* out_b) {
+    float x[16] __attribute__((aligned(64)));
+#if NN_W == 16
+    __m512d sums[5];
+    const __m512d add = _mm512_maskz_loadu_pd(0x1f, offset);
+    const __m512d times = _mm512_maskz_loadu_pd(0x1f, scale);
+    NN_(qsums)(n, base_a, ones_a, n_a, delta, lim, mul, w2t, sums);
+    __m256 xa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums), add), times));
+    __m256 xb = _mm256_setzero_ps();
+    if (out_b) {
+        NN_(qsums)(n, base_b, ones_b, n_b, delta, lim, mul, w2t, sums);
+        xb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums), add), times));
+    }
+    __m512 bias = _mm512_maskz_loadu_ps(0x1f, b2);
+    __m512 both = _mm512_castpd_ps(_mm512_insertf64x4(
+        _mm512_castps_pd(_mm512_castps256_ps512(xa)), _mm256_castps_pd(xb), 1));
+    _mm512_store_ps(x, _mm512_add_ps(both, _mm512_shuffle_f32x4(bias, bias,
+                                                                 _MM_SHUFFLE(1, 0, 1, 0))));
+#else
     int64_t total[10];
-    float x[16] = {0};
     NN_(qsums)(n, base_a, ones_a, n_a, delta, lim, mul, w2t, total);
     if (out_b) NN_(qsums)(n, base_b, ones_b, n_b, delta, lim, mul, w2t, total + 5);
     for (int j = 0; j < 5; j++) {
-        x[j] = (float)((double)total[j] * scale[j]) + b2[j];
-        if (out_b) x[8 + j] = (float)((double)total[5 + j] * scale[j]) + b2[j];
+        x[j] = (float)(((double)total[j] + offset[j]) * scale[j]) + b2[j];
+        if (out_b) x[8 + j] = (float)(((double)total[5 + j] + offset[j]) * scale[j]) + b2[j];
     }
-    NN_(finish)(x, out_a, out_b);
+#endif
+    NN_(emit)(x, out_a, out_b);
 }
 
 #undef NN_VEC
