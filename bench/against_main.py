@@ -6,7 +6,11 @@ script with each venv's Python, alternately, several times; it measures the inst
 
 Prints thread CPU µs per position-roll (median of 5) over the 2,000 GNU Backgammon positions
 shipped in fastnardy/data x 21 rolls, and short perft(3) in thread CPU seconds (median of 3; perft without
-workers runs in the calling thread).
+workers runs in the calling thread); then the shipped short network's batched evaluations
+(``Evaluator.evaluate`` of 100,000 rows, those positions 50 times each, as
+bench/evaluator_speed.py times them) in millions per thread CPU second (best of 5), in
+float and, where the version has it, in int16 (issue 39's goal: twice the float rate of
+the main before the issue, 07b0436, at the same width).
 """
 
 from __future__ import annotations
@@ -62,6 +66,24 @@ def main() -> None:
         perft(Position.start("short"), 3)
         times.append(time.thread_time() - start)
     print(f"{'short perft(3)':<24} {statistics.median(times):8.3f} s")
+    from fastnardy.search.network import Evaluator  # where the version has it
+    many = np.repeat(batch.encode(positions), 50, axis=0)[:100_000]
+    for arithmetic in ("float", "int16"):
+        try:
+            net = Evaluator.load("short", arithmetic)
+        except TypeError:  # a version before the int16 arithmetic: float only
+            if arithmetic != "float":
+                print(f"{'evaluate ' + arithmetic:<24}      n/a")
+                continue
+            net = Evaluator.load("short")
+        best = min(_thread_seconds(lambda: net.evaluate(many)) for _ in range(5))
+        print(f"{'evaluate ' + arithmetic:<24} {len(many) / best / 1e6:8.3f} M/s")
+
+
+def _thread_seconds(run) -> float:
+    start = time.thread_time()
+    run()
+    return time.thread_time() - start
 
 
 if __name__ == "__main__":

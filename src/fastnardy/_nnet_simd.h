@@ -273,10 +273,35 @@ NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
     return _mm512_mask_sub_epi16(y, negative, _mm512_setzero_si512(), y);
 }
 
-/* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1: the
-   hidden sums, clamped (``lim``) and scaled (``mul``), their sigmoids (qsigmoid32), each
-   times its output weight (``w2t``: one row of n an output): into sums[j] (eight double
-   lanes, exact integers), through int32 lanes a block. */
+/* 32 units' sigmoids (qsigmoid32), from unit h, of one board: their sums (its partial sums
+   ``base`` plus the rows at 1), clamped (``lim``) and scaled (``mul``). */
+NN_TARGET NN_INLINE __m512i NN_(qunits)(int h, const int16_t* base, const float* const* ones,
+                                        int n_ones, ptrdiff_t delta, const int16_t* lim,
+                                        const int16_t* mul) {
+    __m512i acc = _mm512_loadu_si512(base + h);
+    for (int i = 0; i < n_ones; i++)
+        acc = _mm512_add_epi16(acc, _mm512_loadu_si512(
+            (const int16_t*)((const char*)ones[i] + delta) + h));
+    __m512i bound = _mm512_loadu_si512(lim + h);
+    acc = _mm512_min_epi16(_mm512_max_epi16(acc, _mm512_sub_epi16(
+        _mm512_setzero_si512(), bound)), bound);
+    return NN_(qsigmoid32)(_mm512_mullo_epi16(acc, _mm512_loadu_si512(mul + h)));
+}
+
+/* The five outputs' int32 lanes of a block added into sums[j] (eight double lanes, exact
+   integers), and the block emptied: after every NN_QBLOCK units and the last. */
+NN_TARGET NN_INLINE void NN_(qspill)(__m512i* block, __m512d* sums) {
+    for (int j = 0; j < 5; j++) {
+        sums[j] = _mm512_add_pd(sums[j], _mm512_add_pd(
+            _mm512_cvtepi32_pd(_mm512_castsi512_si256(block[j])),
+            _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(block[j], 1))));
+        block[j] = _mm512_setzero_si512();
+    }
+}
+
+/* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1: every
+   32 units' sigmoids (qunits), each times its output weight (``w2t``: one row of n an
+   output), in int32 lanes (qspill), into sums[0..4]. */
 NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
                                     int n_ones, ptrdiff_t delta, const int16_t* lim,
                                     const int16_t* mul, const int16_t* w2t, __m512d* sums) {
@@ -286,24 +311,37 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
         block[j] = _mm512_setzero_si512();
     }
     for (int h = 0; h < n; h += 32) {
-        __m512i acc = _mm512_loadu_si512(base + h);
-        for (int i = 0; i < n_ones; i++)
-            acc = _mm512_add_epi16(acc, _mm512_loadu_si512(
-                (const int16_t*)((const char*)ones[i] + delta) + h));
-        __m512i bound = _mm512_loadu_si512(lim + h);
-        acc = _mm512_min_epi16(_mm512_max_epi16(acc, _mm512_sub_epi16(
-            _mm512_setzero_si512(), bound)), bound);
-        __m512i unit = NN_(qsigmoid32)(_mm512_mullo_epi16(acc, _mm512_loadu_si512(mul + h)));
+        __m512i unit = NN_(qunits)(h, base, ones, n_ones, delta, lim, mul);
         for (int j = 0; j < 5; j++)
             block[j] = _mm512_add_epi32(block[j], _mm512_madd_epi16(
                 unit, _mm512_loadu_si512(w2t + j * n + h)));
+        if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) NN_(qspill)(block, sums);
+    }
+}
+
+/* qsums of two boards a and b at once, into sums_a and sums_b: each one's chains of
+   dependent operations fill the other's waits; the same integers. */
+NN_TARGET NN_INLINE void NN_(qsums2)(int n, const int16_t* base_a, const float* const* ones_a,
+                                     int n_a, const int16_t* base_b,
+                                     const float* const* ones_b, int n_b, ptrdiff_t delta,
+                                     const int16_t* lim, const int16_t* mul,
+                                     const int16_t* w2t, __m512d* sums_a, __m512d* sums_b) {
+    __m512i block_a[5], block_b[5];
+    for (int j = 0; j < 5; j++) {
+        sums_a[j] = sums_b[j] = _mm512_setzero_pd();
+        block_a[j] = block_b[j] = _mm512_setzero_si512();
+    }
+    for (int h = 0; h < n; h += 32) {
+        __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, delta, lim, mul);
+        __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, delta, lim, mul);
+        for (int j = 0; j < 5; j++) {
+            __m512i w = _mm512_loadu_si512(w2t + j * n + h);
+            block_a[j] = _mm512_add_epi32(block_a[j], _mm512_madd_epi16(unit_a, w));
+            block_b[j] = _mm512_add_epi32(block_b[j], _mm512_madd_epi16(unit_b, w));
+        }
         if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) {
-            for (int j = 0; j < 5; j++) {
-                sums[j] = _mm512_add_pd(sums[j], _mm512_add_pd(
-                    _mm512_cvtepi32_pd(_mm512_castsi512_si256(block[j])),
-                    _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(block[j], 1))));
-                block[j] = _mm512_setzero_si512();
-            }
+            NN_(qspill)(block_a, sums_a);
+            NN_(qspill)(block_b, sums_b);
         }
     }
 }
@@ -345,7 +383,7 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
 #endif
 
 /* The five outputs' sums of one board (qsums), or of two (out_b not NULL: base_b and
-   ones_b): each sum plus ``offset``, scaled by ``scale`` (a power of two: exact) and
+   ones_b; qsums2): each sum plus ``offset``, scaled by ``scale`` (a power of two: exact) and
    rounded to a float, plus ``b2``. */
 NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* const* ones_a,
                                     int n_a, const int16_t* base_b,
@@ -356,16 +394,19 @@ NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* c
                                     float* out_b) {
     float x[16] __attribute__((aligned(64)));
 #if NN_W == 16
-    __m512d sums[5];
+    __m512d sums_a[5], sums_b[5];
     const __m512d add = _mm512_maskz_loadu_pd(0x1f, offset);
     const __m512d times = _mm512_maskz_loadu_pd(0x1f, scale);
-    NN_(qsums)(n, base_a, ones_a, n_a, delta, lim, mul, w2t, sums);
-    __m256 xa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums), add), times));
     __m256 xb = _mm256_setzero_ps();
     if (out_b) {
-        NN_(qsums)(n, base_b, ones_b, n_b, delta, lim, mul, w2t, sums);
-        xb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums), add), times));
+        NN_(qsums2)(n, base_a, ones_a, n_a, base_b, ones_b, n_b, delta, lim, mul, w2t, sums_a,
+                    sums_b);
+        xb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_b), add), times));
+    } else {
+        NN_(qsums)(n, base_a, ones_a, n_a, delta, lim, mul, w2t, sums_a);
     }
+    __m256 xa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_a), add),
+                                              times));
     __m512 bias = _mm512_maskz_loadu_ps(0x1f, b2);
     __m512 both = _mm512_castpd_ps(_mm512_insertf64x4(
         _mm512_castps_pd(_mm512_castps256_ps512(xa)), _mm256_castps_pd(xb), 1));
