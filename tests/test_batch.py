@@ -135,7 +135,7 @@ print(_nnet.SIMD, count, digest.hexdigest())
 
 def test_T1_every_instruction_set_swaps_the_children_keys_alike():
     """expand's keys swapped to the next mover one, two or four at a time (the baseline,
-    AVX2, AVX-512: each where this CPU runs it, chosen by FASTNARDY_SIMD in a fresh
+    AVX2, AVX-512 with or without VNNI: each where this CPU runs it, chosen by FASTNARDY_SIMD in a fresh
     process): the same children, byte for byte."""
     digests = set()
     for name in _nnet.SIMD_AVAILABLE:

@@ -365,8 +365,8 @@ np.savez(sys.argv[2], simd=_nnet.SIMD, *out)
 
 
 def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
-    """_nnet_simd.h built for AVX-512, AVX2 and the baseline (each where this CPU runs it,
-    chosen by FASTNARDY_SIMD in a fresh process): bit for bit the same outputs, for the
+    """_nnet_simd.h built for AVX-512 with and without VNNI, AVX2 and the baseline (each
+    where this CPU runs it, chosen by FASTNARDY_SIMD in a fresh process): bit for bit the same outputs, for the
     shipped networks and others of 1 to 300 hidden units (tails of 1 to 13 blocks; int16
     output sums in one or two blocks of 256), on
     rows, keys (pairs in both phases) and feature arrays, in float and in int16 (whose

@@ -80,11 +80,11 @@ cdef extern from *:
     #endif
     static void (*nb_swap_entries)(const uint64_t*, int, int, int, uint64_t*) =
         nb_swap_entries_base;
-    /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2 or NB_AVX512:
-       _nnet's SIMD, which this CPU runs) */
+    /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2, NB_AVX512 or
+       NB_AVX512VNNI: _nnet's SIMD, which this CPU runs) */
     static void nb_swap_use(int isa) {
     #ifdef NB_SWAP_X86
-        if (isa == NB_AVX512) { nb_swap_entries = nb_swap_entries_avx512; return; }
+        if (isa >= NB_AVX512) { nb_swap_entries = nb_swap_entries_avx512; return; }
         if (isa == NB_AVX2) { nb_swap_entries = nb_swap_entries_avx2; return; }
     #endif
         nb_swap_entries = nb_swap_entries_base;

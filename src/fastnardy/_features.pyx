@@ -76,11 +76,12 @@ cdef extern from *:
         fn_raw24_avx512(out + 25, table, w3, w4, w5);
     }
     #endif
-    /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2 or NB_AVX512) */
+    /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2, NB_AVX512 or
+       NB_AVX512VNNI) */
     static void fn_use(int isa) {
         fn_raw48 = 0;
     #ifdef NB_X86
-        if (isa == NB_AVX512) fn_raw48 = fn_raw48_avx512;
+        if (isa >= NB_AVX512) fn_raw48 = fn_raw48_avx512;
         if (isa == NB_AVX2) fn_raw48 = fn_raw48_avx2;
     #endif
     }

@@ -14,12 +14,15 @@ two boards are evaluated at once, interleaved, so that each one's chains of depe
 operations fill the other's waits. Feature arrays (``of_features``) are summed input by
 input. The hidden units are computed sixteen at a time, each block held in registers all
 the way from the bias to its share of the outputs (``_nnet_simd.h``, in GCC's and clang's
-vector extension, built for AVX-512, AVX2 and the baseline with vectors as wide as each
-one's registers; the best one the CPU runs is used, or the one ``FASTNARDY_SIMD`` names
+vector extension, built for AVX-512 (twice: with VNNI's dot products for the int16
+network, and without), AVX2 and the baseline with vectors as wide as each one's registers;
+the best one the CPU runs is used, or the one ``FASTNARDY_SIMD`` names
 (``SIMD_AVAILABLE``). They do the same operations in the same order, without fused
 multiply-adds: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a
 branch-free exp in base 2 (a polynomial of degree 5; the sigmoid within 1e-7 of the exact
-one), so no BLAS and no thread pool is involved.
+one), so no BLAS and no thread pool is involved. The five outputs' sums and their sigmoids
+are apart (``nn_probabilities``): a batch, or a window of a turn's children, is squashed at
+once rather than each board waiting on its own chain.
 
 A Network may hold a second one for races (``race``, fastnardy.network's split as GNU
 Backgammon makes it): each checked row, key or feature row is valued by the race network
@@ -89,6 +92,13 @@ cdef extern from *:
     #define NN_ISA avx512
     #define NN_TARGET __attribute__((target("avx512f,avx512bw")))
     #include "_nnet_simd.h"
+    #undef NN_ISA
+    #undef NN_TARGET
+    #define NN_ISA avx512vnni
+    #define NN_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+    #define NN_VNNI 1
+    #include "_nnet_simd.h"
+    #undef NN_VNNI
     #undef NN_W
     #undef NN_ISA
     #undef NN_TARGET
@@ -104,8 +114,8 @@ cdef extern from *:
     #define NN_ISA base
     #define NN_TARGET
     #include "_nnet_simd.h"
-    /* 1 when this CPU runs instruction set ``isa`` (NB_BASE, NB_AVX2 or NB_AVX512)
-       and this build has it */
+    /* 1 when this CPU runs instruction set ``isa`` (NB_BASE, NB_AVX2, NB_AVX512 or
+       NB_AVX512VNNI) and this build has it */
     static int nn_supports(int isa) {
         if (isa == NB_BASE) return 1;
     #ifdef NB_X86
@@ -113,6 +123,9 @@ cdef extern from *:
         if (isa == NB_AVX2) return __builtin_cpu_supports("avx2");
         if (isa == NB_AVX512)
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+        if (isa == NB_AVX512VNNI)
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                   && __builtin_cpu_supports("avx512vnni");
     #endif
         return 0;
     }
@@ -143,6 +156,7 @@ cdef extern from *:
         } while (0)
     static void nn_use(int isa) {
     #ifdef NB_X86
+        if (isa == NB_AVX512VNNI) { NN_USE(avx512vnni); return; }
         if (isa == NB_AVX512) { NN_USE(avx512); return; }
         if (isa == NB_AVX2) { NN_USE(avx2); return; }
     #endif
@@ -173,7 +187,8 @@ cdef extern from *:
 # this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one). The same
 # choice is put in use for the raw inputs of keys (_features, pushed from here: it cannot
 # import this module) and the swap of expand's children keys (_batches, which reads SIMD).
-SIMD_NAMES = ("base", "avx2", "avx512")  # at the indices NB_BASE, NB_AVX2, NB_AVX512 (_packed.pxd)
+# at the indices NB_BASE, NB_AVX2, NB_AVX512, NB_AVX512VNNI (_packed.pxd)
+SIMD_NAMES = ("base", "avx2", "avx512", "avx512vnni")
 SIMD_AVAILABLE = tuple(name for isa, name in enumerate(SIMD_NAMES) if nn_supports(isa))
 
 
@@ -781,3 +796,4 @@ cdef class Network:
         finally:
             nn_scratch_free(s)
         return result
+

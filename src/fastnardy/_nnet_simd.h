@@ -273,6 +273,15 @@ NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
     return _mm512_mask_sub_epi16(y, negative, _mm512_setzero_si512(), y);
 }
 
+/* acc plus the products of u and w, the int16 lanes' pairs added, in int32 lanes: one
+   dot-product instruction under AVX-512 VNNI (NN_VNNI), else a multiply-add and an add;
+   the same integers (no lane can overflow, NN_QBLOCK). */
+#ifdef NN_VNNI
+#define NN_QDOT(acc, u, w) _mm512_dpwssd_epi32(acc, u, w)
+#else
+#define NN_QDOT(acc, u, w) _mm512_add_epi32(acc, _mm512_madd_epi16(u, w))
+#endif
+
 /* 32 units' sigmoids (qsigmoid32), from unit h, of one board: their sums (its partial sums
    ``base`` plus the rows at 1), clamped (``lim``) and scaled (``mul``). */
 NN_TARGET NN_INLINE __m512i NN_(qunits)(int h, const int16_t* base, const float* const* ones,
@@ -313,8 +322,7 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
     for (int h = 0; h < n; h += 32) {
         __m512i unit = NN_(qunits)(h, base, ones, n_ones, delta, lim, mul);
         for (int j = 0; j < 5; j++)
-            block[j] = _mm512_add_epi32(block[j], _mm512_madd_epi16(
-                unit, _mm512_loadu_si512(w2t + j * n + h)));
+            block[j] = NN_QDOT(block[j], unit, _mm512_loadu_si512(w2t + j * n + h));
         if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) NN_(qspill)(block, sums);
     }
 }
@@ -336,8 +344,8 @@ NN_TARGET NN_INLINE void NN_(qsums2)(int n, const int16_t* base_a, const float* 
         __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, delta, lim, mul);
         for (int j = 0; j < 5; j++) {
             __m512i w = _mm512_loadu_si512(w2t + j * n + h);
-            block_a[j] = _mm512_add_epi32(block_a[j], _mm512_madd_epi16(unit_a, w));
-            block_b[j] = _mm512_add_epi32(block_b[j], _mm512_madd_epi16(unit_b, w));
+            block_a[j] = NN_QDOT(block_a[j], unit_a, w);
+            block_b[j] = NN_QDOT(block_b[j], unit_b, w);
         }
         if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) {
             NN_(qspill)(block_a, sums_a);
@@ -424,6 +432,7 @@ NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* c
     NN_(emit)(x, out_a, out_b);
 }
 
+#undef NN_QDOT
 #undef NN_VEC
 #undef NN_VECI
 #undef NN_P

@@ -16,9 +16,10 @@ cdef extern from *:
     #error "fastnardy reads and writes eight counts a word, little-endian"
     #endif
     /* The instruction sets the compiled variants are built for (fastnardy._nnet.SIMD_NAMES,
-       in this order, which chooses one at import); NB_X86 where GCC's or clang's target
-       attributes build the AVX2 and AVX-512 ones. */
-    enum { NB_BASE = 0, NB_AVX2 = 1, NB_AVX512 = 2 };
+       in this order, which chooses one at import; NB_AVX512VNNI is AVX-512 with its dot
+       products, used by _nnet's int16 network, and AVX-512 everywhere else); NB_X86 where
+       GCC's or clang's target attributes build the AVX2 and AVX-512 ones. */
+    enum { NB_BASE = 0, NB_AVX2 = 1, NB_AVX512 = 2, NB_AVX512VNNI = 3 };
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #define NB_X86 1
     #endif
