@@ -297,15 +297,13 @@ NN_TARGET NN_INLINE __m512i NN_(qunits)(int h, const int16_t* base, const float*
     return NN_(qsigmoid32)(_mm512_mullo_epi16(acc, _mm512_loadu_si512(mul + h)));
 }
 
-/* The five outputs' int32 lanes of a block added into sums[j] (eight double lanes, exact
-   integers), and the block emptied: after every NN_QBLOCK units and the last. */
-NN_TARGET NN_INLINE void NN_(qspill)(__m512i* block, __m512d* sums) {
-    for (int j = 0; j < 5; j++) {
+/* The five outputs' int32 lanes of a block (NN_QBLOCK units, or the last ones) added into
+   sums[j] (eight double lanes, exact integers). */
+NN_TARGET NN_INLINE void NN_(qspill)(const __m512i* block, __m512d* sums) {
+    for (int j = 0; j < 5; j++)
         sums[j] = _mm512_add_pd(sums[j], _mm512_add_pd(
             _mm512_cvtepi32_pd(_mm512_castsi512_si256(block[j])),
             _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(block[j], 1))));
-        block[j] = _mm512_setzero_si512();
-    }
 }
 
 /* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1: every
@@ -314,16 +312,17 @@ NN_TARGET NN_INLINE void NN_(qspill)(__m512i* block, __m512d* sums) {
 NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
                                     int n_ones, ptrdiff_t delta, const int16_t* lim,
                                     const int16_t* mul, const int16_t* w2t, __m512d* sums) {
-    __m512i block[5];
-    for (int j = 0; j < 5; j++) {
-        sums[j] = _mm512_setzero_pd();
-        block[j] = _mm512_setzero_si512();
-    }
-    for (int h = 0; h < n; h += 32) {
-        __m512i unit = NN_(qunits)(h, base, ones, n_ones, delta, lim, mul);
-        for (int j = 0; j < 5; j++)
-            block[j] = NN_QDOT(block[j], unit, _mm512_loadu_si512(w2t + j * n + h));
-        if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) NN_(qspill)(block, sums);
+    for (int j = 0; j < 5; j++) sums[j] = _mm512_setzero_pd();
+    for (int first = 0; first < n; first += NN_QBLOCK) {
+        const int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
+        __m512i block[5];
+        for (int j = 0; j < 5; j++) block[j] = _mm512_setzero_si512();
+        for (int h = first; h < last; h += 32) {
+            __m512i unit = NN_(qunits)(h, base, ones, n_ones, delta, lim, mul);
+            for (int j = 0; j < 5; j++)
+                block[j] = NN_QDOT(block[j], unit, _mm512_loadu_si512(w2t + j * n + h));
+        }
+        NN_(qspill)(block, sums);
     }
 }
 
@@ -334,23 +333,22 @@ NN_TARGET NN_INLINE void NN_(qsums2)(int n, const int16_t* base_a, const float* 
                                      const float* const* ones_b, int n_b, ptrdiff_t delta,
                                      const int16_t* lim, const int16_t* mul,
                                      const int16_t* w2t, __m512d* sums_a, __m512d* sums_b) {
-    __m512i block_a[5], block_b[5];
-    for (int j = 0; j < 5; j++) {
-        sums_a[j] = sums_b[j] = _mm512_setzero_pd();
-        block_a[j] = block_b[j] = _mm512_setzero_si512();
-    }
-    for (int h = 0; h < n; h += 32) {
-        __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, delta, lim, mul);
-        __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, delta, lim, mul);
-        for (int j = 0; j < 5; j++) {
-            __m512i w = _mm512_loadu_si512(w2t + j * n + h);
-            block_a[j] = NN_QDOT(block_a[j], unit_a, w);
-            block_b[j] = NN_QDOT(block_b[j], unit_b, w);
+    for (int j = 0; j < 5; j++) sums_a[j] = sums_b[j] = _mm512_setzero_pd();
+    for (int first = 0; first < n; first += NN_QBLOCK) {
+        const int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
+        __m512i block_a[5], block_b[5];
+        for (int j = 0; j < 5; j++) block_a[j] = block_b[j] = _mm512_setzero_si512();
+        for (int h = first; h < last; h += 32) {
+            __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, delta, lim, mul);
+            __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, delta, lim, mul);
+            for (int j = 0; j < 5; j++) {
+                __m512i w = _mm512_loadu_si512(w2t + j * n + h);
+                block_a[j] = NN_QDOT(block_a[j], unit_a, w);
+                block_b[j] = NN_QDOT(block_b[j], unit_b, w);
+            }
         }
-        if ((h + 32) % NN_QBLOCK == 0 || h + 32 >= n) {
-            NN_(qspill)(block_a, sums_a);
-            NN_(qspill)(block_b, sums_b);
-        }
+        NN_(qspill)(block_a, sums_a);
+        NN_(qspill)(block_b, sums_b);
     }
 }
 
