@@ -439,6 +439,27 @@ def test_int16_is_within_a_few_thousandths_of_the_float_network(game: str) -> No
     assert repr(Evaluator.load(game, "int16")).endswith(" int16>")
 
 
+def test_int16_sigmoid_cubics_on_every_input() -> None:
+    """The int16 sigmoid (_nnet_simd.h's qsigmoid, NN_SIG's cubics in Q15 with pmulhrsw's
+    rounding) on each of the 16,384 sizes of its input: within 7e-5 of the exact sigmoid
+    less 1/2, and never below 0 nor above 16384 before the clamp at 16383, which the
+    kernel's code leaves out below (a clamp at 0 would change nothing)."""
+    assert _nnet.SIGMOID_CUBICS.shape == (4, 32) and not _nnet.SIGMOID_CUBICS.flags.writeable
+    cubics = _nnet.SIGMOID_CUBICS.astype(np.int64)
+    size = np.arange(16384)  # |x| in units of 1/1024
+    s, t = size >> 9, (size & 511) << 6
+
+    def mulhrs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a * b + 0x4000) >> 15
+
+    y = cubics[2][s] + mulhrs(t, cubics[3][s])
+    y = cubics[1][s] + mulhrs(t, y)
+    y = cubics[0][s] + mulhrs(t, y)
+    assert y.min() == 0 and y.max() == 16384
+    exact = 1 / (1 + np.exp(-size / 1024)) - 0.5
+    assert np.abs(np.minimum(y, 16383) / 32768 - exact).max() < 7e-5
+
+
 @pytest.mark.parametrize("units", [128, 256, 300, 512])
 @pytest.mark.parametrize("top", [True, False])
 def test_int16_output_sums_of_a_block_never_overflow(units: int, top: bool) -> None:

@@ -33,6 +33,7 @@ SIMD_NAMES: Tuple[str, ...]
 ARITHMETICS: Tuple[str, ...]  # a Network's arithmetic: "float" (the oracle) or "int16"
 SIMD_AVAILABLE: Tuple[str, ...]
 SIMD: str
+SIGMOID_CUBICS: npt.NDArray[np.int16]  # the int16 sigmoid's cubics, [k, s] (read-only)
 
 # Cython's doctest dictionary and the C API of _nnet.pxd's functions (for the kernel)
 __test__: dict[str, str]

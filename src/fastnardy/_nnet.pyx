@@ -164,6 +164,7 @@ cdef extern from *:
     }
     """
     int NN_QW  # the integer output weights' largest size
+    const int16_t NN_SIG[4][32]
     int nn_supports(int isa) noexcept nogil
     void nn_use(int isa) noexcept nogil
     void nn_first(int stride, const float* b1, const float* const* ones, int n_ones,
@@ -189,6 +190,9 @@ cdef extern from *:
 # import this module) and the swap of expand's children keys (_batches, which reads SIMD).
 # at the indices NB_BASE, NB_AVX2, NB_AVX512, NB_AVX512VNNI (_packed.pxd)
 SIMD_NAMES = ("base", "avx2", "avx512", "avx512vnni")
+# the int16 sigmoid's cubics (NN_SIG: coefficient k of half unit s at [k, s]), read-only
+SIGMOID_CUBICS = np.array([[NN_SIG[k][s] for s in range(32)] for k in range(4)], np.int16)
+SIGMOID_CUBICS.setflags(write=False)
 SIMD_AVAILABLE = tuple(name for isa, name in enumerate(SIMD_NAMES) if nn_supports(isa))
 
 
