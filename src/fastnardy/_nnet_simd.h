@@ -1,6 +1,7 @@
 /* fastnardy._nnet's arithmetic, included by _nnet.pyx once per instruction set, with
    NN_W the lanes of one of its float vectors (16 AVX-512, 8 AVX2, 4 SSE2 or NEON), NN_ISA
-   the suffix of the names defined here and NN_TARGET the attribute of its functions.
+   the suffix of the names defined here, NN_TARGET the attribute of its functions and
+   NN_VNNI set where AVX-512's dot products may be used (the int16 output sums).
 
    The hidden units are taken in blocks of sixteen: unit h is lane h mod 16 of block h / 16.
    Whatever NN_W, every unit's first-layer sum, its sigmoid, and every lane's share of each
