@@ -299,58 +299,87 @@ NN_TARGET NN_INLINE __m512i NN_(qunits)(int h, const int16_t* base, const float*
     return NN_(qsigmoid32)(_mm512_mullo_epi16(acc, _mm512_loadu_si512(mul + h)));
 }
 
-/* The five outputs' int32 lanes of a block (NN_QBLOCK units, or the last ones) added into
-   sums[j] (eight double lanes, exact integers). */
-NN_TARGET NN_INLINE void NN_(qspill)(const __m512i* block, __m512d* sums) {
-    for (int j = 0; j < 5; j++)
-        sums[j] = _mm512_add_pd(sums[j], _mm512_add_pd(
+/* The five outputs' int32 lanes of a block (NN_QBLOCK units, or the last ones) as eight
+   double lanes each (exact integers): into sums[j], or added to it (``add``: a block after
+   the first). */
+NN_TARGET NN_INLINE void NN_(qspill)(const __m512i* block, __m512d* sums, int add) {
+    for (int j = 0; j < 5; j++) {
+        __m512d lanes = _mm512_add_pd(
             _mm512_cvtepi32_pd(_mm512_castsi512_si256(block[j])),
-            _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(block[j], 1))));
-}
-
-/* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1: every
-   32 units' sigmoids (qunits), each times its output weight (``w2t``: one row of n an
-   output), in int32 lanes (qspill), into sums[0..4]. */
-NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
-                                    int n_ones, ptrdiff_t delta, const int16_t* lim,
-                                    const int16_t* mul, const int16_t* w2t, __m512d* sums) {
-    for (int j = 0; j < 5; j++) sums[j] = _mm512_setzero_pd();
-    for (int first = 0; first < n; first += NN_QBLOCK) {
-        const int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
-        __m512i block[5];
-        for (int j = 0; j < 5; j++) block[j] = _mm512_setzero_si512();
-        for (int h = first; h < last; h += 32) {
-            __m512i unit = NN_(qunits)(h, base, ones, n_ones, delta, lim, mul);
-            for (int j = 0; j < 5; j++)
-                block[j] = NN_QDOT(block[j], unit, _mm512_loadu_si512(w2t + j * n + h));
-        }
-        NN_(qspill)(block, sums);
+            _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(block[j], 1)));
+        sums[j] = add ? _mm512_add_pd(sums[j], lanes) : lanes;
     }
 }
 
-/* qsums of two boards a and b at once, into sums_a and sums_b: each one's chains of
-   dependent operations fill the other's waits; the same integers. */
+/* The int32 lanes (block[j]) of one board's units first to last - 1 (a block): every 32
+   units' sigmoids (qunits) times their output weights (``w2t``: one row of n an
+   output). */
+NN_TARGET NN_INLINE void NN_(qblock)(int first, int last, int n, const int16_t* base,
+                                     const float* const* ones, int n_ones, ptrdiff_t delta,
+                                     const int16_t* lim, const int16_t* mul,
+                                     const int16_t* w2t, __m512i* block) {
+    for (int j = 0; j < 5; j++) block[j] = _mm512_setzero_si512();
+    for (int h = first; h < last; h += 32) {
+        __m512i unit = NN_(qunits)(h, base, ones, n_ones, delta, lim, mul);
+        for (int j = 0; j < 5; j++)
+            block[j] = NN_QDOT(block[j], unit, _mm512_loadu_si512(w2t + j * n + h));
+    }
+}
+
+/* qblock of two boards a and b at once: each one's chains of dependent operations fill the
+   other's waits; the same integers. */
+NN_TARGET NN_INLINE void NN_(qblock2)(int first, int last, int n, const int16_t* base_a,
+                                      const float* const* ones_a, int n_a,
+                                      const int16_t* base_b, const float* const* ones_b,
+                                      int n_b, ptrdiff_t delta, const int16_t* lim,
+                                      const int16_t* mul, const int16_t* w2t,
+                                      __m512i* block_a, __m512i* block_b) {
+    for (int j = 0; j < 5; j++) block_a[j] = block_b[j] = _mm512_setzero_si512();
+    for (int h = first; h < last; h += 32) {
+        __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, delta, lim, mul);
+        __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, delta, lim, mul);
+        for (int j = 0; j < 5; j++) {
+            __m512i w = _mm512_loadu_si512(w2t + j * n + h);
+            block_a[j] = NN_QDOT(block_a[j], unit_a, w);
+            block_b[j] = NN_QDOT(block_b[j], unit_b, w);
+        }
+    }
+}
+
+/* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1, into
+   sums[0..4] (eight double lanes each): its blocks (qblock) one after another, the first
+   (n >= 32: there is one) setting sums. */
+NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
+                                    int n_ones, ptrdiff_t delta, const int16_t* lim,
+                                    const int16_t* mul, const int16_t* w2t, __m512d* sums) {
+    __m512i block[5];
+    NN_(qblock)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, base, ones, n_ones, delta, lim, mul, w2t,
+                block);
+    NN_(qspill)(block, sums, 0);
+    for (int first = NN_QBLOCK; first < n; first += NN_QBLOCK) {
+        int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
+        NN_(qblock)(first, last, n, base, ones, n_ones, delta, lim, mul, w2t, block);
+        NN_(qspill)(block, sums, 1);
+    }
+}
+
+/* qsums of two boards a and b at once (qblock2), into sums_a and sums_b. */
 NN_TARGET NN_INLINE void NN_(qsums2)(int n, const int16_t* base_a, const float* const* ones_a,
                                      int n_a, const int16_t* base_b,
                                      const float* const* ones_b, int n_b, ptrdiff_t delta,
                                      const int16_t* lim, const int16_t* mul,
                                      const int16_t* w2t, __m512d* sums_a, __m512d* sums_b) {
-    for (int j = 0; j < 5; j++) sums_a[j] = sums_b[j] = _mm512_setzero_pd();
-    for (int first = 0; first < n; first += NN_QBLOCK) {
-        const int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
-        __m512i block_a[5], block_b[5];
-        for (int j = 0; j < 5; j++) block_a[j] = block_b[j] = _mm512_setzero_si512();
-        for (int h = first; h < last; h += 32) {
-            __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, delta, lim, mul);
-            __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, delta, lim, mul);
-            for (int j = 0; j < 5; j++) {
-                __m512i w = _mm512_loadu_si512(w2t + j * n + h);
-                block_a[j] = NN_QDOT(block_a[j], unit_a, w);
-                block_b[j] = NN_QDOT(block_b[j], unit_b, w);
-            }
-        }
-        NN_(qspill)(block_a, sums_a);
-        NN_(qspill)(block_b, sums_b);
+    __m512i block_a[5], block_b[5];
+    NN_(qblock2)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, base_a, ones_a, n_a, base_b, ones_b, n_b,
+                 delta, lim, mul, w2t, block_a, block_b);
+    NN_(qspill)(block_a, sums_a, 0);
+    NN_(qspill)(block_b, sums_b, 0);
+    for (int first = NN_QBLOCK; first < n; first += NN_QBLOCK) {
+        int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
+        NN_(qblock2)(first, last, n, base_a, ones_a, n_a, base_b, ones_b, n_b, delta, lim, mul,
+                     w2t, block_a, block_b);
+        NN_(qspill)(block_a, sums_a, 1);
+        NN_(qspill)(block_b, sums_b, 1);
     }
 }
 
