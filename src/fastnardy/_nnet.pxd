@@ -26,6 +26,7 @@ ctypedef struct nn_net:
     # inputs of side s (0 the mover, 1 the opponent) in one of its states:
     const float* bias   # stride: b1 plus the share of the inputs constant in every board
     const float* points # 2 x 25 x 16 x stride: point p (24: the bar) holding n checkers
+    const float* const* point_rows  # 2 x 25 x 16: the address of each of those rows
     const float* offs   # 2 x 16 x stride: the side's n checkers on the board and bar
     const float* runs   # 2 x 24 x 16 x stride (nardy, else NULL): a maximal run of n
                         # points held by the side on the other side's path, from its point r

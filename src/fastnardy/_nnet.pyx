@@ -254,16 +254,16 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     ``ones``: its 25 counts at ``side``, ``held`` its occupied points (own numbering) and
     ``count`` its checkers. Returns their number."""
     cdef Py_ssize_t stride = net.stride
-    cdef const float* points = net.points + s * 25 * 16 * stride
+    cdef const float* const* points = net.point_rows + s * 25 * 16
     cdef uint32_t left = held
     cdef int p, n = 0, start, run, longest = 0
     while left:
         p = nb_ctz(left)
         left &= left - 1
-        ones[n] = points + (16 * p + side[p]) * stride
+        ones[n] = points[16 * p + side[p]]
         n += 1
     if side[24]:
-        ones[n] = points + (16 * 24 + side[24]) * stride
+        ones[n] = points[16 * 24 + side[24]]
         n += 1
     ones[n] = net.offs + (16 * s + count) * stride
     n += 1
@@ -638,6 +638,11 @@ cdef class Network:
         self.net.w2t = <const float*>_data(w2t)
         self.net.bias = <const float*>_data(tables[4])
         self.net.points = <const float*>_data(table)
+        # each point row's address, so that side_rows looks it up instead of computing it
+        point_rows = (<Py_ssize_t>self.net.points
+                      + 4 * stride * np.arange(2 * 25 * 16, dtype=np.intp)).astype(np.uintp)
+        point_rows.setflags(write=False)
+        self.net.point_rows = <const float* const*>_data(point_rows)
         self.net.offs = self.net.points + <Py_ssize_t>starts[1]
         self.net.runs = self.net.points + <Py_ssize_t>starts[2] if runs is not None else NULL
         self.net.longest = (self.net.points + <Py_ssize_t>starts[3] if runs is not None
@@ -660,7 +665,7 @@ cdef class Network:
         self.arithmetic = arithmetic
         self.race = race
         self.net.race = &race.net if race is not None else NULL
-        self.arrays = tables
+        self.arrays = tables + (point_rows,)
         self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
                      output_weights, output_bias, race, arithmetic)
 
