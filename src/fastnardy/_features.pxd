@@ -5,7 +5,8 @@
 
 from libc.stdint cimport int8_t, uint32_t, uint64_t
 
-from fastnardy._packed cimport nb_ctz, nb_top
+from fastnardy._packed cimport (nb_ctz, nb_key_has_31, nb_key_row_words, nb_load8, nb_top,
+                                nonzero8, sum8, words3)
 
 cdef enum:
     # feature kinds (fastnardy.inputs' _CODES) and their widths
@@ -62,9 +63,82 @@ cdef inline bint in_contact(const mirror_map* m, uint32_t own, uint32_t other,
 
 
 cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexcept nogil
-cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
-                    row_facts* facts) noexcept nogil
-cdef int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
-                 row_facts* facts) noexcept nogil
+
+
+# The checks of one row or key below run for every board a network values: inline here, so
+# that _nnet's calls are not calls through another module's function pointer.
+cdef enum:
+    # faults found in a pass, highest priority first
+    E_RANGE = 1     # a row count outside 0..15
+    E_FIELD = 2     # a key field of 31
+    E_COUNT = 4     # more than 15 checkers of a side (T7)
+    E_BAR = 8       # a bar checker in long nardy (L3)
+    E_BOTH = 16     # a point holding both colours (T7)
+
+
+cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexcept nogil:
+    """A side's 24 points and bar: its held mask and its checker count, or E_RANGE."""
+    cdef uint64_t a = nb_load8(side), b = nb_load8(side + 8), c = nb_load8(side + 16)
+    # eight counts a word (SWAR): a high nibble set is a count outside 0..15
+    if ((a | b | c) & <uint64_t>0xF0F0F0F0F0F0F0F0) or (side[24] & 0xF0):
+        return E_RANGE
+    held[0] = nonzero8(a) | (nonzero8(b) << 8) | (nonzero8(c) << 16)
+    count[0] = sum8(a) + sum8(b) + sum8(c) + side[24]
+    return 0
+
+
+cdef inline int row_faults(const int8_t* row, const mirror_map* m, int is_short,
+                           row_facts* facts) noexcept nogil:
+    """The faults of a board row (E_* bits; 0 for a well-formed row, ``facts`` filled)."""
+    cdef int faults = 0
+    if (side_masks(row, &facts.held[0], &facts.count[0])
+            or side_masks(row + 25, &facts.held[1], &facts.count[1])):
+        return E_RANGE
+    if facts.count[0] > 15 or facts.count[1] > 15:
+        faults |= E_COUNT
+    if not is_short and (row[24] or row[49]):
+        faults |= E_BAR
+    if facts.held[0] & mirrored(m, facts.held[1]):
+        faults |= E_BOTH
+    return faults
+
+
+cdef inline int key_checked(uint64_t lo, uint64_t hi, int is_short, uint64_t* w,
+                            int* count) noexcept nogil:
+    """The row words of a key (nb_key_row_words) and each side's checker count, in the pass
+    that checks it, or the E_* bits of its faults. A key's fields each hold one side and
+    count 0..15, so no point holds both (E_BOTH) and no count is out of range (E_RANGE)."""
+    cdef int fault = 0
+    if nb_key_has_31(lo, hi):
+        return E_FIELD
+    nb_key_row_words(lo, hi, is_short, w)
+    # the sum of two words' bytes is at most 240, so sum8 adds them without a carry
+    count[0] = sum8(w[0] + w[1]) + sum8(w[2]) + <int>(lo >> 60)
+    count[1] = sum8(w[3] + w[4]) + sum8(w[5]) + <int>(hi >> 60)
+    if count[0] > 15 or count[1] > 15:
+        fault |= E_COUNT
+    if not is_short and (lo >> 60 or hi >> 60):
+        fault |= E_BAR
+    return fault
+
+
+cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
+                        row_facts* facts) noexcept nogil:
+    """The board row of a key and its facts (key_checked, then each side's held mask), or
+    the E_* bits of its faults."""
+    cdef uint64_t w[6]
+    cdef int side, fault = key_checked(lo, hi, is_short, w, facts.count)
+    if fault:
+        return fault
+    for side in range(2):
+        facts.held[side] = (nonzero8(w[3 * side]) | (nonzero8(w[3 * side + 1]) << 8)
+                            | (nonzero8(w[3 * side + 2]) << 16))
+    words3(row, w[0], w[1], w[2])
+    words3(row + 25, w[3], w[4], w[5])
+    row[24] = <int8_t>(lo >> 60)
+    row[49] = <int8_t>(hi >> 60)
+    return 0
+
+
 cdef int raise_fault(int faults, int keys) except -1
 cdef void features_use_simd(int isa) noexcept nogil

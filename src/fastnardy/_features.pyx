@@ -7,8 +7,9 @@ Keys are read and written through the kernel's own decoder and builder (``nb_key
 :mod:`fastnardy._packed`. The mirror of RULES.md section 0 comes from the caller
 (``fastnardy.batch.MIRROR_COLUMNS``); the meaning of every feature column is in
 :mod:`fastnardy.features`. Errors are counted as bits during the pass (no Python object is
-built per row) and raised after it, the first kind in the order of the checks below, so
-that a batch with several faults always names the same one.
+built per row) and raised after it, the first kind in the order of the checks (E_* and the
+checks of one row or key, inline in ``_features.pxd`` for the network's use), so that a
+batch with several faults always names the same one.
 """
 
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -17,22 +18,12 @@ from libc.string cimport memcmp, memcpy
 import numpy as np
 
 from fastnardy._args cimport _data, as_array
-from fastnardy._packed cimport (nb_board, nb_build, nb_entry, nb_key_has_31,
-                                nb_key_row_words, nb_load8, nonzero8, sum8, words3)
+from fastnardy._packed cimport nb_board, nb_build, nb_entry
 from fastnardy._packed import KEY_DTYPE
 from fastnardy.errors import InvalidPositionError
 
-cdef enum:
-    # faults found in a pass, highest priority first
-    E_RANGE = 1     # a row count outside 0..15
-    E_FIELD = 2     # a key field of 31
-    E_COUNT = 4     # more than 15 checkers of a side (T7)
-    E_BAR = 8       # a bar checker in long nardy (L3)
-    E_BOTH = 16     # a point holding both colours (T7)
-
 cdef extern from *:
     """
-    #define FN_HIGH_NIBBLES 0xF0F0F0F0F0F0F0F0ULL  /* any count outside 0..15 */
     /* The raw inputs of a key's 48 point counts (its six row words, by value: a vector load
        of words just stored would wait for the stores) into out[0..23] and out[25..48], each
        count n as table[n] = float32(n) / float32(15): sixteen lookups at once in one
@@ -86,8 +77,6 @@ cdef extern from *:
     #endif
     }
     """
-    # eight counts of a row at a time (SWAR; the counts are 0..15 where it matters)
-    uint64_t FN_HIGH_NIBBLES
     float RAW15 "fn_raw15"[16]   # float32(n) / float32(15), made below
     void (*fn_raw48)(float* out, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3,
                      uint64_t w4, uint64_t w5) noexcept nogil
@@ -97,16 +86,6 @@ cdef extern from *:
 cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
 cdef int _maps_n = 0
 cdef list _map_tuples = [None, None]  # the tuple each map was built from, if it was one
-
-
-cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexcept nogil:
-    """A side's 24 points and bar: its held mask and its checker count, or E_RANGE."""
-    cdef uint64_t a = nb_load8(side), b = nb_load8(side + 8), c = nb_load8(side + 16)
-    if ((a | b | c) & FN_HIGH_NIBBLES) or (side[24] & 0xF0):
-        return E_RANGE
-    held[0] = nonzero8(a) | (nonzero8(b) << 8) | (nonzero8(c) << 16)
-    count[0] = sum8(a) + sum8(b) + sum8(c) + side[24]
-    return 0
 
 
 cdef int WIDTH[3]
@@ -146,59 +125,6 @@ cdef void _tables() noexcept:
 
 
 _tables()
-
-
-cdef int row_faults(const int8_t* row, const mirror_map* m, int is_short,
-                    row_facts* facts) noexcept nogil:
-    """The faults of a board row (E_* bits; 0 for a well-formed row, ``facts`` filled)."""
-    cdef int faults = 0
-    if (side_masks(row, &facts.held[0], &facts.count[0])
-            or side_masks(row + 25, &facts.held[1], &facts.count[1])):
-        return E_RANGE
-    if facts.count[0] > 15 or facts.count[1] > 15:
-        faults |= E_COUNT
-    if not is_short and (row[24] or row[49]):
-        faults |= E_BAR
-    if facts.held[0] & mirrored(m, facts.held[1]):
-        faults |= E_BOTH
-    return faults
-
-
-cdef inline int key_checked(uint64_t lo, uint64_t hi, int is_short, uint64_t* w,
-                            int* count) noexcept nogil:
-    """The row words of a key (nb_key_row_words) and each side's checker count, in the pass
-    that checks it, or the E_* bits of its faults. A key's fields each hold one side and
-    count 0..15, so no point holds both (E_BOTH) and no count is out of range (E_RANGE)."""
-    cdef int fault = 0
-    if nb_key_has_31(lo, hi):
-        return E_FIELD
-    nb_key_row_words(lo, hi, is_short, w)
-    # the sum of two words' bytes is at most 240, so sum8 adds them without a carry
-    count[0] = sum8(w[0] + w[1]) + sum8(w[2]) + <int>(lo >> 60)
-    count[1] = sum8(w[3] + w[4]) + sum8(w[5]) + <int>(hi >> 60)
-    if count[0] > 15 or count[1] > 15:
-        fault |= E_COUNT
-    if not is_short and (lo >> 60 or hi >> 60):
-        fault |= E_BAR
-    return fault
-
-
-cdef int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
-                 row_facts* facts) noexcept nogil:
-    """The board row of a key and its facts (key_checked, then each side's held mask), or
-    the E_* bits of its faults."""
-    cdef uint64_t w[6]
-    cdef int side, fault = key_checked(lo, hi, is_short, w, facts.count)
-    if fault:
-        return fault
-    for side in range(2):
-        facts.held[side] = (nonzero8(w[3 * side]) | (nonzero8(w[3 * side + 1]) << 8)
-                            | (nonzero8(w[3 * side + 2]) << 16))
-    words3(row, w[0], w[1], w[2])
-    words3(row + 25, w[3], w[4], w[5])
-    row[24] = <int8_t>(lo >> 60)
-    row[49] = <int8_t>(hi >> 60)
-    return 0
 
 
 cdef inline void raw_row(const int8_t* row, const row_facts* facts, float* out) noexcept nogil:
