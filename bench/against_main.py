@@ -18,10 +18,12 @@ from __future__ import annotations
 import statistics
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from fastnardy import ALL_ROLLS, Position, _kernel, batch, perft
+from fastnardy.search.network import Evaluator
 
 # read from this tree (the previous main, installed in the other venv, may not ship them)
 DATA = Path(__file__).resolve().parents[1] / "src" / "fastnardy" / "data"
@@ -34,7 +36,8 @@ def main() -> None:
     pairs = [(p, roll) for p in positions for roll in ALL_ROLLS]
     code = positions[0].rules.code
     frames = [(p.mover_frame(), roll) for p, roll in pairs]
-    rows = np.repeat(batch.encode(positions), 21, axis=0)
+    encoded = batch.encode(positions)
+    rows = np.repeat(encoded, 21, axis=0)
     dice = np.tile(np.array(ALL_ROLLS), (len(positions), 1))
 
     def single() -> None:
@@ -66,8 +69,7 @@ def main() -> None:
         perft(Position.start("short"), 3)
         times.append(time.thread_time() - start)
     print(f"{'short perft(3)':<24} {statistics.median(times):8.3f} s")
-    from fastnardy.search.network import Evaluator  # where the version has it
-    many = np.repeat(batch.encode(positions), 50, axis=0)[:100_000]
+    many = np.repeat(encoded, 50, axis=0)[:100_000]
     for arithmetic in ("float", "int16"):
         try:
             net = Evaluator.load("short", arithmetic)
@@ -80,7 +82,8 @@ def main() -> None:
         print(f"{'evaluate ' + arithmetic:<24} {len(many) / best / 1e6:8.3f} M/s")
 
 
-def _thread_seconds(run) -> float:
+def _thread_seconds(run: Callable[[], object]) -> float:
+    """The thread CPU seconds of one call of ``run``."""
     start = time.thread_time()
     run()
     return time.thread_time() - start
