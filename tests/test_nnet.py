@@ -209,6 +209,20 @@ def test_siblings_in_a_batch_are_the_same_floats_as_one_at_a_time(game: str) -> 
         net.evaluate(keys)
 
 
+@pytest.mark.parametrize("dtype", [np.int16, np.float32, np.float64, np.uintp])
+def test_tables_start_on_a_cache_line(dtype: type) -> None:
+    """A Network's tables are copied to 64-byte boundaries (numpy's own start 16 bytes past
+    one, and then every 64-byte row load of the kernel straddles two lines): the same values,
+    read-only, at every size."""
+    for size in (1, 5, 160, 257 * 33):
+        array = np.arange(size, dtype=dtype).reshape(-1, 1) if size % 33 else (
+            np.arange(size, dtype=dtype).reshape(257, 33))
+        copy = _nnet._aligned(array)
+        assert copy.ctypes.data % 64 == 0 and not copy.flags.writeable
+        assert copy.dtype == array.dtype and copy.shape == array.shape
+        np.testing.assert_array_equal(copy, array)
+
+
 def test_saturated_sigmoids_stay_in_range() -> None:
     """Pre-activations in the hundreds (the exp is clamped): outputs in [0, 1], no NaN, and
     as the oracle to float32's precision at that size (sums of 1e3 carry 1e-4 of rounding)."""

@@ -577,6 +577,17 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     return qtable, qbias, qlim, qmul, qw2t, offset, 2.0 ** -(out + 15)
 
 
+def _aligned(array):
+    """A read-only copy of ``array`` whose data starts on a 64-byte boundary: a cache line,
+    so that no 64-byte row of a table straddles two (numpy's own start 16 bytes past one)."""
+    buffer = np.empty(array.nbytes + 64, np.uint8)
+    start = -buffer.ctypes.data % 64
+    copy = buffer[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    copy[...] = array
+    copy.setflags(write=False)
+    return copy
+
+
 cdef class Network:
     """A network compiled for inference: ``Network(kind, is_short, mirror, hidden_weights,
     hidden_bias, output_weights, output_bias)`` with the arrays of an Evaluator (checked
@@ -625,8 +636,8 @@ cdef class Network:
         tables = (w1, b1, w2t, b2, bias.astype(np.float32), table)
         if arithmetic == "int16":
             tables += _integer(bias, points, offs, runs, longest, w2t, -(-hidden // 32) * 32)
-        for array in tables:
-            array.setflags(write=False)
+        tables = tuple(_aligned(array) for array in tables)
+        w1, b1, w2t, b2, bias, table = tables[:6]
         self.net.mirror = mirror_of(mirror)
         self.net.kind = kind
         self.net.width = WIDTHS[kind]
@@ -636,7 +647,7 @@ cdef class Network:
         self.net.w1 = <const float*>_data(w1)
         self.net.b1 = <const float*>_data(b1)
         self.net.w2t = <const float*>_data(w2t)
-        self.net.bias = <const float*>_data(tables[4])
+        self.net.bias = <const float*>_data(bias)
         self.net.points = <const float*>_data(table)
         # each point row's address, so that side_rows looks it up instead of computing it
         point_rows = (<Py_ssize_t>self.net.points
