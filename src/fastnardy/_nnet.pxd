@@ -22,21 +22,21 @@ ctypedef struct nn_net:
     const float* b1     # stride
     const float* w2t    # NN_OUTPUTS x stride: the output weights, one row per output
     float b2[NN_OUTPUTS]
-    # A board's inputs as a sum of table rows, each the first layer's share of one group of
-    # inputs of side s (0 the mover, 1 the opponent) in one of its states:
     const float* bias   # stride: b1 plus the share of the inputs constant in every board
-    const float* points # 2 x 25 x 16 x stride: point p (24: the bar) holding n checkers
-    const float* const* point_rows  # 2 x 25 x 16: the address of each of those rows
-    const float* offs   # 2 x 16 x stride: the side's n checkers on the board and bar
-    const float* runs   # 2 x 24 x 16 x stride (nardy, else NULL): a maximal run of n
-                        # points held by the side on the other side's path, from its point r
-    const float* longest  # 2 x 7 x stride (nardy): the longest such run, at most 6 (L6)
+    # A board's inputs as a sum of table rows, each the first layer's share of one group of
+    # inputs of side s (0 the mover, 1 the opponent) in one of its states; a row is
+    # row_bytes long: stride floats, or for the integer network (qn) qn int16s
+    Py_ssize_t row_bytes
+    const void* const* point_rows  # 2 x 25 x 16: the row of point p (24: the bar) holding
+                                   # n checkers
+    const char* offs    # 2 x 16 rows: the side's n checkers on the board and bar
+    const char* runs    # 2 x 24 x 16 rows (nardy, else NULL): a maximal run of n points held
+                        # by the side on the other side's path, from its point r
+    const char* longest  # 2 x 7 rows (nardy): the longest such run, at most 6 (L6)
     const nn_net* race  # the network of races (_features.in_contact false), or NULL
     # The integer arithmetic (Network's arithmetic "int16"; _nnet_simd.h's nn_qforward), or
-    # qn 0: every table row above has an int16 copy, qdelta bytes after it (its first qn
-    # units, the hidden units rounded up to 32)
+    # qn 0: qn is the hidden units rounded up to 32, the length of its int16 rows
     int qn
-    Py_ssize_t qdelta
     const int16_t* qbias  # qn: the int16 bias
     const int16_t* qlim   # qn: each unit's clamp of its sum
     const int16_t* qmul   # qn: 2^(10 - k), k its scale
@@ -52,8 +52,8 @@ ctypedef struct nn_scratch:
     # of a side to move (base), that side (base_row) and the network (NULL: the slot is empty)
     int8_t row[50]
     int8_t row2[50]
-    const float* ones[W_MAX]
-    const float* ones2[W_MAX]
+    const void* ones[W_MAX]   # float rows, or int16 rows of an integer network
+    const void* ones2[W_MAX]
     const float* rows[W_MAX]
     float values[W_MAX]
     float base[2][NN_MAX_HIDDEN]

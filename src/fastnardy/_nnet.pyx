@@ -138,12 +138,12 @@ cdef extern from *:
     static void (*nn_forward2)(int, const float*, const float* const*, int, const float*,
                                const float* const*, int, const float*, const float*, float*,
                                float*) = nn_forward2_base;
-    static void (*nn_qfirst)(int, const int16_t*, const float* const*, int, ptrdiff_t,
-                             int16_t*) = nn_qfirst_base;
-    static void (*nn_qforward)(int, const int16_t*, const float* const*, int, const int16_t*,
-                               const float* const*, int, ptrdiff_t, const int16_t*,
-                               const int16_t*, const int16_t*, const double*, const double*,
-                               const float*, float*, float*) = nn_qforward_base;
+    static void (*nn_qfirst)(int, const int16_t*, const int16_t* const*, int, int16_t*) =
+        nn_qfirst_base;
+    static void (*nn_qforward)(int, const int16_t*, const int16_t* const*, int, const int16_t*,
+                               const int16_t* const*, int, const int16_t*, const int16_t*,
+                               const int16_t*, const double*, const double*, const float*,
+                               float*, float*) = nn_qforward_base;
     static void (*nn_sigmoids)(float*, ptrdiff_t) = nn_sigmoids_base;
     #define NN_USE(isa_)                       \
         do {                                   \
@@ -175,11 +175,11 @@ cdef extern from *:
     void nn_forward2(int stride, const float* base_a, const float* const* ones_a, int n_a,
                      const float* base_b, const float* const* ones_b, int n_b,
                      const float* w2t, const float* b2, float* out_a, float* out_b) noexcept nogil
-    void nn_qfirst(int n, const int16_t* bias, const float* const* ones, int n_ones,
-                   Py_ssize_t delta, int16_t* base) noexcept nogil
-    void nn_qforward(int n, const int16_t* base_a, const float* const* ones_a, int n_a,
-                     const int16_t* base_b, const float* const* ones_b, int n_b,
-                     Py_ssize_t delta, const int16_t* lim, const int16_t* mul,
+    void nn_qfirst(int n, const int16_t* bias, const int16_t* const* ones, int n_ones,
+                   int16_t* base) noexcept nogil
+    void nn_qforward(int n, const int16_t* base_a, const int16_t* const* ones_a, int n_a,
+                     const int16_t* base_b, const int16_t* const* ones_b, int n_b,
+                     const int16_t* lim, const int16_t* mul,
                      const int16_t* w2t, const double* offset, const double* scale,
                      const float* b2, float* out_a, float* out_b) noexcept nogil
     void nn_sigmoids(float* x, Py_ssize_t n) noexcept nogil
@@ -249,12 +249,12 @@ cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
 
 
 cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t held,
-                          int count, const float** ones) noexcept nogil:
+                          int count, const void** ones) noexcept nogil:
     """The table rows of side ``s`` (0 the mover, 1 the opponent) of a checked row into
     ``ones``: its 25 counts at ``side``, ``held`` its occupied points (own numbering) and
     ``count`` its checkers. Returns their number."""
-    cdef Py_ssize_t stride = net.stride
-    cdef const float* const* points = net.point_rows + s * 25 * 16
+    cdef Py_ssize_t size = net.row_bytes
+    cdef const void* const* points = net.point_rows + s * 25 * 16
     cdef uint32_t left = held
     cdef int p, n = 0, start, run, longest = 0
     while left:
@@ -265,7 +265,7 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     if side[24]:
         ones[n] = points[16 * 24 + side[24]]
         n += 1
-    ones[n] = net.offs + (16 * s + count) * stride
+    ones[n] = net.offs + (16 * s + count) * size
     n += 1
     if net.runs != NULL:
         left = mirrored(net.mirror, held)  # on the other side's path (L6)
@@ -273,11 +273,11 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
             start = nb_ctz(left)
             run = nb_ctz(~(left >> start))  # 24 bits: the run ends by bit 24
             left &= ~((((<uint32_t>1) << run) - 1) << start)
-            ones[n] = net.runs + ((24 * s + start) * 16 + run) * stride
+            ones[n] = net.runs + ((24 * s + start) * 16 + run) * size
             n += 1
             if run > longest:
                 longest = run
-        ones[n] = net.longest + (7 * s + (longest if longest < 6 else 6)) * stride
+        ones[n] = net.longest + (7 * s + (longest if longest < 6 else 6)) * size
         n += 1
     return n
 
@@ -300,11 +300,11 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     cdef int k = keep_base(net, row, facts, s, 1)
     cdef int n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
     if net.qn:
-        nn_qforward(net.qn, s.qbase[k], s.ones, n, NULL, NULL, 0, net.qdelta, net.qlim,
+        nn_qforward(net.qn, s.qbase[k], <const int16_t**>s.ones, n, NULL, NULL, 0, net.qlim,
                     net.qmul, net.qw2t, net.qoffset, net.qscale, net.b2, probs, NULL)
     else:
-        nn_forward(net.stride, s.base[k], s.ones, n, s.rows, s.values, 0, net.w2t, net.b2,
-                   probs)
+        nn_forward(net.stride, s.base[k], <const float**>s.ones, n, s.rows, s.values, 0,
+                   net.w2t, net.b2, probs)
 
 
 cdef inline int keep_base(const nn_net* net, const int8_t* row, const row_facts* facts,
@@ -318,9 +318,9 @@ cdef inline int keep_base(const nn_net* net, const int8_t* row, const row_facts*
     k = 1 - avoid
     n = side_rows(net, 0, row, facts.held[0], facts.count[0], s.ones)
     if net.qn:
-        nn_qfirst(net.qn, net.qbias, s.ones, n, net.qdelta, s.qbase[k])
+        nn_qfirst(net.qn, net.qbias, <const int16_t**>s.ones, n, s.qbase[k])
     else:
-        nn_first(net.stride, net.bias, s.ones, n, s.base[k])
+        nn_first(net.stride, net.bias, <const float**>s.ones, n, s.base[k])
     memcpy(s.base_row[k], row, 25)
     s.base_net[k] = net
     return k
@@ -337,19 +337,19 @@ cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_
     cdef int n_a = side_rows(net, 1, row_a + 25, facts_a.held[1], facts_a.count[1], s.ones)
     cdef int n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
     if net.qn:
-        nn_qforward(net.qn, s.qbase[k_a], s.ones, n_a, s.qbase[k_b], s.ones2, n_b, net.qdelta,
-                    net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale, net.b2, probs_a,
-                    probs_b)
+        nn_qforward(net.qn, s.qbase[k_a], <const int16_t**>s.ones, n_a, s.qbase[k_b],
+                    <const int16_t**>s.ones2, n_b, net.qlim, net.qmul, net.qw2t, net.qoffset,
+                    net.qscale, net.b2, probs_a, probs_b)
         return
-    nn_forward2(net.stride, s.base[k_a], s.ones, n_a, s.base[k_b], s.ones2, n_b, net.w2t,
-                net.b2, probs_a, probs_b)
+    nn_forward2(net.stride, s.base[k_a], <const float**>s.ones, n_a, s.base[k_b],
+                <const float**>s.ones2, n_b, net.w2t, net.b2, probs_a, probs_b)
 
 
 cdef inline void outputs(const nn_net* net, nn_scratch* s, int n_ones, int n_rows,
                          float* probs) noexcept nogil:
     """The hidden layer and the five outputs' sums from the rows gathered in ``s``."""
-    nn_forward(net.stride, net.b1, s.ones, n_ones, s.rows, s.values, n_rows, net.w2t, net.b2,
-               probs)
+    nn_forward(net.stride, net.b1, <const float**>s.ones, n_ones, s.rows, s.values, n_rows,
+               net.w2t, net.b2, probs)
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
@@ -535,7 +535,8 @@ def _extreme(points, offs, runs, longest, double sign):
 def _integer(bias, points, offs, runs, longest, w2t, int qn):
     """The integer network of the float64 tables (_tables) and output weights ``w2t``:
     each unit's scale 2^k, k <= 10 the largest at which no board's sum of its int16 rows
-    can leave int16; the rows (in _tables' order, flattened), bias, clamp, multiplier,
+    can leave int16; the rows (in _tables' order, flattened, each qn long), bias, clamp,
+    multiplier,
     int16 output weights (each output at its own power of two, at most NN_QW in size), their
     sums times 16384 (the sigmoid's 1/2, which the kernel's sigmoids leave out) and their
     scales."""
@@ -562,7 +563,7 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     qbias = np.zeros(qn, np.int16)
     qbias[:stride] = scaled[0]
     rows = np.concatenate([t.reshape(-1, stride) for t in scaled[1:]])
-    qtable = np.zeros((len(rows), 2 * stride), np.int16)  # a float row's bytes (qdelta)
+    qtable = np.zeros((len(rows), qn), np.int16)
     qtable[:, :stride] = rows
     shift = (10 - k).astype(np.int64)
     qlim = np.zeros(qn, np.int16)
@@ -600,7 +601,7 @@ cdef class Network:
     def __init__(self, int kind, bint is_short, mirror, hidden_weights, hidden_bias,
                  output_weights, output_bias, Network race=None, str arithmetic="float"):
         cdef int k
-        cdef Py_ssize_t address
+        cdef const char* rows
         if arithmetic not in ARITHMETICS:
             raise FastNardyError(f"arithmetic is one of {ARITHMETICS}, not {arithmetic!r}")
         if self.arrays is not None:  # other threads may be reading its weights
@@ -630,12 +631,13 @@ cdef class Network:
         b2 = np.ascontiguousarray(given[3])
         bias, points, offs, runs, longest = _tables(kind, is_short, mirror, w1, b1)
         sections = [points, offs] + ([runs, longest] if runs is not None else [])
-        # one table of rows, so that each row's int16 copy is as far from it as any other's
-        table = np.concatenate([t.reshape(-1, stride) for t in sections]).astype(np.float32)
-        starts = np.cumsum([0] + [t.size // stride for t in sections]) * stride
-        tables = (w1, b1, w2t, b2, bias.astype(np.float32), table)
-        if arithmetic == "int16":
+        starts = np.cumsum([0] + [t.size // stride for t in sections])  # each one's first row
+        tables = (w1, b1, w2t, b2, bias.astype(np.float32))
+        if arithmetic == "int16":  # the rows of the integer network only
             tables += _integer(bias, points, offs, runs, longest, w2t, -(-hidden // 32) * 32)
+        else:
+            tables += (np.concatenate([t.reshape(-1, stride) for t in sections]
+                                      ).astype(np.float32),)
         tables = tuple(_aligned(array) for array in tables)
         w1, b1, w2t, b2, bias, table = tables[:6]
         self.net.mirror = mirror_of(mirror)
@@ -648,23 +650,24 @@ cdef class Network:
         self.net.b1 = <const float*>_data(b1)
         self.net.w2t = <const float*>_data(w2t)
         self.net.bias = <const float*>_data(bias)
-        self.net.points = <const float*>_data(table)
+        self.net.row_bytes = table.strides[0]
+        rows = <const char*>_data(table)
         # each point row's address, so that side_rows looks it up instead of computing it
-        point_rows = (<Py_ssize_t>self.net.points
-                      + 4 * stride * np.arange(2 * 25 * 16, dtype=np.intp)).astype(np.uintp)
+        point_rows = (<Py_ssize_t>rows + self.net.row_bytes
+                      * np.arange(2 * 25 * 16, dtype=np.intp)).astype(np.uintp)
         point_rows.setflags(write=False)
-        self.net.point_rows = <const float* const*>_data(point_rows)
-        self.net.offs = self.net.points + <Py_ssize_t>starts[1]
-        self.net.runs = self.net.points + <Py_ssize_t>starts[2] if runs is not None else NULL
-        self.net.longest = (self.net.points + <Py_ssize_t>starts[3] if runs is not None
-                            else NULL)
+        self.net.point_rows = <const void* const*>_data(point_rows)
+        self.net.offs = rows + <Py_ssize_t>starts[1] * self.net.row_bytes
+        self.net.runs = NULL
+        self.net.longest = NULL
+        if runs is not None:
+            self.net.runs = rows + <Py_ssize_t>starts[2] * self.net.row_bytes
+            self.net.longest = rows + <Py_ssize_t>starts[3] * self.net.row_bytes
         for k in range(NN_OUTPUTS):
             self.net.b2[k] = b2[k]
         self.net.qn = 0
         if arithmetic == "int16":
-            qtable, qbias, qlim, qmul, qw2t, qoffset, qscale = tables[6:]
-            address = <Py_ssize_t>_data(qtable)
-            self.net.qdelta = address - <Py_ssize_t>self.net.points
+            qbias, qlim, qmul, qw2t, qoffset, qscale = tables[6:]
             self.net.qn = qbias.shape[0]
             self.net.qbias = <const int16_t*>_data(qbias)
             self.net.qlim = <const int16_t*>_data(qlim)

@@ -215,9 +215,8 @@ NN_TARGET static void NN_(forward2)(int stride, const float* base_a,
    by a cubic on each half unit of |x| (NN_SIG, in _nnet.pyx: within 7e-5 of the exact
    one), u in [-16383, 16383]; the outputs' sums of u times int16 weight (|w| <= NN_QW: a
    block of NN_QBLOCK units sums in int32 lanes), plus ``offset`` (each output's weights
-   times 16384, the sigmoid's 1/2), exact in double (far below 2^53). The rows are int16
-   copies of the float tables' rows at ``delta`` bytes from them (their first n units). n:
-   the units rounded up to 32. */
+   times 16384, the sigmoid's 1/2), exact in double (far below 2^53). n: the units rounded
+   up to 32, the length of every int16 row. */
 
 /* Q15 product rounded, as pmulhrsw: (a b + 2^14) >> 15 */
 NN_INLINE int32_t NN_(mulhrs)(int32_t a, int32_t b) { return (a * b + 0x4000) >> 15; }
@@ -235,21 +234,21 @@ NN_INLINE int32_t NN_(qsigmoid)(int32_t x) {
 }
 
 /* The first layer's partial sums of one side: the bias plus the rows at 1. */
-NN_TARGET static void NN_(qfirst)(int n, const int16_t* bias, const float* const* ones,
-                                  int n_ones, ptrdiff_t delta, int16_t* base) {
+NN_TARGET static void NN_(qfirst)(int n, const int16_t* bias, const int16_t* const* ones,
+                                  int n_ones, int16_t* base) {
 #if NN_W == 16
     for (int h = 0; h < n; h += 32) {
         __m512i acc = _mm512_loadu_si512(bias + h);
         for (int i = 0; i < n_ones; i++)
             acc = _mm512_add_epi16(acc, _mm512_loadu_si512(
-                (const int16_t*)((const char*)ones[i] + delta) + h));
+                ones[i] + h));
         _mm512_storeu_si512(base + h, acc);
     }
 #else
     uint16_t acc[NN_QMAX];
     memcpy(acc, bias, 2 * (size_t)n);
     for (int i = 0; i < n_ones; i++) {
-        const uint16_t* row = (const uint16_t*)((const char*)ones[i] + delta);
+        const uint16_t* row = (const uint16_t*)ones[i];
         for (int h = 0; h < n; h++) acc[h] = (uint16_t)(acc[h] + row[h]);
     }
     memcpy(base, acc, 2 * (size_t)n);
@@ -286,13 +285,13 @@ NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
 
 /* 32 units' sigmoids (qsigmoid32), from unit h, of one board: their sums (its partial sums
    ``base`` plus the rows at 1), clamped (``lim``) and scaled (``mul``). */
-NN_TARGET NN_INLINE __m512i NN_(qunits)(int h, const int16_t* base, const float* const* ones,
-                                        int n_ones, ptrdiff_t delta, const int16_t* lim,
+NN_TARGET NN_INLINE __m512i NN_(qunits)(int h, const int16_t* base, const int16_t* const* ones,
+                                        int n_ones, const int16_t* lim,
                                         const int16_t* mul) {
     __m512i acc = _mm512_loadu_si512(base + h);
     for (int i = 0; i < n_ones; i++)
         acc = _mm512_add_epi16(acc, _mm512_loadu_si512(
-            (const int16_t*)((const char*)ones[i] + delta) + h));
+            ones[i] + h));
     __m512i bound = _mm512_loadu_si512(lim + h);
     acc = _mm512_min_epi16(_mm512_max_epi16(acc, _mm512_sub_epi16(
         _mm512_setzero_si512(), bound)), bound);
@@ -315,12 +314,12 @@ NN_TARGET NN_INLINE void NN_(qspill)(const __m512i* block, __m512d* sums, int ad
    units' sigmoids (qunits) times their output weights (``w2t``: one row of n an
    output). */
 NN_TARGET NN_INLINE void NN_(qblock)(int first, int last, int n, const int16_t* base,
-                                     const float* const* ones, int n_ones, ptrdiff_t delta,
+                                     const int16_t* const* ones, int n_ones,
                                      const int16_t* lim, const int16_t* mul,
                                      const int16_t* w2t, __m512i* block) {
     for (int j = 0; j < 5; j++) block[j] = _mm512_setzero_si512();
     for (int h = first; h < last; h += 32) {
-        __m512i unit = NN_(qunits)(h, base, ones, n_ones, delta, lim, mul);
+        __m512i unit = NN_(qunits)(h, base, ones, n_ones, lim, mul);
         for (int j = 0; j < 5; j++)
             block[j] = NN_QDOT(block[j], unit, _mm512_loadu_si512(w2t + j * n + h));
     }
@@ -329,15 +328,15 @@ NN_TARGET NN_INLINE void NN_(qblock)(int first, int last, int n, const int16_t* 
 /* qblock of two boards a and b at once: each one's chains of dependent operations fill the
    other's waits; the same integers. */
 NN_TARGET NN_INLINE void NN_(qblock2)(int first, int last, int n, const int16_t* base_a,
-                                      const float* const* ones_a, int n_a,
-                                      const int16_t* base_b, const float* const* ones_b,
-                                      int n_b, ptrdiff_t delta, const int16_t* lim,
+                                      const int16_t* const* ones_a, int n_a,
+                                      const int16_t* base_b, const int16_t* const* ones_b,
+                                      int n_b, const int16_t* lim,
                                       const int16_t* mul, const int16_t* w2t,
                                       __m512i* block_a, __m512i* block_b) {
     for (int j = 0; j < 5; j++) block_a[j] = block_b[j] = _mm512_setzero_si512();
     for (int h = first; h < last; h += 32) {
-        __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, delta, lim, mul);
-        __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, delta, lim, mul);
+        __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, lim, mul);
+        __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, lim, mul);
         for (int j = 0; j < 5; j++) {
             __m512i w = _mm512_loadu_si512(w2t + j * n + h);
             block_a[j] = NN_QDOT(block_a[j], unit_a, w);
@@ -349,34 +348,34 @@ NN_TARGET NN_INLINE void NN_(qblock2)(int first, int last, int n, const int16_t*
 /* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1, into
    sums[0..4] (eight double lanes each): its blocks (qblock) one after another, the first
    (n >= 32: there is one) setting sums. */
-NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
-                                    int n_ones, ptrdiff_t delta, const int16_t* lim,
+NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const int16_t* const* ones,
+                                    int n_ones, const int16_t* lim,
                                     const int16_t* mul, const int16_t* w2t, __m512d* sums) {
     __m512i block[5];
-    NN_(qblock)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, base, ones, n_ones, delta, lim, mul, w2t,
+    NN_(qblock)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, base, ones, n_ones, lim, mul, w2t,
                 block);
     NN_(qspill)(block, sums, 0);
     for (int first = NN_QBLOCK; first < n; first += NN_QBLOCK) {
         int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
-        NN_(qblock)(first, last, n, base, ones, n_ones, delta, lim, mul, w2t, block);
+        NN_(qblock)(first, last, n, base, ones, n_ones, lim, mul, w2t, block);
         NN_(qspill)(block, sums, 1);
     }
 }
 
 /* qsums of two boards a and b at once (qblock2), into sums_a and sums_b. */
-NN_TARGET NN_INLINE void NN_(qsums2)(int n, const int16_t* base_a, const float* const* ones_a,
+NN_TARGET NN_INLINE void NN_(qsums2)(int n, const int16_t* base_a, const int16_t* const* ones_a,
                                      int n_a, const int16_t* base_b,
-                                     const float* const* ones_b, int n_b, ptrdiff_t delta,
+                                     const int16_t* const* ones_b, int n_b,
                                      const int16_t* lim, const int16_t* mul,
                                      const int16_t* w2t, __m512d* sums_a, __m512d* sums_b) {
     __m512i block_a[5], block_b[5];
     NN_(qblock2)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, base_a, ones_a, n_a, base_b, ones_b, n_b,
-                 delta, lim, mul, w2t, block_a, block_b);
+                 lim, mul, w2t, block_a, block_b);
     NN_(qspill)(block_a, sums_a, 0);
     NN_(qspill)(block_b, sums_b, 0);
     for (int first = NN_QBLOCK; first < n; first += NN_QBLOCK) {
         int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
-        NN_(qblock2)(first, last, n, base_a, ones_a, n_a, base_b, ones_b, n_b, delta, lim, mul,
+        NN_(qblock2)(first, last, n, base_a, ones_a, n_a, base_b, ones_b, n_b, lim, mul,
                      w2t, block_a, block_b);
         NN_(qspill)(block_a, sums_a, 1);
         NN_(qspill)(block_b, sums_b, 1);
@@ -400,11 +399,11 @@ NN_TARGET NN_INLINE __m512d NN_(qtotals)(const __m512d* v) {
 #else
 /* The outputs' int64 sums of one board from its partial sums ``base`` plus the rows at 1,
    as the AVX-512 code's: into total[0..4]. */
-NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* const* ones,
-                                    int n_ones, ptrdiff_t delta, const int16_t* lim,
+NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const int16_t* const* ones,
+                                    int n_ones, const int16_t* lim,
                                     const int16_t* mul, const int16_t* w2t, int64_t* total) {
     int16_t acc[NN_QMAX], unit[NN_QMAX];
-    NN_(qfirst)(n, base, ones, n_ones, delta, acc);  /* base plus the rows, modulo 2^16 */
+    NN_(qfirst)(n, base, ones, n_ones, acc);  /* base plus the rows, modulo 2^16 */
     for (int h = 0; h < n; h++) {
         int32_t sum = acc[h];
         sum = sum < -lim[h] ? -lim[h] : sum > lim[h] ? lim[h] : sum;
@@ -422,9 +421,9 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const float* con
 /* The five outputs' sums of one board (qsums), or of two (out_b not NULL: base_b and
    ones_b; qsums2): each sum plus ``offset``, scaled by ``scale`` (a power of two: exact) and
    rounded to a float, plus ``b2``. */
-NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* const* ones_a,
+NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const int16_t* const* ones_a,
                                     int n_a, const int16_t* base_b,
-                                    const float* const* ones_b, int n_b, ptrdiff_t delta,
+                                    const int16_t* const* ones_b, int n_b,
                                     const int16_t* lim, const int16_t* mul,
                                     const int16_t* w2t, const double* offset,
                                     const double* scale, const float* b2, float* out_a,
@@ -436,11 +435,11 @@ NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* c
     const __m512d times = _mm512_maskz_loadu_pd(0x1f, scale);
     __m256 xb = _mm256_setzero_ps();
     if (out_b) {
-        NN_(qsums2)(n, base_a, ones_a, n_a, base_b, ones_b, n_b, delta, lim, mul, w2t, sums_a,
+        NN_(qsums2)(n, base_a, ones_a, n_a, base_b, ones_b, n_b, lim, mul, w2t, sums_a,
                     sums_b);
         xb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_b), add), times));
     } else {
-        NN_(qsums)(n, base_a, ones_a, n_a, delta, lim, mul, w2t, sums_a);
+        NN_(qsums)(n, base_a, ones_a, n_a, lim, mul, w2t, sums_a);
     }
     __m256 xa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_a), add),
                                               times));
@@ -451,8 +450,8 @@ NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const float* c
                                                                  _MM_SHUFFLE(1, 0, 1, 0))));
 #else
     int64_t total[10];
-    NN_(qsums)(n, base_a, ones_a, n_a, delta, lim, mul, w2t, total);
-    if (out_b) NN_(qsums)(n, base_b, ones_b, n_b, delta, lim, mul, w2t, total + 5);
+    NN_(qsums)(n, base_a, ones_a, n_a, lim, mul, w2t, total);
+    if (out_b) NN_(qsums)(n, base_b, ones_b, n_b, lim, mul, w2t, total + 5);
     for (int j = 0; j < 5; j++) {
         x[j] = (float)(((double)total[j] + offset[j]) * scale[j]) + b2[j];
         if (out_b) x[8 + j] = (float)(((double)total[5 + j] + offset[j]) * scale[j]) + b2[j];
