@@ -18,7 +18,7 @@ import pytest
 from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, _nnet, batch, features
 from fastnardy.search import network
 from fastnardy.batch import MIRROR_COLUMNS
-from fastnardy.search.network import Evaluator
+from fastnardy.search.network import Evaluator, races
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, best_turn, evaluator, expectimax
 from fastnardy.search.selfplay import simulate
 
@@ -353,6 +353,55 @@ def test_selfplay_with_the_int16_network_in_the_kernel(game: str) -> None:
     assert (inside.winner >= 0).all()
 
 
+def int16_networks(game: str) -> list[Evaluator]:
+    """The shipped int16 network, and random ones of 17, 48 and 300 units (300: two blocks of
+    NN_QBLOCK), the last with a random race network."""
+    shipped = Evaluator.load(game, "int16")
+    nets = [shipped]
+    for hidden, seed in ((17, 3), (48, 4), (300, 5)):
+        plain = random_network(game, hidden, seed, 0.4)
+        race = None
+        if hidden == 300:
+            r = random_network(game, 40, 6, 0.4)
+            race = Evaluator(r.kind, r.hidden_weights, r.hidden_bias, r.output_weights,
+                             r.output_bias, arithmetic="int16")
+        nets.append(Evaluator(plain.kind, plain.hidden_weights, plain.hidden_bias,
+                              plain.output_weights, plain.output_bias, race=race,
+                              arithmetic="int16"))
+    return nets
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_children_from_their_parent_are_the_same_floats(game: str) -> None:
+    """The kernel's self-play values a turn's children from their parent: the partial sums
+    of their side to move (the parent's opponent) made once, and only the side that moved
+    read from each child's key (in the parent's frame); a hit (S5) goes through the full
+    path. Every child of seeded random play, under every roll, the same floats as the child
+    valued alone, with each network (int16 and float, with race networks too) and both ways
+    of pairing siblings."""
+    rules = Rules.of(game)
+    rows = positions(game, 150)
+    parents = batch.keys_from_rows(game, rows)
+    hits = in_race = in_contact = 0
+    for net in int16_networks(game) + [Evaluator.load(game), with_race(game)]:
+        for i, roll in enumerate(batch.ROLLS):
+            if i % 3 and net.arithmetic == "float":
+                continue
+            dice = np.repeat(np.array([roll]), len(rows), axis=0)
+            children, parent = batch.expand(rules, rows, dice, keys=True)
+            alone = net.network.probabilities(children)
+            for first in (0, 1):  # pairs (0, 1), (2, 3) ... and 0, (1, 2), (3, 4) ...
+                got = _nnet._child_probabilities(net.network, parents, children, parent, first)
+                np.testing.assert_array_equal(got, alone)
+            boards, _ = batch.expand(rules, rows, dice)
+            hits += int((boards[:, 24] > rows[parent, 49]).sum())  # the side to move's bar
+            race = races(game, boards)
+            in_race += int(race.sum())
+            in_contact += int((~race).sum())
+    assert in_race > 1000 and in_contact > 1000
+    assert (hits > 100) == (game == "short")
+
+
 SAME_FLOATS = """
 import sys
 import numpy as np
@@ -373,6 +422,9 @@ for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248)):
                 net.probabilities(features(game, rows[:300], kind))]
     for net in integers:
         out += [net.evaluate(rows, probabilities=True), net.evaluate(keys[1:], probabilities=True)]
+    children, parent = batch.expand(game, rows[:200], np.full((200, 2), [5, 2]), keys=True)
+    for net in nets[:2] + integers[:2]:  # the kernel's self-play path (nn_child2)
+        out += [_nnet._child_probabilities(net.network, keys[:200], children, parent)]
     out += [features(game, keys, "raw")]  # the raw inputs of keys: lookups per instruction set
 np.savez(sys.argv[2], simd=_nnet.SIMD, *out)
 """
@@ -398,7 +450,7 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
         with np.load(out) as data:
             assert str(data["simd"]) == name
             results[name] = [data[f"arr_{i}"] for i in range(len(data.files) - 1)]
-    assert "base" in results and len(results["base"]) == 62
+    assert "base" in results and len(results["base"]) == 70
     for name, arrays in results.items():
         for got, expected in zip(arrays, results["base"]):
             np.testing.assert_array_equal(got, expected, err_msg=name)

@@ -48,7 +48,8 @@ cdef class GameBatch:
     cdef void cut(self, Py_ssize_t g) noexcept nogil
     cdef int ready_to_run(self) except -1
     cdef int run_game(self, nb_ctx* c, Py_ssize_t g) noexcept nogil
-    cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil
+    cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net, uint64_t lo,
+                            uint64_t hi) noexcept nogil
     cdef object _prepare(self, object stop)
     cdef object _play_values(self, object values)
     cdef object _play_choices(self, object choices)

@@ -12,9 +12,9 @@ from fastnardy._packed cimport nb_board, nb_board_from_key, nb_check_key, nb_swa
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  NB_ORDER, nb_generate, nb_tick)
 from fastnardy._args cimport _build_error, _data, _parse_code
-from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_equity, nn_key, nn_key2,
-                              nn_probabilities, nn_scratch_clear, nn_scratch_free,
-                              nn_scratch_new)
+from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_child2, nn_equity, nn_probabilities,
+                              nn_scratch_clear, nn_scratch_free, nn_scratch_new,
+                              nn_set_parent)
 from fastnardy._dice cimport (choice_state, opening_throw, rng_below, rng_next,
                               stream_state)
 from fastnardy._batches cimport greedy_score, nb_score, nb_start
@@ -28,13 +28,21 @@ from ._packed import KEY_DTYPE
 from .errors import FastNardyError, InvalidPositionError, ResourceLimitError
 
 
-cdef inline int moved_side_off(uint64_t lo, uint64_t hi) noexcept nogil:
-    """1 if the side that moved (the opponent in this swapped key) has no checker left."""
+cdef inline int side_off(uint64_t lo, uint64_t hi, int other) noexcept nogil:
+    """1 if a side of this key has no checker left: its mover (``other`` 0) or the other
+    side (1), none on its bar and no field of its counts (1 to 15 the mover's, 16 to 30
+    the other side's). The side that moved is the other side of a key in its next mover's
+    frame, and the mover of a child's key in its parent's frame."""
     cdef int p
-    if hi >> 60:
+    cdef uint64_t f, g
+    if (hi if other else lo) >> 60:
         return 0
     for p in range(12):
-        if ((lo >> (5 * p)) & 31) >= 16 or ((hi >> (5 * p)) & 31) >= 16:
+        f = (lo >> (5 * p)) & 31
+        g = (hi >> (5 * p)) & 31
+        if other and (f >= 16 or g >= 16):
+            return 0
+        if not other and ((f != 0 and f < 16) or (g != 0 and g < 16)):
             return 0
     return 1
 
@@ -266,7 +274,7 @@ cdef class GameBatch:
         self.key[2 * g + 1] = hi
         self.turns[g] += 1
         self.dice[2 * g] = self.dice[2 * g + 1] = 0
-        if moved_side_off(lo, hi):
+        if side_off(lo, hi, 1):
             nb_board_from_key(lo, hi, self.r.game, &b)
             self.status[g] = 2
             self.winner[g] = self.side[g]
@@ -339,7 +347,8 @@ cdef class GameBatch:
                 self.status[g] = 1
                 return 1
             if p == 3 and n > 1:
-                k = self.network_choice(c, n, self.net[self.side[g]])
+                k = self.network_choice(c, n, self.net[self.side[g]], self.key[2 * g],
+                                        self.key[2 * g + 1])
             elif p == 0 and n > 1:
                 k = rng_below(&self.pick_rng[g], n)
             elif p == 1 and n > 1:
@@ -364,25 +373,29 @@ cdef class GameBatch:
                 raise MemoryError()
         return 0
 
-    cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net) noexcept nogil:
-        """The first of the n children in c.out of highest value to the mover: the L10/S9
-        points of a child that ends the game, else minus the network's equity of it. The
-        children go in windows of WINDOW: the network's sums of a window's children (two
-        siblings at once), their probabilities at once, then the window's values in order."""
+    cdef int network_choice(self, nb_ctx* c, int n, const nn_net* net, uint64_t lo,
+                            uint64_t hi) noexcept nogil:
+        """The first of the n children in c.out of the position of key lo, hi of highest
+        value to the mover: the L10/S9 points of a child that ends the game, else minus the
+        network's equity of it (nn_child2: the children share their side to move, the
+        position's opponent). The children go in windows of WINDOW: the network's sums of
+        a window's children (two siblings at once), their probabilities at once, then the
+        window's values in order."""
         cdef int i = 0, first, j, w, k = 0
-        cdef uint64_t keys[4]
+        cdef uint64_t keys[2]
         cdef double value, best = -1e300
         cdef float sums[NN_OUTPUTS * WINDOW]
         cdef double exact[WINDOW]
         cdef int slot[WINDOW]  # a child's sums in the window, or -1: its exact points
         cdef nb_board b
         cdef int8_t kind
+        nn_set_parent(net, self.scratch, lo, hi)
         while i < n:
             first = i
             w = 0
             while i < n and i - first < WINDOW:
-                nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &keys[0], &keys[1])
-                if moved_side_off(keys[0], keys[1]):
+                if side_off(c.out[i].lo, c.out[i].hi, 0):
+                    nb_swap_key(c.out[i].lo, c.out[i].hi, self.r.game, &keys[0], &keys[1])
                     nb_board_from_key(keys[0], keys[1], self.r.game, &b)
                     exact[i - first] = nb_score(&b, self.r.game, self.koks, self.backgammon,
                                                 &kind)
@@ -390,18 +403,18 @@ cdef class GameBatch:
                     i += 1
                     continue
                 # children of the kernel, well formed
-                if i + 1 < n and i + 1 - first < WINDOW:
-                    nb_swap_key(c.out[i + 1].lo, c.out[i + 1].hi, self.r.game, &keys[2],
-                                &keys[3])
-                    if not moved_side_off(keys[2], keys[3]):
-                        nn_key2(net, keys[0], keys[1], keys[2], keys[3], self.scratch,
-                                sums + NN_OUTPUTS * w, sums + NN_OUTPUTS * (w + 1))
-                        slot[i - first] = w
-                        slot[i + 1 - first] = w + 1
-                        w += 2
-                        i += 2
-                        continue
-                nn_key(net, keys[0], keys[1], self.scratch, sums + NN_OUTPUTS * w)
+                if (i + 1 < n and i + 1 - first < WINDOW
+                        and not side_off(c.out[i + 1].lo, c.out[i + 1].hi, 0)):
+                    nn_child2(net, self.scratch, c.out[i].lo, c.out[i].hi, c.out[i + 1].lo,
+                              c.out[i + 1].hi, sums + NN_OUTPUTS * w,
+                              sums + NN_OUTPUTS * (w + 1))
+                    slot[i - first] = w
+                    slot[i + 1 - first] = w + 1
+                    w += 2
+                    i += 2
+                    continue
+                nn_child2(net, self.scratch, c.out[i].lo, c.out[i].hi, 0, 0,
+                          sums + NN_OUTPUTS * w, NULL)
                 slot[i - first] = w
                 w += 1
                 i += 1
@@ -473,7 +486,7 @@ cdef class GameBatch:
         exact = np.full(self.nkids, np.nan)
         ev = <double*>_data(exact)
         for i in range(self.nkids):
-            if moved_side_off(self.kids[2 * i], self.kids[2 * i + 1]):
+            if side_off(self.kids[2 * i], self.kids[2 * i + 1], 1):
                 nb_board_from_key(self.kids[2 * i], self.kids[2 * i + 1], self.r.game, &b)
                 ev[i] = nb_score(&b, self.r.game, self.koks, self.backgammon, &kd)
         self.waiting = (games[:ng].copy(), offsets[:ng + 1].copy())

@@ -4,7 +4,7 @@
 
 from libc.stdint cimport int8_t, int16_t, uint64_t
 
-from fastnardy._features cimport W_MAX, mirror_map
+from fastnardy._features cimport W_MAX, mirror_map, row_facts
 
 cdef enum:
     NN_OUTPUTS = 5   # win, win_mars, win_3, lose_mars, lose_3 (fastnardy.network.OUTPUTS)
@@ -45,6 +45,17 @@ ctypedef struct nn_net:
     double qscale[NN_OUTPUTS]  # the float of one unit of each output's sum
 
 
+ctypedef struct nn_parent:
+    # a position whose children (nn_child2: keys in its mover's frame, as the kernel's moves
+    # make them) share their side to move, its opponent: its row in the children's view (its
+    # opponent, side 0, first), side 0's facts, and side 0's partial sums by each network
+    int8_t row[50]
+    row_facts facts
+    const nn_net* net[2]  # the network of each slot below, or NULL (slot 1: the race one)
+    float sums[2][NN_MAX_HIDDEN]
+    int16_t qsums[2][NN_MAX_HIDDEN]  # the same, for an integer network
+
+
 ctypedef struct nn_scratch:
     # what one evaluation writes on the way: the board row of a key, and the weight rows of
     # the inputs switched on (those at 1, and the others with their values); the same for
@@ -60,6 +71,7 @@ ctypedef struct nn_scratch:
     int16_t qbase[2][NN_MAX_HIDDEN]  # the same, for an integer network
     int8_t base_row[2][25]
     const nn_net* base_net[2]
+    nn_parent parent
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
@@ -70,6 +82,11 @@ cdef int nn_row2(const nn_net* net, const int8_t* row_a, const int8_t* row_b, nn
                  float* probs_a, float* probs_b) noexcept nogil
 cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                  uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil
+cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
+                        uint64_t hi) noexcept nogil
+cdef int nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi_a,
+                   uint64_t lo_b, uint64_t hi_b, float* probs_a,
+                   float* probs_b) noexcept nogil
 cdef void nn_probabilities(float* sums, Py_ssize_t count) noexcept nogil
 cdef inline double nn_equity(const float* p) noexcept nogil:
     """L10/S9 without the cube: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3."""

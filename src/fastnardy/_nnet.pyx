@@ -9,10 +9,11 @@ of the first layer is the bias plus one precomputed table row per occupied point
 and per count, each made once from :mod:`fastnardy._features` (the one home of every
 input's value) on boards holding that fact alone; no feature is written for a board. The
 side to move did not just move, so its rows' sum is kept (for two such sides: a hit in
-short nardy makes a second) and shared by the siblings of a search or a self-play turn; and
-two boards are evaluated at once, interleaved, so that each one's chains of dependent
-operations fill the other's waits. Feature arrays (``of_features``) are summed input by
-input. The hidden units are computed sixteen at a time, each block held in registers all
+short nardy makes a second) and shared by the siblings of a search; the kernel's self-play
+makes it once from the turn's position and reads only the side that moved from each
+child's key (``nn_child2``); and two boards are evaluated at once, interleaved, so that
+each one's chains of dependent operations fill the other's waits. Feature arrays
+(``of_features``) are summed input by input. The hidden units are computed sixteen at a time, each block held in registers all
 the way from the bias to its share of the outputs (``_nnet_simd.h``, in GCC's and clang's
 vector extension, built for AVX-512 (twice: with VNNI's dot products for the int16
 network, and without), AVX2 and the baseline with vectors as wide as each one's registers;
@@ -47,9 +48,11 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
                                   W_TDGAMMON, features_contact, features_use_simd,
                                   in_contact, key_row, keys_array, mirror_of, mirrored,
-                                  raise_fault, row_facts, row_faults, rows_array)
+                                  raise_fault, row_facts, row_faults, rows_array,
+                                  side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
-from fastnardy._packed cimport nb_ctz
+from fastnardy._packed cimport (nb_ctz, nb_key_row_words, nb_key_to_row, nb_load8,
+                                nb_swap_key, nonzero8, sum8, words3)
 from fastnardy import _features
 from fastnardy.errors import FastNardyError, InvalidPositionError
 
@@ -70,6 +73,14 @@ cdef extern from *:
        (two a lane a vector): in double once a block. */
     #define NN_QW 8191
     #define NN_QBLOCK 256
+    #define NN_QTILE 8  /* the units' vectors of a board summed at once (NN_QBLOCK / 32) */
+    /* One board's first layer for the integer network: its partial sums ``base`` plus the
+       n_ones rows ``ones`` */
+    typedef struct {
+        const int16_t* base;
+        const int16_t* const* ones;
+        int n_ones;
+    } nn_qboard;
     _Static_assert(2LL * (NN_QBLOCK / 32) * 16383 * NN_QW <= 2147483647LL,
                    "a block's output sums must fit int32");
     /* The integer sigmoid's cubics: sigma(x) - 1/2 on [s/2, (s + 1)/2] is about
@@ -140,10 +151,9 @@ cdef extern from *:
                                float*) = nn_forward2_base;
     static void (*nn_qfirst)(int, const int16_t*, const int16_t* const*, int, int16_t*) =
         nn_qfirst_base;
-    static void (*nn_qforward)(int, const int16_t*, const int16_t* const*, int, const int16_t*,
-                               const int16_t* const*, int, const int16_t*, const int16_t*,
-                               const int16_t*, const double*, const double*, const float*,
-                               float*, float*) = nn_qforward_base;
+    static void (*nn_qforward)(int, const nn_qboard*, const nn_qboard*, const int16_t*,
+                               const int16_t*, const int16_t*, const double*, const double*,
+                               const float*, float*, float*) = nn_qforward_base;
     static void (*nn_sigmoids)(float*, ptrdiff_t) = nn_sigmoids_base;
     #define NN_USE(isa_)                       \
         do {                                   \
@@ -177,11 +187,14 @@ cdef extern from *:
                      const float* w2t, const float* b2, float* out_a, float* out_b) noexcept nogil
     void nn_qfirst(int n, const int16_t* bias, const int16_t* const* ones, int n_ones,
                    int16_t* base) noexcept nogil
-    void nn_qforward(int n, const int16_t* base_a, const int16_t* const* ones_a, int n_a,
-                     const int16_t* base_b, const int16_t* const* ones_b, int n_b,
-                     const int16_t* lim, const int16_t* mul,
-                     const int16_t* w2t, const double* offset, const double* scale,
-                     const float* b2, float* out_a, float* out_b) noexcept nogil
+    ctypedef struct nn_qboard:
+        const int16_t* base
+        const int16_t* const* ones
+        int n_ones
+    void nn_qforward(int n, const nn_qboard* a, const nn_qboard* b, const int16_t* lim,
+                     const int16_t* mul, const int16_t* w2t, const double* offset,
+                     const double* scale, const float* b2, float* out_a,
+                     float* out_b) noexcept nogil
     void nn_sigmoids(float* x, Py_ssize_t n) noexcept nogil
 
 # The instruction sets of the network's arithmetic, each giving the same floats: the best
@@ -282,6 +295,14 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     return n
 
 
+cdef inline void qboard(nn_qboard* x, const int16_t* base, const void** ones,
+                        int n_ones) noexcept nogil:
+    """x: the first layer of a board for the integer network (nn_qboard)."""
+    x.base = base
+    x.ones = <const int16_t**>ones
+    x.n_ones = n_ones
+
+
 cdef inline const nn_net* network_of(const nn_net* net, const int8_t* row,
                                      const row_facts* facts) noexcept nogil:
     """The network that values a checked row: its race network for a race, if it has one."""
@@ -299,9 +320,11 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     opponent) starts from it, the same floats as if summed again."""
     cdef int k = keep_base(net, row, facts, s, 1)
     cdef int n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
+    cdef nn_qboard a
     if net.qn:
-        nn_qforward(net.qn, s.qbase[k], <const int16_t**>s.ones, n, NULL, NULL, 0, net.qlim,
-                    net.qmul, net.qw2t, net.qoffset, net.qscale, net.b2, probs, NULL)
+        qboard(&a, s.qbase[k], s.ones, n)
+        nn_qforward(net.qn, &a, NULL, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
+                    net.b2, probs, NULL)
     else:
         nn_forward(net.stride, s.base[k], <const float**>s.ones, n, s.rows, s.values, 0,
                    net.w2t, net.b2, probs)
@@ -336,10 +359,12 @@ cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_
     cdef int k_b = keep_base(net, row_b, facts_b, s, k_a)
     cdef int n_a = side_rows(net, 1, row_a + 25, facts_a.held[1], facts_a.count[1], s.ones)
     cdef int n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
+    cdef nn_qboard a, b
     if net.qn:
-        nn_qforward(net.qn, s.qbase[k_a], <const int16_t**>s.ones, n_a, s.qbase[k_b],
-                    <const int16_t**>s.ones2, n_b, net.qlim, net.qmul, net.qw2t, net.qoffset,
-                    net.qscale, net.b2, probs_a, probs_b)
+        qboard(&a, s.qbase[k_a], s.ones, n_a)
+        qboard(&b, s.qbase[k_b], s.ones2, n_b)
+        nn_qforward(net.qn, &a, &b, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
+                    net.b2, probs_a, probs_b)
         return
     nn_forward2(net.stride, s.base[k_a], <const float**>s.ones, n_a, s.base[k_b],
                 <const float**>s.ones2, n_b, net.w2t, net.b2, probs_a, probs_b)
@@ -414,6 +439,104 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
     cdef int fault_b = key_row(lo_b, hi_b, net.is_short, s.row2, &facts_b)
     return forward_checked(net, s.row, &facts_a, fault_a, s.row2, &facts_b, fault_b, s,
                            probs_a, probs_b)
+
+
+cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
+                        uint64_t hi) noexcept nogil:
+    """The parent of the children that nn_child2 values next with ``net``: a well-formed key
+    in its mover's frame. The first layer's partial sums of its opponent, the children's
+    side to move, are made by each network (``net``, its race network) on its first child."""
+    cdef nn_parent* p = &s.parent
+    nb_key_to_row(lo, hi, net.is_short, p.row, 0)
+    side_masks(p.row, &p.facts.held[0], &p.facts.count[0])
+    p.net[0] = p.net[1] = NULL
+
+
+cdef inline int child_side(const nn_net* net, nn_scratch* s, uint64_t lo, uint64_t hi,
+                           const void** ones, int* n_ones) noexcept nogil:
+    """The slot of the network that values a child of the parent (0 ``net``, 1 its race
+    network), its side 0's partial sums made there, and the table rows of its side 1 (the
+    side that moved: this key's mover) in ``ones`` (``n_ones`` of them); or -1 where its
+    side 0 is not the parent's opponent as it was (a hit, S5)."""
+    cdef nn_parent* p = &s.parent
+    cdef uint64_t w[6]
+    cdef int8_t side[32]
+    cdef uint32_t held
+    cdef int count, slot = 0, n
+    nb_key_row_words(lo, hi, net.is_short, w)
+    if ((w[3] ^ nb_load8(p.row)) | (w[4] ^ nb_load8(p.row + 8)) | (w[5] ^ nb_load8(p.row + 16))
+            or <int8_t>(hi >> 60) != p.row[24]):
+        return -1
+    words3(side, w[0], w[1], w[2])
+    side[24] = <int8_t>(lo >> 60)
+    held = nonzero8(w[0]) | (nonzero8(w[1]) << 8) | (nonzero8(w[2]) << 16)
+    count = sum8(w[0] + w[1]) + sum8(w[2]) + side[24]
+    if net.race != NULL and not in_contact(net.mirror, p.facts.held[0], held,
+                                           p.row[24] | side[24]):
+        net = net.race
+        slot = 1
+    if p.net[slot] != net:
+        n = side_rows(net, 0, p.row, p.facts.held[0], p.facts.count[0], ones)
+        if net.qn:
+            nn_qfirst(net.qn, net.qbias, <const int16_t**>ones, n, p.qsums[slot])
+        else:
+            nn_first(net.stride, net.bias, <const float**>ones, n, p.sums[slot])
+        p.net[slot] = net
+    n_ones[0] = side_rows(net, 1, side, held, count, ones)
+    return slot
+
+
+cdef inline void child_forward(const nn_parent* p, int slot, const void** ones, int n,
+                               float* probs) noexcept nogil:
+    """The five outputs' sums of one child from child_side's slot and rows."""
+    cdef const nn_net* net = p.net[slot]
+    cdef nn_qboard x
+    if net.qn:
+        qboard(&x, p.qsums[slot], ones, n)
+        nn_qforward(net.qn, &x, NULL, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
+                    net.b2, probs, NULL)
+    else:
+        nn_forward(net.stride, p.sums[slot], <const float**>ones, n, NULL, NULL, 0, net.w2t,
+                   net.b2, probs)
+
+
+cdef int nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi_a,
+                   uint64_t lo_b, uint64_t hi_b, float* probs_a,
+                   float* probs_b) noexcept nogil:
+    """The five outputs' sums of two children of the parent (nn_set_parent), or of the first
+    alone if ``probs_b`` is NULL: keys of the kernel's (well formed, in the parent's mover's
+    frame, as its moves make them), each valued in its own frame as nn_key values it; the
+    same floats. Siblings share their side to move, the parent's opponent: its partial sums
+    are the parent's, and only the side that moved is read from each key. A hit (S5) goes
+    through nn_key; the union of the fault bits is returned."""
+    cdef uint64_t lo, hi
+    cdef int n_a = 0, n_b = 0, fault = 0
+    cdef int slot_a = child_side(net, s, lo_a, hi_a, s.ones, &n_a)
+    cdef int slot_b = child_side(net, s, lo_b, hi_b, s.ones2, &n_b) if probs_b != NULL else -1
+    cdef const nn_net* pair = s.parent.net[slot_a] if slot_a >= 0 else NULL
+    cdef nn_qboard a, b
+    if slot_a >= 0 and slot_a == slot_b:
+        if pair.qn:
+            qboard(&a, s.parent.qsums[slot_a], s.ones, n_a)
+            qboard(&b, s.parent.qsums[slot_b], s.ones2, n_b)
+            nn_qforward(pair.qn, &a, &b, pair.qlim, pair.qmul, pair.qw2t, pair.qoffset,
+                        pair.qscale, pair.b2, probs_a, probs_b)
+        else:
+            nn_forward2(pair.stride, s.parent.sums[slot_a], <const float**>s.ones, n_a,
+                        s.parent.sums[slot_b], <const float**>s.ones2, n_b, pair.w2t, pair.b2,
+                        probs_a, probs_b)
+        return 0
+    if slot_a >= 0:
+        child_forward(&s.parent, slot_a, s.ones, n_a, probs_a)
+    else:
+        nb_swap_key(lo_a, hi_a, net.is_short, &lo, &hi)
+        fault |= nn_key(net, lo, hi, s, probs_a)
+    if slot_b >= 0:
+        child_forward(&s.parent, slot_b, s.ones2, n_b, probs_b)
+    elif probs_b != NULL:
+        nb_swap_key(lo_b, hi_b, net.is_short, &lo, &hi)
+        fault |= nn_key(net, lo, hi, s, probs_b)
+    return fault
 
 
 cdef void nn_probabilities(float* sums, Py_ssize_t count) noexcept nogil:
@@ -576,6 +699,60 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     qw2t[:, :stride] = np.rint(w2t.astype(np.float64) * 2.0 ** out[:, None])
     offset = 16384.0 * qw2t.sum(axis=1, dtype=np.int64)
     return qtable, qbias, qlim, qmul, qw2t, offset, 2.0 ** -(out + 15)
+
+
+def _child_probabilities(Network network, parents, children, parent, int first=0):
+    """The five outputs (N, 5) float32 of ``children``, KEY_DTYPE keys each in its own
+    mover's frame, of the positions ``parents`` (keys, each in its mover's frame), child i
+    of ``parents[parent[i]]``, grouped by parent (batch.expand's children): valued as the
+    kernel's self-play values them (nn_child2: siblings share their parent's opponent's
+    partial sums), in pairs from the ``first`` (0 or 1) of each group's, for the tests: the
+    same floats as ``network.probabilities(children)``. The keys must be well formed (not
+    checked)."""
+    cdef const uint64_t* kv
+    cdef const uint64_t* pv
+    cdef const int32_t* iv
+    cdef uint64_t lo[2]
+    cdef uint64_t hi[2]
+    cdef float* out
+    cdef Py_ssize_t i, j, k, n, start = 0
+    cdef nn_scratch* s
+    cdef int is_short = network.net.is_short
+    lo[1] = hi[1] = 0  # read only with a second child
+    keys = keys_array(children)
+    owners = keys_array(parents)
+    index = np.ascontiguousarray(parent, dtype=np.int32)
+    n = keys.shape[0]
+    if index.shape != (n,) or n and (index.min() < 0 or index.max() >= owners.shape[0]
+                                     or (np.diff(index) < 0).any()):
+        raise FastNardyError("parent must index parents, one per child, grouped")
+    result = np.zeros((n, NN_OUTPUTS), dtype=np.float32)
+    if n == 0:
+        return result
+    kv = <const uint64_t*>_data(keys)
+    pv = <const uint64_t*>_data(owners)
+    iv = <const int32_t*>_data(index)
+    out = <float*>_data(result)
+    s = nn_scratch_new()
+    if s == NULL:
+        raise MemoryError()
+    with nogil:
+        while start < n:
+            k = iv[start]
+            nn_set_parent(&network.net, s, pv[2 * k], pv[2 * k + 1])
+            i = start
+            while i < n and iv[i] == k:
+                j = 2 if i + 1 < n and iv[i + 1] == k and (i > start or first == 0) else 1
+                nb_swap_key(kv[2 * i], kv[2 * i + 1], is_short, &lo[0], &hi[0])
+                if j == 2:
+                    nb_swap_key(kv[2 * i + 2], kv[2 * i + 3], is_short, &lo[1], &hi[1])
+                nn_child2(&network.net, s, lo[0], hi[0], lo[1], hi[1], out + NN_OUTPUTS * i,
+                          out + NN_OUTPUTS * (i + 1) if j == 2 else NULL)
+                i += j
+            start = i
+        nn_probabilities(out, NN_OUTPUTS * n)
+    nn_scratch_free(s)
+    return result
 
 
 def _aligned(array):

@@ -283,15 +283,21 @@ NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
 #define NN_QDOT(acc, u, w) _mm512_add_epi32(acc, _mm512_madd_epi16(u, w))
 #endif
 
-/* 32 units' sigmoids (qsigmoid32), from unit h, of one board: their sums (its partial sums
-   ``base`` plus the rows at 1), clamped (``lim``) and scaled (``mul``). */
-NN_TARGET NN_INLINE __m512i NN_(qunits)(int h, const int16_t* base, const int16_t* const* ones,
-                                        int n_ones, const int16_t* lim,
-                                        const int16_t* mul) {
-    __m512i acc = _mm512_loadu_si512(base + h);
-    for (int i = 0; i < n_ones; i++)
-        acc = _mm512_add_epi16(acc, _mm512_loadu_si512(
-            ones[i] + h));
+/* The sums of K x 32 units, from unit h, of board x into acc[0..K-1] (each row's address
+   loaded once for the K vectors). */
+NN_TARGET NN_INLINE void NN_(qsums_of)(const int K, int h, const nn_qboard* x, __m512i* acc) {
+    for (int k = 0; k < K; k++) acc[k] = _mm512_loadu_si512(x->base + h + 32 * k);
+    for (int i = 0; i < x->n_ones; i++) {
+        const int16_t* row = x->ones[i] + h;
+        for (int k = 0; k < K; k++)
+            acc[k] = _mm512_add_epi16(acc[k], _mm512_loadu_si512(row + 32 * k));
+    }
+}
+
+/* 32 units' sigmoids (qsigmoid32), from unit h, of their sums ``acc``, clamped (``lim``) and
+   scaled (``mul``). */
+NN_TARGET NN_INLINE __m512i NN_(qsquash)(int h, __m512i acc, const int16_t* lim,
+                                         const int16_t* mul) {
     __m512i bound = _mm512_loadu_si512(lim + h);
     acc = _mm512_min_epi16(_mm512_max_epi16(acc, _mm512_sub_epi16(
         _mm512_setzero_si512(), bound)), bound);
@@ -310,75 +316,62 @@ NN_TARGET NN_INLINE void NN_(qspill)(const __m512i* block, __m512d* sums, int ad
     }
 }
 
-/* The int32 lanes (block[j]) of one board's units first to last - 1 (a block): every 32
-   units' sigmoids (qunits) times their output weights (``w2t``: one row of n an
-   output). */
-NN_TARGET NN_INLINE void NN_(qblock)(int first, int last, int n, const int16_t* base,
-                                     const int16_t* const* ones, int n_ones,
-                                     const int16_t* lim, const int16_t* mul,
-                                     const int16_t* w2t, __m512i* block) {
-    for (int j = 0; j < 5; j++) block[j] = _mm512_setzero_si512();
-    for (int h = first; h < last; h += 32) {
-        __m512i unit = NN_(qunits)(h, base, ones, n_ones, lim, mul);
-        for (int j = 0; j < 5; j++)
-            block[j] = NN_QDOT(block[j], unit, _mm512_loadu_si512(w2t + j * n + h));
-    }
-}
-
-/* qblock of two boards a and b at once: each one's chains of dependent operations fill the
-   other's waits; the same integers. */
-NN_TARGET NN_INLINE void NN_(qblock2)(int first, int last, int n, const int16_t* base_a,
-                                      const int16_t* const* ones_a, int n_a,
-                                      const int16_t* base_b, const int16_t* const* ones_b,
-                                      int n_b, const int16_t* lim,
-                                      const int16_t* mul, const int16_t* w2t,
-                                      __m512i* block_a, __m512i* block_b) {
-    for (int j = 0; j < 5; j++) block_a[j] = block_b[j] = _mm512_setzero_si512();
-    for (int h = first; h < last; h += 32) {
-        __m512i unit_a = NN_(qunits)(h, base_a, ones_a, n_a, lim, mul);
-        __m512i unit_b = NN_(qunits)(h, base_b, ones_b, n_b, lim, mul);
+/* K x 32 units of board a, and of board b if not NULL, from unit h (qsums_of, qsquash):
+   their products with the output weights (``w2t``: one row of n an output) added to
+   block_a and block_b; the two boards' chains of dependent operations fill each other's
+   waits. */
+NN_TARGET NN_INLINE void NN_(qtile)(const int K, int h, int n, const nn_qboard* a,
+                                    const nn_qboard* b, const int16_t* lim, const int16_t* mul,
+                                    const int16_t* w2t, __m512i* block_a, __m512i* block_b) {
+    __m512i acc_a[NN_QTILE], acc_b[NN_QTILE];
+    NN_(qsums_of)(K, h, a, acc_a);
+    if (b) NN_(qsums_of)(K, h, b, acc_b);
+    for (int k = 0; k < K; k++) {
+        __m512i unit_a = NN_(qsquash)(h + 32 * k, acc_a[k], lim, mul);
+        __m512i unit_b = b ? NN_(qsquash)(h + 32 * k, acc_b[k], lim, mul) : unit_a;
         for (int j = 0; j < 5; j++) {
-            __m512i w = _mm512_loadu_si512(w2t + j * n + h);
+            __m512i w = _mm512_loadu_si512(w2t + j * n + h + 32 * k);
             block_a[j] = NN_QDOT(block_a[j], unit_a, w);
-            block_b[j] = NN_QDOT(block_b[j], unit_b, w);
+            if (b) block_b[j] = NN_QDOT(block_b[j], unit_b, w);
         }
     }
 }
 
-/* The outputs' sums of one board from its partial sums ``base`` plus the rows at 1, into
-   sums[0..4] (eight double lanes each): its blocks (qblock) one after another, the first
-   (n >= 32: there is one) setting sums. */
-NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const int16_t* const* ones,
-                                    int n_ones, const int16_t* lim,
-                                    const int16_t* mul, const int16_t* w2t, __m512d* sums) {
-    __m512i block[5];
-    NN_(qblock)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, base, ones, n_ones, lim, mul, w2t,
-                block);
-    NN_(qspill)(block, sums, 0);
-    for (int first = NN_QBLOCK; first < n; first += NN_QBLOCK) {
-        int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
-        NN_(qblock)(first, last, n, base, ones, n_ones, lim, mul, w2t, block);
-        NN_(qspill)(block, sums, 1);
+/* The int32 lanes (block_a[j], and block_b[j] if b) of the units first to last - 1 (a
+   block), in tiles of up to NN_QTILE x 32 units. */
+NN_TARGET NN_INLINE void NN_(qblock)(int first, int last, int n, const nn_qboard* a,
+                                     const nn_qboard* b, const int16_t* lim,
+                                     const int16_t* mul, const int16_t* w2t,
+                                     __m512i* block_a, __m512i* block_b) {
+    for (int j = 0; j < 5; j++) block_a[j] = block_b[j] = _mm512_setzero_si512();
+    for (int h = first; h < last;) {
+        int k = (last - h) / 32;
+        k = k < NN_QTILE ? k : NN_QTILE;
+#define NN_TILE(K) case K: NN_(qtile)(K, h, n, a, b, lim, mul, w2t, block_a, block_b); break
+        switch (k) {
+            NN_TILE(1); NN_TILE(2); NN_TILE(3); NN_TILE(4);
+            NN_TILE(5); NN_TILE(6); NN_TILE(7); NN_TILE(8);
+        }
+#undef NN_TILE
+        h += 32 * k;
     }
 }
 
-/* qsums of two boards a and b at once (qblock2), into sums_a and sums_b. */
-NN_TARGET NN_INLINE void NN_(qsums2)(int n, const int16_t* base_a, const int16_t* const* ones_a,
-                                     int n_a, const int16_t* base_b,
-                                     const int16_t* const* ones_b, int n_b,
-                                     const int16_t* lim, const int16_t* mul,
-                                     const int16_t* w2t, __m512d* sums_a, __m512d* sums_b) {
+/* The outputs' sums of board a, and of b if not NULL, into sums_a[0..4] and sums_b[0..4]
+   (eight double lanes each): their blocks (qblock) one after another, the first (n >= 32:
+   there is one) setting the sums. */
+NN_TARGET NN_INLINE void NN_(qsums)(int n, const nn_qboard* a, const nn_qboard* b,
+                                    const int16_t* lim, const int16_t* mul,
+                                    const int16_t* w2t, __m512d* sums_a, __m512d* sums_b) {
     __m512i block_a[5], block_b[5];
-    NN_(qblock2)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, base_a, ones_a, n_a, base_b, ones_b, n_b,
-                 lim, mul, w2t, block_a, block_b);
+    NN_(qblock)(0, n < NN_QBLOCK ? n : NN_QBLOCK, n, a, b, lim, mul, w2t, block_a, block_b);
     NN_(qspill)(block_a, sums_a, 0);
-    NN_(qspill)(block_b, sums_b, 0);
+    if (b) NN_(qspill)(block_b, sums_b, 0);
     for (int first = NN_QBLOCK; first < n; first += NN_QBLOCK) {
         int last = n < first + NN_QBLOCK ? n : first + NN_QBLOCK;
-        NN_(qblock2)(first, last, n, base_a, ones_a, n_a, base_b, ones_b, n_b, lim, mul,
-                     w2t, block_a, block_b);
+        NN_(qblock)(first, last, n, a, b, lim, mul, w2t, block_a, block_b);
         NN_(qspill)(block_a, sums_a, 1);
-        NN_(qspill)(block_b, sums_b, 1);
+        if (b) NN_(qspill)(block_b, sums_b, 1);
     }
 }
 
@@ -397,13 +390,11 @@ NN_TARGET NN_INLINE __m512d NN_(qtotals)(const __m512d* v) {
                          _mm512_shuffle_f64x2(u03, u4, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 #else
-/* The outputs' int64 sums of one board from its partial sums ``base`` plus the rows at 1,
-   as the AVX-512 code's: into total[0..4]. */
-NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const int16_t* const* ones,
-                                    int n_ones, const int16_t* lim,
+/* The outputs' int64 sums of board x, as the AVX-512 code's: into total[0..4]. */
+NN_TARGET NN_INLINE void NN_(qsums)(int n, const nn_qboard* x, const int16_t* lim,
                                     const int16_t* mul, const int16_t* w2t, int64_t* total) {
     int16_t acc[NN_QMAX], unit[NN_QMAX];
-    NN_(qfirst)(n, base, ones, n_ones, acc);  /* base plus the rows, modulo 2^16 */
+    NN_(qfirst)(n, x->base, x->ones, x->n_ones, acc);  /* base plus the rows, modulo 2^16 */
     for (int h = 0; h < n; h++) {
         int32_t sum = acc[h];
         sum = sum < -lim[h] ? -lim[h] : sum > lim[h] ? lim[h] : sum;
@@ -418,12 +409,10 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const int16_t* base, const int16_t* c
 }
 #endif
 
-/* The five outputs' sums of one board (qsums), or of two (out_b not NULL: base_b and
-   ones_b; qsums2): each sum plus ``offset``, scaled by ``scale`` (a power of two: exact) and
-   rounded to a float, plus ``b2``. */
-NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const int16_t* const* ones_a,
-                                    int n_a, const int16_t* base_b,
-                                    const int16_t* const* ones_b, int n_b,
+/* The five outputs' sums of board a, and of b if not NULL (into out_b): each sum plus
+   ``offset``, scaled by ``scale`` (a power of two: exact) and rounded to a float, plus
+   ``b2``. */
+NN_TARGET static void NN_(qforward)(int n, const nn_qboard* a, const nn_qboard* b,
                                     const int16_t* lim, const int16_t* mul,
                                     const int16_t* w2t, const double* offset,
                                     const double* scale, const float* b2, float* out_a,
@@ -434,12 +423,11 @@ NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const int16_t*
     const __m512d add = _mm512_maskz_loadu_pd(0x1f, offset);
     const __m512d times = _mm512_maskz_loadu_pd(0x1f, scale);
     __m256 xb = _mm256_setzero_ps();
-    if (out_b) {
-        NN_(qsums2)(n, base_a, ones_a, n_a, base_b, ones_b, n_b, lim, mul, w2t, sums_a,
-                    sums_b);
+    if (b) {  /* each call inlined: the one for a alone has no test of b */
+        NN_(qsums)(n, a, b, lim, mul, w2t, sums_a, sums_b);
         xb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_b), add), times));
     } else {
-        NN_(qsums)(n, base_a, ones_a, n_a, lim, mul, w2t, sums_a);
+        NN_(qsums)(n, a, (const nn_qboard*)0, lim, mul, w2t, sums_a, sums_b);
     }
     __m256 xa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_a), add),
                                               times));
@@ -450,14 +438,14 @@ NN_TARGET static void NN_(qforward)(int n, const int16_t* base_a, const int16_t*
                                                                  _MM_SHUFFLE(1, 0, 1, 0))));
 #else
     int64_t total[10];
-    NN_(qsums)(n, base_a, ones_a, n_a, lim, mul, w2t, total);
-    if (out_b) NN_(qsums)(n, base_b, ones_b, n_b, lim, mul, w2t, total + 5);
+    NN_(qsums)(n, a, lim, mul, w2t, total);
+    if (b) NN_(qsums)(n, b, lim, mul, w2t, total + 5);
     for (int j = 0; j < 5; j++) {
         x[j] = (float)(((double)total[j] + offset[j]) * scale[j]) + b2[j];
-        if (out_b) x[8 + j] = (float)(((double)total[5 + j] + offset[j]) * scale[j]) + b2[j];
+        if (b) x[8 + j] = (float)(((double)total[5 + j] + offset[j]) * scale[j]) + b2[j];
     }
 #endif
-    NN_(emit)(x, out_a, out_b);
+    NN_(emit)(x, out_a, b ? out_b : (float*)0);
 }
 
 #undef NN_QDOT
