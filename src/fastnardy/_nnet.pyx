@@ -268,7 +268,7 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     ``count`` its checkers. Returns their number."""
     cdef Py_ssize_t size = net.row_bytes
     cdef const void* const* points = net.point_rows + s * 25 * 16
-    cdef uint32_t left = held
+    cdef uint32_t left = held, path, ends
     cdef int p, n = 0, start, run, longest = 0
     while left:
         p = nb_ctz(left)
@@ -281,11 +281,14 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     ones[n] = net.offs + (16 * s + count) * size
     n += 1
     if net.runs != NULL:
-        left = mirrored(net.mirror, held)  # on the other side's path (L6)
+        path = mirrored(net.mirror, held)  # on the other side's path (L6)
+        left = path & ~(path << 1)  # the first point of each run,
+        ends = path & ~(path >> 1)  # and the last: the k-th of each is one run's
         while left:
             start = nb_ctz(left)
-            run = nb_ctz(~(left >> start))  # 24 bits: the run ends by bit 24
-            left &= ~((((<uint32_t>1) << run) - 1) << start)
+            run = nb_ctz(ends) - start + 1
+            left &= left - 1
+            ends &= ends - 1
             ones[n] = net.runs + ((24 * s + start) * 16 + run) * size
             n += 1
             if run > longest:
