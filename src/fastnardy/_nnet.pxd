@@ -84,9 +84,9 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
                  uint64_t hi_b, nn_scratch* s, float* probs_a, float* probs_b) noexcept nogil
 cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
                         uint64_t hi) noexcept nogil
-cdef int nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi_a,
-                   uint64_t lo_b, uint64_t hi_b, float* probs_a,
-                   float* probs_b) noexcept nogil
+cdef void nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi_a,
+                    uint64_t lo_b, uint64_t hi_b, float* probs_a,
+                    float* probs_b) noexcept nogil
 cdef void nn_probabilities(float* sums, Py_ssize_t count) noexcept nogil
 cdef inline double nn_equity(const float* p) noexcept nogil:
     """L10/S9 without the cube: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3."""

@@ -455,91 +455,96 @@ cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
     p.net[0] = p.net[1] = NULL
 
 
-cdef inline int child_side(const nn_net* net, nn_scratch* s, uint64_t lo, uint64_t hi,
-                           const void** ones, int* n_ones) noexcept nogil:
-    """The slot of the network that values a child of the parent (0 ``net``, 1 its race
-    network), its side 0's partial sums made there, and the table rows of its side 1 (the
-    side that moved: this key's mover) in ``ones`` (``n_ones`` of them); or -1 where its
-    side 0 is not the parent's opponent as it was (a hit, S5)."""
+cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t lo,
+                                     uint64_t hi, const void** ones, int* n_ones,
+                                     const void** base) noexcept nogil:
+    """The network that values a child of the parent (``net`` or its race network), with
+    the child's partial sums (``base``) and table rows (``ones``, ``n_ones`` of them): its
+    side 0's sums, made once per parent and network, and the rows of its side 1 (the side
+    that moved: this key's mover); or for a hit (S5), whose side 0 is not the parent's
+    opponent as it was, the network's bias and the rows of both sides."""
     cdef nn_parent* p = &s.parent
     cdef uint64_t w[6]
-    cdef int8_t side[32]
-    cdef uint32_t held
-    cdef int count, slot = 0, n
+    cdef int8_t side[64]  # side 0 at 32 (a hit), side 1 at 0
+    cdef uint32_t held, held0 = p.facts.held[0]
+    cdef int count, count0, slot = 0, n = 0
+    cdef bint hit
     nb_key_row_words(lo, hi, net.is_short, w)
-    if ((w[3] ^ nb_load8(p.row)) | (w[4] ^ nb_load8(p.row + 8)) | (w[5] ^ nb_load8(p.row + 16))
-            or <int8_t>(hi >> 60) != p.row[24]):
-        return -1
+    hit = ((w[3] ^ nb_load8(p.row)) | (w[4] ^ nb_load8(p.row + 8))
+           | (w[5] ^ nb_load8(p.row + 16)) or <int8_t>(hi >> 60) != p.row[24])
     words3(side, w[0], w[1], w[2])
     side[24] = <int8_t>(lo >> 60)
     held = nonzero8(w[0]) | (nonzero8(w[1]) << 8) | (nonzero8(w[2]) << 16)
     count = sum8(w[0] + w[1]) + sum8(w[2]) + side[24]
-    if net.race != NULL and not in_contact(net.mirror, p.facts.held[0], held,
-                                           p.row[24] | side[24]):
+    if hit:
+        words3(side + 32, w[3], w[4], w[5])
+        side[56] = <int8_t>(hi >> 60)
+        held0 = nonzero8(w[3]) | (nonzero8(w[4]) << 8) | (nonzero8(w[5]) << 16)
+        count0 = sum8(w[3] + w[4]) + sum8(w[5]) + side[56]
+    if net.race != NULL and not in_contact(net.mirror, held0, held,
+                                           (side[56] if hit else p.row[24]) | side[24]):
         net = net.race
         slot = 1
-    if p.net[slot] != net:
-        n = side_rows(net, 0, p.row, p.facts.held[0], p.facts.count[0], ones)
-        if net.qn:
-            nn_qfirst(net.qn, net.qbias, <const int16_t**>ones, n, p.qsums[slot])
-        else:
-            nn_first(net.stride, net.bias, <const float**>ones, n, p.sums[slot])
-        p.net[slot] = net
-    n_ones[0] = side_rows(net, 1, side, held, count, ones)
-    return slot
+    if hit:
+        n = side_rows(net, 0, side + 32, held0, count0, ones)
+        base[0] = <const void*>net.qbias if net.qn else <const void*>net.bias
+    else:
+        if p.net[slot] != net:
+            n = side_rows(net, 0, p.row, held0, p.facts.count[0], ones)
+            if net.qn:
+                nn_qfirst(net.qn, net.qbias, <const int16_t**>ones, n, p.qsums[slot])
+            else:
+                nn_first(net.stride, net.bias, <const float**>ones, n, p.sums[slot])
+            p.net[slot] = net
+            n = 0
+        base[0] = <const void*>p.qsums[slot] if net.qn else <const void*>p.sums[slot]
+    n_ones[0] = n + side_rows(net, 1, side, held, count, ones + n)
+    return net
 
 
-cdef inline void child_forward(const nn_parent* p, int slot, const void** ones, int n,
-                               float* probs) noexcept nogil:
-    """The five outputs' sums of one child from child_side's slot and rows."""
-    cdef const nn_net* net = p.net[slot]
+cdef inline void child_forward(const nn_net* net, const void* base, const void** ones,
+                               int n, float* probs) noexcept nogil:
+    """The five outputs' sums of one board from its partial sums and rows."""
     cdef nn_qboard x
     if net.qn:
-        qboard(&x, p.qsums[slot], ones, n)
+        qboard(&x, <const int16_t*>base, ones, n)
         nn_qforward(net.qn, &x, NULL, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
                     net.b2, probs, NULL)
     else:
-        nn_forward(net.stride, p.sums[slot], <const float**>ones, n, NULL, NULL, 0, net.w2t,
-                   net.b2, probs)
+        nn_forward(net.stride, <const float*>base, <const float**>ones, n, NULL, NULL, 0,
+                   net.w2t, net.b2, probs)
 
 
-cdef int nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi_a,
-                   uint64_t lo_b, uint64_t hi_b, float* probs_a,
-                   float* probs_b) noexcept nogil:
+cdef void nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi_a,
+                    uint64_t lo_b, uint64_t hi_b, float* probs_a,
+                    float* probs_b) noexcept nogil:
     """The five outputs' sums of two children of the parent (nn_set_parent), or of the first
     alone if ``probs_b`` is NULL: keys of the kernel's (well formed, in the parent's mover's
     frame, as its moves make them), each valued in its own frame as nn_key values it; the
     same floats. Siblings share their side to move, the parent's opponent: its partial sums
-    are the parent's, and only the side that moved is read from each key. A hit (S5) goes
-    through nn_key; the union of the fault bits is returned."""
-    cdef uint64_t lo, hi
-    cdef int n_a = 0, n_b = 0, fault = 0
-    cdef int slot_a = child_side(net, s, lo_a, hi_a, s.ones, &n_a)
-    cdef int slot_b = child_side(net, s, lo_b, hi_b, s.ones2, &n_b) if probs_b != NULL else -1
-    cdef const nn_net* pair = s.parent.net[slot_a] if slot_a >= 0 else NULL
+    are the parent's, and only the side that moved is read from each key (both sides after
+    a hit, S5)."""
+    cdef int n_a, n_b
+    cdef const void* base_a
+    cdef const void* base_b
+    cdef const nn_net* net_a = child_rows(net, s, lo_a, hi_a, s.ones, &n_a, &base_a)
+    cdef const nn_net* net_b = (child_rows(net, s, lo_b, hi_b, s.ones2, &n_b, &base_b)
+                                if probs_b != NULL else NULL)
     cdef nn_qboard a, b
-    if slot_a >= 0 and slot_a == slot_b:
-        if pair.qn:
-            qboard(&a, s.parent.qsums[slot_a], s.ones, n_a)
-            qboard(&b, s.parent.qsums[slot_b], s.ones2, n_b)
-            nn_qforward(pair.qn, &a, &b, pair.qlim, pair.qmul, pair.qw2t, pair.qoffset,
-                        pair.qscale, pair.b2, probs_a, probs_b)
+    if net_a == net_b:
+        if net_a.qn:
+            qboard(&a, <const int16_t*>base_a, s.ones, n_a)
+            qboard(&b, <const int16_t*>base_b, s.ones2, n_b)
+            nn_qforward(net_a.qn, &a, &b, net_a.qlim, net_a.qmul, net_a.qw2t, net_a.qoffset,
+                        net_a.qscale, net_a.b2, probs_a, probs_b)
         else:
-            nn_forward2(pair.stride, s.parent.sums[slot_a], <const float**>s.ones, n_a,
-                        s.parent.sums[slot_b], <const float**>s.ones2, n_b, pair.w2t, pair.b2,
-                        probs_a, probs_b)
-        return 0
-    if slot_a >= 0:
-        child_forward(&s.parent, slot_a, s.ones, n_a, probs_a)
-    else:
-        nb_swap_key(lo_a, hi_a, net.is_short, &lo, &hi)
-        fault |= nn_key(net, lo, hi, s, probs_a)
-    if slot_b >= 0:
-        child_forward(&s.parent, slot_b, s.ones2, n_b, probs_b)
-    elif probs_b != NULL:
-        nb_swap_key(lo_b, hi_b, net.is_short, &lo, &hi)
-        fault |= nn_key(net, lo, hi, s, probs_b)
-    return fault
+            nn_forward2(net_a.stride, <const float*>base_a, <const float**>s.ones, n_a,
+                        <const float*>base_b, <const float**>s.ones2, n_b, net_a.w2t,
+                        net_a.b2, probs_a, probs_b)
+        return
+    child_forward(net_a, base_a, s.ones, n_a, probs_a)
+    if net_b != NULL:
+        child_forward(net_b, base_b, s.ones2, n_b, probs_b)
 
 
 cdef void nn_probabilities(float* sums, Py_ssize_t count) noexcept nogil:
