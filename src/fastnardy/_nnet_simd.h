@@ -417,26 +417,24 @@ NN_TARGET static void NN_(qforward)(int n, const nn_qboard* a, const nn_qboard* 
                                     const int16_t* w2t, const double* offset,
                                     const double* scale, const float* b2, float* out_a,
                                     float* out_b) {
-    float x[16] __attribute__((aligned(64)));
 #if NN_W == 16
     __m512d sums_a[5], sums_b[5];
     const __m512d add = _mm512_maskz_loadu_pd(0x1f, offset);
     const __m512d times = _mm512_maskz_loadu_pd(0x1f, scale);
-    __m256 xb = _mm256_setzero_ps();
+    const __m512 bias = _mm512_maskz_loadu_ps(0x1f, b2);
+#define NN_QOUT(out, sums) _mm512_mask_storeu_ps(out, 0x1f, _mm512_add_ps(              \
+        _mm512_castps256_ps512(_mm512_cvtpd_ps(_mm512_mul_pd(                              \
+            _mm512_add_pd(NN_(qtotals)(sums), add), times))), bias))
     if (b) {  /* each call inlined: the one for a alone has no test of b */
         NN_(qsums)(n, a, b, lim, mul, w2t, sums_a, sums_b);
-        xb = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_b), add), times));
+        NN_QOUT(out_b, sums_b);
     } else {
         NN_(qsums)(n, a, (const nn_qboard*)0, lim, mul, w2t, sums_a, sums_b);
     }
-    __m256 xa = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(NN_(qtotals)(sums_a), add),
-                                              times));
-    __m512 bias = _mm512_maskz_loadu_ps(0x1f, b2);
-    __m512 both = _mm512_castpd_ps(_mm512_insertf64x4(
-        _mm512_castps_pd(_mm512_castps256_ps512(xa)), _mm256_castps_pd(xb), 1));
-    _mm512_store_ps(x, _mm512_add_ps(both, _mm512_shuffle_f32x4(bias, bias,
-                                                                 _MM_SHUFFLE(1, 0, 1, 0))));
+    NN_QOUT(out_a, sums_a);  /* each sum plus offset, times scale, to float, plus b2 */
+#undef NN_QOUT
 #else
+    float x[16];
     int64_t total[10];
     NN_(qsums)(n, a, lim, mul, w2t, total);
     if (b) NN_(qsums)(n, b, lim, mul, w2t, total + 5);
@@ -444,8 +442,8 @@ NN_TARGET static void NN_(qforward)(int n, const nn_qboard* a, const nn_qboard* 
         x[j] = (float)(((double)total[j] + offset[j]) * scale[j]) + b2[j];
         if (b) x[8 + j] = (float)(((double)total[5 + j] + offset[j]) * scale[j]) + b2[j];
     }
-#endif
     NN_(emit)(x, out_a, b ? out_b : (float*)0);
+#endif
 }
 
 #undef NN_QDOT
