@@ -49,6 +49,7 @@ ctypedef struct nn_parent:
     # a position whose children (nn_child2: keys in its mover's frame, as the kernel's moves
     # make them) share their side to move, its opponent: its row in the children's view (its
     # opponent, side 0, first), side 0's facts, and side 0's partial sums by each network
+    uint64_t lo, hi     # its key
     int8_t row[50]
     row_facts facts
     const nn_net* net[2]  # the network of each slot below, or NULL (slot 1: the race one)

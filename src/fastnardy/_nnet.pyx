@@ -51,7 +51,7 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   raise_fault, row_facts, row_faults, rows_array,
                                   side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
-from fastnardy._packed cimport (nb_ctz, nb_key_row_words, nb_key_to_row, nb_load8,
+from fastnardy._packed cimport (lay24, nb_ctz, nb_key_row_words, nb_key_to_row, nb_key_words2,
                                 nb_swap_key, nonzero8, sum8, words3)
 from fastnardy import _features
 from fastnardy.errors import FastNardyError, InvalidPositionError
@@ -450,6 +450,8 @@ cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
     in its mover's frame. The first layer's partial sums of its opponent, the children's
     side to move, are made by each network (``net``, its race network) on its first child."""
     cdef nn_parent* p = &s.parent
+    p.lo = lo
+    p.hi = hi
     nb_key_to_row(lo, hi, net.is_short, p.row, 0)
     side_masks(p.row, &p.facts.held[0], &p.facts.count[0])
     p.net[0] = p.net[1] = NULL
@@ -465,13 +467,21 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
     opponent as it was, the network's bias and the rows of both sides."""
     cdef nn_parent* p = &s.parent
     cdef uint64_t w[6]
+    cdef uint64_t m[4]
+    cdef uint64_t o[4]
+    cdef uint64_t fields = <uint64_t>0x084210842108421  # bit 0 of each of the 12 fields
     cdef int8_t side[64]  # side 0 at 32 (a hit), side 1 at 0
     cdef uint32_t held, held0 = p.facts.held[0]
     cdef int count, count0, slot = 0, n = 0
-    cdef bint hit
-    nb_key_row_words(lo, hi, net.is_short, w)
-    hit = ((w[3] ^ nb_load8(p.row)) | (w[4] ^ nb_load8(p.row + 8))
-           | (w[5] ^ nb_load8(p.row + 16)) or <int8_t>(hi >> 60) != p.row[24])
+    # a hit: a field of the other side's (16 to 30) in this key or the parent's that differs
+    cdef bint hit = ((((lo >> 4) & fields) | ((p.lo >> 4) & fields)) * 31 & (lo ^ p.lo)
+                     or (((hi >> 4) & fields) | ((p.hi >> 4) & fields)) * 31 & (hi ^ p.hi)
+                     or hi >> 60 != p.hi >> 60)
+    if hit:
+        nb_key_row_words(lo, hi, net.is_short, w)
+    else:  # only the mover's counts
+        nb_key_words2(lo, hi, m, o)
+        lay24(m[0], m[1], m[2], m[3], w)
     words3(side, w[0], w[1], w[2])
     side[24] = <int8_t>(lo >> 60)
     held = nonzero8(w[0]) | (nonzero8(w[1]) << 8) | (nonzero8(w[2]) << 16)
