@@ -28,10 +28,12 @@ cdef enum:
 
 
 ctypedef struct mirror_map:
-    # the mirror (RULES.md section 0, given by the caller) as a column table and, for each
-    # byte k of a 24-bit held mask and its value, the mirrored bits
+    # the mirror (RULES.md section 0, given by the caller) as a column table; for each
+    # byte k of a 24-bit held mask and its value, the mirrored bits; and for each point v,
+    # the lowest mirror of the points 0 to v
     int8_t column[24]
     uint32_t bits[3][256]
+    int8_t reach[24]
 
 
 ctypedef struct row_facts:
@@ -59,7 +61,7 @@ cdef inline bint in_contact(const mirror_map* m, uint32_t own, uint32_t other,
         return 1
     if own == 0 or other == 0:
         return 0
-    return nb_ctz(mirrored(m, ((<uint32_t>2) << nb_top(other)) - 1)) <= nb_top(own)
+    return m.reach[nb_top(other)] <= nb_top(own)
 
 
 cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexcept nogil

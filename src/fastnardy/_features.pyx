@@ -278,6 +278,8 @@ cdef const mirror_map* mirror_of(object mirror) except NULL:
             for j in range(8):
                 if v >> j & 1:
                     m.bits[k][v] |= (<uint32_t>1) << column[8 * k + j]
+    for v in range(24):  # the lowest mirror of points 0..v
+        m.reach[v] = <int8_t>nb_ctz(mirrored(m, ((<uint32_t>2) << v) - 1))
     if type(mirror) is tuple:
         _map_tuples[_maps_n] = mirror
     _maps_n += 1
