@@ -10,14 +10,14 @@ and per count, each made once from :mod:`fastnardy._features` (the one home of e
 input's value) on boards holding that fact alone; no feature is written for a board. The
 side to move did not just move, so its rows' sum is kept (for two such sides: a hit in
 short nardy makes a second) and shared by the siblings of a search; the kernel's self-play
-makes it once from the turn's position and reads only the side that moved from each
-child's key (``nn_child2``); and two boards are evaluated at once, interleaved, so that
-each one's chains of dependent operations fill the other's waits. Feature arrays
-(``of_features``) are summed input by input. The hidden units are computed sixteen at a time, each block held in registers all
-the way from the bias to its share of the outputs (``_nnet_simd.h``, in GCC's and clang's
-vector extension, built for AVX-512 (twice: with VNNI's dot products for the int16
-network, and without), AVX2 and the baseline with vectors as wide as each one's registers;
-the best one the CPU runs is used, or the one ``FASTNARDY_SIMD`` names
+makes it once from the turn's position and reads only the side that moved from each child's
+key (``nn_child2``); and two boards are evaluated at once, interleaved, so that each one's
+chains of dependent operations fill the other's waits. Feature arrays (``of_features``) are
+summed input by input. The hidden units are computed sixteen at a time, each block held in
+registers all the way from the bias to its share of the outputs (``_nnet_simd.h``, in GCC's
+and clang's vector extension, built for AVX-512 (twice: with VNNI's dot products for the
+int16 network, and without), AVX2 and the baseline with vectors as wide as each one's
+registers; the best one the CPU runs is used, or the one ``FASTNARDY_SIMD`` names
 (``SIMD_AVAILABLE``). They do the same operations in the same order, without fused
 multiply-adds: the same floats everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a
 branch-free exp in base 2 (a polynomial of degree 5; the sigmoid within 1e-7 of the exact
@@ -51,8 +51,8 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   raise_fault, row_facts, row_faults, rows_array,
                                   side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
-from fastnardy._packed cimport (lay24, nb_ctz, nb_key_row_words, nb_key_to_row, nb_key_words2,
-                                nb_swap_key, nonzero8, sum8, words3)
+from fastnardy._packed cimport (NB_FIELDS, lay24, nb_ctz, nb_key_row_words, nb_key_to_row,
+                                nb_key_words2, nb_swap_key, nonzero8, sum8, words3)
 from fastnardy import _features
 from fastnardy.errors import FastNardyError, InvalidPositionError
 
@@ -469,7 +469,7 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
     cdef uint64_t w[6]
     cdef uint64_t m[4]
     cdef uint64_t o[4]
-    cdef uint64_t fields = <uint64_t>0x084210842108421  # bit 0 of each of the 12 fields
+    cdef uint64_t fields = NB_FIELDS
     cdef int8_t side[64]  # side 0 at 32 (a hit), side 1 at 0
     cdef uint32_t held, held0 = p.facts.held[0]
     cdef int count, count0, slot = 0, n = 0

@@ -20,6 +20,8 @@ cdef extern from *:
        products, used by _nnet's int16 network, and AVX-512 everywhere else); NB_X86 where
        GCC's or clang's target attributes build the AVX2 and AVX-512 ones. */
     enum { NB_BASE = 0, NB_AVX2 = 1, NB_AVX512 = 2, NB_AVX512VNNI = 3 };
+    /* bit 0 of each of the 12 five-bit fields of a key's word */
+    #define NB_FIELDS 0x084210842108421ULL
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #define NB_X86 1
     #endif
@@ -48,7 +50,7 @@ cdef extern from *:
     #define NB_SWAP_LANES(x, is_short)                                                    \
         do {                                                                              \
             const uint64_t m60_ = ((uint64_t)1 << 60) - 1;                                \
-            const uint64_t ones_ = 0x084210842108421ULL;  /* bit 0 of each field */      \
+            const uint64_t ones_ = NB_FIELDS;                                             \
             __typeof__(x) bars_ = (x) & ~m60_;                                            \
             (x) &= m60_;                                                                  \
             if (is_short) {                                                               \
@@ -107,6 +109,7 @@ cdef extern from *:
     """
     # eight counts of a row as a word; the lowest and the highest set bit of a nonzero mask
     uint64_t nb_load8(const int8_t* p) noexcept nogil
+    uint64_t NB_FIELDS  # bit 0 of each of the 12 fields of a key's word
     int nb_ctz(uint32_t x) noexcept nogil
     int nb_top(uint32_t x) noexcept nogil
     void nb_swap2(uint64_t lo, uint64_t hi, int is_short, uint64_t* out) noexcept nogil
@@ -299,7 +302,7 @@ cdef inline int seq_step(uint64_t seq, int i, int* src, int* dst, int* hit) noex
 
 cdef inline uint64_t nb_key_has_31(uint64_t lo, uint64_t hi) noexcept nogil:
     """Nonzero iff one of the 24 point fields of a key is 31 (which encodes nothing)."""
-    cdef uint64_t ones = <uint64_t>0x084210842108421   # bit 0 of each of the 12 fields
+    cdef uint64_t ones = NB_FIELDS
     cdef uint64_t a = lo & (lo >> 1) & (lo >> 2) & (lo >> 3) & (lo >> 4)
     cdef uint64_t b = hi & (hi >> 1) & (hi >> 2) & (hi >> 3) & (hi >> 4)
     return (a | b) & ones

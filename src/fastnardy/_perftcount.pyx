@@ -9,8 +9,8 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from libc.stdlib cimport calloc, malloc, free
 
-from fastnardy._packed cimport (NB_MAX_DEPTH, NB_MAX_TURNS, hkey, nb_board, nb_board_from_key,
-                                nb_entry, nb_rules, nb_swap_key)
+from fastnardy._packed cimport (NB_FIELDS, NB_MAX_DEPTH, NB_MAX_TURNS, hkey, nb_board,
+                                nb_board_from_key, nb_entry, nb_rules, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  forbidden_blocks, NB_COUNT, NB_ENTRIES, nb_ctx, nb_generate,
                                  nb_tick)
@@ -55,7 +55,7 @@ cdef inline void count_key(const nb_rules* r, const nb_board* b, uint64_t* lo, u
     occupied points (L3) and, in meta, the L6 forbidden block points (which the opponent's
     checkers decide). Positions alike in all this have the same legal turns for every roll,
     up to the opponent's untouched checkers, so the same perft(., 1)."""
-    cdef uint64_t ones = <uint64_t>0x084210842108421, M60 = (<uint64_t>1 << 60) - 1
+    cdef uint64_t ones = NB_FIELDS, M60 = (<uint64_t>1 << 60) - 1
     cdef uint64_t x, opp, big
     cdef int half
     for half in range(2):
