@@ -48,7 +48,7 @@ ctypedef struct nn_net:
 ctypedef struct nn_parent:
     # a position whose children (nn_child2: keys in its mover's frame, as the kernel's moves
     # make them) share their side to move, its opponent: its row in the children's view (its
-    # opponent, side 0, first), side 0's facts, and side 0's partial sums by each network
+    # opponent, side 0, first), its facts, and its partial sums by each network (child_rows)
     uint64_t lo, hi     # its key
     int8_t row[50]
     row_facts facts
@@ -73,6 +73,8 @@ ctypedef struct nn_scratch:
     int8_t base_row[2][25]
     const nn_net* base_net[2]
     nn_parent parent
+    const void* subs[W_MAX]   # the rows a child's move switched off (nn_child2)
+    const void* subs2[W_MAX]
 
 
 cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,

@@ -52,7 +52,7 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
 from fastnardy._packed cimport (NB_FIELDS, lay24, nb_ctz, nb_key_row_words, nb_key_to_row,
-                                nb_key_words2, nb_swap_key, nonzero8, sum8, words3)
+                                nb_key_words2, nb_load8, nb_swap_key, nonzero8, sum8, words3)
 from fastnardy import _features
 from fastnardy.errors import FastNardyError, InvalidPositionError
 
@@ -74,12 +74,15 @@ cdef extern from *:
     #define NN_QW 8191
     #define NN_QBLOCK 256
     #define NN_QTILE 8  /* the units' vectors of a board summed at once (NN_QBLOCK / 32) */
-    /* One board's first layer for the integer network: its partial sums ``base`` plus the
-       n_ones rows ``ones`` */
+    /* One board's first layer for the integer network: its partial sums ``base``, plus the
+       n_ones rows ``ones``, less the n_subs rows ``subs`` (a child's from its parent's: the
+       same integers as its own rows', modulo 2^16) */
     typedef struct {
         const int16_t* base;
         const int16_t* const* ones;
         int n_ones;
+        const int16_t* const* subs;
+        int n_subs;
     } nn_qboard;
     _Static_assert(2LL * (NN_QBLOCK / 32) * 16383 * NN_QW <= 2147483647LL,
                    "a block's output sums must fit int32");
@@ -191,6 +194,8 @@ cdef extern from *:
         const int16_t* base
         const int16_t* const* ones
         int n_ones
+        const int16_t* const* subs
+        int n_subs
     void nn_qforward(int n, const nn_qboard* a, const nn_qboard* b, const int16_t* lim,
                      const int16_t* mul, const int16_t* w2t, const double* offset,
                      const double* scale, const float* b2, float* out_a,
@@ -266,10 +271,16 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     """The table rows of side ``s`` (0 the mover, 1 the opponent) of a checked row into
     ``ones``: its 25 counts at ``side``, ``held`` its occupied points (own numbering) and
     ``count`` its checkers. Returns their number."""
-    cdef Py_ssize_t size = net.row_bytes
+    cdef int n = count_rows(net, s, side, held, count, ones)
+    return n + run_rows(net, s, held, ones + n)
+
+
+cdef inline int count_rows(const nn_net* net, int s, const int8_t* side, uint32_t held,
+                           int count, const void** ones) noexcept nogil:
+    """side_rows' rows of the points' and the bar's counts and of the checker count."""
     cdef const void* const* points = net.point_rows + s * 25 * 16
-    cdef uint32_t left = held, path, ends
-    cdef int p, n = 0, start, run, longest = 0
+    cdef uint32_t left = held
+    cdef int p, n = 0
     while left:
         p = nb_ctz(left)
         left &= left - 1
@@ -278,8 +289,16 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     if side[24]:
         ones[n] = points[16 * 24 + side[24]]
         n += 1
-    ones[n] = net.offs + (16 * s + count) * size
-    n += 1
+    ones[n] = net.offs + (16 * s + count) * net.row_bytes
+    return n + 1
+
+
+cdef inline int run_rows(const nn_net* net, int s, uint32_t held,
+                         const void** ones) noexcept nogil:
+    """side_rows' rows of the runs and of the longest run (L6), where the inputs have them."""
+    cdef Py_ssize_t size = net.row_bytes
+    cdef uint32_t left, path, ends
+    cdef int n = 0, start, run, longest = 0
     if net.runs != NULL:
         path = mirrored(net.mirror, held)  # on the other side's path (L6)
         left = path & ~(path << 1)  # the first point of each run,
@@ -298,12 +317,14 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
     return n
 
 
-cdef inline void qboard(nn_qboard* x, const int16_t* base, const void** ones,
-                        int n_ones) noexcept nogil:
+cdef inline void qboard(nn_qboard* x, const int16_t* base, const void** ones, int n_ones,
+                        const void** subs, int n_subs) noexcept nogil:
     """x: the first layer of a board for the integer network (nn_qboard)."""
     x.base = base
     x.ones = <const int16_t**>ones
     x.n_ones = n_ones
+    x.subs = <const int16_t**>subs
+    x.n_subs = n_subs
 
 
 cdef inline const nn_net* network_of(const nn_net* net, const int8_t* row,
@@ -325,7 +346,7 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     cdef int n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
     cdef nn_qboard a
     if net.qn:
-        qboard(&a, s.qbase[k], s.ones, n)
+        qboard(&a, s.qbase[k], s.ones, n, NULL, 0)
         nn_qforward(net.qn, &a, NULL, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
                     net.b2, probs, NULL)
     else:
@@ -364,8 +385,8 @@ cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_
     cdef int n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
     cdef nn_qboard a, b
     if net.qn:
-        qboard(&a, s.qbase[k_a], s.ones, n_a)
-        qboard(&b, s.qbase[k_b], s.ones2, n_b)
+        qboard(&a, s.qbase[k_a], s.ones, n_a, NULL, 0)
+        qboard(&b, s.qbase[k_b], s.ones2, n_b, NULL, 0)
         nn_qforward(net.qn, &a, &b, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
                     net.b2, probs_a, probs_b)
         return
@@ -447,24 +468,62 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
 cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
                         uint64_t hi) noexcept nogil:
     """The parent of the children that nn_child2 values next with ``net``: a well-formed key
-    in its mover's frame. The first layer's partial sums of its opponent, the children's
-    side to move, are made by each network (``net``, its race network) on its first child."""
+    in its mover's frame. Its partial sums are made by each network (``net``, its race
+    network) on its first child (child_rows)."""
     cdef nn_parent* p = &s.parent
     p.lo = lo
     p.hi = hi
     nb_key_to_row(lo, hi, net.is_short, p.row, 0)
     side_masks(p.row, &p.facts.held[0], &p.facts.count[0])
+    side_masks(p.row + 25, &p.facts.held[1], &p.facts.count[1])
     p.net[0] = p.net[1] = NULL
+
+
+cdef inline int moved_rows(const nn_net* net, const nn_parent* p, const int8_t* side,
+                           int count, const void** ones, const void** subs,
+                           int* n_subs) noexcept nogil:
+    """The rows of the counts (count_rows) of side 1 (the side that moved) that a child's
+    move switched on, into ``ones`` (their number returned), and off, into ``subs``
+    (``n_subs``), against its parent's: ``side`` the child's 25 counts, ``count`` its
+    checkers; a point's or the bar's count of 0 has no row."""
+    cdef const void* const* points = net.point_rows + 25 * 16
+    cdef const int8_t* old = p.row + 25
+    cdef uint32_t left = (nonzero8(nb_load8(side) ^ nb_load8(old))
+                          | nonzero8(nb_load8(side + 8) ^ nb_load8(old + 8)) << 8
+                          | nonzero8(nb_load8(side + 16) ^ nb_load8(old + 16)) << 16
+                          | (<uint32_t>(side[24] != old[24])) << 24)
+    cdef int q, n = 0, m = 0
+    while left:
+        q = nb_ctz(left)
+        left &= left - 1
+        subs[m] = points[16 * q + old[q]]  # written over where the count was 0
+        m += old[q] != 0
+        ones[n] = points[16 * q + side[q]]
+        n += side[q] != 0
+    if count != p.facts.count[1]:
+        subs[m] = net.offs + (16 + p.facts.count[1]) * net.row_bytes
+        ones[n] = net.offs + (16 + count) * net.row_bytes
+        m += 1
+        n += 1
+    n_subs[0] = m
+    return n
 
 
 cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t lo,
                                      uint64_t hi, const void** ones, int* n_ones,
+                                     const void** subs, int* n_subs,
                                      const void** base) noexcept nogil:
     """The network that values a child of the parent (``net`` or its race network), with
-    the child's partial sums (``base``) and table rows (``ones``, ``n_ones`` of them): its
-    side 0's sums, made once per parent and network, and the rows of its side 1 (the side
-    that moved: this key's mover); or for a hit (S5), whose side 0 is not the parent's
-    opponent as it was, the network's bias and the rows of both sides."""
+    the child's partial sums (``base``) and the table rows to add (``ones``, ``n_ones``) and
+    to take away (``subs``, ``n_subs``). Siblings share their side to move, the parent's
+    opponent (side 0): the sums of its rows are made once per parent and network. The side
+    that moved (side 1) is read from the child's key. For an integer network with runs (L6:
+    long nardy's inputs), the parent's sums include that side's count rows as they were,
+    and a child's move switches some off and others on (moved_rows: NNUE's update; integers
+    sum the same in any order), plus the child's runs; elsewhere they are all the child's
+    rows (float sums depend on their order; short nardy's sides hold fewer rows than a move
+    changes and its update measured slower). A hit (S5) changes side 0: the network's bias
+    and the rows of both sides."""
     cdef nn_parent* p = &s.parent
     cdef uint64_t w[6]
     cdef uint64_t m[4]
@@ -495,29 +554,37 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
                                            (side[56] if hit else p.row[24]) | side[24]):
         net = net.race
         slot = 1
+    n_subs[0] = 0
     if hit:
         n = side_rows(net, 0, side + 32, held0, count0, ones)
         base[0] = <const void*>net.qbias if net.qn else <const void*>net.bias
+        n_ones[0] = n + side_rows(net, 1, side, held, count, ones + n)
+        return net
+    if p.net[slot] != net:
+        n = side_rows(net, 0, p.row, held0, p.facts.count[0], ones)
+        if net.qn and net.runs != NULL:
+            n += count_rows(net, 1, p.row + 25, p.facts.held[1], p.facts.count[1], ones + n)
+        if net.qn:
+            nn_qfirst(net.qn, net.qbias, <const int16_t**>ones, n, p.qsums[slot])
+        else:
+            nn_first(net.stride, net.bias, <const float**>ones, n, p.sums[slot])
+        p.net[slot] = net
+    base[0] = <const void*>p.qsums[slot] if net.qn else <const void*>p.sums[slot]
+    if net.qn and net.runs != NULL:
+        n = moved_rows(net, p, side, count, ones, subs, n_subs)
+        n_ones[0] = n + run_rows(net, 1, held, ones + n)
     else:
-        if p.net[slot] != net:
-            n = side_rows(net, 0, p.row, held0, p.facts.count[0], ones)
-            if net.qn:
-                nn_qfirst(net.qn, net.qbias, <const int16_t**>ones, n, p.qsums[slot])
-            else:
-                nn_first(net.stride, net.bias, <const float**>ones, n, p.sums[slot])
-            p.net[slot] = net
-            n = 0
-        base[0] = <const void*>p.qsums[slot] if net.qn else <const void*>p.sums[slot]
-    n_ones[0] = n + side_rows(net, 1, side, held, count, ones + n)
+        n_ones[0] = side_rows(net, 1, side, held, count, ones)
     return net
 
 
 cdef inline void child_forward(const nn_net* net, const void* base, const void** ones,
-                               int n, float* probs) noexcept nogil:
+                               int n, const void** subs, int n_subs,
+                               float* probs) noexcept nogil:
     """The five outputs' sums of one board from its partial sums and rows."""
     cdef nn_qboard x
     if net.qn:
-        qboard(&x, <const int16_t*>base, ones, n)
+        qboard(&x, <const int16_t*>base, ones, n, subs, n_subs)
         nn_qforward(net.qn, &x, NULL, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
                     net.b2, probs, NULL)
     else:
@@ -530,21 +597,20 @@ cdef void nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi
                     float* probs_b) noexcept nogil:
     """The five outputs' sums of two children of the parent (nn_set_parent), or of the first
     alone if ``probs_b`` is NULL: keys of the kernel's (well formed, in the parent's mover's
-    frame, as its moves make them), each valued in its own frame as nn_key values it; the
-    same floats. Siblings share their side to move, the parent's opponent: its partial sums
-    are the parent's, and only the side that moved is read from each key (both sides after
-    a hit, S5)."""
-    cdef int n_a, n_b
+    frame, as its moves make them), each valued in its own frame as nn_key values it, from
+    their parent's sums (child_rows); the same floats."""
+    cdef int n_a, n_b, m_a, m_b
     cdef const void* base_a
     cdef const void* base_b
-    cdef const nn_net* net_a = child_rows(net, s, lo_a, hi_a, s.ones, &n_a, &base_a)
-    cdef const nn_net* net_b = (child_rows(net, s, lo_b, hi_b, s.ones2, &n_b, &base_b)
-                                if probs_b != NULL else NULL)
+    cdef const nn_net* net_a = child_rows(net, s, lo_a, hi_a, s.ones, &n_a, s.subs, &m_a,
+                                          &base_a)
+    cdef const nn_net* net_b = (child_rows(net, s, lo_b, hi_b, s.ones2, &n_b, s.subs2, &m_b,
+                                           &base_b) if probs_b != NULL else NULL)
     cdef nn_qboard a, b
     if net_a == net_b:
         if net_a.qn:
-            qboard(&a, <const int16_t*>base_a, s.ones, n_a)
-            qboard(&b, <const int16_t*>base_b, s.ones2, n_b)
+            qboard(&a, <const int16_t*>base_a, s.ones, n_a, s.subs, m_a)
+            qboard(&b, <const int16_t*>base_b, s.ones2, n_b, s.subs2, m_b)
             nn_qforward(net_a.qn, &a, &b, net_a.qlim, net_a.qmul, net_a.qw2t, net_a.qoffset,
                         net_a.qscale, net_a.b2, probs_a, probs_b)
         else:
@@ -552,9 +618,9 @@ cdef void nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi
                         <const float*>base_b, <const float**>s.ones2, n_b, net_a.w2t,
                         net_a.b2, probs_a, probs_b)
         return
-    child_forward(net_a, base_a, s.ones, n_a, probs_a)
+    child_forward(net_a, base_a, s.ones, n_a, s.subs, m_a, probs_a)
     if net_b != NULL:
-        child_forward(net_b, base_b, s.ones2, n_b, probs_b)
+        child_forward(net_b, base_b, s.ones2, n_b, s.subs2, m_b, probs_b)
 
 
 cdef void nn_probabilities(float* sums, Py_ssize_t count) noexcept nogil:

@@ -284,13 +284,18 @@ NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
 #endif
 
 /* The sums of K x 32 units, from unit h, of board x into acc[0..K-1] (each row's address
-   loaded once for the K vectors). */
+   loaded once for the K vectors), modulo 2^16. */
 NN_TARGET NN_INLINE void NN_(qsums_of)(const int K, int h, const nn_qboard* x, __m512i* acc) {
     for (int k = 0; k < K; k++) acc[k] = _mm512_loadu_si512(x->base + h + 32 * k);
     for (int i = 0; i < x->n_ones; i++) {
         const int16_t* row = x->ones[i] + h;
         for (int k = 0; k < K; k++)
             acc[k] = _mm512_add_epi16(acc[k], _mm512_loadu_si512(row + 32 * k));
+    }
+    for (int i = 0; i < x->n_subs; i++) {
+        const int16_t* row = x->subs[i] + h;
+        for (int k = 0; k < K; k++)
+            acc[k] = _mm512_sub_epi16(acc[k], _mm512_loadu_si512(row + 32 * k));
     }
 }
 
@@ -395,6 +400,9 @@ NN_TARGET NN_INLINE void NN_(qsums)(int n, const nn_qboard* x, const int16_t* li
                                     const int16_t* mul, const int16_t* w2t, int64_t* total) {
     int16_t acc[NN_QMAX], unit[NN_QMAX];
     NN_(qfirst)(n, x->base, x->ones, x->n_ones, acc);  /* base plus the rows, modulo 2^16 */
+    for (int i = 0; i < x->n_subs; i++)
+        for (int h = 0; h < n; h++)
+            acc[h] = (int16_t)(uint16_t)((uint16_t)acc[h] - (uint16_t)x->subs[i][h]);
     for (int h = 0; h < n; h++) {
         int32_t sum = acc[h];
         sum = sum < -lim[h] ? -lim[h] : sum > lim[h] ? lim[h] : sum;
