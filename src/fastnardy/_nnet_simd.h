@@ -256,10 +256,10 @@ NN_TARGET static void NN_(qfirst)(int n, const int16_t* bias, const int16_t* con
 }
 
 #if NN_W == 16
-/* 32 units' sigmoids (NN_(qsigmoid)) of the clamped, scaled sums x: the cubic's
-   coefficients picked by vpermw, the products by vpmulhrsw: the same integers. */
-NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
-    __m512i ax = _mm512_abs_epi16(x);
+/* 32 units' sigmoids (NN_(qsigmoid)) of the clamped, scaled sums given by their sizes ax
+   and signs (``negative``): the cubic's coefficients picked by vpermw, the products by
+   vpmulhrsw: the same integers. */
+NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i ax, __mmask32 negative) {
     __m512i s = _mm512_srli_epi16(ax, 9);
     __m512i t = _mm512_slli_epi16(_mm512_and_si512(ax, _mm512_set1_epi16(511)), 6);
     __m512i y = _mm512_add_epi16(_mm512_permutexvar_epi16(s, _mm512_loadu_si512(NN_SIG[2])),
@@ -270,7 +270,6 @@ NN_TARGET NN_INLINE __m512i NN_(qsigmoid32)(__m512i x) {
     y = _mm512_add_epi16(_mm512_permutexvar_epi16(s, _mm512_loadu_si512(NN_SIG[0])),
                          _mm512_mulhrs_epi16(t, y));
     y = _mm512_min_epi16(y, _mm512_set1_epi16(16383));
-    __mmask32 negative = _mm512_cmplt_epi16_mask(x, _mm512_setzero_si512());
     return _mm512_mask_sub_epi16(y, negative, _mm512_setzero_si512(), y);
 }
 
@@ -303,10 +302,10 @@ NN_TARGET NN_INLINE void NN_(qsums_of)(const int K, int h, const nn_qboard* x, _
    scaled (``mul``). */
 NN_TARGET NN_INLINE __m512i NN_(qsquash)(int h, __m512i acc, const int16_t* lim,
                                          const int16_t* mul) {
-    __m512i bound = _mm512_loadu_si512(lim + h);
-    acc = _mm512_min_epi16(_mm512_max_epi16(acc, _mm512_sub_epi16(
-        _mm512_setzero_si512(), bound)), bound);
-    return NN_(qsigmoid32)(_mm512_mullo_epi16(acc, _mm512_loadu_si512(mul + h)));
+    /* |clamped sum| x mul = min(|sum|, lim) x mul (unsigned: |-32768| is 32768) */
+    __mmask32 negative = _mm512_cmplt_epi16_mask(acc, _mm512_setzero_si512());
+    __m512i size = _mm512_min_epu16(_mm512_abs_epi16(acc), _mm512_loadu_si512(lim + h));
+    return NN_(qsigmoid32)(_mm512_mullo_epi16(size, _mm512_loadu_si512(mul + h)), negative);
 }
 
 /* The five outputs' int32 lanes of a block (NN_QBLOCK units, or the last ones) as eight
