@@ -73,7 +73,8 @@ extensions = [
         extra_link_args=["-s"] if sys.platform.startswith("linux") and not (DEBUG or PROFILE)
         else [],
         define_macros=[("NB_NO_INT128", "1")] if NO_INT128 else [],
-        depends=["src/fastnardy/_nnet_simd.h"] if name == "_nnet" else [],
+        depends=["src/fastnardy/_nnet.h", "src/fastnardy/_nnet_simd.h"] if name == "_nnet"
+        else [],
     )
     for name in COMPILED_MODULES
 ]
