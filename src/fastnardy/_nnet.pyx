@@ -20,11 +20,11 @@ int16 network, and without), AVX2 and the baseline with vectors as wide as each 
 registers; the best one the CPU runs is used, or the one ``FASTNARDY_SIMD`` names
 (``SIMD_AVAILABLE``; ``_nnet.h`` includes the builds and holds the choice). They do the
 same operations in the same order, without fused multiply-adds: the same floats
-everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a
-branch-free exp in base 2 (a polynomial of degree 5; the sigmoid within 1e-7 of the exact
-one), so no BLAS and no thread pool is involved. The five outputs' sums and their sigmoids
-are apart (``nn_probabilities``): a batch, or a window of a turn's children, is squashed at
-once rather than each board waiting on its own chain.
+everywhere). The sigmoid is ``1 / (1 + exp(-x))`` with a branch-free exp in base 2 (a
+polynomial of degree 5; the sigmoid within 1e-7 of the exact one), so no BLAS and no thread
+pool is involved. The five outputs' sums and their sigmoids are apart
+(``nn_probabilities``): a batch, or a window of a turn's children, is squashed at once
+rather than each board waiting on its own chain.
 
 A Network may hold a second one for races (``race``, fastnardy.network's split as GNU
 Backgammon makes it): each checked row, key or feature row is valued by the race network
