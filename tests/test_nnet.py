@@ -375,8 +375,9 @@ def int16_networks(game: str) -> list[Evaluator]:
 def test_children_from_their_parent_are_the_same_floats(game: str) -> None:
     """The kernel's self-play values a turn's children from their parent: the partial sums
     of their side to move (the parent's opponent) made once, and only the side that moved
-    read from each child's key (in the parent's frame); a hit (S5) goes through the full
-    path. Every child of seeded random play, under every roll, the same floats as the child
+    read from each child's key (in the parent's frame; long nardy's int16 network updates
+    the parent's count rows of that side, NNUE's way); a hit (S5) takes both sides' rows.
+    Every child of seeded random play, under every roll, the same floats as the child
     valued alone, with each network (int16 and float, with race networks too) and both ways
     of pairing siblings."""
     rules = Rules.of(game)
