@@ -5,8 +5,8 @@
 
 from libc.stdint cimport int8_t, uint32_t, uint64_t
 
-from fastnardy._packed cimport (nb_ctz, nb_key_has_31, nb_key_row_words, nb_load8, nb_top,
-                                nonzero8, sum8, words3)
+from fastnardy._packed cimport (count24, held24, nb_ctz, nb_key_has_31, nb_key_row_words,
+                                nb_load8, nb_top, words3)
 
 cdef enum:
     # feature kinds (fastnardy.inputs' _CODES) and their widths
@@ -84,8 +84,8 @@ cdef inline int side_masks(const int8_t* side, uint32_t* held, int* count) noexc
     # eight counts a word (SWAR): a high nibble set is a count outside 0..15
     if ((a | b | c) & <uint64_t>0xF0F0F0F0F0F0F0F0) or (side[24] & 0xF0):
         return E_RANGE
-    held[0] = nonzero8(a) | (nonzero8(b) << 8) | (nonzero8(c) << 16)
-    count[0] = sum8(a) + sum8(b) + sum8(c) + side[24]
+    held[0] = held24(a, b, c)
+    count[0] = count24(a, b, c) + side[24]
     return 0
 
 
@@ -114,9 +114,8 @@ cdef inline int key_checked(uint64_t lo, uint64_t hi, int is_short, uint64_t* w,
     if nb_key_has_31(lo, hi):
         return E_FIELD
     nb_key_row_words(lo, hi, is_short, w)
-    # the sum of two words' bytes is at most 240, so sum8 adds them without a carry
-    count[0] = sum8(w[0] + w[1]) + sum8(w[2]) + <int>(lo >> 60)
-    count[1] = sum8(w[3] + w[4]) + sum8(w[5]) + <int>(hi >> 60)
+    count[0] = count24(w[0], w[1], w[2]) + <int>(lo >> 60)
+    count[1] = count24(w[3], w[4], w[5]) + <int>(hi >> 60)
     if count[0] > 15 or count[1] > 15:
         fault |= E_COUNT
     if not is_short and (lo >> 60 or hi >> 60):
@@ -133,8 +132,7 @@ cdef inline int key_row(uint64_t lo, uint64_t hi, int is_short, int8_t* row,
     if fault:
         return fault
     for side in range(2):
-        facts.held[side] = (nonzero8(w[3 * side]) | (nonzero8(w[3 * side + 1]) << 8)
-                            | (nonzero8(w[3 * side + 2]) << 16))
+        facts.held[side] = held24(w[3 * side], w[3 * side + 1], w[3 * side + 2])
     words3(row, w[0], w[1], w[2])
     words3(row + 25, w[3], w[4], w[5])
     row[24] = <int8_t>(lo >> 60)

@@ -8,8 +8,8 @@ cimport cython
 from libc.string cimport memcpy
 from libc.stdlib cimport realloc, free
 
-from fastnardy._packed cimport (NB_FIELDS, nb_board, nb_board_from_key, nb_check_key,
-                                nb_swap_key)
+from fastnardy._packed cimport (nb_board, nb_board_from_key, nb_check_key, nb_fields_held,
+                                nb_fields_other, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  NB_ORDER, nb_generate, nb_tick)
 from fastnardy._args cimport _build_error, _data, _parse_code
@@ -29,20 +29,16 @@ from ._packed import KEY_DTYPE
 from .errors import FastNardyError, InvalidPositionError, ResourceLimitError
 
 
-cdef inline uint64_t held_fields(uint64_t x) noexcept nogil:
-    """Bit 0 of each of the 12 fields of a key's word that is not 0 (either side's)."""
-    return (x | (x >> 1) | (x >> 2) | (x >> 3) | (x >> 4)) & NB_FIELDS
-
-
 cdef inline int side_off(uint64_t lo, uint64_t hi, int other) noexcept nogil:
     """1 if a side of this key has no checker left: its mover (``other`` 0) or the other
     side (1), none on its bar and no field of its counts (1 to 15 the mover's, 16 to 30
     the other side's). The side that moved is the other side of a key in its next mover's
     frame, and the mover of a child's key in its parent's frame."""
-    cdef uint64_t lo_other = (lo >> 4) & NB_FIELDS, hi_other = (hi >> 4) & NB_FIELDS
+    cdef uint64_t lo_other = nb_fields_other(lo), hi_other = nb_fields_other(hi)
     if other:
         return (lo_other | hi_other | (hi >> 60)) == 0
-    return ((held_fields(lo) & ~lo_other) | (held_fields(hi) & ~hi_other) | (lo >> 60)) == 0
+    return ((nb_fields_held(lo) & ~lo_other) | (nb_fields_held(hi) & ~hi_other)
+            | (lo >> 60)) == 0
 
 
 # The nogil methods read their own attributes through self, which is never None there: a

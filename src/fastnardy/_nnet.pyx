@@ -52,8 +52,9 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   raise_fault, row_facts, row_faults, rows_array,
                                   side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
-from fastnardy._packed cimport (NB_FIELDS, lay24, nb_ctz, nb_key_row_words, nb_key_to_row,
-                                nb_key_words2, nb_load8, nb_swap_key, nonzero8, sum8, words3)
+from fastnardy._packed cimport (count24, held24, lay24, nb_ctz, nb_fields_other,
+                                nb_key_row_words, nb_key_to_row, nb_key_words2, nb_load8,
+                                nb_swap_key, words3)
 from fastnardy import _features
 from fastnardy.errors import FastNardyError, InvalidPositionError
 
@@ -370,9 +371,9 @@ cdef inline int moved_rows(const nn_net* net, const nn_parent* p, const int8_t* 
     checkers; a point's or the bar's count of 0 has no row."""
     cdef const void* const* points = net.point_rows + 25 * 16
     cdef const int8_t* old = p.row + 25
-    cdef uint32_t left = (nonzero8(nb_load8(side) ^ nb_load8(old))
-                          | nonzero8(nb_load8(side + 8) ^ nb_load8(old + 8)) << 8
-                          | nonzero8(nb_load8(side + 16) ^ nb_load8(old + 16)) << 16
+    cdef uint32_t left = (held24(nb_load8(side) ^ nb_load8(old),
+                                 nb_load8(side + 8) ^ nb_load8(old + 8),
+                                 nb_load8(side + 16) ^ nb_load8(old + 16))
                           | (<uint32_t>(side[24] != old[24])) << 24)
     cdef int q, n = 0, m = 0
     while left:
@@ -410,13 +411,12 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
     cdef uint64_t w[6]
     cdef uint64_t m[4]
     cdef uint64_t o[4]
-    cdef uint64_t fields = NB_FIELDS
     cdef int8_t side[64]  # side 0 at 32 (a hit), side 1 at 0
     cdef uint32_t held, held0 = p.facts.held[0]
     cdef int count, count0, slot = 0, n = 0
     # a hit: a field of the other side's (16 to 30) in this key or the parent's that differs
-    cdef bint hit = ((((lo >> 4) & fields) | ((p.lo >> 4) & fields)) * 31 & (lo ^ p.lo)
-                     or (((hi >> 4) & fields) | ((p.hi >> 4) & fields)) * 31 & (hi ^ p.hi)
+    cdef bint hit = ((nb_fields_other(lo) | nb_fields_other(p.lo)) * 31 & (lo ^ p.lo)
+                     or (nb_fields_other(hi) | nb_fields_other(p.hi)) * 31 & (hi ^ p.hi)
                      or hi >> 60 != p.hi >> 60)
     if hit:
         nb_key_row_words(lo, hi, net.is_short, w)
@@ -425,13 +425,13 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
         lay24(m[0], m[1], m[2], m[3], w)
     words3(side, w[0], w[1], w[2])
     side[24] = <int8_t>(lo >> 60)
-    held = nonzero8(w[0]) | (nonzero8(w[1]) << 8) | (nonzero8(w[2]) << 16)
-    count = sum8(w[0] + w[1]) + sum8(w[2]) + side[24]
+    held = held24(w[0], w[1], w[2])
+    count = count24(w[0], w[1], w[2]) + side[24]
     if hit:
         words3(side + 32, w[3], w[4], w[5])
         side[56] = <int8_t>(hi >> 60)
-        held0 = nonzero8(w[3]) | (nonzero8(w[4]) << 8) | (nonzero8(w[5]) << 16)
-        count0 = sum8(w[3] + w[4]) + sum8(w[5]) + side[56]
+        held0 = held24(w[3], w[4], w[5])
+        count0 = count24(w[3], w[4], w[5]) + side[56]
     if net.race != NULL and not in_contact(net.mirror, held0, held,
                                            (side[56] if hit else p.row[24]) | side[24]):
         net = net.race

@@ -397,6 +397,28 @@ cdef inline int sum8(uint64_t x) noexcept nogil:
     return <int>((x * <uint64_t>0x0101010101010101) >> 56)
 
 
+cdef inline uint32_t held24(uint64_t a, uint64_t b, uint64_t c) noexcept nogil:
+    """The held mask (bit p: point p, 0..23) of a side's 24 counts as three row words."""
+    return nonzero8(a) | (nonzero8(b) << 8) | (nonzero8(c) << 16)
+
+
+cdef inline int count24(uint64_t a, uint64_t b, uint64_t c) noexcept nogil:
+    """The checkers of a side's 24 counts of 0..15 as three row words: two words' bytes sum
+    to at most 240, so sum8 adds them without a carry."""
+    return sum8(a + b) + sum8(c)
+
+
+cdef inline uint64_t nb_fields_held(uint64_t x) noexcept nogil:
+    """Bit 0 of each of the 12 fields of a key's word that is not 0 (either side's)."""
+    return (x | (x >> 1) | (x >> 2) | (x >> 3) | (x >> 4)) & NB_FIELDS
+
+
+cdef inline uint64_t nb_fields_other(uint64_t x) noexcept nogil:
+    """Bit 0 of each of the 12 fields of a key's word that holds the other side's checkers
+    (16 to 30: bit 4 set)."""
+    return (x >> 4) & NB_FIELDS
+
+
 cdef inline void nb_board_from_key(uint64_t lo, uint64_t hi, int is_short, nb_board* b) noexcept nogil:
     """The board of a key (a well-formed one): counts, masks and off counts eight fields at
     a time (as nb_key_to_row), with no branch on the counts."""
