@@ -22,15 +22,17 @@ and the reason, and ``CALLBACKS`` the parameters whose callable's own errors com
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import os
 import inspect
 import tempfile
 import operator
 import pkgutil
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, NamedTuple, Tuple, Type
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Tuple, Type
 from unittest.mock import patch
 
 import numpy as np
@@ -551,21 +553,36 @@ def _call(draw: st.DrawFn, entry: Entry) -> Tuple[List[Any], Dict[str, Any]]:
     return args, kwargs
 
 
+@contextlib.contextmanager
+def _working_in(folder: str) -> Iterator[None]:
+    """The current directory is ``folder`` inside the block (contextlib.chdir, before 3.11)."""
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
 @pytest.mark.parametrize("entry", SURFACE, ids=lambda e: e.name)
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_garbage_raises_only_documented_errors(entry: Entry, data: st.DataObject) -> None:
+    """Each walked callable with arguments right and wrong; in a directory of its own, since
+    a file name drawn from the walk's text (a writer's ``path``, such as write_set's) is
+    written where the test runs."""
     args, kwargs = data.draw(_call(entry), label="arguments")
     other, _reason = OTHER_ERRORS.get(entry.name, ((), ""))
     if any(callable(kwargs.get(name)) for name in CALLBACKS):
         other = (Exception,)  # the callback's own error
-    for function in entry.target():
-        with patch.object(checks, "MAX_ITEMS", 100):  # iterators of positions, games
-            try:
-                function(*args, **kwargs)
-            except (FastNardyError, *other):
-                pass
+    with tempfile.TemporaryDirectory(prefix="fastnardy-walk-") as here, _working_in(here):
+        for function in entry.target():
+            with patch.object(checks, "MAX_ITEMS", 100):  # iterators of positions, games
+                try:
+                    function(*args, **kwargs)
+                except (FastNardyError, *other):
+                    pass
 
 
 def test_the_walk_covers_the_public_surface() -> None:
