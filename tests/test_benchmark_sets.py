@@ -229,6 +229,42 @@ def test_the_players_the_candidates_came_from_never_play_outside_them(game, play
             assert count == per_class and outside == 0 and error >= 0
 
 
+def test_a_network_player_in_int16_values_by_the_integer_network(tmp_path):
+    """net:P and FILE.npz:P take ``:int16`` (the evaluator in integer arithmetic), in match
+    and in benchmark-error alike (one parser, match.network_spec): its values are the int16
+    evaluator's own, its turns scored as any player's."""
+    from fastnardy.play.match import Network, network_spec, player
+    from fastnardy.search.network import Evaluator
+    from fastnardy.search.tree import expectimax
+
+    quick = Evaluator.load("long", "int16")
+    rows = encode([item.position for item in SETS["long"][:20]])
+    for spec, plies in (("net:int16", 0), ("net:1:int16", 1), ("net:0:float", 0)):
+        found = player(spec, "long", 0)
+        assert isinstance(found, Network) and found.name == spec and found.plies == plies
+        assert found.evaluator.arithmetic == spec.rpartition(":")[2]
+    saved = tmp_path / "long.npz"
+    Evaluator.load("long").save(saved)
+    evaluator, plies = network_spec(f"{saved}:2:int16", "long")
+    assert evaluator.arithmetic == "int16" and plies == 2
+    assert np.array_equal(expectimax("long", rows, evaluator, 0),
+                          expectimax("long", rows, quick, 0))
+    chooser = benchmarks._chooser("net:0:int16", "long")
+    item = SETS["long"][0]
+    children, _ = expand("long", encode([item.position]), [item.dice])
+    assert np.array_equal(chooser.values("long", None, children),
+                          -expectimax("long", children, quick, 0))
+    score = errors("net:0:int16", "long", SETS["long"][::10], rollouts=(16, 1))
+    assert score.classes["all"][0] == len(SETS["long"][::10]) and score.player == "net:0:int16"
+    for bad in ("net:int16:1", "net:0:int8", "net:3:int16", f"{saved}:float:int16"):
+        with pytest.raises(FastNardyError, match="unknown player"):
+            player(bad, "long", 0)
+        with pytest.raises(FastNardyError, match="unknown player"):
+            errors(bad, "long", SETS["long"][:1])
+    with pytest.raises(FastNardyError, match="for long nardy, not short"):
+        player(f"{saved}:int16", "short", 0)
+
+
 def test_gnubg_players_choose_by_its_own_evaluation():
     """gnubg:0's best 3 were candidates: its turn is always among them; its CPU seconds
     (its processes') are counted."""

@@ -310,7 +310,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "fastnardy.play.benchmarks.")
     p_err.add_argument("player", metavar="PLAYER",
                        help="net:P (the shipped network, P = 0, 1, 2 plies), FILE.npz[:P], "
-                            "greedy, random or, in short nardy, gnubg:P")
+                            "either with :int16 after it (integer arithmetic), greedy, random or, in short nardy, gnubg:P")
     p_err.add_argument("--game", choices=("long", "short"), default="short",
                        help="the game whose set (default short)")
     p_err.add_argument("--set", metavar="FILE", default=None,

@@ -63,7 +63,7 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "N points with the cube (C1-C7: the bots offer, take and drop), A's match "
                     "wins; with --cube, money games with the cube (C8). Players: random, greedy, "
                     "net:PLIES (the shipped evaluator, 0-2 plies), FILE.npz[:PLIES] (a saved "
-                    "one), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
+                    "one), either with :int16 after it (integer arithmetic: net:0:int16), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
                     "installed; gnubg:expert:PLIES at 1 or 2 plies).")
     p_match.add_argument("a", metavar="A", help="the first player")
     p_match.add_argument("b", metavar="B", help="the second player")

@@ -22,8 +22,8 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
   dice streams), cubeless money equity to the side that played the turn, with its standard
   error.
 
-:func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, ``greedy``, ``random``,
-``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
+:func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, either with ``:int16``,
+``greedy``, ``random``, ``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
 thousandths of a point, per class. A turn outside the candidates (a new network's may be)
 is rolled out there as the candidates were (the set's games and seed,
 :func:`rollout_settings`) and scored against the best of the candidates and itself; on a
@@ -58,7 +58,7 @@ from ..rules import Rules
 from ..search.network import Evaluator, equity, races
 from ..search.tree import expectimax
 from .gnubg import Gnubg
-from .match import player
+from .match import network_spec, player
 from .players import greedy_scores
 
 __all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Score", "build_set", "classify",
@@ -169,8 +169,9 @@ class _Chooser(NamedTuple):
 
 def _chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
     """A player of the benchmark: ``net:P`` (the shipped network, full P-ply search, P = 0,
-    1, 2), ``FILE.npz[:P]`` (a saved evaluator), ``greedy``, ``random`` (seeded) or, in short
-    nardy, ``gnubg:P`` (GNU Backgammon's cubeless evaluation of every child at P plies)."""
+    1, 2), ``FILE.npz[:P]`` (a saved evaluator), either with ``:int16`` after it (in integer
+    arithmetic), ``greedy``, ``random`` (seeded) or, in short nardy, ``gnubg:P`` (GNU
+    Backgammon's cubeless evaluation of every child at P plies)."""
     spec, game = checks.text(spec, "player"), Rules.of(game).game
     if spec == "greedy":
         return _Chooser(spec, _greedy_values, lambda: 0.0)
@@ -179,18 +180,13 @@ def _chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
         return _Chooser(spec, lambda rules, row, children: rng.random(len(children)),
                         lambda: 0.0)
     path, _, plies = spec.rpartition(":") if ":" in spec else (spec, ":", "0")
-    if plies not in ("0", "1", "2"):
-        raise FastNardyError(f"unknown player {spec!r}: net:P, FILE.npz[:P], greedy, random "
-                             f"or gnubg:P, with P = 0, 1 or 2")
-    if path == "gnubg":
+    if path == "gnubg" and plies in ("0", "1", "2"):
         return _gnubg_chooser(spec, game, int(plies))
-    if path != "net" and not path.endswith(".npz"):
-        raise FastNardyError(f"unknown player {spec!r}: net:P, FILE.npz[:P], greedy, random "
-                             f"or gnubg:P")
-    network = Evaluator.load(game if path == "net" else path)
-    if network.game != game:
-        raise FastNardyError(f"{spec}: the evaluator is for {network.game} nardy, not {game}")
-    return _Chooser(spec, _network_values(network, int(plies)), lambda: 0.0)
+    named = network_spec(spec, game)
+    if named is None:
+        raise FastNardyError(f"unknown player {spec!r}: net[:P][:int16], FILE.npz[:P][:int16], "
+                             f"greedy, random or gnubg:P, with P = 0, 1 or 2")
+    return _Chooser(spec, _network_values(*named), lambda: 0.0)
 
 
 def _gnubg_chooser(spec: str, game: str, plies: int) -> _Chooser:
@@ -242,10 +238,11 @@ def errors(player: str, game: str,
            rollouts: Optional[Tuple[int, int]] = None) -> Score:
     """The error of ``player`` on ``benchmark``: the shipped set of ``game`` (None), a set
     file (its name, read as :func:`read_set` and :func:`rollout_settings` read it) or a
-    sequence of BenchmarkPosition; module docstring. ``player`` is ``net:P`` (the shipped network, a full P-ply search, P =
-    0, 1 or 2), ``FILE.npz[:P]`` (a saved evaluator), ``greedy``, ``random`` (``seed``-ed)
-    or, in short nardy, ``gnubg:P`` (GNU Backgammon's cubeless evaluation of every turn at
-    P plies); the first best turn is its choice. A turn outside the candidates is rolled out
+    sequence of BenchmarkPosition; module docstring. ``player`` is ``net:P`` (the shipped
+    network, a full P-ply search, P = 0, 1 or 2), ``FILE.npz[:P]`` (a saved evaluator),
+    either with ``:int16`` after it (the evaluator in integer arithmetic), ``greedy``,
+    ``random`` (``seed``-ed) or, in short nardy, ``gnubg:P`` (GNU Backgammon's cubeless
+    evaluation of every turn at P plies); the first best turn is its choice. A turn outside the candidates is rolled out
     with ``rollouts`` = (games, seed), by default the set file's own (the shipped network at
     0 ply, as :func:`build_set` rolled out the candidates), or counted apart when there are
     none."""

@@ -3,7 +3,8 @@ and points a game with 95% intervals.
 
 Players (:func:`player`, from :mod:`fastnardy.play.players` and :mod:`fastnardy.play.gnubg`):
 ``random``, ``greedy``, ``net:P`` (the shipped network searched P = 0, 1 or 2 plies),
-``FILE.npz`` or ``FILE.npz:P`` (a saved evaluator) and, in short nardy, ``gnubg:beginner`` /
+``FILE.npz`` or ``FILE.npz:P`` (a saved evaluator), either with ``:int16`` after it (the
+evaluator in integer arithmetic: ``net:0:int16``) and, in short nardy, ``gnubg:beginner`` /
 ``gnubg:expert`` (GNU Backgammon's presets at 0 ply) or ``gnubg:expert:P`` (at P = 1 or 2
 plies, its own move filters).
 
@@ -33,7 +34,7 @@ from ..basics import BLACK, MAX_TURNS, WHITE, DiceStream, dice, dice_states
 from ..batch import decode, encode
 from ..errors import FastNardyError, integer
 from ..game import Game, Match
-from ..search.network import Evaluator
+from ..search.network import ARITHMETICS, Evaluator
 from ..position import Position
 from ..rules import Rules
 
@@ -182,6 +183,25 @@ def interval(values: npt.ArrayLike) -> Tuple[float, float]:
     return float(pairs.mean()), float(1.96 * pairs.std(ddof=1) / np.sqrt(len(pairs)))
 
 
+def network_spec(spec: str, game: str, weights: Optional[str] = None
+                 ) -> Optional[Tuple[Evaluator, int]]:
+    """The evaluator and plies that a network player's ``spec`` names for ``game``: ``net``
+    (the shipped evaluator, or ``weights``) or ``FILE.npz``, then ``:P`` (plies, 0 to 2;
+    default 0) and ``:int16`` or ``:float`` (its arithmetic, default float), in that order;
+    None for a spec of another kind."""
+    body, _, arithmetic = spec.rpartition(":")
+    if not body or arithmetic not in ARITHMETICS:
+        body, arithmetic = spec, "float"
+    path, _, plies = body.rpartition(":") if ":" in body else (body, ":", "0")
+    if plies not in ("0", "1", "2") or not (path == "net" or path.endswith(".npz")):
+        return None
+    source = weights if path == "net" and weights else (game if path == "net" else path)
+    network = Evaluator.load(source, arithmetic)
+    if network.game != game:
+        raise FastNardyError(f"{spec}: the evaluator is for {network.game} nardy, not {game}")
+    return network, int(plies)
+
+
 def player(spec: str, game: str, seed: int, weights: Optional[str] = None) -> Player:
     """The player ``spec`` names (module docstring) for ``game``; ``weights`` replaces the
     shipped evaluator of ``net:P``."""
@@ -191,22 +211,18 @@ def player(spec: str, game: str, seed: int, weights: Optional[str] = None) -> Pl
         return Random(seed)
     if spec == "greedy":
         return Greedy()
-    path, _, plies = spec.rpartition(":") if ":" in spec else (spec, ":", "0")
-    if plies in ("0", "1", "2") and (path == "net" or path.endswith(".npz")):
-        source = weights if path == "net" and weights else (game if path == "net" else path)
-        network = Evaluator.load(source)
-        if network.game != game:
-            raise FastNardyError(f"{spec}: the evaluator is for {network.game} nardy, not "
-                                 f"{game}")
-        return Network(network, int(plies), spec)
+    named = network_spec(spec, game, weights)
+    if named is not None:
+        return Network(*named, spec)
     if spec.startswith("gnubg:"):
         if game != "short":
             raise FastNardyError("GNU Backgammon plays short nardy (backgammon) only")
         setting, _, depth = spec[6:].partition(":")
         if depth in ("", "0", "1", "2"):
             return Gnubg(setting, plies=int(depth or 0))
-    raise FastNardyError(f"unknown player {spec!r}: random, greedy, net:PLIES (0-2), "
-                         f"FILE.npz[:PLIES] or gnubg:beginner|expert[:PLIES] (0-2)")
+    raise FastNardyError(f"unknown player {spec!r}: random, greedy, net[:PLIES][:int16] "
+                         f"(PLIES 0-2), FILE.npz[:PLIES][:int16] or "
+                         f"gnubg:beginner|expert[:PLIES] (0-2)")
 
 
 @contextmanager

@@ -51,7 +51,10 @@ from .inputs import ENCODING_CODES, ENCODINGS, WIDTHS
 from ..position import Position
 from ..rules import Rules
 
-__all__ = ["OUTPUTS", "Evaluator", "equity", "races"]
+__all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "equity", "races"]
+
+# how an Evaluator values boards: "float" (float32, the oracle) or "int16" (its class docstring)
+ARITHMETICS: Tuple[str, ...] = _nnet.ARITHMETICS
 
 # the five outputs, in order (cumulative: a win by 3 points is also a win by mars)
 OUTPUTS = ("win", "win_mars", "win_3", "lose_mars", "lose_3")
@@ -103,7 +106,7 @@ class Evaluator:
             raise FastNardyError(
                 f"{kind!r} weights must be ({width}, H), (H,), (H, {len(OUTPUTS)}), "
                 f"({len(OUTPUTS)},), not {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}")
-        checks.choice(arithmetic, "arithmetic", _nnet.ARITHMETICS)
+        checks.choice(arithmetic, "arithmetic", ARITHMETICS)
         if race is not None and (not isinstance(race, Evaluator) or race.kind != kind
                                  or race.race is not None or race.arithmetic != arithmetic):
             raise FastNardyError(f"race must be an Evaluator of kind {kind!r} and arithmetic "
