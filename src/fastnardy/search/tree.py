@@ -28,7 +28,9 @@ in compiled code on the rows themselves (no feature array, no return to Python p
 position). Any other evaluator is a Python call, made once per level of the tree for all
 the positions of that level, never once per position and never with an empty batch: once
 at 0 and 1 ply, and deeper once for the leaves plus once per level that a
-:class:`MoveFilter` screens. It is handed a read-only array: an evaluator cannot change the
+:class:`MoveFilter` screens; a level of more than ``EXPAND_ROWS`` (4,096) rows is searched
+that many rows at a time (their chance nodes expanded together, so that memory stays
+bounded), with these calls for each group. It is handed a read-only array: an evaluator cannot change the
 search's own buffers.
 
 **Children and turns.** The children of one (position, roll) that :func:`fastnardy.batch.expand`
@@ -69,6 +71,10 @@ __all__ = ["BestTurn", "Evaluator", "GNUBG_FILTERS", "MoveFilter", "best_turn", 
 Inputs = Union[str, Tuple[str, str]]
 Evaluate = Callable[[npt.NDArray[Any]], npt.ArrayLike]
 MAX_PLIES = 3
+# at most this many rows' chance nodes are expanded together, so that a search's memory is
+# bounded at any depth and width (long nardy's full 2 ply of its benchmark set had asked for
+# 18 GB at once)
+EXPAND_ROWS = 4096
 
 
 class MoveFilter(NamedTuple):
@@ -189,14 +195,21 @@ class Search:
 
     def live(self, rows: npt.NDArray[np.int8], plies: int,
              level: int) -> npt.NDArray[np.float64]:
-        """V_plies of rows of unfinished games."""
+        """V_plies of rows of unfinished games; EXPAND_ROWS rows at a time (each row's value
+        is its own subtree's, so the same values in any split)."""
         if plies == 0 or not len(rows):
             return self.leaves(rows)
+        if len(rows) > EXPAND_ROWS:
+            return np.concatenate([self.live(rows[i:i + EXPAND_ROWS], plies, level)
+                                   for i in range(0, len(rows), EXPAND_ROWS)])
         node = chance_expand(self.rules, rows)
         starts = node.offsets[:-1]
         best = np.maximum.reduceat(self.choose(node.children, starts, plies - 1, level + 1),
                                    starts)
-        values: npt.NDArray[np.float64] = best.reshape(-1, len(PROBABILITY)) @ PROBABILITY
+        best = best.reshape(-1, len(PROBABILITY))
+        values = np.zeros(len(rows))
+        for r, probability in enumerate(PROBABILITY):  # summed in one order, whatever the batch
+            values += probability * best[:, r]
         return values
 
     def choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
