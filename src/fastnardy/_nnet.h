@@ -103,6 +103,10 @@ static void (*nn_qforward)(int, const nn_qboard*, const nn_qboard*, const int16_
                            const int16_t*, const int16_t*, const double*, const double*,
                            const float*, float*, float*) = nn_qforward_base;
 static void (*nn_sigmoids)(float*, ptrdiff_t) = nn_sigmoids_base;
+static int (*nn_point_rows)(const char*, ptrdiff_t, const int8_t*, uint32_t,
+                            const void**) = nn_point_rows_base;
+static int (*nn_run_rows)(const char*, ptrdiff_t, uint32_t, const void**, int*) =
+    nn_run_rows_base;
 #define NN_USE(isa_)                       \
     do {                                   \
         nn_first = nn_first_##isa_;        \
@@ -111,6 +115,8 @@ static void (*nn_sigmoids)(float*, ptrdiff_t) = nn_sigmoids_base;
         nn_qfirst = nn_qfirst_##isa_;      \
         nn_qforward = nn_qforward_##isa_;  \
         nn_sigmoids = nn_sigmoids_##isa_;  \
+        nn_point_rows = nn_point_rows_##isa_; \
+        nn_run_rows = nn_run_rows_##isa_; \
     } while (0)
 static void nn_use(int isa) {
 #ifdef NB_X86

@@ -84,6 +84,10 @@ cdef extern from "_nnet.h":
                      const double* scale, const float* b2, float* out_a,
                      float* out_b) noexcept nogil
     void nn_sigmoids(float* x, Py_ssize_t n) noexcept nogil
+    int nn_point_rows(const char* first, Py_ssize_t row_bytes, const int8_t* side,
+                      uint32_t points, const void** ones) noexcept nogil
+    int nn_run_rows(const char* first, Py_ssize_t row_bytes, uint32_t path,
+                    const void** ones, int* longest) noexcept nogil
 
 # The instruction sets of the network's arithmetic, each giving the same floats: the best
 # this CPU runs, or the one FASTNARDY_SIMD names (to compare them, or time one). The same
@@ -160,15 +164,10 @@ cdef inline int side_rows(const nn_net* net, int s, const int8_t* side, uint32_t
 
 cdef inline int count_rows(const nn_net* net, int s, const int8_t* side, uint32_t held,
                            int count, const void** ones) noexcept nogil:
-    """side_rows' rows of the points' and the bar's counts and of the checker count."""
+    """side_rows' rows of the points' and the bar's counts and of the checker count (the
+    points' at once: nn_point_rows)."""
     cdef const void* const* points = net.point_rows + s * 25 * 16
-    cdef uint32_t left = held
-    cdef int p, n = 0
-    while left:
-        p = nb_ctz(left)
-        left &= left - 1
-        ones[n] = points[16 * p + side[p]]
-        n += 1
+    cdef int n = nn_point_rows(<const char*>points[0], net.row_bytes, side, held, ones)
     if side[24]:
         ones[n] = points[16 * 24 + side[24]]
         n += 1
@@ -178,23 +177,13 @@ cdef inline int count_rows(const nn_net* net, int s, const int8_t* side, uint32_
 
 cdef inline int run_rows(const nn_net* net, int s, uint32_t held,
                          const void** ones) noexcept nogil:
-    """side_rows' rows of the runs and of the longest run (L6), where the inputs have them."""
+    """side_rows' rows of the runs and of the longest run (L6), where the inputs have them
+    (the runs' at once: nn_run_rows)."""
     cdef Py_ssize_t size = net.row_bytes
-    cdef uint32_t left, path, ends
-    cdef int n = 0, start, run, longest = 0
-    if net.runs != NULL:
-        path = mirrored(net.mirror, held)  # on the other side's path (L6)
-        left = path & ~(path << 1)  # the first point of each run,
-        ends = path & ~(path >> 1)  # and the last: the k-th of each is one run's
-        while left:
-            start = nb_ctz(left)
-            run = nb_ctz(ends) - start + 1
-            left &= left - 1
-            ends &= ends - 1
-            ones[n] = net.runs + ((24 * s + start) * 16 + run) * size
-            n += 1
-            if run > longest:
-                longest = run
+    cdef int n = 0, longest
+    if net.runs != NULL:  # on the other side's path (L6)
+        n = nn_run_rows(net.runs + 24 * 16 * s * size, size, mirrored(net.mirror, held),
+                        ones, &longest)
         ones[n] = net.longest + (7 * s + (longest if longest < 6 else 6)) * size
         n += 1
     return n
@@ -363,26 +352,27 @@ cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
 
 
 cdef inline int moved_rows(const nn_net* net, const nn_parent* p, const int8_t* side,
-                           int count, const void** ones, const void** subs,
+                           uint32_t held, int count, const void** ones, const void** subs,
                            int* n_subs) noexcept nogil:
     """The rows of the counts (count_rows) of side 1 (the side that moved) that a child's
     move switched on, into ``ones`` (their number returned), and off, into ``subs``
-    (``n_subs``), against its parent's: ``side`` the child's 25 counts, ``count`` its
-    checkers; a point's or the bar's count of 0 has no row."""
+    (``n_subs``), against its parent's: ``side`` the child's 25 counts, ``held`` its
+    occupied points, ``count`` its checkers; a point's or the bar's count of 0 has no
+    row."""
     cdef const void* const* points = net.point_rows + 25 * 16
     cdef const int8_t* old = p.row + 25
-    cdef uint32_t left = (held24(nb_load8(side) ^ nb_load8(old),
-                                 nb_load8(side + 8) ^ nb_load8(old + 8),
-                                 nb_load8(side + 16) ^ nb_load8(old + 16))
-                          | (<uint32_t>(side[24] != old[24])) << 24)
-    cdef int q, n = 0, m = 0
-    while left:
-        q = nb_ctz(left)
-        left &= left - 1
-        subs[m] = points[16 * q + old[q]]  # written over where the count was 0
-        m += old[q] != 0
-        ones[n] = points[16 * q + side[q]]
-        n += side[q] != 0
+    cdef uint32_t changed = held24(nb_load8(side) ^ nb_load8(old),
+                                   nb_load8(side + 8) ^ nb_load8(old + 8),
+                                   nb_load8(side + 16) ^ nb_load8(old + 16))
+    cdef int n = nn_point_rows(<const char*>points[0], net.row_bytes, side, changed & held,
+                               ones)
+    cdef int m = nn_point_rows(<const char*>points[0], net.row_bytes, old,
+                               changed & p.facts.held[1], subs)
+    if side[24] != old[24]:
+        subs[m] = points[16 * 24 + old[24]]  # written over where the count was 0
+        m += old[24] != 0
+        ones[n] = points[16 * 24 + side[24]]
+        n += side[24] != 0
     if count != p.facts.count[1]:
         subs[m] = net.offs + (16 + p.facts.count[1]) * net.row_bytes
         ones[n] = net.offs + (16 + count) * net.row_bytes
@@ -445,7 +435,8 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
     if p.net[slot] != net:
         n = side_rows(net, 0, p.row, held0, p.facts.count[0], ones)
         if net.qn and net.runs != NULL:
-            n += count_rows(net, 1, p.row + 25, p.facts.held[1], p.facts.count[1], ones + n)
+            n += count_rows(net, 1, p.row + 25, p.facts.held[1], p.facts.count[1],
+                            ones + n)
         if net.qn:
             nn_qfirst(net.qn, net.qbias, <const int16_t**>ones, n, p.qsums[slot])
         else:
@@ -453,7 +444,7 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
         p.net[slot] = net
     base[0] = <const void*>p.qsums[slot] if net.qn else <const void*>p.sums[slot]
     if net.qn and net.runs != NULL:
-        n = moved_rows(net, p, side, count, ones, subs, n_subs)
+        n = moved_rows(net, p, side, held, count, ones, subs, n_subs)
         n_ones[0] = n + run_rows(net, 1, held, ones + n)
     else:
         n_ones[0] = side_rows(net, 1, side, held, count, ones)

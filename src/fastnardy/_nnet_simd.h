@@ -207,6 +207,78 @@ NN_TARGET static void NN_(forward2)(int stride, const float* base_a,
 }
 
 
+/* The table rows of the points in ``points`` (a set of 24 bits, each point's count in
+   ``side`` not 0), in point order, into ``ones`` (up to 8 slots past them may be written
+   over): the row of point p and count c is at first + (16 p + c) row_bytes. Returns their
+   number. */
+NN_TARGET static int NN_(point_rows)(const char* first, ptrdiff_t row_bytes,
+                                     const int8_t* side, uint32_t points, const void** ones) {
+    int n = 0;
+#if NN_W == 16
+    const __m512i step = _mm512_set1_epi64((long long)row_bytes);
+    __m512i at = _mm512_add_epi64(_mm512_set1_epi64((long long)(intptr_t)first),
+                                  _mm512_mul_epu32(_mm512_set_epi64(112, 96, 80, 64, 48, 32,
+                                                                    16, 0), step));
+    for (int k = 0; k < 3; k++) {  /* eight points at a time, the addresses compressed */
+        long long word;
+        memcpy(&word, side + 8 * k, 8);
+        __m512i c = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128(word));
+        __mmask8 m = (__mmask8)(points >> (8 * k));
+        _mm512_storeu_si512((void*)(ones + n), _mm512_maskz_compress_epi64(
+            m, _mm512_add_epi64(at, _mm512_mul_epu32(c, step))));
+        n += __builtin_popcount(m);
+        at = _mm512_add_epi64(at, _mm512_set1_epi64(128 * (long long)row_bytes));
+    }
+#else
+    for (int p = 0; p < 24; p++)
+        if (points >> p & 1) ones[n++] = first + (16 * p + side[p]) * row_bytes;
+#endif
+    return n;
+}
+
+/* The table rows of the runs of ``path`` (a set of 24 points, L6's runs: their first points
+   and their lengths, in order), into ``ones`` (16 slots written over): the row of the run
+   from point p of length l is at first + (16 p + l) row_bytes. Returns their number, the
+   longest run's length in ``longest`` (0 without one). */
+NN_TARGET static int NN_(run_rows)(const char* first, ptrdiff_t row_bytes, uint32_t path,
+                                   const void** ones, int* longest) {
+    uint32_t starts = path & ~(path << 1), ends = path & ~(path >> 1);  /* k-th: one run's */
+    int n = __builtin_popcount(starts);
+#if NN_W == 16
+    const __m512i ramp = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i ramp16 = _mm512_add_epi32(ramp, _mm512_set1_epi32(16));
+    const __m512i step = _mm512_set1_epi64((long long)row_bytes);
+    const __m512i at = _mm512_set1_epi64((long long)(intptr_t)first);
+    /* the points of each set in order, its points 16 to 23 after those below 16 */
+    int s_lo = __builtin_popcount(starts & 0xffff), e_lo = __builtin_popcount(ends & 0xffff);
+    __m512i from = _mm512_mask_expand_epi32(
+        _mm512_maskz_compress_epi32((__mmask16)starts, ramp),
+        (__mmask16)(((1u << (n - s_lo)) - 1) << s_lo),
+        _mm512_maskz_compress_epi32((__mmask16)(starts >> 16), ramp16));
+    __m512i to = _mm512_mask_expand_epi32(
+        _mm512_maskz_compress_epi32((__mmask16)ends, ramp),
+        (__mmask16)(((1u << (n - e_lo)) - 1) << e_lo),
+        _mm512_maskz_compress_epi32((__mmask16)(ends >> 16), ramp16));
+    __m512i length = _mm512_sub_epi32(_mm512_add_epi32(to, _mm512_set1_epi32(1)), from);
+    __m512i row = _mm512_add_epi32(_mm512_slli_epi32(from, 4), length);
+    _mm512_storeu_si512((void*)ones, _mm512_add_epi64(at, _mm512_mul_epu32(
+        _mm512_cvtepu32_epi64(_mm512_castsi512_si256(row)), step)));
+    _mm512_storeu_si512((void*)(ones + 8), _mm512_add_epi64(at, _mm512_mul_epu32(
+        _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(row, 1)), step)));
+    *longest = n ? _mm512_mask_reduce_max_epi32((__mmask16)((1u << n) - 1), length) : 0;
+#else
+    *longest = 0;
+    for (int k = 0; k < n; k++) {
+        int p = __builtin_ctz(starts), l = __builtin_ctz(ends) - p + 1;
+        starts &= starts - 1;
+        ends &= ends - 1;
+        ones[k] = first + (16 * p + l) * row_bytes;
+        *longest = l > *longest ? l : *longest;
+    }
+#endif
+    return n;
+}
+
 /* The integer network (Network(..., arithmetic="int16")): each unit's first-layer sum is an
    int16, at its own scale 2^k (k <= 10, chosen so that no board's sum can leave int16): the
    bias plus int16 table rows, added modulo 2^16, so in any order, incrementally or in full,
