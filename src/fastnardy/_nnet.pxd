@@ -27,8 +27,7 @@ ctypedef struct nn_net:
     # inputs of side s (0 the mover, 1 the opponent) in one of its states; a row is
     # row_bytes long: stride floats, or for the integer network (qn) qn int16s
     Py_ssize_t row_bytes
-    const void* const* point_rows  # 2 x 25 x 16: the row of point p (24: the bar) holding
-                                   # n checkers
+    const char* points  # 2 x 25 x 16 rows: point p (24: the bar) holding n checkers
     const char* offs    # 2 x 16 rows: the side's n checkers on the board and bar
     const char* runs    # 2 x 24 x 16 rows (nardy, else NULL): a maximal run of n points held
                         # by the side on the other side's path, from its point r

@@ -166,10 +166,10 @@ cdef inline int count_rows(const nn_net* net, int s, const int8_t* side, uint32_
                            int count, const void** ones) noexcept nogil:
     """side_rows' rows of the points' and the bar's counts and of the checker count (the
     points' at once: nn_point_rows)."""
-    cdef const void* const* points = net.point_rows + s * 25 * 16
-    cdef int n = nn_point_rows(<const char*>points[0], net.row_bytes, side, held, ones)
+    cdef const char* first = net.points + 25 * 16 * s * net.row_bytes
+    cdef int n = nn_point_rows(first, net.row_bytes, side, held, ones)
     if side[24]:
-        ones[n] = points[16 * 24 + side[24]]
+        ones[n] = first + (16 * 24 + side[24]) * net.row_bytes
         n += 1
     ones[n] = net.offs + (16 * s + count) * net.row_bytes
     return n + 1
@@ -359,19 +359,17 @@ cdef inline int moved_rows(const nn_net* net, const nn_parent* p, const int8_t* 
     (``n_subs``), against its parent's: ``side`` the child's 25 counts, ``held`` its
     occupied points, ``count`` its checkers; a point's or the bar's count of 0 has no
     row."""
-    cdef const void* const* points = net.point_rows + 25 * 16
+    cdef const char* first = net.points + 25 * 16 * net.row_bytes
     cdef const int8_t* old = p.row + 25
     cdef uint32_t changed = held24(nb_load8(side) ^ nb_load8(old),
                                    nb_load8(side + 8) ^ nb_load8(old + 8),
                                    nb_load8(side + 16) ^ nb_load8(old + 16))
-    cdef int n = nn_point_rows(<const char*>points[0], net.row_bytes, side, changed & held,
-                               ones)
-    cdef int m = nn_point_rows(<const char*>points[0], net.row_bytes, old,
-                               changed & p.facts.held[1], subs)
+    cdef int n = nn_point_rows(first, net.row_bytes, side, changed & held, ones)
+    cdef int m = nn_point_rows(first, net.row_bytes, old, changed & p.facts.held[1], subs)
     if side[24] != old[24]:
-        subs[m] = points[16 * 24 + old[24]]  # written over where the count was 0
+        subs[m] = first + (16 * 24 + old[24]) * net.row_bytes  # written over if it was 0
         m += old[24] != 0
-        ones[n] = points[16 * 24 + side[24]]
+        ones[n] = first + (16 * 24 + side[24]) * net.row_bytes
         n += side[24] != 0
     if count != p.facts.count[1]:
         subs[m] = net.offs + (16 + p.facts.count[1]) * net.row_bytes
@@ -786,11 +784,7 @@ cdef class Network:
         self.net.bias = <const float*>_data(bias)
         self.net.row_bytes = table.strides[0]
         rows = <const char*>_data(table)
-        # each point row's address, so that side_rows looks it up instead of computing it
-        point_rows = (<Py_ssize_t>rows + self.net.row_bytes
-                      * np.arange(2 * 25 * 16, dtype=np.intp)).astype(np.uintp)
-        point_rows.setflags(write=False)
-        self.net.point_rows = <const void* const*>_data(point_rows)
+        self.net.points = rows
         self.net.offs = rows + <Py_ssize_t>starts[1] * self.net.row_bytes
         self.net.runs = NULL
         self.net.longest = NULL
@@ -813,7 +807,7 @@ cdef class Network:
         self.arithmetic = arithmetic
         self.race = race
         self.net.race = &race.net if race is not None else NULL
-        self.arrays = tables + (point_rows,)
+        self.arrays = tables
         self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
                      output_weights, output_bias, race, arithmetic)
 
