@@ -230,8 +230,10 @@ NN_TARGET static int NN_(point_rows)(const char* first, ptrdiff_t row_bytes,
         at = _mm512_add_epi64(at, _mm512_set1_epi64(128 * (long long)row_bytes));
     }
 #else
-    for (int p = 0; p < 24; p++)
-        if (points >> p & 1) ones[n++] = first + (16 * p + side[p]) * row_bytes;
+    for (; points; points &= points - 1) {
+        int p = __builtin_ctz(points);
+        ones[n++] = first + (16 * p + side[p]) * row_bytes;
+    }
 #endif
     return n;
 }
@@ -267,14 +269,15 @@ NN_TARGET static int NN_(run_rows)(const char* first, ptrdiff_t row_bytes, uint3
         _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(row, 1)), step)));
     *longest = n ? _mm512_mask_reduce_max_epi32((__mmask16)((1u << n) - 1), length) : 0;
 #else
-    *longest = 0;
+    int most = 0;
     for (int k = 0; k < n; k++) {
         int p = __builtin_ctz(starts), l = __builtin_ctz(ends) - p + 1;
         starts &= starts - 1;
         ends &= ends - 1;
         ones[k] = first + (16 * p + l) * row_bytes;
-        *longest = l > *longest ? l : *longest;
+        most = l > most ? l : most;
     }
+    *longest = most;
 #endif
     return n;
 }
