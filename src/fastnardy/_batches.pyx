@@ -38,7 +38,10 @@ cdef extern from *:
     }
     /* The keys of k generated entries (lo and hi the first two of each entry's ``stride``
        words) swapped to the next mover's view (nb_swap2) into out: one key a vector in
-       the baseline build, two under AVX2, four under AVX-512, the same words. */
+       the baseline build, two under AVX2, four under AVX-512, the same words; the last
+       ones too, never through the baseline's function (GCC tail-called it without a
+       vzeroupper, and the SSE code after it ran with the upper halves dirty: on Intel
+       CPUs, expanding into keys took a quarter longer). */
     static void nb_swap_entries_base(const uint64_t* e, int stride, int k, int is_short,
                                      uint64_t* out) {
         for (int j = 0; j < k; j++)
@@ -63,7 +66,11 @@ cdef extern from *:
             NB_SWAP_LANES(x, is_short);
             memcpy(out + 2 * j, &x, sizeof x);
         }
-        nb_swap_entries_base(e, stride, k - j, is_short, out + 2 * j);
+        if (j < k) {  /* the last one in a vector too (twice) */
+            nb_v4 x = NB_TWO(e, e);
+            NB_SWAP_LANES(x, is_short);
+            memcpy(out + 2 * j, &x, 16);
+        }
     }
     __attribute__((target("avx512f"))) static void nb_swap_entries_avx512(
             const uint64_t* e, int stride, int k, int is_short, uint64_t* out) {
@@ -75,7 +82,15 @@ cdef extern from *:
             NB_SWAP_LANES(x, is_short);
             memcpy(out + 2 * j, &x, sizeof x);
         }
-        nb_swap_entries_base(e, stride, k - j, is_short, out + 2 * j);
+        if (j < k) {  /* the last one to three in one vector too (the first again after them) */
+            nb_v8 x = __builtin_shufflevector(NB_TWO(e, k - j > 1 ? e + stride : e),
+                                              NB_TWO(k - j > 2 ? e + 2 * stride : e, e),
+                                              0, 1, 2, 3, 4, 5, 6, 7);
+            NB_SWAP_LANES(x, is_short);
+            memcpy(out + 2 * j, &x, 16);
+            if (k - j > 1) memcpy(out + 2 * j + 2, (const char*)&x + 16, 16);
+            if (k - j > 2) memcpy(out + 2 * j + 4, (const char*)&x + 32, 16);
+        }
     }
     #endif
     static void (*nb_swap_entries)(const uint64_t*, int, int, int, uint64_t*) =
