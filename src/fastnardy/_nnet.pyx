@@ -52,7 +52,7 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_
                                   raise_fault, row_facts, row_faults, rows_array,
                                   side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
-from fastnardy._packed cimport (count24, held24, lay24, nb_ctz, nb_fields_other,
+from fastnardy._packed cimport (count24, held24, lay24, nb_fields_other,
                                 nb_key_row_words, nb_key_to_row, nb_key_words2, nb_load8,
                                 nb_swap_key, words3)
 from fastnardy import _features

@@ -23,9 +23,9 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
   error.
 
 :func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, either with ``:int16``,
-``greedy``, ``random``, ``gnubg:P``) on a set: the equity its turn loses against the best candidate, in
-thousandths of a point, per class. A turn outside the candidates (a new network's may be)
-is rolled out there as the candidates were (the set's games and seed,
+``greedy``, ``random``, ``gnubg:P``) on a set: the equity its turn loses against the best
+candidate, in thousandths of a point, per class. A turn outside the candidates (a new
+network's may be) is rolled out there as the candidates were (the set's games and seed,
 :func:`rollout_settings`) and scored against the best of the candidates and itself; on a
 set given without its rollouts' games and seed it is counted apart, its loss unknown. A turn
 that ends the game is scored by its exact points, candidate or not. Rollout noise makes the
@@ -184,8 +184,9 @@ def _chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
         return _gnubg_chooser(spec, game, int(plies))
     named = network_spec(spec, game)
     if named is None:
-        raise FastNardyError(f"unknown player {spec!r}: net[:P][:int16], FILE.npz[:P][:int16], "
-                             f"greedy, random or gnubg:P, with P = 0, 1 or 2")
+        raise FastNardyError(f"unknown player {spec!r}: net[:P][:int16], "
+                             f"FILE.npz[:P][:int16], greedy, random or gnubg:P, with P = 0, "
+                             f"1 or 2")
     return _Chooser(spec, _network_values(*named), lambda: 0.0)
 
 
@@ -242,10 +243,10 @@ def errors(player: str, game: str,
     network, a full P-ply search, P = 0, 1 or 2), ``FILE.npz[:P]`` (a saved evaluator),
     either with ``:int16`` after it (the evaluator in integer arithmetic), ``greedy``,
     ``random`` (``seed``-ed) or, in short nardy, ``gnubg:P`` (GNU Backgammon's cubeless
-    evaluation of every turn at P plies); the first best turn is its choice. A turn outside the candidates is rolled out
-    with ``rollouts`` = (games, seed), by default the set file's own (the shipped network at
-    0 ply, as :func:`build_set` rolled out the candidates), or counted apart when there are
-    none."""
+    evaluation of every turn at P plies); the first best turn is its choice. A turn outside
+    the candidates is rolled out with ``rollouts`` = (games, seed), by default the set
+    file's own (the shipped network at 0 ply, as :func:`build_set` rolled out the
+    candidates), or counted apart when there are none."""
     game = Rules.of(game).game
     if benchmark is None or isinstance(benchmark, str):
         document, where = _document(game if benchmark is None else benchmark)

@@ -30,8 +30,8 @@ the positions of that level, never once per position and never with an empty bat
 at 0 and 1 ply, and deeper once for the leaves plus once per level that a
 :class:`MoveFilter` screens; a level of more than ``EXPAND_ROWS`` (4,096) rows is searched
 that many rows at a time (their chance nodes expanded together, so that memory stays
-bounded), with these calls for each group. It is handed a read-only array: an evaluator cannot change the
-search's own buffers.
+bounded), with these calls for each group. It is handed a read-only array: an evaluator
+cannot change the search's own buffers.
 
 **Children and turns.** The children of one (position, roll) that :func:`fastnardy.batch.expand`
 returns are in T2 order, the order of :meth:`fastnardy.Position.legal_turns`: child i is the
