@@ -192,6 +192,44 @@ def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
         _kernel.simulate_games(rules.code, *rules.kernel_scoring(), 1, 0, 1, (0, 0), 10, True)
 
 
+def test_ctrl_c_quiets_the_dask_clients_logs_before_the_call_stops(capfd):
+    """The command line's --dask (cli.options.dask_executor): from the moment Ctrl-C is
+    pressed, before the call halts its work on the cluster (which makes the client report on
+    it), every Dask and tornado logger is quiet, distributed.client's own too (its
+    "Couldn't gather 1 keys, rescheduling" had come before perft's ``interrupted``); Python's
+    handler is back afterwards."""
+    import logging
+
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
+                                      "installed (pip install 'dask[distributed]')")
+    from fastnardy.cli.options import dask_executor
+
+    names = ("distributed", "distributed.client", "tornado.application")
+    levels = {name: logging.getLogger(name).level for name in names}
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster:
+            with pytest.raises(KeyboardInterrupt):
+                with dask_executor(cluster.scheduler_address) as executor:
+                    assert executor.submit(int, "7").result() == 7
+                    assert logging.getLogger("distributed.client").isEnabledFor(logging.WARNING)
+                    try:
+                        signal.raise_signal(signal.SIGINT)
+                    except KeyboardInterrupt:  # the library halts its call here
+                        assert not any(logging.getLogger(name).isEnabledFor(logging.CRITICAL)
+                                       for name in names)
+                        logging.getLogger("distributed.client").warning(
+                            "Couldn't gather 1 keys, rescheduling")
+                        raise
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert "Couldn't gather" not in capfd.readouterr().err
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
 def test_ctrl_c_stops_a_dask_cluster_too():
     """Issue 40 item 7: perft, self-play and (issue 39) a rollout and a trainer's labels (a
     network's and gnubg's) on a real Dask cluster (two worker processes), and the command

@@ -9,10 +9,13 @@ import dataclasses
 import json
 import logging
 import re
+import signal
 import sys
+import threading
 import time
 from concurrent.futures import Executor
 from pathlib import Path
+from types import FrameType
 from typing import (TYPE_CHECKING, Callable, Dict, Iterator, List, NoReturn, Optional, Sequence,
                     Set, Tuple)
 
@@ -109,13 +112,32 @@ def add_dask(parser: "argparse._ActionsContainer", what: str) -> None:
                              f"e.g. tcp://10.0.0.5:8786; needs dask.distributed)")
 
 
+def _quiet_dask() -> None:
+    """The command is ending: the Dask client's reports of the work it stops (tornado's and
+    Dask's logs of answers no longer awaited, of connections closed) are not printed. Every
+    logger of theirs, since Dask's configuration gives some their own level and handler
+    (``distributed.client``'s "Couldn't gather 1 keys, rescheduling" was printed)."""
+    for name in list(logging.root.manager.loggerDict):
+        if name.partition(".")[0] in ("distributed", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+def _interrupted_quietly(signum: int, frame: Optional[FrameType]) -> None:
+    """Ctrl-C while a Dask client works: quiet its logs (_quiet_dask) before the
+    KeyboardInterrupt, since stopping the call's work on the cluster (its halt) makes the
+    client report on it."""
+    _quiet_dask()
+    signal.default_int_handler(signum, frame)
+
+
 @contextlib.contextmanager
 def dask_executor(address: str) -> Iterator[Executor]:
     """The executor of a Dask client of the scheduler at ``address``, closed on the way out:
     after Ctrl-C, what is left is cancelled in one message, before the client closes, and
-    the closing client's reports on the answers no longer awaited (tornado's and Dask's
-    error logs of a closed connection, a race with the close) are not printed: the
-    command's one line ``interrupted`` is its report."""
+    the client's reports on the work stopped and the answers no longer awaited are not
+    printed, from the moment Ctrl-C is pressed (_interrupted_quietly, where Python's own
+    handler was in place) or any other exception ends the command: its one line
+    ``interrupted`` (or its error) is its report."""
     try:
         import distributed
     except ImportError:
@@ -125,15 +147,20 @@ def dask_executor(address: str) -> Iterator[Executor]:
         client = distributed.Client(address, timeout=30)
     except OSError as exc:
         raise FastNardyError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    quiet_on_ctrl_c = (threading.current_thread() is threading.main_thread()
+                       and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     with client:
         executor = client.get_executor()
+        if quiet_on_ctrl_c:
+            signal.signal(signal.SIGINT, _interrupted_quietly)
         try:
             yield executor
         except BaseException:
-            for name in ("tornado.application", "distributed"):  # the command is ending
-                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+            _quiet_dask()
             raise
         finally:
+            if quiet_on_ctrl_c:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
             executor.shutdown(wait=False)  # (its pending answers would be tracebacks)
 
 
