@@ -265,6 +265,17 @@ def pips(rows: npt.ArrayLike) -> npt.NDArray[np.int64]:
     return out
 
 
+def roll_mean(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The mean over the 21 rolls (T5's probabilities) of ``values``, (N, 21, ...) float64
+    (the search's and the labels' own arrays, unchecked), per row: (N, ...), summed roll by
+    roll in one order, so a row's mean is the same in any batch (a matrix product's
+    rounding depends on the batch)."""
+    total = np.zeros(values.shape[:1] + values.shape[2:])
+    for r, probability in enumerate(PROBABILITY):
+        total += probability * values[:, r]
+    return total
+
+
 def segment_argmax(values: npt.ArrayLike, offsets: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """The best child of each game: for segments ``values[offsets[i]:offsets[i + 1]]`` (the
     layout of ``expand`` children per parent and of ``VectorEnv`` steps), the index within

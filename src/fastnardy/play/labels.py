@@ -30,7 +30,8 @@ import numpy.typing as npt
 from .. import _features, checks
 from .._utils import executors as _executors
 from ..analysis.outputs import evaluator_for, exact, flip
-from ..batch import PROBABILITY, Expander, decode, keys_from_rows, segment_argmax
+from ..batch import (PROBABILITY, Expander, decode, keys_from_rows, roll_mean,
+                     segment_argmax)
 from ..errors import EngineError, FastNardyError, InvalidPositionError
 from ..rules import Rules
 from ..search.network import OUTPUTS, Evaluator, equity
@@ -137,11 +138,7 @@ def _outputs(network: Evaluator, expander: Expander, rows: npt.NDArray[np.int8]
     children[finished] = _exact(expander.rules, node.children[finished])
     children[~finished] = network.evaluate(node.children[~finished], probabilities=True)
     best = node.offsets[:-1] + segment_argmax(-equity(children), node.offsets)
-    mine = flip(children[best]).reshape(len(rows), len(PROBABILITY), len(OUTPUTS))
-    labelled = np.zeros((len(rows), len(OUTPUTS)))
-    for r, probability in enumerate(PROBABILITY):  # summed in one order, whatever the batch
-        labelled += probability * mine[:, r]
-    return labelled
+    return roll_mean(flip(children[best]).reshape(len(rows), len(PROBABILITY), len(OUTPUTS)))
 
 
 def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: _executors.Flag

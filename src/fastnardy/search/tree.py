@@ -57,7 +57,7 @@ import numpy.typing as npt
 
 from .. import _features, _kernel, checks
 from ..batch import (PROBABILITY, chance_expand, decode, encode, expand, keys_from_rows,
-                     rows_from_keys)
+                     roll_mean, rows_from_keys)
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
 from .inputs import ENCODINGS, features
 from .network import Evaluator
@@ -206,11 +206,7 @@ class Search:
         starts = node.offsets[:-1]
         best = np.maximum.reduceat(self.choose(node.children, starts, plies - 1, level + 1),
                                    starts)
-        best = best.reshape(-1, len(PROBABILITY))
-        values = np.zeros(len(rows))
-        for r, probability in enumerate(PROBABILITY):  # summed in one order, whatever the batch
-            values += probability * best[:, r]
-        return values
+        return roll_mean(best.reshape(-1, len(PROBABILITY)))
 
     def choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
                plies: int, level: int = 0) -> npt.NDArray[np.float64]:
