@@ -21,7 +21,8 @@ run with the same file skips them):
    on the Dask cluster at ``--dask ADDRESS``: the same labels however they are split; Ctrl-C
    stops every piece, on the cluster too.
 3. *Fit.* One hidden layer of ``--hidden`` sigmoid units on the game's inputs
-   (``tdgammon`` short, ``nardy`` long), five sigmoid outputs, Adam on the cross-entropy of
+   (``tdgammon`` short, ``nardy`` long; ``--inputs shots`` for short nardy's with six
+   contact inputs, :mod:`fastnardy.search.inputs`), five sigmoid outputs, Adam on the cross-entropy of
    each output against the teacher's, ``--epochs`` passes in minibatches, the rate falling
    linearly to a tenth; ``--holdout`` of the rows (drawn by the seed) are never learnt and
    report the mean absolute error of the equity after each pass. The weights are written
@@ -33,7 +34,8 @@ every file must have been labelled by the same teacher at the same depth, of the
 positions (all, races or contact: each records them), or the run stops. ``--attach FILE``
 writes to ``--out`` the Evaluator of ``FILE`` with the fitted network as its race network
 (a ``--race`` run), or as the network beside ``FILE``'s race network (a ``--contact``
-run).
+run; a tdgammon race network beside a shots network gets weights of 0 on the six inputs it
+lacks, which leaves its values as they were).
 A run is deterministic for its arguments (numpy's PCG64 for the games, the holdout and the
 minibatches; gnubg is deterministic; BLAS on one thread).
 
@@ -61,6 +63,7 @@ from fastnardy import Rules, features  # noqa: E402
 from fastnardy.batch import expand  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
 from fastnardy.play.labels import labels  # noqa: E402
+from fastnardy.search.inputs import ENCODINGS  # noqa: E402
 from fastnardy.search.network import OUTPUTS, Evaluator, equity, races  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, first_best, launch,  # noqa: E402
@@ -144,8 +147,7 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
         save: Callable[[Evaluator, int, float], None]) -> Evaluator:
     """Adam on the cross-entropy (stage 3); ``save(net, epoch, holdout error)`` after each
     pass."""
-    kind = KINDS[args.game]
-    net = Evaluator.load(args.init) if args.init else new_network(kind, args.hidden, rng)
+    net = Evaluator.load(args.init) if args.init else new_network(args.inputs, args.hidden, rng)
     net = net.race if args.race and net.race is not None else net  # a race fit: its race net
     params = [net.hidden_weights.copy(), net.hidden_bias.copy(), net.output_weights.copy(),
               net.output_bias.copy()]
@@ -162,7 +164,7 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
                                      / (args.epochs * batches))
             pick = order[b * args.minibatch:(b + 1) * args.minibatch]
             total += step(params, adam, train_x[pick], train_y[pick])
-        net = Evaluator(kind, *params)
+        net = Evaluator(args.inputs, *params)
         error = float(np.abs(equity(net.probabilities(x[held])) - equity(y[held])).mean())
         print(f"epoch {epoch:3d}  loss {total / (len(train_x) * len(OUTPUTS)):.5f}  "
               f"holdout equity error {error:.4f}  cpu {time.process_time():7.1f}s", flush=True)
@@ -209,12 +211,12 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         targets = np.concatenate([targets, more_targets])
         gnubg_seconds += seconds
         print(f"{len(rows)} labelled rows with {extra}", flush=True)
-    x = features(rules, rows, KINDS[args.game])
+    x = features(rules, rows, args.inputs)
     other = Evaluator.load(args.attach) if args.attach else None  # read once, not each pass
 
     def save(net: Evaluator, epoch: int, error: float) -> None:
         net.metadata = {
-            "game": args.game, "variants": rules.variants(), "kind": KINDS[args.game],
+            "game": args.game, "variants": rules.variants(), "kind": args.inputs,
             "teacher": args.teacher, "plies": args.plies, "rows": len(rows),
             "seed": args.seed, "epochs": epoch, "holdout_equity_error": round(error, 5),
             "cpu_seconds": round(time.process_time(), 1),
@@ -226,10 +228,22 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
                             other.output_weights, other.output_bias, other.metadata, race=net)
         elif other is not None:
             net = Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
-                            net.output_bias, net.metadata, race=other.race)
+                            net.output_bias, net.metadata, race=padded(other.race, net.kind))
         net.save(args.out)
 
     return fit(args, rng, x, targets, save)
+
+
+def padded(race: Optional[Evaluator], kind: str) -> Optional[Evaluator]:
+    """``race`` for a network of ``kind``: a tdgammon race network as a shots one, its weights
+    on the six contact inputs 0 (the same values: races have no shots to count)."""
+    if race is None or race.kind == kind:
+        return race
+    if (race.kind, kind) != ("tdgammon", "shots"):
+        sys.exit(f"train_teacher.py: a {race.kind} race network cannot serve a {kind} one")
+    hidden = len(race.hidden_bias)
+    return Evaluator(kind, np.vstack([race.hidden_weights, np.zeros((6, hidden))]),
+                     race.hidden_bias, race.output_weights, race.output_bias, race.metadata)
 
 
 def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -262,6 +276,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
                              "its workers need gnubg for gnubg's)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hidden", type=int, default=80)
+    parser.add_argument("--inputs", help="the network's inputs (fastnardy.search.inputs): "
+                        "the game's by default (tdgammon, nardy), or shots (short)")
     parser.add_argument("--init", help="start from this .npz")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--rate", type=float, default=3e-3, help="Adam's first rate")
@@ -278,6 +294,11 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error("an Evaluator teaches at 0 or 1 ply")
     if args.race and args.contact:
         parser.error("--race and --contact keep positions apart: give one")
+    args.inputs = args.inputs or KINDS[args.game]
+    if ENCODINGS.get(args.inputs) != args.game:
+        parser.error(f"--inputs {args.inputs} are not {args.game} nardy's")
+    if args.race and args.attach and args.inputs != KINDS[args.game]:
+        parser.error("a race network is fitted on the game's own inputs")
     if args.workers is not None and args.dask is not None:
         parser.error("label with --workers here or on --dask, not both")
     return args

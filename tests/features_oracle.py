@@ -1,6 +1,8 @@
 """The numpy definition of fastnardy.features as it was before the compiled module
 (fastnardy._features): the test oracle that the compiled features must match bit for bit,
-kept verbatim (except the key decoding, which is batch.rows_from_keys)."""
+kept verbatim (except the key decoding, which is batch.rows_from_keys); and the shots
+kind's contact inputs, written here in numpy from fastnardy.search.inputs' definition (point
+by point, not as the compiled code's bit masks and window table)."""
 
 from __future__ import annotations
 
@@ -52,13 +54,15 @@ def numpy_features(rules: object, boards: object, kind: str = "raw") -> npt.NDAr
         out[:, ROW_WIDTH] = sides[0][2]
         out[:, ROW_WIDTH + 1] = sides[1][2]
         out /= _CHECKERS
-    elif kind == "tdgammon":
+    elif kind in ("tdgammon", "shots"):
         for base, (points, bar, off) in zip((0, 98), sides):
             out[:, base:base + 96] = _TDGAMMON_UNITS[points].reshape(n, 96)
             out[:, base + 96] = bar / 2
             out[:, base + 97] = off / _CHECKERS
         out[:, 196] = 1.0
         out[:, 197] = 0.0
+        if kind == "shots":
+            out[:, 198:] = _shots_inputs(rows)
     else:
         mirrored = MIRROR_COLUMNS[rules.game]
         for base, (points, _, off) in zip((0, 124), sides):
@@ -113,3 +117,82 @@ def _runs(held: npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
                                      axis=1)[:, ::-1]
     runs: npt.NDArray[np.int8] = np.where(held, next_gap - last_gap - 1, 0).astype(np.int8)
     return runs
+
+
+_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]  # the 36 (T5)
+
+
+def _shots_inputs(rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
+    """The six contact inputs of the shots kind (fastnardy.search.inputs) of short rows."""
+    n = len(rows)
+    out = np.empty((n, 6), dtype=np.float32)
+    for s in range(2):
+        own = rows[:, _HALF * s:_HALF * s + _HALF].astype(np.int64)  # points 1..24, bar
+        other = rows[:, _HALF * (1 - s):_HALF * (1 - s) + _HALF].astype(np.int64)
+        # the other side attacks: its point a holds what it holds, and own point p is its
+        # point 25 - p (short nardy's mirror); index 0 is unused, 25 its bar
+        attacker = np.zeros((n, 26), dtype=bool)
+        attacker[:, 1:26] = other > 0
+        blot = np.zeros((n, 26), dtype=bool)
+        block = np.zeros((n, 26), dtype=bool)
+        for p in range(1, 25):
+            blot[:, 25 - p] = own[:, p - 1] == 1
+            block[:, 25 - p] = own[:, p - 1] >= 2
+        hits = np.zeros(n, dtype=np.int64)
+        for d1, d2 in _ROLLS:
+            steps = [d1] * 4 if d1 == d2 else None
+            hit = np.zeros(n, dtype=bool)
+            for a in range(1, 26):
+                paths = [[d1] * k for k in range(1, 5)] if steps else [[d1], [d2], [d1, d2],
+                                                                        [d2, d1]]
+                for path in paths:
+                    point, clear = a, attacker[:, a].copy()
+                    for j, d in enumerate(path):
+                        point -= d
+                        if point < 1:
+                            clear[:] = False
+                            break
+                        if j < len(path) - 1:
+                            clear &= ~block[:, point]
+                    if point >= 1:
+                        hit |= clear & blot[:, point]
+            hits += hit
+        # the back checker, and the other side's blocks in own numbering
+        back = np.zeros(n, dtype=np.int64)
+        for p in range(1, 26):
+            back = np.where(own[:, p - 1] > 0, p, back)
+        blocked = np.zeros((n, 26), dtype=bool)
+        for q in range(1, 25):
+            blocked[:, 25 - q] = other[:, q - 1] >= 2
+        out[:, 3 * s] = (hits / 36.0).astype(np.float32)
+        out[:, 3 * s + 1] = (_escapes(back, blocked) / 36.0).astype(np.float32)
+        out[:, 3 * s + 2] = (back / 25.0).astype(np.float32)
+    return out
+
+
+def _escapes(back: npt.NDArray[np.int64], blocked: npt.NDArray[np.bool_]
+             ) -> npt.NDArray[np.int64]:
+    """The escapes of each row's back checker on point ``back`` (0: none) from ``blocked``
+    (own numbering, index p: point p)."""
+    counts = np.zeros(len(back), dtype=np.int64)
+    for i, p in enumerate(back.tolist()):
+        def is_block(ahead: int) -> bool:
+            return 1 <= ahead <= 12 and p - ahead >= 1 and bool(blocked[i, p - ahead])
+        far = max([d for d in range(1, 13) if is_block(d)], default=0)
+        if far == 0:
+            counts[i] = 36
+            continue
+        for d1, d2 in _ROLLS:
+            paths = [[d1] * k for k in range(1, 5)] if d1 == d2 else [[d1], [d2], [d1, d2],
+                                                                       [d2, d1]]
+            ok = False
+            for path in paths:
+                ahead = 0
+                for d in path:
+                    ahead += d
+                    if is_block(ahead):
+                        break
+                else:
+                    ok = ok or ahead > far
+            counts[i] += ok
+    return counts

@@ -15,7 +15,7 @@ from conftest import long_pos, short_pos
 from features_oracle import numpy_features
 from strategies import positions
 
-GAME_KINDS = {"long": ("nardy", "raw"), "short": ("tdgammon", "raw")}
+GAME_KINDS = {"long": ("nardy", "raw"), "short": ("tdgammon", "shots", "raw")}
 same_game_groups = st.lists(positions(), min_size=1, max_size=6).map(
     lambda group: [p for p in group if p.rules.game == group[0].rules.game])
 
@@ -104,6 +104,27 @@ def test_tdgammon_bar_excess_and_borne_off():
         98: 1, 99: 1, 100: 1, 190: 1, 191: 1, 195: 10 / 15, 196: 1})
 
 
+def test_shots_start_S1():
+    # no blot, so no shots; each back checker pair on point 24 sees blocks 5, 7 and 12 pips
+    # ahead, and no roll carries it past the twelfth (4-4 and 6-6 stop on 12): no escapes
+    row = features(Rules.short(), batch.encode([Position.start("short")]), kind="shots")[0]
+    assert np.array_equal(row[:198], features(Rules.short(), batch.encode(
+        [Position.start("short")]), kind="tdgammon")[0])
+    assert row[198:].tolist() == pytest.approx([0, 0, 24 / 25, 0, 0, 24 / 25])
+
+
+def test_shots_count_hits_escapes_and_the_back_checker_S5():
+    # mover: 14 on its point 2, a blot on 6; opponent: 15 on its 24, the mover's point 1
+    position = short_pos({2: 14, 6: 1}, {24: 15})
+    row = features(Rules.short(), batch.encode([position]), kind="shots")[0]
+    # shots at the mover's blot, 5 pips from the opponent: every 5 (11 rolls), 1-4 (over
+    # its 20: its 23, the mover's 2, is a block) and 2-3 (4 rolls); no double makes 5
+    # escapes of the mover's back checker (its 6) past the block on its 1: all but 1-2,
+    # 1-3, 1-4, 2-3 (8), 1-1 and 5-5 (onto the block)
+    # the opponent has no blot; its back checker (24) escapes the mover's block 1 pip
+    # ahead with everything but 1-1
+    assert row[198:].tolist() == pytest.approx([15 / 36, 26 / 36, 6 / 25, 0, 35 / 36, 24 / 25])
+
 def test_nardy_first_turn_L5():
     # black to move after white's 24/18 18/13: black's 15 on its head (point 24, units 92-95
     # with excess (15 - 3) / 12 = 1; head 97 = 1; first turn 98 = 1); its head is white's point
@@ -160,13 +181,13 @@ def test_shapes_ranges_and_rows_equal_keys(group):
         assert np.array_equal(features(rules, rows.astype(np.uint8), kind=kind), out)
         for i in range(len(group)):  # one row at a time gives the same rows
             assert np.array_equal(features(rules, rows[i:i + 1], kind=kind), out[i:i + 1])
-        assert out.min() >= 0.0 and out.max() <= (6.0 if kind == "tdgammon" else 1.0)
+        assert out.min() >= 0.0 and out.max() <= (6.0 if kind in ("tdgammon", "shots") else 1.0)
         if kind == "raw":  # every checker is somewhere: 15 per side
             assert np.allclose(out[:, :25].sum(1) + out[:, 50], 1.0)
             assert np.allclose(out[:, 25:50].sum(1) + out[:, 51], 1.0)
 
 
-@pytest.mark.parametrize("kind", ["tdgammon", "nardy", "raw"])
+@pytest.mark.parametrize("kind", ["tdgammon", "nardy", "shots", "raw"])
 def test_no_rows(kind):
     game = "long" if kind == "nardy" else "short"
     assert features(game, np.empty((0, 50), np.int8), kind).shape == (0, WIDTHS[kind])
@@ -175,7 +196,8 @@ def test_no_rows(kind):
 # ----------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("game, kind", [
-    ("long", "tdgammon"), ("short", "nardy"), ("short", "TD"), ("long", None), ("long", 1),
+    ("long", "tdgammon"), ("short", "nardy"), ("long", "shots"), ("short", "TD"), ("long", None),
+    ("long", 1),
     ("chess", "raw"),
 ])
 def test_bad_kinds_and_rules(game, kind):

@@ -104,7 +104,7 @@ def in_contact(game: str, row: np.ndarray) -> bool:
 
 
 def split_oracle(contact: Evaluator, race: Evaluator, game: str, rows: np.ndarray) -> np.ndarray:
-    x = features(game, rows, KINDS[game])
+    x = features(game, rows, contact.kind)
     races = np.array([not in_contact(game, row) for row in rows])
     out = oracle(contact, x)
     out[races] = oracle(race, x[races])
@@ -403,6 +403,68 @@ def test_children_from_their_parent_are_the_same_floats(game: str) -> None:
     assert (hits > 100) == (game == "short")
 
 
+def shots_networks() -> list[Evaluator]:
+    """Random networks of the shots kind (short nardy's tdgammon inputs and six contact
+    inputs that depend on both sides) of 17, 48 and 200 units, the last with a race network
+    of the kind, each in float and int16."""
+    nets = []
+    for hidden, seed in ((17, 21), (48, 22), (200, 23)):
+        rng = np.random.default_rng(seed)
+        arrays = [rng.normal(0, 0.4, shape) for shape in ((204, hidden), hidden, (hidden, 5), 5)]
+        arrays[0][198:] *= 5  # the contact inputs' weights large: a wrong one shows
+        race = None
+        if hidden == 200:
+            r = np.random.default_rng(24)
+            race = Evaluator("shots", *[r.normal(0, 0.4, shape)
+                                        for shape in ((204, 30), 30, (30, 5), 5)])
+        net = Evaluator("shots", *arrays, race=race)
+        nets += [net, integer(net)]
+    return nets
+
+
+def test_shots_networks_on_every_path() -> None:
+    """The shots kind: its contact inputs' table rows (shots and escapes 0..36, the back
+    checker's point 0..25, per side) are each board's own, added after both sides' rows:
+    within 1e-6 of the numpy oracle on rows, keys and feature arrays (the race network on
+    races), and a turn's children valued from their parent (self-play's path, hits
+    included) the same floats as each child alone, in float and in int16; the int16 values
+    within 0.03 of the float ones."""
+    rules = Rules.short()
+    rows = positions("short", 300)
+    keys = batch.keys_from_rows("short", rows)
+    x = features("short", rows, "shots")
+    assert len(np.unique(x[:, 198:], axis=0)) > 100  # the contact inputs vary
+    parents = keys[:120]
+    for net in shots_networks():
+        if net.arithmetic == "float":
+            expected = (oracle(net, x) if net.race is None
+                        else split_oracle(net, net.race, "short", rows))
+            for got in (net.probabilities(x), net.evaluate(rows, probabilities=True),
+                        net.evaluate(keys, probabilities=True)):
+                np.testing.assert_allclose(got, expected, atol=1e-6, rtol=0)
+            floats = net.evaluate(rows)
+        else:
+            assert np.abs(net.evaluate(rows) - floats).max() < 0.03
+        for roll in batch.ROLLS[::4]:
+            dice = np.repeat(np.array([roll]), len(parents), axis=0)
+            children, parent = batch.expand(rules, rows[:120], dice, keys=True)
+            alone = net.network.probabilities(children)
+            for first in (0, 1):
+                got = _nnet._child_probabilities(net.network, parents, children, parent, first)
+                np.testing.assert_array_equal(got, alone)
+    # without weights on the contact inputs (a race network padded to the kind), the
+    # network has no rows of them: the tdgammon network's floats
+    td = random_network("short", 40, 25, 0.4)
+    padded = Evaluator("shots", np.vstack([td.hidden_weights, np.zeros((6, 40))]),
+                       td.hidden_bias, td.output_weights, td.output_bias)
+    for arithmetic in ("float", "int16"):
+        np.testing.assert_array_equal(
+            Evaluator("shots", padded.hidden_weights, padded.hidden_bias, padded.output_weights,
+                      padded.output_bias, arithmetic=arithmetic).evaluate(keys),
+            Evaluator("tdgammon", td.hidden_weights, td.hidden_bias, td.output_weights,
+                      td.output_bias, arithmetic=arithmetic).evaluate(keys))
+
+
 SAME_FLOATS = """
 import sys
 import numpy as np
@@ -410,12 +472,14 @@ from fastnardy import batch, features, _nnet
 from fastnardy.search.network import Evaluator
 rng = np.random.default_rng(5)
 out = []
-for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248)):
+for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248),
+                          ("short", "shots", 204)):
     arrays = [[rng.normal(0, 0.5, shape) for shape in ((width, n), n, (n, 5), 5)]
               for n in (1, 17, 48, 200, 300)]
-    nets = [Evaluator.load(game)] + [Evaluator(kind, *a) for a in arrays]
-    integers = [Evaluator.load(game, "int16")] + [Evaluator(kind, *a, arithmetic="int16")
-                                                 for a in arrays]
+    shipped = [Evaluator.load(game, arithmetic)
+               for arithmetic in ("float", "int16") if Evaluator.load(game).kind == kind]
+    nets = shipped[:1] + [Evaluator(kind, *a) for a in arrays]
+    integers = shipped[1:] + [Evaluator(kind, *a, arithmetic="int16") for a in arrays]
     rows = np.load(sys.argv[1])[game]
     keys = batch.keys_from_rows(game, rows)
     for net in nets:
@@ -451,7 +515,7 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
         with np.load(out) as data:
             assert str(data["simd"]) == name
             results[name] = [data[f"arr_{i}"] for i in range(len(data.files) - 1)]
-    assert "base" in results and len(results["base"]) == 70
+    assert "base" in results and len(results["base"]) == 100
     for name, arrays in results.items():
         for got, expected in zip(arrays, results["base"]):
             np.testing.assert_array_equal(got, expected, err_msg=name)

@@ -3,7 +3,7 @@
 # check of one row or key and what it learns on the way. The meaning of every column is in
 # fastnardy.inputs; the code is in _features.pyx.
 
-from libc.stdint cimport int8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
 
 from fastnardy._packed cimport (count24, held24, nb_ctz, nb_key_has_31, nb_key_row_words,
                                 nb_load8, nb_top, words3)
@@ -13,9 +13,11 @@ cdef enum:
     K_RAW = 0
     K_TDGAMMON = 1
     K_NARDY = 2
+    K_SHOTS = 3
     W_RAW = 52
     W_TDGAMMON = 198
     W_NARDY = 248
+    W_SHOTS = 204
     W_MAX = 248
     # the columns of the point units (fastnardy.inputs): point p (0-based, own numbering)
     # of the mover at U*p .. U*p+U-1, of the opponent at B + U*p ..
@@ -25,6 +27,9 @@ cdef enum:
     B_RAW = 25
     B_TDGAMMON = 98
     B_NARDY = 124
+    # the shots kind: the tdgammon columns, then side s's shots, escapes and back checker
+    # at C_SHOTS + 3 * s
+    C_SHOTS = 198
 
 
 ctypedef struct mirror_map:
@@ -65,6 +70,77 @@ cdef inline bint in_contact(const mirror_map* m, uint32_t own, uint32_t other,
 
 
 cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexcept nogil
+
+
+# The shots kind's contact inputs (fastnardy.search.inputs), inline for _nnet as the checks
+# below. Masks are of points in one side's own numbering (bit p - 1: point p), the bar at
+# bit 24 where a mask may hold it.
+cdef const uint8_t* escape_table() noexcept nogil
+
+
+cdef inline uint32_t stacked24(const int8_t* side) noexcept nogil:
+    """The mask of a side's points holding two checkers or more (a count of 0..15 is 2 or
+    more when one of its bits 1 to 3 is set)."""
+    cdef uint64_t high = <uint64_t>0x0E0E0E0E0E0E0E0E
+    return held24(nb_load8(side) & high, nb_load8(side + 8) & high,
+                  nb_load8(side + 16) & high)
+
+
+cdef inline int shots(uint32_t sources, uint32_t blots, uint32_t blocks) noexcept nogil:
+    """The rolls of 36 with which a checker of ``sources`` (the attacker's points and bar)
+    lands on a point of ``blots`` with one die, or with more (both dice; a double's number
+    up to four times) over points not in ``blocks`` (all three in the attacker's
+    numbering)."""
+    cdef uint32_t one[7]
+    cdef uint32_t free[7]
+    cdef uint32_t cur
+    cdef int d, e, k, count = 0
+    for d in range(1, 7):
+        one[d] = sources >> d
+        free[d] = one[d] & ~blocks
+    for d in range(1, 7):
+        cur = free[d]
+        k = (one[d] & blots) != 0
+        for e in range(3):
+            cur >>= d
+            k |= (cur & blots) != 0
+            cur &= ~blocks
+        count += k
+        for e in range(d + 1, 7):
+            count += 2 * ((((one[d] | one[e]) | (free[d] >> e) | (free[e] >> d)) & blots) != 0)
+    return count
+
+
+cdef inline int escapes(const uint8_t* table, int back, uint32_t blocks) noexcept nogil:
+    """The rolls of 36 with which a checker on point ``back`` (25: the bar) passes every
+    point of ``blocks`` (its own numbering) among the twelve ahead of it (escape_table)."""
+    cdef uint32_t window = (blocks >> (back - 13)) if back >= 13 else (blocks << (13 - back))
+    return table[window & 0xFFF]
+
+
+cdef inline void shots_values(const mirror_map* m, const int8_t* side0, uint32_t held0,
+                              const int8_t* side1, uint32_t held1, const uint8_t* table,
+                              int* out) noexcept nogil:
+    """The six counts of the shots inputs of a row's two sides (``side0`` the mover's 25
+    counts and held mask, ``side1`` the opponent's): for each side, the other side's shots
+    at its blots, its back checker's escapes and its back checker's point (25: the bar, 0:
+    none)."""
+    cdef uint32_t stacked[2]
+    cdef uint32_t held[2]
+    cdef const int8_t* sides[2]
+    cdef int s, back
+    stacked[0] = stacked24(side0)
+    stacked[1] = stacked24(side1)
+    held[0] = held0
+    held[1] = held1
+    sides[0] = side0
+    sides[1] = side1
+    for s in range(2):
+        out[3 * s] = shots(held[1 - s] | ((sides[1 - s][24] != 0) << 24),
+                           mirrored(m, held[s] & ~stacked[s]), mirrored(m, stacked[s]))
+        back = 25 if sides[s][24] else nb_top(held[s]) + 1 if held[s] else 0
+        out[3 * s + 1] = escapes(table, back, mirrored(m, stacked[1 - s]))
+        out[3 * s + 2] = back
 
 
 # The checks of one row or key below run for every board a network values: inline here, so

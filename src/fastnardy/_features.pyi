@@ -7,7 +7,7 @@ import numpy.typing as npt
 
 def features(kind: int, is_short: int, boards: object,
              mirror: npt.ArrayLike) -> npt.NDArray[np.float32]:
-    """(N, F) float32 inputs of kind 0 raw, 1 tdgammon, 2 nardy, mover's view."""
+    """(N, F) float32 inputs of kind 0 raw, 1 tdgammon, 2 nardy, 3 shots, mover's view."""
     ...
 
 def rows_of_keys(is_short: int, keys: object) -> npt.NDArray[np.int8]:
@@ -33,6 +33,10 @@ def held_masks(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int64]:
 
 def races(is_short: bool, rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """True for each (N, 50) board row that is a race (no contact), every row checked."""
+    ...
+
+def shots_tables() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The shots inputs' values of a count of rolls (0..36) and of a back checker's point."""
     ...
 
 KEY_DTYPE: np.dtype[np.void]

@@ -88,8 +88,8 @@ cdef int _maps_n = 0
 cdef list _map_tuples = [None, None]  # the tuple each map was built from, if it was one
 
 
-cdef int WIDTH[3]
-WIDTH[:] = [W_RAW, W_TDGAMMON, W_NARDY]
+cdef int WIDTH[4]
+WIDTH[:] = [W_RAW, W_TDGAMMON, W_NARDY, W_SHOTS]
 
 # Every float the features write, made as fastnardy.features defines it (numpy's float64
 # division then rounding to float32, except "raw", which divides in float32).
@@ -100,6 +100,11 @@ cdef float HALF[16]           # n / 2
 cdef float SIXTH[7]           # min(run, 6) / 6
 cdef float PAIR15[256][2]     # RAW15 of the two counts a | b << 4: RAW15[a], RAW15[b]
 cdef uint64_t BYTES[256]      # the eight bits of n as eight bytes 0 or 1 (bit j: byte j)
+cdef float SHOT36[37]         # rolls / 36
+cdef float BACK25[26]         # a back checker's point / 25
+# the escapes of a checker from each window of the twelve points ahead of it (escapes in
+# _features.pxd): bit t set when the point 12 - t ahead is blocked
+cdef uint8_t ESCAPES[4096]
 
 
 cdef void _tables() noexcept:
@@ -122,6 +127,50 @@ cdef void _tables() noexcept:
         BYTES[n] = 0
         for j in range(8):
             BYTES[n] |= (<uint64_t>((n >> j) & 1)) << (8 * j)
+    for n in range(37):
+        SHOT36[n] = <float>(n / 36.0)
+    for n in range(26):
+        BACK25[n] = <float>(n / 25.0)
+    for n in range(4096):
+        ESCAPES[n] = _escapes(n)
+
+
+cdef int _escapes(int window) noexcept:
+    """The rolls of 36 that carry a checker past the farthest blocked point of ``window``
+    (bit 12 - d: the point d pips ahead, d = 1..12, blocked): each die's number, or the
+    sum of both over either die's point, or a double's number two to four times over its
+    points, landing beyond the block on a point not blocked (more than 12 pips ahead, or
+    off the board, is not); 36 without a block."""
+    cdef int d, e, k, far = 0, count = 0
+    cdef bint ok
+    for d in range(1, 13):
+        if window >> (12 - d) & 1:
+            far = d
+    if far == 0:
+        return 36
+    for d in range(1, 7):
+        ok = False
+        for k in range(1, 5):
+            if _blocked(window, k * d):
+                break
+            ok = ok or k * d > far
+        count += ok
+        for e in range(d + 1, 7):
+            ok = (not _blocked(window, d) and d > far) or (not _blocked(window, e) and e > far)
+            ok = ok or (d + e > far and not _blocked(window, d + e)
+                        and not (_blocked(window, d) and _blocked(window, e)))
+            count += 2 * ok
+    return count
+
+
+cdef bint _blocked(int window, int distance) noexcept:
+    """The point ``distance`` pips ahead is blocked in ``window`` (none past twelve)."""
+    return distance <= 12 and (window >> (12 - distance)) & 1
+
+
+cdef const uint8_t* escape_table() noexcept nogil:
+    """The escapes of every window (ESCAPES, made at import), for _nnet."""
+    return ESCAPES
 
 
 _tables()
@@ -221,11 +270,33 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
         block[99] = SIXTH[longest]
 
 
+cdef inline void shots_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
+                           float* out) noexcept nogil:
+    """The shots features: the tdgammon ones, then each side's three contact inputs."""
+    cdef int values[6]
+    cdef int s
+    tdgammon_row(row, facts, out)
+    shots_values(m, row, facts.held[0], row + 25, facts.held[1], ESCAPES, values)
+    for s in range(2):
+        out[C_SHOTS + 3 * s] = SHOT36[values[3 * s]]
+        out[C_SHOTS + 3 * s + 1] = SHOT36[values[3 * s + 1]]
+        out[C_SHOTS + 3 * s + 2] = BACK25[values[3 * s + 2]]
+
+
+def shots_tables():
+    """The values of the shots kind's contact inputs (float32): of a count of rolls
+    (0..36) and of a back checker's point (0..25), for _nnet's table rows."""
+    return (np.array([SHOT36[n] for n in range(37)], np.float32),
+            np.array([BACK25[n] for n in range(26)], np.float32))
+
+
 cdef inline void _write(int kind, const mirror_map* m, const int8_t* row,
                         const row_facts* facts, float* out) noexcept nogil:
     """The features of ``kind`` of a well-formed row and its facts."""
     if kind == K_TDGAMMON:
         tdgammon_row(row, facts, out)
+    elif kind == K_SHOTS:
+        shots_row(row, facts, m, out)
     elif kind == K_NARDY:
         nardy_row(row, facts, m, out)
     else:
@@ -324,7 +395,7 @@ cdef int _raise(int faults, int keys) except -1:
 
 
 def features(int kind, int is_short, object boards, object mirror):
-    """The (N, F) float32 inputs of ``kind`` (0 raw, 1 tdgammon, 2 nardy) for board rows or
+    """The (N, F) float32 inputs of ``kind`` (0 raw, 1 tdgammon, 2 nardy, 3 shots) for board rows or
     packed keys, mover's view; ``mirror`` is the game's MIRROR_COLUMNS. The kind and game are
     the caller's to check."""
     cdef const mirror_map* mir
@@ -336,8 +407,8 @@ def features(int kind, int is_short, object boards, object mirror):
     cdef float* out
     cdef Py_ssize_t i, n
     cdef int width, faults = 0, fault
-    if kind < K_RAW or kind > K_NARDY:
-        raise ValueError(f"kind must be 0, 1 or 2, not {kind}")
+    if kind < K_RAW or kind > K_SHOTS:
+        raise ValueError(f"kind must be 0, 1, 2 or 3, not {kind}")
     width = WIDTH[kind]
     mir = mirror_of(mirror)
     array = as_array(boards, "boards", InvalidPositionError)
@@ -512,15 +583,15 @@ cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexce
     (none in the nardy kind)."""
     cdef uint32_t held[2]
     cdef int side, p, bars = 0
-    cdef int units = U_TDGAMMON if kind == K_TDGAMMON else U_NARDY if kind == K_NARDY else U_RAW
-    cdef int block = (B_TDGAMMON if kind == K_TDGAMMON else B_NARDY if kind == K_NARDY
-                      else B_RAW)
+    cdef bint td = kind == K_TDGAMMON or kind == K_SHOTS  # the tdgammon columns first
+    cdef int units = U_TDGAMMON if td else U_NARDY if kind == K_NARDY else U_RAW
+    cdef int block = B_TDGAMMON if td else B_NARDY if kind == K_NARDY else B_RAW
     for side in range(2):
         held[side] = 0
         for p in range(24):
             if x[block * side + units * p] != 0:
                 held[side] |= (<uint32_t>1) << p
-        if kind == K_TDGAMMON:
+        if td:
             bars |= x[block * side + 96] != 0
         elif kind == K_RAW:
             bars |= x[block * side + 24] != 0

@@ -2,7 +2,7 @@
 # Evaluator), for the search, self-play and the Python API. A network is read-only once
 # built, so one may be shared by any number of threads; each caller brings its own scratch.
 
-from libc.stdint cimport int8_t, int16_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint64_t
 
 from fastnardy._features cimport W_MAX, mirror_map, row_facts
 
@@ -32,6 +32,10 @@ ctypedef struct nn_net:
     const char* runs    # 2 x 24 x 16 rows (nardy, else NULL): a maximal run of n points held
                         # by the side on the other side's path, from its point r
     const char* longest  # 2 x 7 rows (nardy): the longest such run, at most 6 (L6)
+    const char* shots   # 2 x 100 rows (shots, else NULL; NULL too when all their weights
+                        # are 0): side s's shots (37 rows: 0..36 rolls), escapes (37) and
+                        # back checker's point (26)
+    const uint8_t* escapes  # _features.escape_table()
     const nn_net* race  # the network of races (_features.in_contact false), or NULL
     # The integer arithmetic (Network's arithmetic "int16"; _nnet_simd.h's nn_qforward), or
     # qn 0: qn is the hidden units rounded up to 32, the length of its int16 rows

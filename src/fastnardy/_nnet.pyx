@@ -8,6 +8,8 @@ and in long nardy each maximal run of held points and the longest (L6). So a boa
 of the first layer is the bias plus one precomputed table row per occupied point, per run
 and per count, each made once from :mod:`fastnardy._features` (the one home of every
 input's value) on boards holding that fact alone; no feature is written for a board. The
+shots kind's six contact inputs (each side's shots, escapes and back checker) depend on
+both sides: one table row each for its count, every board's own (``shots_rows``). The
 side to move did not just move, so its rows' sum is kept (for two such sides: a hit in
 short nardy makes a second) and shared by the siblings of a search; the kernel's self-play
 makes it once from the turn's position and reads only the side that moved from each child's
@@ -45,12 +47,12 @@ import os
 
 import numpy as np
 
-from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, K_NARDY, K_RAW, K_TDGAMMON,
-                                  U_NARDY, U_RAW, U_TDGAMMON, W_MAX, W_NARDY, W_RAW,
-                                  W_TDGAMMON, features_contact, features_use_simd,
-                                  in_contact, key_row, keys_array, mirror_of, mirrored,
-                                  raise_fault, row_facts, row_faults, rows_array,
-                                  side_masks)
+from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, C_SHOTS, K_NARDY, K_RAW,
+                                  K_SHOTS, K_TDGAMMON, U_NARDY, U_RAW, U_TDGAMMON, W_MAX,
+                                  W_NARDY, W_RAW, W_SHOTS, W_TDGAMMON, escape_table,
+                                  features_contact, features_use_simd, in_contact, key_row,
+                                  keys_array, mirror_of, mirrored, raise_fault, row_facts,
+                                  row_faults, rows_array, shots_values, side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
 from fastnardy._packed cimport (count24, held24, lay24, nb_fields_other,
                                 nb_key_row_words, nb_key_to_row, nb_key_words2, nb_load8,
@@ -116,12 +118,12 @@ def _choose_simd():
 SIMD = _choose_simd()
 
 
-cdef int WIDTHS[3]
-WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY]
-cdef int UNITS[3]
-UNITS[:] = [U_RAW, U_TDGAMMON, U_NARDY]
-cdef int BLOCKS[3]
-BLOCKS[:] = [B_RAW, B_TDGAMMON, B_NARDY]
+cdef int WIDTHS[4]
+WIDTHS[:] = [W_RAW, W_TDGAMMON, W_NARDY, W_SHOTS]
+cdef int UNITS[4]
+UNITS[:] = [U_RAW, U_TDGAMMON, U_NARDY, U_TDGAMMON]
+cdef int BLOCKS[4]
+BLOCKS[:] = [B_RAW, B_TDGAMMON, B_NARDY, B_TDGAMMON]
 cdef Py_ssize_t SLICE = 16384   # positions between two looks at Ctrl-C
 ARITHMETICS = ("float", "int16")  # a Network's arithmetic (the class docstring)
 
@@ -189,6 +191,25 @@ cdef inline int run_rows(const nn_net* net, int s, uint32_t held,
     return n
 
 
+cdef inline int shots_rows(const nn_net* net, const int8_t* side0, uint32_t held0,
+                           const int8_t* side1, uint32_t held1,
+                           const void** ones) noexcept nogil:
+    """The rows of the shots inputs of a board (its mover's 25 counts and held mask, then
+    its opponent's) into ``ones``, where the network has them (they depend on both sides,
+    so they are every board's own). Returns their number."""
+    cdef int values[6]
+    cdef int s
+    cdef Py_ssize_t size = net.row_bytes
+    if net.shots == NULL:
+        return 0
+    shots_values(net.mirror, side0, held0, side1, held1, net.escapes, values)
+    for s in range(2):
+        ones[3 * s] = net.shots + (100 * s + values[3 * s]) * size
+        ones[3 * s + 1] = net.shots + (100 * s + 37 + values[3 * s + 1]) * size
+        ones[3 * s + 2] = net.shots + (100 * s + 74 + values[3 * s + 2]) * size
+    return 6
+
+
 cdef inline void qboard(nn_qboard* x, const int16_t* base, const void** ones, int n_ones,
                         const void** subs, int n_subs) noexcept nogil:
     """x: the first layer of a board for the integer network (nn_qboard)."""
@@ -217,6 +238,7 @@ cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_fac
     cdef int k = keep_base(net, row, facts, s, 1)
     cdef int n = side_rows(net, 1, row + 25, facts.held[1], facts.count[1], s.ones)
     cdef nn_qboard a
+    n += shots_rows(net, row, facts.held[0], row + 25, facts.held[1], s.ones + n)
     if net.qn:
         qboard(&a, s.qbase[k], s.ones, n, NULL, 0)
         nn_qforward(net.qn, &a, NULL, net.qlim, net.qmul, net.qw2t, net.qoffset, net.qscale,
@@ -256,6 +278,9 @@ cdef inline void forward_pair(const nn_net* net, const int8_t* row_a, const row_
     cdef int n_a = side_rows(net, 1, row_a + 25, facts_a.held[1], facts_a.count[1], s.ones)
     cdef int n_b = side_rows(net, 1, row_b + 25, facts_b.held[1], facts_b.count[1], s.ones2)
     cdef nn_qboard a, b
+    n_a += shots_rows(net, row_a, facts_a.held[0], row_a + 25, facts_a.held[1], s.ones + n_a)
+    n_b += shots_rows(net, row_b, facts_b.held[0], row_b + 25, facts_b.held[1],
+                      s.ones2 + n_b)
     if net.qn:
         qboard(&a, s.qbase[k_a], s.ones, n_a, NULL, 0)
         qboard(&b, s.qbase[k_b], s.ones2, n_b, NULL, 0)
@@ -428,7 +453,8 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
     if hit:
         n = side_rows(net, 0, side + 32, held0, count0, ones)
         base[0] = <const void*>net.qbias if net.qn else <const void*>net.bias
-        n_ones[0] = n + side_rows(net, 1, side, held, count, ones + n)
+        n += side_rows(net, 1, side, held, count, ones + n)
+        n_ones[0] = n + shots_rows(net, side + 32, held0, side, held, ones + n)
         return net
     if p.net[slot] != net:
         n = side_rows(net, 0, p.row, held0, p.facts.count[0], ones)
@@ -443,9 +469,10 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
     base[0] = <const void*>p.qsums[slot] if net.qn else <const void*>p.sums[slot]
     if net.qn and net.runs != NULL:
         n = moved_rows(net, p, side, held, count, ones, subs, n_subs)
-        n_ones[0] = n + run_rows(net, 1, held, ones + n)
+        n += run_rows(net, 1, held, ones + n)
     else:
-        n_ones[0] = side_rows(net, 1, side, held, count, ones)
+        n = side_rows(net, 1, side, held, count, ones)
+    n_ones[0] = n + shots_rows(net, p.row, held0, side, held, ones + n)
     return net
 
 
@@ -530,13 +557,16 @@ cdef dict LAYOUT = {
                   runs=lambda s: B_NARDY * s + 100, longest=lambda s: B_NARDY * s + 99,
                   constant=()),
 }
+LAYOUT[K_SHOTS] = dict(LAYOUT[K_TDGAMMON], shots=lambda s: C_SHOTS + 3 * s)
 
 
 def _tables(int kind, bint is_short, mirror, w1, b1):
-    """nn_net's tables (bias, points, offs, runs, longest) as float32 arrays for the padded
-    weights ``w1`` and bias ``b1`` (runs and longest None outside the nardy kind): each
-    group's inputs read from fastnardy._features on boards holding that group's fact alone,
-    times their weight rows, summed in float64."""
+    """nn_net's tables (bias, points, offs, runs, longest, shots) as float64 arrays for the
+    padded weights ``w1`` and bias ``b1`` (runs and longest None outside the nardy kind,
+    shots outside the shots kind or where its weights are all 0): each group's inputs read
+    from fastnardy._features on boards holding that group's fact alone (the shots inputs,
+    which depend on both sides: their values, _features.shots_tables), times their weight
+    rows, summed in float64."""
     cdef int units = UNITS[kind], block = BLOCKS[kind]
     layout = LAYOUT[kind]
     w = w1.astype(np.float64)
@@ -588,13 +618,23 @@ def _tables(int kind, bint is_short, mirror, w1, b1):
             for (start, n), row in zip(spans, shares):
                 runs[s, start, n] = row
             longest[s] = share(holding(s, [(0, n) for n in range(7)]), [layout["longest"](s)])
-    return bias, points, offs, runs, longest
+    shots = None
+    if "shots" in layout and w[C_SHOTS:C_SHOTS + 6].any():
+        rolls, backs = (values.astype(np.float64) for values in _features.shots_tables())
+        shots = np.zeros((2, 100, stride))
+        for s in range(2):
+            column = layout["shots"](s)
+            shots[s, :37] = rolls[:, None] * w[column]
+            shots[s, 37:74] = rolls[:, None] * w[column + 1]
+            shots[s, 74:] = backs[:, None] * w[column + 2]
+    return bias, points, offs, runs, longest, shots
 
 
-def _extreme(points, offs, runs, longest, double sign):
+def _extreme(points, offs, runs, longest, shots, double sign):
     """Each unit's largest sum of ``sign`` times the table rows one side can switch on: the
-    points of at most 15 checkers (knapsack over the points), its count, and each start's
-    run and the longest at their largest (sound, not tight). (stride,) float64."""
+    points of at most 15 checkers (knapsack over the points), its count, each start's run
+    and the longest, and each of its three shots inputs, at their largest (sound, not
+    tight). (stride,) float64."""
     best = np.full((16,) + points.shape[2:], -np.inf)
     best[0] = 0.0
     for p in range(points.shape[0]):
@@ -607,10 +647,13 @@ def _extreme(points, offs, runs, longest, double sign):
     if runs is not None:
         total += np.maximum(0.0, (sign * runs).max(axis=1)).sum(axis=0)
         total += (sign * longest).max(axis=0)
+    if shots is not None:
+        for first, stop in ((0, 37), (37, 74), (74, 100)):
+            total += (sign * shots[first:stop]).max(axis=0)
     return total
 
 
-def _integer(bias, points, offs, runs, longest, w2t, int qn):
+def _integer(bias, points, offs, runs, longest, shots, w2t, int qn):
     """The integer network of the float64 tables (_tables) and output weights ``w2t``:
     each unit's scale 2^k, k <= 10 the largest at which no board's sum of its int16 rows
     can leave int16; the rows (in _tables' order, flattened, each qn long), bias, clamp,
@@ -619,15 +662,18 @@ def _integer(bias, points, offs, runs, longest, w2t, int qn):
     sums times 16384 (the sigmoid's 1/2, which the kernel's sigmoids leave out) and their
     scales."""
     stride = bias.shape[0]
-    tables = [points, offs] + ([runs, longest] if runs is not None else [])
+    named = dict(points=points, offs=offs, runs=runs, longest=longest, shots=shots)
+    names = [name for name, table in named.items() if table is not None]
 
     def bound(scaled):
         """Each unit's largest |sum| over boards, for the tables ``scaled``."""
-        b, points, offs, runs, longest = scaled + [None] * (5 - len(scaled))
-        extremes = [[_extreme(points[s], offs[s], None if runs is None else runs[s],
-                              None if runs is None else longest[s], sign) for s in range(2)]
+        b, given = scaled[0], dict(zip(names, scaled[1:]))
+        extremes = [[_extreme(*[None if given.get(name) is None else given[name][s]
+                                for name in named], sign) for s in range(2)]
                     for sign in (1.0, -1.0)]
         return np.maximum(b + sum(extremes[0]), -b + sum(extremes[1]))
+
+    tables = [named[name] for name in names]
 
     k = np.minimum(10, np.floor(np.log2(32000.0 / np.maximum(bound([bias] + tables), 1e-9))))
     while True:
@@ -724,7 +770,8 @@ def _aligned(array):
 cdef class Network:
     """A network compiled for inference: ``Network(kind, is_short, mirror, hidden_weights,
     hidden_bias, output_weights, output_bias)`` with the arrays of an Evaluator (checked
-    there), ``kind`` 0 raw, 1 tdgammon, 2 nardy and ``mirror`` the game's MIRROR_COLUMNS;
+    there), ``kind`` 0 raw, 1 tdgammon, 2 nardy, 3 shots and ``mirror`` the game's
+    MIRROR_COLUMNS;
     ``race``, a Network of the same kind and game without one, values the races
     (_features.in_contact false) instead. ``arithmetic`` "float" (float32, the oracle) or
     "int16" (_nnet_simd.h's integer network: the same values on every CPU; a race network
@@ -738,8 +785,8 @@ cdef class Network:
             raise FastNardyError(f"arithmetic is one of {ARITHMETICS}, not {arithmetic!r}")
         if self.arrays is not None:  # other threads may be reading its weights
             raise FastNardyError("a Network is built once; make a new one")
-        if kind < K_RAW or kind > K_NARDY:
-            raise FastNardyError(f"kind must be 0, 1 or 2, not {kind}")
+        if kind < K_RAW or kind > K_SHOTS:
+            raise FastNardyError(f"kind must be 0, 1, 2 or 3, not {kind}")
         if race is not None and (race.net.kind != kind or race.net.is_short != is_short
                                  or race.race is not None or race.arithmetic != arithmetic):
             raise FastNardyError("a race network has the kind, game and arithmetic of its "
@@ -761,12 +808,13 @@ cdef class Network:
         w2t = np.zeros((NN_OUTPUTS, stride), dtype=np.float32)
         w2t[:, :hidden] = given[2].T
         b2 = np.ascontiguousarray(given[3])
-        bias, points, offs, runs, longest = _tables(kind, is_short, mirror, w1, b1)
-        sections = [points, offs] + ([runs, longest] if runs is not None else [])
+        bias, points, offs, runs, longest, shots = _tables(kind, is_short, mirror, w1, b1)
+        sections = [t for t in (points, offs, runs, longest, shots) if t is not None]
         starts = np.cumsum([0] + [t.size // stride for t in sections])  # each one's first row
         tables = (w1, b1, w2t, b2, bias.astype(np.float32))
         if arithmetic == "int16":  # the rows of the integer network only
-            tables += _integer(bias, points, offs, runs, longest, w2t, -(-hidden // 32) * 32)
+            tables += _integer(bias, points, offs, runs, longest, shots, w2t,
+                               -(-hidden // 32) * 32)
         else:
             tables += (np.concatenate([t.reshape(-1, stride) for t in sections]
                                       ).astype(np.float32),)
@@ -788,9 +836,13 @@ cdef class Network:
         self.net.offs = rows + <Py_ssize_t>starts[1] * self.net.row_bytes
         self.net.runs = NULL
         self.net.longest = NULL
+        self.net.shots = NULL
+        self.net.escapes = escape_table()
         if runs is not None:
             self.net.runs = rows + <Py_ssize_t>starts[2] * self.net.row_bytes
             self.net.longest = rows + <Py_ssize_t>starts[3] * self.net.row_bytes
+        if shots is not None:
+            self.net.shots = rows + <Py_ssize_t>starts[len(sections) - 1] * self.net.row_bytes
         for k in range(NN_OUTPUTS):
             self.net.b2[k] = b2[k]
         self.net.qn = 0

@@ -32,10 +32,29 @@ nardy     long   248  0-123 the mover's block, 124-247 the opponent's, each (off
                       min(run, 6)/6 with run the length of the maximal run of
                       consecutive points held by the side that contains r, 0 when
                       the side does not hold r (L6)
+shots     short  204  0-197 the tdgammon columns; 198-200 the mover's contact inputs,
+                      201-203 the opponent's, each side's three: its shots, the rolls
+                      (of 36) with which the other side could hit one of its blots,
+                      /36; its escapes, the rolls with which its back checker passes
+                      the other side's blocks ahead of it, /36; and its back checker's
+                      point (own numbering, 25 on the bar, 0 with no checker left) /25
 raw       both   52   0-23 mover's points n/15; 24 mover's bar n/15; 25-48 opponent's
                       points n/15; 49 opponent's bar n/15; 50 mover's borne off
                       n/15; 51 opponent's borne off n/15 (bars are 0 in long nardy)
 ========  =====  ===  =============================================================
+
+The **shots** inputs are counted as GNU Backgammon's hand-made ones are described (written
+from the descriptions, not its code), without the rules' every restriction: they are inputs,
+not moves. Rolls are the 36 (T5: a double once, any other roll twice). The attacker's
+checkers on its points and its bar (an entering checker, S5, from its point 25) move toward
+its point 1; a *blot* is a point of one checker (bar checkers are none), a *block* a point of
+two or more. A roll *hits* when a checker lands on a blot with one die, or with both dice
+(over either die's point) or with a double's number two to four times (over its points),
+every point on the way not a block; a checker on the bar is not made to enter first. The
+*back checker* is the side's rearmost (on the bar if any); a roll *escapes* when it carries
+that checker past the farthest block among the twelve points ahead of it, by the same steps,
+landing on a point that is not a block (a point more than twelve pips ahead, or past the
+side's point 1, counts as none); 36 without a block there.
 
 A side "holds" a point when it has at least one checker there. L6 runs are counted in the
 blocked side's own numbering (so a run may cross board points 1/24, as RULES.md L6 says);
@@ -59,9 +78,10 @@ __all__ = ["ENCODINGS", "WIDTHS", "features"]
 
 # the kinds of input (features' ``kind``) -> the only game each encodes, if any; not
 # selfplay.KINDS, the kinds of win
-ENCODINGS = {"tdgammon": "short", "nardy": "long", "raw": None}
-WIDTHS = {"tdgammon": 198, "nardy": 248, "raw": 52}
-ENCODING_CODES = {"raw": 0, "tdgammon": 1, "nardy": 2}  # the kind's number in fastnardy._features
+ENCODINGS = {"tdgammon": "short", "nardy": "long", "shots": "short", "raw": None}
+WIDTHS = {"tdgammon": 198, "nardy": 248, "shots": 204, "raw": 52}
+# the kind's number in fastnardy._features
+ENCODING_CODES = {"raw": 0, "tdgammon": 1, "nardy": 2, "shots": 3}
 
 
 def features(rules: object, boards: object, kind: str = "raw") -> npt.NDArray[np.float32]:
