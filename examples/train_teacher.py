@@ -34,7 +34,7 @@ every file must have been labelled by the same teacher at the same depth, of the
 positions (all, races or contact: each records them), or the run stops. ``--attach FILE``
 writes to ``--out`` the Evaluator of ``FILE`` with the fitted network as its race network
 (a ``--race`` run), or as the network beside ``FILE``'s race network (a ``--contact``
-run; a tdgammon race network beside a shots network gets weights of 0 on the six inputs it
+run; a tdgammon race network beside a shots network gets weights of 0 on the inputs it
 lacks, which leaves its values as they were).
 A run is deterministic for its arguments (numpy's PCG64 for the games, the holdout and the
 minibatches; gnubg is deterministic; BLAS on one thread).
@@ -63,7 +63,7 @@ from fastnardy import Rules, features  # noqa: E402
 from fastnardy.batch import expand  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
 from fastnardy.play.labels import labels  # noqa: E402
-from fastnardy.search.inputs import ENCODINGS  # noqa: E402
+from fastnardy.search.inputs import ENCODINGS, WIDTHS  # noqa: E402
 from fastnardy.search.network import OUTPUTS, Evaluator, equity, races  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, first_best, launch,  # noqa: E402
@@ -236,13 +236,14 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
 
 def padded(race: Optional[Evaluator], kind: str) -> Optional[Evaluator]:
     """``race`` for a network of ``kind``: a tdgammon race network as a shots one, its weights
-    on the six contact inputs 0 (the same values: races have no shots to count)."""
+    on the eight contact inputs 0 (the same values)."""
     if race is None or race.kind == kind:
         return race
     if (race.kind, kind) != ("tdgammon", "shots"):
         sys.exit(f"train_teacher.py: a {race.kind} race network cannot serve a {kind} one")
     hidden = len(race.hidden_bias)
-    return Evaluator(kind, np.vstack([race.hidden_weights, np.zeros((6, hidden))]),
+    extra = WIDTHS[kind] - WIDTHS[race.kind]
+    return Evaluator(kind, np.vstack([race.hidden_weights, np.zeros((extra, hidden))]),
                      race.hidden_bias, race.output_weights, race.output_bias, race.metadata)
 
 

@@ -123,9 +123,9 @@ _ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]  # the 36 (T5)
 
 
 def _shots_inputs(rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
-    """The six contact inputs of the shots kind (fastnardy.search.inputs) of short rows."""
+    """The eight contact inputs of the shots kind (fastnardy.search.inputs) of short rows."""
     n = len(rows)
-    out = np.empty((n, 6), dtype=np.float32)
+    out = np.empty((n, 8), dtype=np.float32)
     for s in range(2):
         own = rows[:, _HALF * s:_HALF * s + _HALF].astype(np.int64)  # points 1..24, bar
         other = rows[:, _HALF * (1 - s):_HALF * (1 - s) + _HALF].astype(np.int64)
@@ -139,9 +139,11 @@ def _shots_inputs(rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
             blot[:, 25 - p] = own[:, p - 1] == 1
             block[:, 25 - p] = own[:, p - 1] >= 2
         hits = np.zeros(n, dtype=np.int64)
+        lost = np.zeros(n, dtype=np.int64)  # pips, summed over the rolls
         for d1, d2 in _ROLLS:
             steps = [d1] * 4 if d1 == d2 else None
             hit = np.zeros(n, dtype=bool)
+            worst = np.zeros(n, dtype=np.int64)  # the farthest advanced blot hit: 25 - p
             for a in range(1, 26):
                 paths = [[d1] * k for k in range(1, 5)] if steps else [[d1], [d2], [d1, d2],
                                                                         [d2, d1]]
@@ -156,7 +158,10 @@ def _shots_inputs(rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
                             clear &= ~block[:, point]
                     if point >= 1:
                         hit |= clear & blot[:, point]
+                        worst = np.where(clear & blot[:, point], np.maximum(worst, point),
+                                         worst)
             hits += hit
+            lost += worst
         # the back checker, and the other side's blocks in own numbering
         back = np.zeros(n, dtype=np.int64)
         for p in range(1, 26):
@@ -164,9 +169,11 @@ def _shots_inputs(rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
         blocked = np.zeros((n, 26), dtype=bool)
         for q in range(1, 25):
             blocked[:, 25 - q] = other[:, q - 1] >= 2
-        out[:, 3 * s] = (hits / 36.0).astype(np.float32)
-        out[:, 3 * s + 1] = (_escapes(back, blocked) / 36.0).astype(np.float32)
-        out[:, 3 * s + 2] = (back / 25.0).astype(np.float32)
+        out[:, 4 * s] = (hits / 36.0).astype(np.float32)
+        out[:, 4 * s + 1] = (_escapes(back, blocked) / 36.0).astype(np.float32)
+        out[:, 4 * s + 2] = (back / 25.0).astype(np.float32)
+        quarters = np.floor(lost / 9 + 0.5)  # the mean over 36 rolls in quarter pips
+        out[:, 4 * s + 3] = (quarters / 96.0).astype(np.float32)
     return out
 
 

@@ -110,7 +110,7 @@ def test_shots_start_S1():
     row = features(Rules.short(), batch.encode([Position.start("short")]), kind="shots")[0]
     assert np.array_equal(row[:198], features(Rules.short(), batch.encode(
         [Position.start("short")]), kind="tdgammon")[0])
-    assert row[198:].tolist() == pytest.approx([0, 0, 24 / 25, 0, 0, 24 / 25])
+    assert row[198:].tolist() == pytest.approx([0, 0, 24 / 25, 0, 0, 0, 24 / 25, 0])
 
 
 def test_shots_count_hits_escapes_and_the_back_checker_S5():
@@ -122,8 +122,10 @@ def test_shots_count_hits_escapes_and_the_back_checker_S5():
     # escapes of the mover's back checker (its 6) past the block on its 1: all but 1-2,
     # 1-3, 1-4, 2-3 (8), 1-1 and 5-5 (onto the block)
     # the opponent has no blot; its back checker (24) escapes the mover's block 1 pip
-    # ahead with everything but 1-1
-    assert row[198:].tolist() == pytest.approx([15 / 36, 26 / 36, 6 / 25, 0, 35 / 36, 24 / 25])
+    # ahead with everything but 1-1; a hit takes 19 pips (25 - 6) from the mover: 15 * 19
+    # pips over 36 rolls, 31.67 quarter pips, rounded to 32
+    assert row[198:].tolist() == pytest.approx(
+        [15 / 36, 26 / 36, 6 / 25, 32 / 96, 0, 35 / 36, 24 / 25, 0])
 
 def test_nardy_first_turn_L5():
     # black to move after white's 24/18 18/13: black's 15 on its head (point 24, units 92-95

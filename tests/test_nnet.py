@@ -404,19 +404,19 @@ def test_children_from_their_parent_are_the_same_floats(game: str) -> None:
 
 
 def shots_networks() -> list[Evaluator]:
-    """Random networks of the shots kind (short nardy's tdgammon inputs and six contact
+    """Random networks of the shots kind (short nardy's tdgammon inputs and eight contact
     inputs that depend on both sides) of 17, 48 and 200 units, the last with a race network
     of the kind, each in float and int16."""
     nets = []
     for hidden, seed in ((17, 21), (48, 22), (200, 23)):
         rng = np.random.default_rng(seed)
-        arrays = [rng.normal(0, 0.4, shape) for shape in ((204, hidden), hidden, (hidden, 5), 5)]
+        arrays = [rng.normal(0, 0.4, shape) for shape in ((206, hidden), hidden, (hidden, 5), 5)]
         arrays[0][198:] *= 5  # the contact inputs' weights large: a wrong one shows
         race = None
         if hidden == 200:
             r = np.random.default_rng(24)
             race = Evaluator("shots", *[r.normal(0, 0.4, shape)
-                                        for shape in ((204, 30), 30, (30, 5), 5)])
+                                        for shape in ((206, 30), 30, (30, 5), 5)])
         net = Evaluator("shots", *arrays, race=race)
         nets += [net, integer(net)]
     return nets
@@ -424,7 +424,7 @@ def shots_networks() -> list[Evaluator]:
 
 def test_shots_networks_on_every_path() -> None:
     """The shots kind: its contact inputs' table rows (shots and escapes 0..36, the back
-    checker's point 0..25, per side) are each board's own, added after both sides' rows:
+    checker's point 0..25, the pip loss 0..96, per side) are each board's own, added after both sides' rows:
     within 1e-6 of the numpy oracle on rows, keys and feature arrays (the race network on
     races), and a turn's children valued from their parent (self-play's path, hits
     included) the same floats as each child alone, in float and in int16; the int16 values
@@ -455,7 +455,7 @@ def test_shots_networks_on_every_path() -> None:
     # without weights on the contact inputs (a race network padded to the kind), the
     # network has no rows of them: the tdgammon network's floats
     td = random_network("short", 40, 25, 0.4)
-    padded = Evaluator("shots", np.vstack([td.hidden_weights, np.zeros((6, 40))]),
+    padded = Evaluator("shots", np.vstack([td.hidden_weights, np.zeros((8, 40))]),
                        td.hidden_bias, td.output_weights, td.output_bias)
     for arithmetic in ("float", "int16"):
         np.testing.assert_array_equal(
@@ -473,7 +473,7 @@ from fastnardy.search.network import Evaluator
 rng = np.random.default_rng(5)
 out = []
 for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248),
-                          ("short", "shots", 204)):
+                          ("short", "shots", 206)):
     arrays = [[rng.normal(0, 0.5, shape) for shape in ((width, n), n, (n, 5), 5)]
               for n in (1, 17, 48, 200, 300)]
     shipped = [Evaluator.load(game, arithmetic)

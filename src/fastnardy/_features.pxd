@@ -17,7 +17,7 @@ cdef enum:
     W_RAW = 52
     W_TDGAMMON = 198
     W_NARDY = 248
-    W_SHOTS = 204
+    W_SHOTS = 206
     W_MAX = 248
     # the columns of the point units (fastnardy.inputs): point p (0-based, own numbering)
     # of the mover at U*p .. U*p+U-1, of the opponent at B + U*p ..
@@ -27,8 +27,8 @@ cdef enum:
     B_RAW = 25
     B_TDGAMMON = 98
     B_NARDY = 124
-    # the shots kind: the tdgammon columns, then side s's shots, escapes and back checker
-    # at C_SHOTS + 3 * s
+    # the shots kind: the tdgammon columns, then side s's shots, escapes, back checker and
+    # pip loss at C_SHOTS + 4 * s
     C_SHOTS = 198
 
 
@@ -86,28 +86,36 @@ cdef inline uint32_t stacked24(const int8_t* side) noexcept nogil:
                   nb_load8(side + 16) & high)
 
 
-cdef inline int shots(uint32_t sources, uint32_t blots, uint32_t blocks) noexcept nogil:
+cdef inline int shots(uint32_t sources, uint32_t blots, uint32_t blocks,
+                      int* loss) noexcept nogil:
     """The rolls of 36 with which a checker of ``sources`` (the attacker's points and bar)
     lands on a point of ``blots`` with one die, or with more (both dice; a double's number
     up to four times) over points not in ``blocks`` (all three in the attacker's
-    numbering)."""
+    numbering); and into ``loss`` the sum over those rolls of the pips that the farthest
+    advanced blot it hits would lose (the attacker's number of its point)."""
     cdef uint32_t one[7]
     cdef uint32_t free[7]
-    cdef uint32_t cur
-    cdef int d, e, k, count = 0
+    cdef uint32_t cur, hit
+    cdef int d, e, count = 0
+    loss[0] = 0
     for d in range(1, 7):
         one[d] = sources >> d
         free[d] = one[d] & ~blocks
     for d in range(1, 7):
         cur = free[d]
-        k = (one[d] & blots) != 0
+        hit = one[d] & blots
         for e in range(3):
             cur >>= d
-            k |= (cur & blots) != 0
+            hit |= cur & blots
             cur &= ~blocks
-        count += k
+        if hit:
+            count += 1
+            loss[0] += nb_top(hit) + 1
         for e in range(d + 1, 7):
-            count += 2 * ((((one[d] | one[e]) | (free[d] >> e) | (free[e] >> d)) & blots) != 0)
+            hit = ((one[d] | one[e]) | (free[d] >> e) | (free[e] >> d)) & blots
+            if hit:
+                count += 2
+                loss[0] += 2 * (nb_top(hit) + 1)
     return count
 
 
@@ -121,14 +129,15 @@ cdef inline int escapes(const uint8_t* table, int back, uint32_t blocks) noexcep
 cdef inline void shots_values(const mirror_map* m, const int8_t* side0, uint32_t held0,
                               const int8_t* side1, uint32_t held1, const uint8_t* table,
                               int* out) noexcept nogil:
-    """The six counts of the shots inputs of a row's two sides (``side0`` the mover's 25
+    """The eight counts of the shots inputs of a row's two sides (``side0`` the mover's 25
     counts and held mask, ``side1`` the opponent's): for each side, the other side's shots
-    at its blots, its back checker's escapes and its back checker's point (25: the bar, 0:
-    none)."""
+    at its blots, its back checker's escapes, its back checker's point (25: the bar, 0:
+    none) and its pip loss in quarter pips a roll (0..96, the sum of shots' loss over 9,
+    rounded half up)."""
     cdef uint32_t stacked[2]
     cdef uint32_t held[2]
     cdef const int8_t* sides[2]
-    cdef int s, back
+    cdef int s, back, loss
     stacked[0] = stacked24(side0)
     stacked[1] = stacked24(side1)
     held[0] = held0
@@ -136,11 +145,12 @@ cdef inline void shots_values(const mirror_map* m, const int8_t* side0, uint32_t
     sides[0] = side0
     sides[1] = side1
     for s in range(2):
-        out[3 * s] = shots(held[1 - s] | ((sides[1 - s][24] != 0) << 24),
-                           mirrored(m, held[s] & ~stacked[s]), mirrored(m, stacked[s]))
+        out[4 * s] = shots(held[1 - s] | ((sides[1 - s][24] != 0) << 24),
+                           mirrored(m, held[s] & ~stacked[s]), mirrored(m, stacked[s]), &loss)
         back = 25 if sides[s][24] else nb_top(held[s]) + 1 if held[s] else 0
-        out[3 * s + 1] = escapes(table, back, mirrored(m, stacked[1 - s]))
-        out[3 * s + 2] = back
+        out[4 * s + 1] = escapes(table, back, mirrored(m, stacked[1 - s]))
+        out[4 * s + 2] = back
+        out[4 * s + 3] = (2 * loss + 9) // 18
 
 
 # The checks of one row or key below run for every board a network values: inline here, so

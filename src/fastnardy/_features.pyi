@@ -35,8 +35,9 @@ def races(is_short: bool, rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np
     """True for each (N, 50) board row that is a race (no contact), every row checked."""
     ...
 
-def shots_tables() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-    """The shots inputs' values of a count of rolls (0..36) and of a back checker's point."""
+def shots_tables() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32],
+                            npt.NDArray[np.float32]]:
+    """The shots inputs' values of a count of rolls, a back checker's point, a pip loss."""
     ...
 
 KEY_DTYPE: np.dtype[np.void]

@@ -102,6 +102,7 @@ cdef float PAIR15[256][2]     # RAW15 of the two counts a | b << 4: RAW15[a], RA
 cdef uint64_t BYTES[256]      # the eight bits of n as eight bytes 0 or 1 (bit j: byte j)
 cdef float SHOT36[37]         # rolls / 36
 cdef float BACK25[26]         # a back checker's point / 25
+cdef float LOSS96[97]         # a pip loss in quarter pips / 96
 # the escapes of a checker from each window of the twelve points ahead of it (escapes in
 # _features.pxd): bit t set when the point 12 - t ahead is blocked
 cdef uint8_t ESCAPES[4096]
@@ -131,6 +132,8 @@ cdef void _tables() noexcept:
         SHOT36[n] = <float>(n / 36.0)
     for n in range(26):
         BACK25[n] = <float>(n / 25.0)
+    for n in range(97):
+        LOSS96[n] = <float>(n / 96.0)
     for n in range(4096):
         ESCAPES[n] = _escapes(n)
 
@@ -272,22 +275,25 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
 
 cdef inline void shots_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
                            float* out) noexcept nogil:
-    """The shots features: the tdgammon ones, then each side's three contact inputs."""
-    cdef int values[6]
+    """The shots features: the tdgammon ones, then each side's four contact inputs."""
+    cdef int values[8]
     cdef int s
     tdgammon_row(row, facts, out)
     shots_values(m, row, facts.held[0], row + 25, facts.held[1], ESCAPES, values)
     for s in range(2):
-        out[C_SHOTS + 3 * s] = SHOT36[values[3 * s]]
-        out[C_SHOTS + 3 * s + 1] = SHOT36[values[3 * s + 1]]
-        out[C_SHOTS + 3 * s + 2] = BACK25[values[3 * s + 2]]
+        out[C_SHOTS + 4 * s] = SHOT36[values[4 * s]]
+        out[C_SHOTS + 4 * s + 1] = SHOT36[values[4 * s + 1]]
+        out[C_SHOTS + 4 * s + 2] = BACK25[values[4 * s + 2]]
+        out[C_SHOTS + 4 * s + 3] = LOSS96[values[4 * s + 3]]
 
 
 def shots_tables():
     """The values of the shots kind's contact inputs (float32): of a count of rolls
-    (0..36) and of a back checker's point (0..25), for _nnet's table rows."""
+    (0..36), of a back checker's point (0..25) and of a pip loss (0..96 quarter pips), for
+    _nnet's table rows."""
     return (np.array([SHOT36[n] for n in range(37)], np.float32),
-            np.array([BACK25[n] for n in range(26)], np.float32))
+            np.array([BACK25[n] for n in range(26)], np.float32),
+            np.array([LOSS96[n] for n in range(97)], np.float32))
 
 
 cdef inline void _write(int kind, const mirror_map* m, const int8_t* row,

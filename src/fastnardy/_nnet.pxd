@@ -32,9 +32,9 @@ ctypedef struct nn_net:
     const char* runs    # 2 x 24 x 16 rows (nardy, else NULL): a maximal run of n points held
                         # by the side on the other side's path, from its point r
     const char* longest  # 2 x 7 rows (nardy): the longest such run, at most 6 (L6)
-    const char* shots   # 2 x 100 rows (shots, else NULL; NULL too when all their weights
-                        # are 0): side s's shots (37 rows: 0..36 rolls), escapes (37) and
-                        # back checker's point (26)
+    const char* shots   # 2 x 197 rows (shots, else NULL; NULL too when all their weights
+                        # are 0): side s's shots (37 rows: 0..36 rolls), escapes (37), back
+                        # checker's point (26) and pip loss (97: 0..96 quarter pips)
     const uint8_t* escapes  # _features.escape_table()
     const nn_net* race  # the network of races (_features.in_contact false), or NULL
     # The integer arithmetic (Network's arithmetic "int16"; _nnet_simd.h's nn_qforward), or

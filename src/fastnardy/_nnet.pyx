@@ -8,8 +8,9 @@ and in long nardy each maximal run of held points and the longest (L6). So a boa
 of the first layer is the bias plus one precomputed table row per occupied point, per run
 and per count, each made once from :mod:`fastnardy._features` (the one home of every
 input's value) on boards holding that fact alone; no feature is written for a board. The
-shots kind's six contact inputs (each side's shots, escapes and back checker) depend on
-both sides: one table row each for its count, every board's own (``shots_rows``). The
+shots kind's eight contact inputs (each side's shots, escapes, back checker and pip loss)
+depend on both sides: one table row each for its count, every board's own
+(``shots_rows``). The
 side to move did not just move, so its rows' sum is kept (for two such sides: a hit in
 short nardy makes a second) and shared by the siblings of a search; the kernel's self-play
 makes it once from the turn's position and reads only the side that moved from each child's
@@ -197,17 +198,18 @@ cdef inline int shots_rows(const nn_net* net, const int8_t* side0, uint32_t held
     """The rows of the shots inputs of a board (its mover's 25 counts and held mask, then
     its opponent's) into ``ones``, where the network has them (they depend on both sides,
     so they are every board's own). Returns their number."""
-    cdef int values[6]
+    cdef int values[8]
     cdef int s
     cdef Py_ssize_t size = net.row_bytes
     if net.shots == NULL:
         return 0
     shots_values(net.mirror, side0, held0, side1, held1, net.escapes, values)
     for s in range(2):
-        ones[3 * s] = net.shots + (100 * s + values[3 * s]) * size
-        ones[3 * s + 1] = net.shots + (100 * s + 37 + values[3 * s + 1]) * size
-        ones[3 * s + 2] = net.shots + (100 * s + 74 + values[3 * s + 2]) * size
-    return 6
+        ones[4 * s] = net.shots + (197 * s + values[4 * s]) * size  # SHOTS_GROUPS
+        ones[4 * s + 1] = net.shots + (197 * s + 37 + values[4 * s + 1]) * size
+        ones[4 * s + 2] = net.shots + (197 * s + 74 + values[4 * s + 2]) * size
+        ones[4 * s + 3] = net.shots + (197 * s + 100 + values[4 * s + 3]) * size
+    return 8
 
 
 cdef inline void qboard(nn_qboard* x, const int16_t* base, const void** ones, int n_ones,
@@ -557,7 +559,10 @@ cdef dict LAYOUT = {
                   runs=lambda s: B_NARDY * s + 100, longest=lambda s: B_NARDY * s + 99,
                   constant=()),
 }
-LAYOUT[K_SHOTS] = dict(LAYOUT[K_TDGAMMON], shots=lambda s: C_SHOTS + 3 * s)
+LAYOUT[K_SHOTS] = dict(LAYOUT[K_TDGAMMON], shots=lambda s: C_SHOTS + 4 * s)
+# the shots table's groups of rows of a side: shots, escapes, back checker, pip loss
+SHOTS_GROUPS = ((0, 37), (37, 74), (74, 100), (100, 197))
+SHOTS_ROWS = 197  # a side's rows (nn_net.shots)
 
 
 def _tables(int kind, bint is_short, mirror, w1, b1):
@@ -619,14 +624,14 @@ def _tables(int kind, bint is_short, mirror, w1, b1):
                 runs[s, start, n] = row
             longest[s] = share(holding(s, [(0, n) for n in range(7)]), [layout["longest"](s)])
     shots = None
-    if "shots" in layout and w[C_SHOTS:C_SHOTS + 6].any():
-        rolls, backs = (values.astype(np.float64) for values in _features.shots_tables())
-        shots = np.zeros((2, 100, stride))
+    if "shots" in layout and w[C_SHOTS:C_SHOTS + 8].any():
+        rolls, backs, losses = _features.shots_tables()
+        shots = np.zeros((2, SHOTS_ROWS, stride))
         for s in range(2):
             column = layout["shots"](s)
-            shots[s, :37] = rolls[:, None] * w[column]
-            shots[s, 37:74] = rolls[:, None] * w[column + 1]
-            shots[s, 74:] = backs[:, None] * w[column + 2]
+            for k, group in enumerate((rolls, rolls, backs, losses)):
+                first, stop = SHOTS_GROUPS[k]
+                shots[s, first:stop] = group.astype(np.float64)[:, None] * w[column + k]
     return bias, points, offs, runs, longest, shots
 
 
@@ -648,7 +653,7 @@ def _extreme(points, offs, runs, longest, shots, double sign):
         total += np.maximum(0.0, (sign * runs).max(axis=1)).sum(axis=0)
         total += (sign * longest).max(axis=0)
     if shots is not None:
-        for first, stop in ((0, 37), (37, 74), (74, 100)):
+        for first, stop in SHOTS_GROUPS:
             total += (sign * shots[first:stop]).max(axis=0)
     return total
 

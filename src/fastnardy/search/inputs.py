@@ -32,12 +32,15 @@ nardy     long   248  0-123 the mover's block, 124-247 the opponent's, each (off
                       min(run, 6)/6 with run the length of the maximal run of
                       consecutive points held by the side that contains r, 0 when
                       the side does not hold r (L6)
-shots     short  204  0-197 the tdgammon columns; 198-200 the mover's contact inputs,
-                      201-203 the opponent's, each side's three: its shots, the rolls
+shots     short  206  0-197 the tdgammon columns; 198-201 the mover's contact inputs,
+                      202-205 the opponent's, each side's four: its shots, the rolls
                       (of 36) with which the other side could hit one of its blots,
                       /36; its escapes, the rolls with which its back checker passes
-                      the other side's blocks ahead of it, /36; and its back checker's
-                      point (own numbering, 25 on the bar, 0 with no checker left) /25
+                      the other side's blocks ahead of it, /36; its back checker's
+                      point (own numbering, 25 on the bar, 0 with no checker left) /25;
+                      and its pip loss, the pips a roll of the other side's takes from
+                      it on average by hitting its farthest advanced blot it can (25 - p
+                      for a blot on its point p), in quarter pips rounded half up, /96
 raw       both   52   0-23 mover's points n/15; 24 mover's bar n/15; 25-48 opponent's
                       points n/15; 49 opponent's bar n/15; 50 mover's borne off
                       n/15; 51 opponent's borne off n/15 (bars are 0 in long nardy)
@@ -79,7 +82,7 @@ __all__ = ["ENCODINGS", "WIDTHS", "features"]
 # the kinds of input (features' ``kind``) -> the only game each encodes, if any; not
 # selfplay.KINDS, the kinds of win
 ENCODINGS = {"tdgammon": "short", "nardy": "long", "shots": "short", "raw": None}
-WIDTHS = {"tdgammon": 198, "nardy": 248, "shots": 204, "raw": 52}
+WIDTHS = {"tdgammon": 198, "nardy": 248, "shots": 206, "raw": 52}
 # the kind's number in fastnardy._features
 ENCODING_CODES = {"raw": 0, "tdgammon": 1, "nardy": 2, "shots": 3}
 
