@@ -561,8 +561,8 @@ cdef dict LAYOUT = {
 }
 LAYOUT[K_SHOTS] = dict(LAYOUT[K_TDGAMMON], shots=lambda s: C_SHOTS + 4 * s)
 # the shots table's groups of rows of a side: shots, escapes, back checker, pip loss
-SHOTS_GROUPS = ((0, 37), (37, 74), (74, 100), (100, 197))
-SHOTS_ROWS = 197  # a side's rows (nn_net.shots)
+cdef tuple SHOTS_GROUPS = ((0, 37), (37, 74), (74, 100), (100, 197))
+cdef int SHOTS_ROWS = 197  # a side's rows (nn_net.shots)
 
 
 def _tables(int kind, bint is_short, mirror, w1, b1):
