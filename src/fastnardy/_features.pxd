@@ -96,26 +96,26 @@ cdef inline int shots(uint32_t sources, uint32_t blots, uint32_t blocks,
     cdef uint32_t one[7]
     cdef uint32_t free[7]
     cdef uint32_t cur, hit
-    cdef int d, e, count = 0
-    loss[0] = 0
+    cdef int d, e, k, count = 0, lost = 0
     for d in range(1, 7):
         one[d] = sources >> d
         free[d] = one[d] & ~blocks
-    for d in range(1, 7):
+    for d in range(1, 7):  # without branches: whether a roll hits is not predictable
         cur = free[d]
         hit = one[d] & blots
         for e in range(3):
             cur >>= d
             hit |= cur & blots
             cur &= ~blocks
-        if hit:
-            count += 1
-            loss[0] += nb_top(hit) + 1
+        k = hit != 0
+        count += k
+        lost += k * (nb_top(hit | 1) + 1)
         for e in range(d + 1, 7):
             hit = ((one[d] | one[e]) | (free[d] >> e) | (free[e] >> d)) & blots
-            if hit:
-                count += 2
-                loss[0] += 2 * (nb_top(hit) + 1)
+            k = 2 * (hit != 0)
+            count += k
+            lost += k * (nb_top(hit | 1) + 1)
+    loss[0] = lost
     return count
 
 
