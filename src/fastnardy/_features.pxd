@@ -75,7 +75,10 @@ cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexce
 # The shots kind's contact inputs (fastnardy.search.inputs), inline for _nnet as the checks
 # below. Masks are of points in one side's own numbering (bit p - 1: point p), the bar at
 # bit 24 where a mask may hold it.
+ctypedef int (*shots_fn)(uint32_t sources, uint32_t blots, uint32_t blocks,
+                        int* loss) noexcept nogil
 cdef const uint8_t* escape_table() noexcept nogil
+cdef shots_fn shots_function() noexcept nogil
 
 
 cdef inline uint32_t stacked24(const int8_t* side) noexcept nogil:
@@ -84,39 +87,6 @@ cdef inline uint32_t stacked24(const int8_t* side) noexcept nogil:
     cdef uint64_t high = <uint64_t>0x0E0E0E0E0E0E0E0E
     return held24(nb_load8(side) & high, nb_load8(side + 8) & high,
                   nb_load8(side + 16) & high)
-
-
-cdef inline int shots(uint32_t sources, uint32_t blots, uint32_t blocks,
-                      int* loss) noexcept nogil:
-    """The rolls of 36 with which a checker of ``sources`` (the attacker's points and bar)
-    lands on a point of ``blots`` with one die, or with more (both dice; a double's number
-    up to four times) over points not in ``blocks`` (all three in the attacker's
-    numbering); and into ``loss`` the sum over those rolls of the pips that the farthest
-    advanced blot it hits would lose (the attacker's number of its point)."""
-    cdef uint32_t one[7]
-    cdef uint32_t free[7]
-    cdef uint32_t cur, hit
-    cdef int d, e, k, count = 0, lost = 0
-    for d in range(1, 7):
-        one[d] = sources >> d
-        free[d] = one[d] & ~blocks
-    for d in range(1, 7):  # without branches: whether a roll hits is not predictable
-        cur = free[d]
-        hit = one[d] & blots
-        for e in range(3):
-            cur >>= d
-            hit |= cur & blots
-            cur &= ~blocks
-        k = hit != 0
-        count += k
-        lost += k * (nb_top(hit | 1) + 1)
-        for e in range(d + 1, 7):
-            hit = ((one[d] | one[e]) | (free[d] >> e) | (free[e] >> d)) & blots
-            k = 2 * (hit != 0)
-            count += k
-            lost += k * (nb_top(hit | 1) + 1)
-    loss[0] = lost
-    return count
 
 
 cdef inline int escapes(const uint8_t* table, int back, uint32_t blocks) noexcept nogil:
@@ -128,10 +98,10 @@ cdef inline int escapes(const uint8_t* table, int back, uint32_t blocks) noexcep
 
 cdef inline void shots_values(const mirror_map* m, const int8_t* side0, uint32_t held0,
                               const int8_t* side1, uint32_t held1, const uint8_t* table,
-                              int* out) noexcept nogil:
+                              shots_fn shots, int* out) noexcept nogil:
     """The eight counts of the shots inputs of a row's two sides (``side0`` the mover's 25
     counts and held mask, ``side1`` the opponent's): for each side, the other side's shots
-    at its blots, its back checker's escapes, its back checker's point (25: the bar, 0:
+    at its blots (``shots``: shots_function's, or _features' own), its back checker's escapes, its back checker's point (25: the bar, 0:
     none) and its pip loss in quarter pips a roll (0..96, the sum of shots' loss over 9,
     rounded half up)."""
     cdef uint32_t stacked[2]

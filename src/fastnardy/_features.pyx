@@ -67,13 +67,145 @@ cdef extern from *:
         fn_raw24_avx512(out + 25, table, w3, w4, w5);
     }
     #endif
+    /* The shots of the shots inputs (_features.pxd's shots_values; fastnardy.search.inputs):
+       the rolls of 36 with which a checker of ``sources`` (the attacker's points and bar,
+       bit p - 1: its point p) lands on a point of ``blots`` with one die, or with both dice
+       over either die's point, or with a double's number two to four times over its points,
+       no point on the way in ``blocks`` (all three in the attacker's numbering); and into
+       ``loss`` the sum over those rolls of the pips lost by the farthest advanced blot hit
+       (its attacker's point). Lane by lane over the 21 rolls in the vector builds, roll by
+       roll in the baseline: integers, the same counts. */
+    typedef int (*fn_shots_t)(uint32_t, uint32_t, uint32_t, int*);
+    /* the pips a hit loses: 1 + the top bit of ``hit`` (not 0) */
+    static inline int fn_pips(uint32_t hit) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return 32 - __builtin_clz(hit);
+    #else
+        int n = 0;
+        while (hit) { hit >>= 1; n++; }
+        return n;
+    #endif
+    }
+    static int fn_shots_base(uint32_t sources, uint32_t blots, uint32_t blocks, int* loss) {
+        uint32_t one[7], free_[7];
+        int count = 0, lost = 0;
+        *loss = 0;
+        if (sources < 2 * (blots & -blots)) return 0;  /* no blot, or none behind one */
+        for (int d = 1; d < 7; d++) {
+            one[d] = sources >> d;
+            free_[d] = one[d] & ~blocks;
+        }
+        for (int d = 1; d < 7; d++) {  /* no branches: whether a roll hits is not predictable */
+            uint32_t cur = free_[d], hit = one[d] & blots;
+            for (int e = 0; e < 3; e++) {
+                cur >>= d;
+                hit |= cur & blots;
+                cur &= ~blocks;
+            }
+            int k = hit != 0;
+            count += k;
+            lost += k * fn_pips(hit | 1);
+            for (int e = d + 1; e < 7; e++) {
+                hit = (one[d] | one[e] | (free_[d] >> e) | (free_[e] >> d)) & blots;
+                k = 2 * (hit != 0);
+                count += k;
+                lost += k * fn_pips(hit | 1);
+            }
+        }
+        *loss = lost;
+        return count;
+    }
+    /* the 21 rolls as lanes (the 15 others, then the doubles; 11 lanes of weight 0 after
+       them): first die, second die, weight (2, or 1 for a double), and -1 for a double */
+    static const int32_t fn_roll_a[32] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5,
+                                          1, 2, 3, 4, 5, 6};
+    static const int32_t fn_roll_b[32] = {2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6,
+                                          1, 2, 3, 4, 5, 6};
+    static const int32_t fn_roll_w[32] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                                          1, 1, 1, 1, 1, 1};
+    static const int32_t fn_roll_double[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                               -1, -1, -1, -1, -1, -1};
+    static fn_shots_t fn_shots = fn_shots_base;
+    #ifdef NB_X86
+    /* a farthest hit's pips: the exponent of float(hit) (exact below 2^24) less 126 */
+    __attribute__((target("avx512f"))) static int fn_shots_avx512(
+            uint32_t sources, uint32_t blots, uint32_t blocks, int* loss) {
+        *loss = 0;
+        if (sources < 2 * (blots & -blots)) return 0;
+        const __m512i s = _mm512_set1_epi32((int)sources), f = _mm512_set1_epi32((int)~blocks);
+        const __m512i t = _mm512_set1_epi32((int)blots);
+        __m512i count = _mm512_setzero_si512(), lost = _mm512_setzero_si512();
+        for (int h = 0; h < 32; h += 16) {
+            __m512i a = _mm512_loadu_si512((const void*)(fn_roll_a + h));
+            __m512i b = _mm512_loadu_si512((const void*)(fn_roll_b + h));
+            __m512i x1 = _mm512_srlv_epi32(s, a), x2 = _mm512_srlv_epi32(s, b);
+            __m512i y1 = _mm512_srlv_epi32(_mm512_and_si512(x1, f), b);
+            __m512i y2 = _mm512_srlv_epi32(_mm512_and_si512(x2, f), a);
+            __m512i z = _mm512_srlv_epi32(_mm512_and_si512(y1, f), a);
+            __m512i w = _mm512_srlv_epi32(_mm512_and_si512(z, f), a);
+            __m512i two = _mm512_and_si512(
+                _mm512_or_si512(z, w),
+                _mm512_loadu_si512((const void*)(fn_roll_double + h)));
+            __m512i hit = _mm512_and_si512(t, _mm512_or_si512(
+                _mm512_or_si512(x1, x2), _mm512_or_si512(_mm512_or_si512(y1, y2), two)));
+            __mmask16 m = _mm512_test_epi32_mask(hit, hit);
+            __m512i weight = _mm512_maskz_loadu_epi32(m, fn_roll_w + h);
+            __m512i pips = _mm512_sub_epi32(
+                _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtepu32_ps(hit)), 23),
+                _mm512_set1_epi32(126));
+            count = _mm512_add_epi32(count, weight);
+            lost = _mm512_add_epi32(lost, _mm512_mullo_epi32(weight, pips));
+        }
+        *loss = _mm512_reduce_add_epi32(lost);
+        return _mm512_reduce_add_epi32(count);
+    }
+    __attribute__((target("avx2"))) static int fn_shots_avx2(
+            uint32_t sources, uint32_t blots, uint32_t blocks, int* loss) {
+        *loss = 0;
+        if (sources < 2 * (blots & -blots)) return 0;
+        const __m256i s = _mm256_set1_epi32((int)sources), f = _mm256_set1_epi32((int)~blocks);
+        const __m256i t = _mm256_set1_epi32((int)blots), zero = _mm256_setzero_si256();
+        __m256i count = zero, lost = zero;
+        for (int h = 0; h < 24; h += 8) {
+            __m256i a = _mm256_loadu_si256((const __m256i*)(fn_roll_a + h));
+            __m256i b = _mm256_loadu_si256((const __m256i*)(fn_roll_b + h));
+            __m256i x1 = _mm256_srlv_epi32(s, a), x2 = _mm256_srlv_epi32(s, b);
+            __m256i y1 = _mm256_srlv_epi32(_mm256_and_si256(x1, f), b);
+            __m256i y2 = _mm256_srlv_epi32(_mm256_and_si256(x2, f), a);
+            __m256i z = _mm256_srlv_epi32(_mm256_and_si256(y1, f), a);
+            __m256i w = _mm256_srlv_epi32(_mm256_and_si256(z, f), a);
+            __m256i two = _mm256_and_si256(
+                _mm256_or_si256(z, w),
+                _mm256_loadu_si256((const __m256i*)(fn_roll_double + h)));
+            __m256i hit = _mm256_and_si256(t, _mm256_or_si256(
+                _mm256_or_si256(x1, x2), _mm256_or_si256(_mm256_or_si256(y1, y2), two)));
+            __m256i none = _mm256_cmpeq_epi32(hit, zero);
+            __m256i weight = _mm256_andnot_si256(
+                none, _mm256_loadu_si256((const __m256i*)(fn_roll_w + h)));
+            __m256i pips = _mm256_sub_epi32(
+                _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(hit)), 23),
+                _mm256_set1_epi32(126));
+            count = _mm256_add_epi32(count, weight);
+            lost = _mm256_add_epi32(lost, _mm256_mullo_epi32(weight, pips));
+        }
+        int32_t c[8], l[8];
+        _mm256_storeu_si256((__m256i*)c, count);
+        _mm256_storeu_si256((__m256i*)l, lost);
+        _mm256_zeroupper();
+        *loss = l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
+        return c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7];
+    }
+    #endif
     /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2, NB_AVX512 or
        NB_AVX512VNNI) */
     static void fn_use(int isa) {
         fn_raw48 = 0;
+        fn_shots = fn_shots_base;
     #ifdef NB_X86
         if (isa >= NB_AVX512) fn_raw48 = fn_raw48_avx512;
         if (isa == NB_AVX2) fn_raw48 = fn_raw48_avx2;
+        if (isa >= NB_AVX512) fn_shots = fn_shots_avx512;
+        if (isa == NB_AVX2) fn_shots = fn_shots_avx2;
     #endif
     }
     """
@@ -81,6 +213,7 @@ cdef extern from *:
     void (*fn_raw48)(float* out, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3,
                      uint64_t w4, uint64_t w5) noexcept nogil
     void fn_use(int isa) noexcept nogil
+    shots_fn fn_shots
 
 
 cdef mirror_map _maps[2]   # the mirrors seen so far (the two games'), built once each
@@ -174,6 +307,11 @@ cdef bint _blocked(int window, int distance) noexcept:
 cdef const uint8_t* escape_table() noexcept nogil:
     """The escapes of every window (ESCAPES, made at import), for _nnet."""
     return ESCAPES
+
+
+cdef shots_fn shots_function() noexcept nogil:
+    """The shots count of the instruction set in use (fn_use), for _nnet."""
+    return fn_shots
 
 
 _tables()
@@ -279,7 +417,7 @@ cdef inline void shots_row(const int8_t* row, const row_facts* facts, const mirr
     cdef int values[8]
     cdef int s
     tdgammon_row(row, facts, out)
-    shots_values(m, row, facts.held[0], row + 25, facts.held[1], ESCAPES, values)
+    shots_values(m, row, facts.held[0], row + 25, facts.held[1], ESCAPES, fn_shots, values)
     for s in range(2):
         out[C_SHOTS + 4 * s] = SHOT36[values[4 * s]]
         out[C_SHOTS + 4 * s + 1] = SHOT36[values[4 * s + 1]]

@@ -4,7 +4,7 @@
 
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint64_t
 
-from fastnardy._features cimport W_MAX, mirror_map, row_facts
+from fastnardy._features cimport W_MAX, mirror_map, row_facts, shots_fn
 
 cdef enum:
     NN_OUTPUTS = 5   # win, win_mars, win_3, lose_mars, lose_3 (fastnardy.network.OUTPUTS)
@@ -36,6 +36,7 @@ ctypedef struct nn_net:
                         # are 0): side s's shots (37 rows: 0..36 rolls), escapes (37), back
                         # checker's point (26) and pip loss (97: 0..96 quarter pips)
     const uint8_t* escapes  # _features.escape_table()
+    shots_fn shots_of   # _features.shots_function(), the instruction set's
     const nn_net* race  # the network of races (_features.in_contact false), or NULL
     # The integer arithmetic (Network's arithmetic "int16"; _nnet_simd.h's nn_qforward), or
     # qn 0: qn is the hidden units rounded up to 32, the length of its int16 rows

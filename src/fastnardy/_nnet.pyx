@@ -9,8 +9,7 @@ of the first layer is the bias plus one precomputed table row per occupied point
 and per count, each made once from :mod:`fastnardy._features` (the one home of every
 input's value) on boards holding that fact alone; no feature is written for a board. The
 shots kind's eight contact inputs (each side's shots, escapes, back checker and pip loss)
-depend on both sides: one table row each for its count, every board's own
-(``shots_rows``). The
+depend on both sides: one table row each for its count, every board's own. The
 side to move did not just move, so its rows' sum is kept (for two such sides: a hit in
 short nardy makes a second) and shared by the siblings of a search; the kernel's self-play
 makes it once from the turn's position and reads only the side that moved from each child's
@@ -53,7 +52,8 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, C_SHOTS, K_NARDY, 
                                   W_NARDY, W_RAW, W_SHOTS, W_TDGAMMON, escape_table,
                                   features_contact, features_use_simd, in_contact, key_row,
                                   keys_array, mirror_of, mirrored, raise_fault, row_facts,
-                                  row_faults, rows_array, shots_values, side_masks)
+                                  row_faults, rows_array, shots_function, shots_values,
+                                  side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
 from fastnardy._packed cimport (count24, held24, lay24, nb_fields_other,
                                 nb_key_row_words, nb_key_to_row, nb_key_words2, nb_load8,
@@ -199,16 +199,13 @@ cdef inline int shots_rows(const nn_net* net, const int8_t* side0, uint32_t held
     its opponent's) into ``ones``, where the network has them (they depend on both sides,
     so they are every board's own). Returns their number."""
     cdef int values[8]
-    cdef int s
-    cdef Py_ssize_t size = net.row_bytes
+    cdef int k
     if net.shots == NULL:
         return 0
-    shots_values(net.mirror, side0, held0, side1, held1, net.escapes, values)
-    for s in range(2):
-        ones[4 * s] = net.shots + (197 * s + values[4 * s]) * size  # SHOTS_GROUPS
-        ones[4 * s + 1] = net.shots + (197 * s + 37 + values[4 * s + 1]) * size
-        ones[4 * s + 2] = net.shots + (197 * s + 74 + values[4 * s + 2]) * size
-        ones[4 * s + 3] = net.shots + (197 * s + 100 + values[4 * s + 3]) * size
+    shots_values(net.mirror, side0, held0, side1, held1, net.escapes, net.shots_of, values)
+    for k in range(8):  # side k / 4's input k % 4, in its group of rows (SHOTS_FIRST)
+        ones[k] = net.shots + (SHOTS_FIRST[4] * (k >> 2) + SHOTS_FIRST[k & 3]
+                               + values[k]) * net.row_bytes
     return 8
 
 
@@ -560,9 +557,9 @@ cdef dict LAYOUT = {
                   constant=()),
 }
 LAYOUT[K_SHOTS] = dict(LAYOUT[K_TDGAMMON], shots=lambda s: C_SHOTS + 4 * s)
-# the shots table's groups of rows of a side: shots, escapes, back checker, pip loss
-cdef tuple SHOTS_GROUPS = ((0, 37), (37, 74), (74, 100), (100, 197))
-cdef int SHOTS_ROWS = 197  # a side's rows (nn_net.shots)
+# where a side's groups of rows in the shots table start (shots, escapes, back, pip loss); end
+cdef int SHOTS_FIRST[5]
+SHOTS_FIRST[:] = [0, 37, 74, 100, 197]
 
 
 def _tables(int kind, bint is_short, mirror, w1, b1):
@@ -626,19 +623,18 @@ def _tables(int kind, bint is_short, mirror, w1, b1):
     shots = None
     if "shots" in layout and w[C_SHOTS:C_SHOTS + 8].any():
         rolls, backs, losses = _features.shots_tables()
-        shots = np.zeros((2, SHOTS_ROWS, stride))
+        shots = np.zeros((2, SHOTS_FIRST[4], stride))
         for s in range(2):
-            column = layout["shots"](s)
             for k, group in enumerate((rolls, rolls, backs, losses)):
-                first, stop = SHOTS_GROUPS[k]
-                shots[s, first:stop] = group.astype(np.float64)[:, None] * w[column + k]
+                shots[s, SHOTS_FIRST[k]:SHOTS_FIRST[k + 1]] = (
+                    group.astype(np.float64)[:, None] * w[layout["shots"](s) + k])
     return bias, points, offs, runs, longest, shots
 
 
 def _extreme(points, offs, runs, longest, shots, double sign):
     """Each unit's largest sum of ``sign`` times the table rows one side can switch on: the
     points of at most 15 checkers (knapsack over the points), its count, each start's run
-    and the longest, and each of its three shots inputs, at their largest (sound, not
+    and the longest, and each of its four shots inputs, at their largest (sound, not
     tight). (stride,) float64."""
     best = np.full((16,) + points.shape[2:], -np.inf)
     best[0] = 0.0
@@ -653,8 +649,8 @@ def _extreme(points, offs, runs, longest, shots, double sign):
         total += np.maximum(0.0, (sign * runs).max(axis=1)).sum(axis=0)
         total += (sign * longest).max(axis=0)
     if shots is not None:
-        for first, stop in SHOTS_GROUPS:
-            total += (sign * shots[first:stop]).max(axis=0)
+        for k in range(4):
+            total += (sign * shots[SHOTS_FIRST[k]:SHOTS_FIRST[k + 1]]).max(axis=0)
     return total
 
 
@@ -667,18 +663,16 @@ def _integer(bias, points, offs, runs, longest, shots, w2t, int qn):
     sums times 16384 (the sigmoid's 1/2, which the kernel's sigmoids leave out) and their
     scales."""
     stride = bias.shape[0]
-    named = dict(points=points, offs=offs, runs=runs, longest=longest, shots=shots)
-    names = [name for name, table in named.items() if table is not None]
+    given = [points, offs, runs, longest, shots]  # _extreme's order; None where absent
+    tables = [table for table in given if table is not None]
 
     def bound(scaled):
         """Each unit's largest |sum| over boards, for the tables ``scaled``."""
-        b, given = scaled[0], dict(zip(names, scaled[1:]))
-        extremes = [[_extreme(*[None if given.get(name) is None else given[name][s]
-                                for name in named], sign) for s in range(2)]
-                    for sign in (1.0, -1.0)]
-        return np.maximum(b + sum(extremes[0]), -b + sum(extremes[1]))
-
-    tables = [named[name] for name in names]
+        rows = iter(scaled[1:])
+        sides = [None if table is None else next(rows) for table in given]
+        extremes = [[_extreme(*[None if t is None else t[s] for t in sides], sign)
+                     for s in range(2)] for sign in (1.0, -1.0)]
+        return np.maximum(scaled[0] + sum(extremes[0]), -scaled[0] + sum(extremes[1]))
 
     k = np.minimum(10, np.floor(np.log2(32000.0 / np.maximum(bound([bias] + tables), 1e-9))))
     while True:
@@ -839,10 +833,9 @@ cdef class Network:
         rows = <const char*>_data(table)
         self.net.points = rows
         self.net.offs = rows + <Py_ssize_t>starts[1] * self.net.row_bytes
-        self.net.runs = NULL
-        self.net.longest = NULL
-        self.net.shots = NULL
+        self.net.runs = self.net.longest = self.net.shots = NULL
         self.net.escapes = escape_table()
+        self.net.shots_of = shots_function()
         if runs is not None:
             self.net.runs = rows + <Py_ssize_t>starts[2] * self.net.row_bytes
             self.net.longest = rows + <Py_ssize_t>starts[3] * self.net.row_bytes
