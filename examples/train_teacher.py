@@ -278,7 +278,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hidden", type=int, default=80)
     parser.add_argument("--inputs", help="the network's inputs (fastnardy.search.inputs): "
-                        "the game's by default (tdgammon, nardy), or shots (short)")
+                        "--attach's, or the game's (tdgammon, nardy) by default; or shots "
+                        "(short)")
     parser.add_argument("--init", help="start from this .npz")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--rate", type=float, default=3e-3, help="Adam's first rate")
@@ -295,11 +296,10 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error("an Evaluator teaches at 0 or 1 ply")
     if args.race and args.contact:
         parser.error("--race and --contact keep positions apart: give one")
-    args.inputs = args.inputs or KINDS[args.game]
+    if args.inputs is None:  # --attach's, whose race network the fit is or goes beside
+        args.inputs = Evaluator.load(args.attach).kind if args.attach else KINDS[args.game]
     if ENCODINGS.get(args.inputs) != args.game:
         parser.error(f"--inputs {args.inputs} are not {args.game} nardy's")
-    if args.race and args.attach and args.inputs != KINDS[args.game]:
-        parser.error("a race network is fitted on the game's own inputs")
     if args.workers is not None and args.dask is not None:
         parser.error("label with --workers here or on --dask, not both")
     return args

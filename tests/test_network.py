@@ -25,8 +25,8 @@ from fastnardy.search.tree import MoveFilter, best_turn, expectimax
 from fastnardy import search
 
 ROOT = Path(__file__).resolve().parents[1]
-KINDS = {"long": "nardy", "short": "tdgammon"}
-WIDTHS = {"long": 248, "short": 198}
+KINDS = {"long": "nardy", "short": "shots"}  # the shipped networks' inputs
+WIDTHS = {"long": 248, "short": 206}
 
 
 def _module(path: Path, name: str) -> ModuleType:
@@ -108,7 +108,7 @@ def test_shipped_evaluators_know_who_is_ahead() -> None:
     home, far = [3, 3, 3, 2, 2, 2] + [0] * 18, [0] * 12 + [15] + [0] * 11
     ahead = Position.from_points("short", home, far, "white")
     behind = Position.from_points("short", far, home, "white")
-    values = short(features("short", batch.encode([ahead, behind]), "tdgammon"))
+    values = short(features("short", batch.encode([ahead, behind]), "shots"))
     assert values[0] > 0.9 and values[1] < -0.9
 
 
@@ -129,7 +129,7 @@ def test_usable_by_best_turn_and_expectimax(game: str) -> None:
 
 def test_wrong_features_and_files_are_clear_errors(tmp_path: Path) -> None:
     net = Evaluator.load("short")
-    with pytest.raises(FastNardyError, match=r"\(N, 198\)"):
+    with pytest.raises(FastNardyError, match=r"\(N, 206\)"):
         net(np.zeros((3, 248), np.float32))
     with pytest.raises(FastNardyError, match="numbers"):
         net.probabilities([["x"]])

@@ -10,6 +10,7 @@ import pickle
 import subprocess
 import sys
 import threading
+from typing import Optional
 from pathlib import Path
 
 import numpy as np
@@ -19,10 +20,11 @@ from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, _nn
 from fastnardy.search import network
 from fastnardy.batch import MIRROR_COLUMNS
 from fastnardy.search.network import Evaluator, races
+from fastnardy.search.inputs import WIDTHS
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, best_turn, evaluator, expectimax
 from fastnardy.search.selfplay import simulate
 
-KINDS = {"long": "nardy", "short": "tdgammon"}
+KINDS = {"long": "nardy", "short": "shots"}  # the shipped networks' inputs
 
 
 def oracle(net: Evaluator, x: np.ndarray) -> np.ndarray:
@@ -56,10 +58,12 @@ def positions(game: str, count: int = 600) -> np.ndarray:
     return every[rng.choice(len(every), count, replace=False)]
 
 
-def random_network(game: str, hidden: int, seed: int, scale: float = 1.0) -> Evaluator:
+def random_network(game: str, hidden: int, seed: int, scale: float = 1.0,
+                   kind: Optional[str] = None) -> Evaluator:
+    """Random weights for the inputs ``kind`` (the shipped network's of ``game`` by default)."""
     rng = np.random.default_rng(seed)
-    width = {"long": 248, "short": 198}[game]
-    return Evaluator(KINDS[game], rng.normal(0, scale, (width, hidden)),
+    kind = kind or KINDS[game]
+    return Evaluator(kind, rng.normal(0, scale, (WIDTHS[kind], hidden)),
                      rng.normal(0, scale, hidden), rng.normal(0, scale, (hidden, 5)),
                      rng.normal(0, scale, 5))
 
@@ -148,7 +152,9 @@ def test_race_network_values_the_races_on_every_path(game: str, tmp_path: Path) 
 
 
 def test_race_network_errors(tmp_path: Path) -> None:
-    short = Evaluator.load("short")
+    td = random_network("short", 20, 31, 0.3, "tdgammon")
+    short = Evaluator("tdgammon", td.hidden_weights, td.hidden_bias, td.output_weights,
+                      td.output_bias, race=random_network("short", 8, 32, 0.3, "tdgammon"))
     arrays = (short.hidden_weights, short.hidden_bias, short.output_weights, short.output_bias)
     with pytest.raises(FastNardyError, match="race must be an Evaluator of kind 'tdgammon'"):
         Evaluator("tdgammon", *arrays, race=Evaluator.load("long"))
@@ -230,7 +236,7 @@ def test_saturated_sigmoids_stay_in_range() -> None:
     rows = positions("short", 200)
     p = net.evaluate(rows, probabilities=True)
     assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
-    np.testing.assert_allclose(p, oracle(net, features("short", rows, "tdgammon")), atol=1e-4)
+    np.testing.assert_allclose(p, oracle(net, features("short", rows, net.kind)), atol=1e-4)
 
 
 def test_bad_boards_are_the_documented_errors() -> None:
@@ -454,7 +460,7 @@ def test_shots_networks_on_every_path() -> None:
                 np.testing.assert_array_equal(got, alone)
     # without weights on the contact inputs (a race network padded to the kind), the
     # network has no rows of them: the tdgammon network's floats
-    td = random_network("short", 40, 25, 0.4)
+    td = random_network("short", 40, 25, 0.4, "tdgammon")
     padded = Evaluator("shots", np.vstack([td.hidden_weights, np.zeros((8, 40))]),
                        td.hidden_bias, td.output_weights, td.output_bias)
     for arithmetic in ("float", "int16"):
@@ -650,7 +656,7 @@ def test_int16_errors() -> None:
                   short.output_bias, race=short.race, arithmetic="int16")
     fast = Evaluator.load("short", "int16")
     with pytest.raises(FastNardyError, match="not feature arrays"):
-        fast(features("short", positions("short", 5), "tdgammon"))
+        fast(features("short", positions("short", 5), fast.kind))
     rows = positions("short", 50)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(fast)).evaluate(rows),
                                   fast.evaluate(rows))
