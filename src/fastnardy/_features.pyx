@@ -117,84 +117,57 @@ cdef extern from *:
     }
     /* the 21 rolls as lanes (the 15 others, then the doubles; 11 lanes of weight 0 after
        them): first die, second die, weight (2, or 1 for a double), and -1 for a double */
-    static const int32_t fn_roll_a[32] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5,
+    static const uint32_t fn_roll_a[32] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5,
                                           1, 2, 3, 4, 5, 6};
-    static const int32_t fn_roll_b[32] = {2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6,
+    static const uint32_t fn_roll_b[32] = {2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6,
                                           1, 2, 3, 4, 5, 6};
     static const int32_t fn_roll_w[32] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
                                           1, 1, 1, 1, 1, 1};
-    static const int32_t fn_roll_double[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                               -1, -1, -1, -1, -1, -1};
+    static const uint32_t fn_roll_double[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu,
+                                                0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
     static fn_shots_t fn_shots = fn_shots_base;
     #ifdef NB_X86
-    /* a farthest hit's pips: the exponent of float(hit) (exact below 2^24) less 126 */
-    __attribute__((target("avx512f"))) static int fn_shots_avx512(
-            uint32_t sources, uint32_t blots, uint32_t blocks, int* loss) {
-        *loss = 0;
-        if (sources < 2 * (blots & -blots)) return 0;
-        const __m512i s = _mm512_set1_epi32((int)sources), f = _mm512_set1_epi32((int)~blocks);
-        const __m512i t = _mm512_set1_epi32((int)blots);
-        __m512i count = _mm512_setzero_si512(), lost = _mm512_setzero_si512();
-        for (int h = 0; h < 32; h += 16) {
-            __m512i a = _mm512_loadu_si512((const void*)(fn_roll_a + h));
-            __m512i b = _mm512_loadu_si512((const void*)(fn_roll_b + h));
-            __m512i x1 = _mm512_srlv_epi32(s, a), x2 = _mm512_srlv_epi32(s, b);
-            __m512i y1 = _mm512_srlv_epi32(_mm512_and_si512(x1, f), b);
-            __m512i y2 = _mm512_srlv_epi32(_mm512_and_si512(x2, f), a);
-            __m512i z = _mm512_srlv_epi32(_mm512_and_si512(y1, f), a);
-            __m512i w = _mm512_srlv_epi32(_mm512_and_si512(z, f), a);
-            __m512i two = _mm512_and_si512(
-                _mm512_or_si512(z, w),
-                _mm512_loadu_si512((const void*)(fn_roll_double + h)));
-            __m512i hit = _mm512_and_si512(t, _mm512_or_si512(
-                _mm512_or_si512(x1, x2), _mm512_or_si512(_mm512_or_si512(y1, y2), two)));
-            __mmask16 m = _mm512_test_epi32_mask(hit, hit);
-            __m512i weight = _mm512_maskz_loadu_epi32(m, fn_roll_w + h);
-            __m512i pips = _mm512_sub_epi32(
-                _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtepu32_ps(hit)), 23),
-                _mm512_set1_epi32(126));
-            count = _mm512_add_epi32(count, weight);
-            lost = _mm512_add_epi32(lost, _mm512_mullo_epi32(weight, pips));
-        }
-        *loss = _mm512_reduce_add_epi32(lost);
-        return _mm512_reduce_add_epi32(count);
+    /* fn_shots_base's counts with the rolls as the lanes of vectors of W uint32 (GCC's and
+       clang's vector extension; the lanes' shifts by their own dice): the lanes of a double
+       take up to four steps, the others both orders of two. A hit's pips are the exponent
+       of its float (exact below 2^24) less 126. One body for each vector build. */
+    #define FN_SHOTS_LANES(name, isa, W)                                                     \
+    typedef uint32_t name##_u __attribute__((vector_size(4 * W)));                           \
+    typedef int32_t name##_i __attribute__((vector_size(4 * W)));                            \
+    typedef float name##_f __attribute__((vector_size(4 * W)));                              \
+    __attribute__((target(isa))) static int name(uint32_t sources, uint32_t blots,           \
+                                                 uint32_t blocks, int* loss) {              \
+        const name##_u zero = {0}, s = zero + sources, f = zero + ~blocks, t = zero + blots; \
+        name##_i count = {0}, lost = {0};                                                    \
+        int c = 0, l = 0;                                                                    \
+        *loss = 0;                                                                           \
+        if (sources < 2 * (blots & -blots)) return 0;                                        \
+        for (int h = 0; h < 21; h += W) {                                                    \
+            name##_u a, b, dbl;                                                              \
+            name##_i w, pips;                                                                \
+            memcpy(&a, fn_roll_a + h, sizeof a);                                             \
+            memcpy(&b, fn_roll_b + h, sizeof b);                                             \
+            memcpy(&dbl, fn_roll_double + h, sizeof dbl);                                    \
+            memcpy(&w, fn_roll_w + h, sizeof w);                                             \
+            name##_u x1 = s >> a, x2 = s >> b, y1 = (x1 & f) >> b, y2 = (x2 & f) >> a;       \
+            name##_u z = (y1 & f) >> a, four = (z & f) >> a;                                 \
+            name##_u hit = t & (x1 | x2 | y1 | y2 | ((z | four) & dbl));                     \
+            name##_i weight = w & (name##_i)(hit != 0);                                      \
+            name##_f fhit = __builtin_convertvector((name##_i)hit, name##_f);                \
+            memcpy(&pips, &fhit, sizeof pips);                                               \
+            count += weight;                                                                 \
+            lost += weight * ((pips >> 23) - 126);                                           \
+        }                                                                                    \
+        for (int i = 0; i < W; i++) {                                                        \
+            c += count[i];                                                                   \
+            l += lost[i];                                                                    \
+        }                                                                                    \
+        *loss = l;                                                                           \
+        return c;                                                                            \
     }
-    __attribute__((target("avx2"))) static int fn_shots_avx2(
-            uint32_t sources, uint32_t blots, uint32_t blocks, int* loss) {
-        *loss = 0;
-        if (sources < 2 * (blots & -blots)) return 0;
-        const __m256i s = _mm256_set1_epi32((int)sources), f = _mm256_set1_epi32((int)~blocks);
-        const __m256i t = _mm256_set1_epi32((int)blots), zero = _mm256_setzero_si256();
-        __m256i count = zero, lost = zero;
-        for (int h = 0; h < 24; h += 8) {
-            __m256i a = _mm256_loadu_si256((const __m256i*)(fn_roll_a + h));
-            __m256i b = _mm256_loadu_si256((const __m256i*)(fn_roll_b + h));
-            __m256i x1 = _mm256_srlv_epi32(s, a), x2 = _mm256_srlv_epi32(s, b);
-            __m256i y1 = _mm256_srlv_epi32(_mm256_and_si256(x1, f), b);
-            __m256i y2 = _mm256_srlv_epi32(_mm256_and_si256(x2, f), a);
-            __m256i z = _mm256_srlv_epi32(_mm256_and_si256(y1, f), a);
-            __m256i w = _mm256_srlv_epi32(_mm256_and_si256(z, f), a);
-            __m256i two = _mm256_and_si256(
-                _mm256_or_si256(z, w),
-                _mm256_loadu_si256((const __m256i*)(fn_roll_double + h)));
-            __m256i hit = _mm256_and_si256(t, _mm256_or_si256(
-                _mm256_or_si256(x1, x2), _mm256_or_si256(_mm256_or_si256(y1, y2), two)));
-            __m256i none = _mm256_cmpeq_epi32(hit, zero);
-            __m256i weight = _mm256_andnot_si256(
-                none, _mm256_loadu_si256((const __m256i*)(fn_roll_w + h)));
-            __m256i pips = _mm256_sub_epi32(
-                _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(hit)), 23),
-                _mm256_set1_epi32(126));
-            count = _mm256_add_epi32(count, weight);
-            lost = _mm256_add_epi32(lost, _mm256_mullo_epi32(weight, pips));
-        }
-        int32_t c[8], l[8];
-        _mm256_storeu_si256((__m256i*)c, count);
-        _mm256_storeu_si256((__m256i*)l, lost);
-        _mm256_zeroupper();
-        *loss = l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
-        return c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7];
-    }
+    FN_SHOTS_LANES(fn_shots_avx512, "avx512f", 16)
+    FN_SHOTS_LANES(fn_shots_avx2, "avx2", 8)
     #endif
     /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2, NB_AVX512 or
        NB_AVX512VNNI) */
