@@ -21,13 +21,14 @@ run with the same file skips them):
    on the Dask cluster at ``--dask ADDRESS``: the same labels however they are split; Ctrl-C
    stops every piece, on the cluster too.
 3. *Fit.* One hidden layer of ``--hidden`` sigmoid units on the game's inputs
-   (``tdgammon`` short, ``nardy`` long; ``--inputs shots`` for short nardy's with six
-   contact inputs, :mod:`fastnardy.search.inputs`), five sigmoid outputs, Adam on the cross-entropy of
-   each output against the teacher's, ``--epochs`` passes in minibatches, the rate falling
-   linearly to a tenth; ``--holdout`` of the rows (drawn by the seed) are never learnt and
-   report the mean absolute error of the equity after each pass. The weights are written
-   to ``--out`` after each pass (``Evaluator.load(path)`` reads them); the metadata records
-   the command, seed, rows and CPU seconds (this process's and gnubg's).
+   (``tdgammon`` short, ``nardy`` long; ``--inputs shots`` for short nardy's with eight
+   contact inputs, :mod:`fastnardy.search.inputs`; ``--attach``'s by default), five
+   sigmoid outputs, Adam on the cross-entropy of each output against the teacher's,
+   ``--epochs`` passes in minibatches, the rate falling linearly to a tenth; ``--holdout``
+   of the rows (drawn by the seed) are never learnt and report the mean absolute error of
+   the equity after each pass. The weights are written to ``--out`` after each pass
+   (``Evaluator.load(path)`` reads them); the metadata records the command, seed, rows and
+   CPU seconds (this process's and gnubg's).
 
 ``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit;
 every file must have been labelled by the same teacher at the same depth, of the same

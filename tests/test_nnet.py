@@ -416,7 +416,8 @@ def shots_networks() -> list[Evaluator]:
     nets = []
     for hidden, seed in ((17, 21), (48, 22), (200, 23)):
         rng = np.random.default_rng(seed)
-        arrays = [rng.normal(0, 0.4, shape) for shape in ((206, hidden), hidden, (hidden, 5), 5)]
+        arrays = [rng.normal(0, 0.4, shape)
+                  for shape in ((206, hidden), hidden, (hidden, 5), 5)]
         arrays[0][198:] *= 5  # the contact inputs' weights large: a wrong one shows
         race = None
         if hidden == 200:
@@ -430,8 +431,8 @@ def shots_networks() -> list[Evaluator]:
 
 def test_shots_networks_on_every_path() -> None:
     """The shots kind: its contact inputs' table rows (shots and escapes 0..36, the back
-    checker's point 0..25, the pip loss 0..96, per side) are each board's own, added after both sides' rows:
-    within 1e-6 of the numpy oracle on rows, keys and feature arrays (the race network on
+    checker's point 0..25, the pip loss 0..96, per side) are each board's own, added after
+    both sides' rows: within 1e-6 of the numpy oracle on rows, keys and feature arrays (the race network on
     races), and a turn's children valued from their parent (self-play's path, hits
     included) the same floats as each child alone, in float and in int16; the int16 values
     within 0.03 of the float ones."""

@@ -101,9 +101,9 @@ cdef inline void shots_values(const mirror_map* m, const int8_t* side0, uint32_t
                               shots_fn shots, int* out) noexcept nogil:
     """The eight counts of the shots inputs of a row's two sides (``side0`` the mover's 25
     counts and held mask, ``side1`` the opponent's): for each side, the other side's shots
-    at its blots (``shots``: shots_function's, or _features' own), its back checker's escapes, its back checker's point (25: the bar, 0:
-    none) and its pip loss in quarter pips a roll (0..96, the sum of shots' loss over 9,
-    rounded half up)."""
+    at its blots (``shots``: the instruction set's count, shots_function), its back
+    checker's escapes, its back checker's point (25: the bar, 0: none) and its pip loss in
+    quarter pips a roll (0..96: the sum of shots' loss over 9, rounded half up)."""
     cdef uint32_t stacked[2]
     cdef uint32_t held[2]
     cdef const int8_t* sides[2]

@@ -512,9 +512,9 @@ cdef int _raise(int faults, int keys) except -1:
 
 
 def features(int kind, int is_short, object boards, object mirror):
-    """The (N, F) float32 inputs of ``kind`` (0 raw, 1 tdgammon, 2 nardy, 3 shots) for board rows or
-    packed keys, mover's view; ``mirror`` is the game's MIRROR_COLUMNS. The kind and game are
-    the caller's to check."""
+    """The (N, F) float32 inputs of ``kind`` (0 raw, 1 tdgammon, 2 nardy, 3 shots) for board
+    rows or packed keys, mover's view; ``mirror`` is the game's MIRROR_COLUMNS. The kind and
+    game are the caller's to check."""
     cdef const mirror_map* mir
     cdef row_facts facts
     cdef int8_t scratch[50]

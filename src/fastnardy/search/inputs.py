@@ -38,9 +38,10 @@ shots     short  206  0-197 the tdgammon columns; 198-201 the mover's contact in
                       /36; its escapes, the rolls with which its back checker passes
                       the other side's blocks ahead of it, /36; its back checker's
                       point (own numbering, 25 on the bar, 0 with no checker left) /25;
-                      and its pip loss, the pips a roll of the other side's takes from
-                      it on average by hitting its farthest advanced blot it can (25 - p
-                      for a blot on its point p), in quarter pips rounded half up, /96
+                      and its pip loss, the mean over the 36 rolls of the pips the
+                      other side takes from it by hitting the farthest advanced of the
+                      blots the roll hits (25 - p for a blot on its point p; 0 for a
+                      roll that hits none), in quarter pips rounded half up, /96
 raw       both   52   0-23 mover's points n/15; 24 mover's bar n/15; 25-48 opponent's
                       points n/15; 49 opponent's bar n/15; 50 mover's borne off
                       n/15; 51 opponent's borne off n/15 (bars are 0 in long nardy)
