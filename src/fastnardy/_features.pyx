@@ -76,16 +76,6 @@ cdef extern from *:
        (its attacker's point). Lane by lane over the 21 rolls in the vector builds, roll by
        roll in the baseline: integers, the same counts. */
     typedef int (*fn_shots_t)(uint32_t, uint32_t, uint32_t, int*);
-    /* the pips a hit loses: 1 + the top bit of ``hit`` (not 0) */
-    static inline int fn_pips(uint32_t hit) {
-    #if defined(__GNUC__) || defined(__clang__)
-        return 32 - __builtin_clz(hit);
-    #else
-        int n = 0;
-        while (hit) { hit >>= 1; n++; }
-        return n;
-    #endif
-    }
     static int fn_shots_base(uint32_t sources, uint32_t blots, uint32_t blocks, int* loss) {
         uint32_t one[7], free_[7];
         int count = 0, lost = 0;
@@ -104,12 +94,12 @@ cdef extern from *:
             }
             int k = hit != 0;
             count += k;
-            lost += k * fn_pips(hit | 1);
+            lost += k * (nb_top(hit | 1) + 1);  /* pips lost */
             for (int e = d + 1; e < 7; e++) {
                 hit = (one[d] | one[e] | (free_[d] >> e) | (free_[e] >> d)) & blots;
                 k = 2 * (hit != 0);
                 count += k;
-                lost += k * fn_pips(hit | 1);
+                lost += k * (nb_top(hit | 1) + 1);  /* pips lost */
             }
         }
         *loss = lost;
