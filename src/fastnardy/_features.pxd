@@ -96,31 +96,32 @@ cdef inline int escapes(const uint8_t* table, int back, uint32_t blocks) noexcep
     return table[window & 0xFFF]
 
 
-cdef inline void shots_values(const mirror_map* m, const int8_t* side0, uint32_t held0,
-                              const int8_t* side1, uint32_t held1, const uint8_t* table,
-                              shots_fn shots, int* out) noexcept nogil:
+cdef inline uint32_t side_shots(const mirror_map* m, const int8_t* own, uint32_t held,
+                                uint32_t stacked, const int8_t* other, uint32_t other_held,
+                                uint32_t other_stacked, const uint8_t* table,
+                                shots_fn shots) noexcept nogil:
+    """A side's four counts of the shots inputs (shots_values), a byte each."""
+    cdef int loss
+    cdef uint32_t hits = shots(other_held | ((other[24] != 0) << 24),
+                               mirrored(m, held & ~stacked), mirrored(m, stacked), &loss)
+    cdef uint32_t back = 25 if own[24] else nb_top(held) + 1 if held else 0
+    return (hits | <uint32_t>escapes(table, back, mirrored(m, other_stacked)) << 8
+            | back << 16 | <uint32_t>((2 * loss + 9) // 18) << 24)
+
+
+cdef inline uint64_t shots_values(const mirror_map* m, const int8_t* side0, uint32_t held0,
+                                  const int8_t* side1, uint32_t held1, const uint8_t* table,
+                                  shots_fn shots) noexcept nogil:
     """The eight counts of the shots inputs of a row's two sides (``side0`` the mover's 25
-    counts and held mask, ``side1`` the opponent's): for each side, the other side's shots
-    at its blots (``shots``: the instruction set's count, shots_function), its back
-    checker's escapes, its back checker's point (25: the bar, 0: none) and its pip loss in
-    quarter pips a roll (0..96: the sum of shots' loss over 9, rounded half up)."""
-    cdef uint32_t stacked[2]
-    cdef uint32_t held[2]
-    cdef const int8_t* sides[2]
-    cdef int s, back, loss
-    stacked[0] = stacked24(side0)
-    stacked[1] = stacked24(side1)
-    held[0] = held0
-    held[1] = held1
-    sides[0] = side0
-    sides[1] = side1
-    for s in range(2):
-        out[4 * s] = shots(held[1 - s] | ((sides[1 - s][24] != 0) << 24),
-                           mirrored(m, held[s] & ~stacked[s]), mirrored(m, stacked[s]), &loss)
-        back = 25 if sides[s][24] else nb_top(held[s]) + 1 if held[s] else 0
-        out[4 * s + 1] = escapes(table, back, mirrored(m, stacked[1 - s]))
-        out[4 * s + 2] = back
-        out[4 * s + 3] = (2 * loss + 9) // 18
+    counts and held mask, ``side1`` the opponent's), input k in byte k (each is below 256,
+    and packed they stay in a register): for each side, the other side's shots at its blots
+    (``shots``: the instruction set's count, shots_function), its back checker's escapes,
+    its back checker's point (25: the bar, 0: none) and its pip loss in quarter pips a roll
+    (0..96: the sum of shots' loss over 9, rounded half up)."""
+    cdef uint32_t stacked0 = stacked24(side0), stacked1 = stacked24(side1)
+    return (side_shots(m, side0, held0, stacked0, side1, held1, stacked1, table, shots)
+            | <uint64_t>side_shots(m, side1, held1, stacked1, side0, held0, stacked0, table,
+                                   shots) << 32)
 
 
 # The checks of one row or key below run for every board a network values: inline here, so

@@ -377,15 +377,15 @@ cdef inline void nardy_row(const int8_t* row, const row_facts* facts, const mirr
 cdef inline void shots_row(const int8_t* row, const row_facts* facts, const mirror_map* m,
                            float* out) noexcept nogil:
     """The shots features: the tdgammon ones, then each side's four contact inputs."""
-    cdef int values[8]
+    cdef uint64_t values
     cdef int s
     tdgammon_row(row, facts, out)
-    shots_values(m, row, facts.held[0], row + 25, facts.held[1], ESCAPES, fn_shots, values)
+    values = shots_values(m, row, facts.held[0], row + 25, facts.held[1], ESCAPES, fn_shots)
     for s in range(2):
-        out[C_SHOTS + 4 * s] = SHOT36[values[4 * s]]
-        out[C_SHOTS + 4 * s + 1] = SHOT36[values[4 * s + 1]]
-        out[C_SHOTS + 4 * s + 2] = BACK25[values[4 * s + 2]]
-        out[C_SHOTS + 4 * s + 3] = LOSS96[values[4 * s + 3]]
+        out[C_SHOTS + 4 * s] = SHOT36[(values >> (32 * s)) & 0xFF]
+        out[C_SHOTS + 4 * s + 1] = SHOT36[(values >> (32 * s + 8)) & 0xFF]
+        out[C_SHOTS + 4 * s + 2] = BACK25[(values >> (32 * s + 16)) & 0xFF]
+        out[C_SHOTS + 4 * s + 3] = LOSS96[(values >> (32 * s + 24)) & 0xFF]
 
 
 def shots_tables():

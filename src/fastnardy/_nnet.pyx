@@ -198,14 +198,14 @@ cdef inline int shots_rows(const nn_net* net, const int8_t* side0, uint32_t held
     """The rows of the shots inputs of a board (its mover's 25 counts and held mask, then
     its opponent's) into ``ones``, where the network has them (they depend on both sides,
     so they are every board's own). Returns their number."""
-    cdef int values[8]
+    cdef uint64_t values
     cdef int k
     if net.shots == NULL:
         return 0
-    shots_values(net.mirror, side0, held0, side1, held1, net.escapes, net.shots_of, values)
+    values = shots_values(net.mirror, side0, held0, side1, held1, net.escapes, net.shots_of)
     for k in range(8):  # side k / 4's input k % 4, in its group of rows (SHOTS_FIRST)
         ones[k] = net.shots + (SHOTS_FIRST[4] * (k >> 2) + SHOTS_FIRST[k & 3]
-                               + values[k]) * net.row_bytes
+                               + ((values >> (8 * k)) & 0xFF)) * net.row_bytes
     return 8
 
 
