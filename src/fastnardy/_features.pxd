@@ -96,16 +96,17 @@ cdef inline int escapes(const uint8_t* table, int back, uint32_t blocks) noexcep
     return table[window & 0xFFF]
 
 
-cdef inline uint32_t side_shots(const mirror_map* m, const int8_t* own, uint32_t held,
-                                uint32_t stacked, const int8_t* other, uint32_t other_held,
-                                uint32_t other_stacked, const uint8_t* table,
+cdef inline uint32_t side_shots(const int8_t* own, uint32_t held, uint32_t seen_held,
+                                uint32_t seen_stacked, const int8_t* other, uint32_t other_held,
+                                uint32_t other_seen_stacked, const uint8_t* table,
                                 shots_fn shots) noexcept nogil:
-    """A side's four counts of the shots inputs (shots_values), a byte each."""
+    """A side's four counts of the shots inputs (shots_values), a byte each; ``seen_*``
+    are masks mirrored into the other side's numbering."""
     cdef int loss
     cdef uint32_t hits = shots(other_held | ((other[24] != 0) << 24),
-                               mirrored(m, held & ~stacked), mirrored(m, stacked), &loss)
+                               seen_held & ~seen_stacked, seen_stacked, &loss)
     cdef uint32_t back = 25 if own[24] else nb_top(held) + 1 if held else 0
-    return (hits | <uint32_t>escapes(table, back, mirrored(m, other_stacked)) << 8
+    return (hits | <uint32_t>escapes(table, back, other_seen_stacked) << 8
             | back << 16 | <uint32_t>((2 * loss + 9) // 18) << 24)
 
 
@@ -117,11 +118,14 @@ cdef inline uint64_t shots_values(const mirror_map* m, const int8_t* side0, uint
     and packed they stay in a register): for each side, the other side's shots at its blots
     (``shots``: the instruction set's count, shots_function), its back checker's escapes,
     its back checker's point (25: the bar, 0: none) and its pip loss in quarter pips a roll
-    (0..96: the sum of shots' loss over 9, rounded half up)."""
-    cdef uint32_t stacked0 = stacked24(side0), stacked1 = stacked24(side1)
-    return (side_shots(m, side0, held0, stacked0, side1, held1, stacked1, table, shots)
-            | <uint64_t>side_shots(m, side1, held1, stacked1, side0, held0, stacked0, table,
-                                   shots) << 32)
+    (0..96: the sum of shots' loss over 9, rounded half up). A mirror moves bits, so the
+    mirror of a side's blots is its mirrored points less its mirrored stacks."""
+    cdef uint32_t seen_stacked0 = mirrored(m, stacked24(side0))
+    cdef uint32_t seen_stacked1 = mirrored(m, stacked24(side1))
+    return (side_shots(side0, held0, mirrored(m, held0), seen_stacked0, side1, held1,
+                       seen_stacked1, table, shots)
+            | <uint64_t>side_shots(side1, held1, mirrored(m, held1), seen_stacked1, side0,
+                                   held0, seen_stacked0, table, shots) << 32)
 
 
 # The checks of one row or key below run for every board a network values: inline here, so
