@@ -226,7 +226,8 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             "race": args.race, "contact": args.contact}
         if other is not None and args.race:
             net = Evaluator(other.kind, other.hidden_weights, other.hidden_bias,
-                            other.output_weights, other.output_bias, other.metadata, race=net)
+                            other.output_weights, other.output_bias, other.metadata,
+                            race=padded(net, other.kind))
         elif other is not None:
             net = Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
                             net.output_bias, net.metadata, race=padded(other.race, net.kind))

@@ -304,6 +304,18 @@ def test_teacher_trainer_fits_a_race_network(tmp_path: Path) -> None:
     np.testing.assert_array_equal(beside.race.hidden_weights, split.race.hidden_weights)
     with pytest.raises(SystemExit):
         train.main(common + ["--race", "--contact", "--out", str(tmp_path / "x.npz")])
+    # a tdgammon race fit beside the shipped shots network: padded with weights of 0
+    lean = tmp_path / "lean.npz"
+    assert train.main(common + ["--race", "--inputs", "tdgammon", "--attach", "short",
+                                "--out", str(lean)]) == 0
+    padded = Evaluator.load(lean).race
+    assert padded is not None and padded.kind == "shots" and shipped.kind == "shots"
+    td = search.inputs.WIDTHS["tdgammon"]
+    assert not padded.hidden_weights[td:].any()
+    np.testing.assert_array_equal(padded.evaluate(rows),
+                                  Evaluator("tdgammon", padded.hidden_weights[:td],
+                                            padded.hidden_bias, padded.output_weights,
+                                            padded.output_bias).evaluate(rows))
 
 
 def test_lambda_returns_end_in_the_outcome_and_flip_sides() -> None:
