@@ -37,8 +37,11 @@ def main() -> None:
             score = errors(spec, game)
             rows.append(score.as_dict())
             if not args.json:
+                spread = score.standard_errors or {}
                 cells = "  ".join(
                     f"{kind} {'-' if math.isnan(e) else f'{e:6.1f}'}"
+                    + ("" if math.isnan(spread.get(kind, math.nan))
+                       else f" +- {1.96 * spread[kind]:4.1f}")
                     + (f" ({o} out)" if o else "") for kind, (_, e, o) in score.classes.items())
                 print(f"{game:5} {spec:8} {cells}   {score.cpu_seconds:7.1f} CPU s", flush=True)
     if args.json:

@@ -129,7 +129,13 @@ def test_the_error_is_the_equity_lost_against_the_best_candidate():
     assert score.classes["all"][:1] == (2,) and score.classes["all"][2] == 1
     assert np.isnan(score.classes["crashed"][1]) and score.classes["crashed"][0] == 0
     assert score.as_dict()["classes"]["crashed"] == {"positions": 0, "error": None,
-                                                     "outside": 0}
+                                                     "outside": 0, "standard_error": None}
+    # the standard error of a class's mean: losses 300 and 0, deviation 212.1, over sqrt(2)
+    best = listed._replace(candidates=(listed.candidates[1]._replace(equity=0.6),
+                                       listed.candidates[0]))
+    spread = errors("greedy", "short", [listed, best, missing]).standard_errors
+    assert spread is not None and spread["contact"] == pytest.approx(150.0)
+    assert np.isnan(spread["crashed"]) and np.isnan(score.standard_errors["contact"])
 
 
 def test_a_turn_outside_the_candidates_is_rolled_out_as_they_were():
@@ -302,3 +308,6 @@ def test_the_command_line_reports_per_class(capsys):
     document = json.loads(capsys.readouterr().out)
     assert status == 0 and set(document["classes"]) == {*CLASSES["long"], "all"}
     assert document["classes"]["all"]["positions"] == len(SETS["long"])
+    assert document["classes"]["all"]["standard_error"] > 0
+    assert main(["benchmark-error", "greedy", "--game", "long"]) == 0
+    assert "+- the 95% interval" in capsys.readouterr().out

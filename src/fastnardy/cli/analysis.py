@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
@@ -350,12 +351,16 @@ def _run_benchmark_error(args: argparse.Namespace) -> int:
         return 0
     rolled = f", {score.rollout_seconds:.1f} rolling out" if score.rolled_out else ""
     print(f"{score.player} on the {score.game}-nardy benchmark set: equity lost a move, "
-          f"thousandths of a point ({score.cpu_seconds:.1f} CPU s choosing{rolled})")
+          f"thousandths of a point, +- the 95% interval of the positions drawn "
+          f"({score.cpu_seconds:.1f} CPU s choosing{rolled})")
     how = "rolled out here" if score.rolled_out else "not counted"
+    spread = score.standard_errors or {}
     for kind, (count, error, outside) in score.classes.items():
         turns = "turn" if outside == 1 else "turns"
         note = f", {outside} {turns} outside the candidates, {how}" if outside else ""
-        print(f"  {kind:<9} {error:7.1f}   ({count} positions{note})")
+        interval = 1.96 * spread.get(kind, math.nan)
+        shown = " " * 9 if math.isnan(interval) else f" +- {interval:5.1f}"
+        print(f"  {kind:<9} {error:7.1f}{shown}   ({count} positions{note})")
     return 0
 
 

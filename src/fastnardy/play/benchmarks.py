@@ -102,7 +102,10 @@ class Score(NamedTuple):
     how many turns were outside the candidates, and the CPU seconds spent choosing (this
     process's, and GNU Backgammon's processes' for a gnubg player). ``rolled_out``: whether
     the turns outside were rolled out and counted (else they are left out of the errors),
-    and ``rollout_seconds`` the CPU seconds that took."""
+    and ``rollout_seconds`` the CPU seconds that took. ``standard_errors``: per class, the
+    standard error of its mean over the positions drawn (the losses' sample deviation over
+    the square root of their number; nan below two): a set of 40 positions a class gives
+    several thousandths, so two players' errors closer than that are not told apart."""
 
     player: str
     game: str
@@ -110,14 +113,22 @@ class Score(NamedTuple):
     cpu_seconds: float
     rolled_out: bool = False
     rollout_seconds: float = 0.0
+    standard_errors: Optional[Dict[str, float]] = None
 
     def as_dict(self) -> Dict[str, object]:
-        """JSON's form (an error over no position is null)."""
-        classes = {kind: {"positions": n, "error": None if np.isnan(e) else round(e, 2),
-                          "outside": o} for kind, (n, e, o) in self.classes.items()}
+        """JSON's form (an error or a standard error over too few positions is null)."""
+        spread = self.standard_errors or {}
+        classes = {kind: {"positions": n, "error": _rounded(e), "outside": o,
+                          "standard_error": _rounded(spread.get(kind, float("nan")))}
+                   for kind, (n, e, o) in self.classes.items()}
         return {"player": self.player, "game": self.game,
                 "cpu_seconds": round(self.cpu_seconds, 3), "rolled_out": self.rolled_out,
                 "rollout_seconds": round(self.rollout_seconds, 3), "classes": classes}
+
+
+def _rounded(value: float) -> Optional[float]:
+    """``value`` to two places for JSON, or None for nan."""
+    return None if np.isnan(value) else round(value, 2)
 
 
 def classify(position: Position) -> str:
@@ -292,7 +303,15 @@ def errors(player: str, game: str,
     every = [x for kind in lost for x in lost[kind]]
     classes["all"] = (len(positions), 1000 * float(np.mean(every)) if every else float("nan"),
                       sum(outside.values()))
-    return Score(choose.name, game, classes, seconds, rollouts is not None, rolling)
+    spread = {kind: _standard_error(values) for kind, values in [*lost.items(), ("all", every)]}
+    return Score(choose.name, game, classes, seconds, rollouts is not None, rolling, spread)
+
+
+def _standard_error(losses: Sequence[float]) -> float:
+    """The standard error of the mean of ``losses``, in thousandths (nan below two)."""
+    if len(losses) < 2:
+        return float("nan")
+    return 1000 * float(np.std(losses, ddof=1)) / float(np.sqrt(len(losses)))
 
 
 def _positions(value: object) -> List[BenchmarkPosition]:
