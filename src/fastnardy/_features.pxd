@@ -102,9 +102,12 @@ cdef inline uint32_t side_shots(const int8_t* own, uint32_t held, uint32_t seen_
                                 shots_fn shots) noexcept nogil:
     """A side's four counts of the shots inputs (shots_values), a byte each; ``seen_*``
     are masks mirrored into the other side's numbering."""
-    cdef int loss
-    cdef uint32_t hits = shots(other_held | ((other[24] != 0) << 24),
-                               seen_held & ~seen_stacked, seen_stacked, &loss)
+    cdef int loss = 0
+    cdef uint32_t hits = 0
+    cdef uint32_t sources = other_held | ((other[24] != 0) << 24)
+    cdef uint32_t blots = seen_held & ~seen_stacked
+    if sources >= 2 * (blots & -blots):  # a blot, and an attacker behind one
+        hits = shots(sources, blots, seen_stacked, &loss)
     cdef uint32_t back = 25 if own[24] else nb_top(held) + 1 if held else 0
     return (hits | <uint32_t>escapes(table, back, other_seen_stacked) << 8
             | back << 16 | <uint32_t>((2 * loss + 9) // 18) << 24)

@@ -74,13 +74,12 @@ cdef extern from *:
        no point on the way in ``blocks`` (all three in the attacker's numbering); and into
        ``loss`` the sum over those rolls of the pips lost by the farthest advanced blot hit
        (its attacker's point). Lane by lane over the 21 rolls in the vector builds, roll by
-       roll in the baseline: integers, the same counts. */
+       roll in the baseline: integers, the same counts. side_shots (_features.pxd) calls it
+       only when a blot has an attacker behind it: the counts are 0 otherwise. */
     typedef int (*fn_shots_t)(uint32_t, uint32_t, uint32_t, int*);
     static int fn_shots_base(uint32_t sources, uint32_t blots, uint32_t blocks, int* loss) {
         uint32_t one[7], free_[7];
         int count = 0, lost = 0;
-        *loss = 0;
-        if (sources < 2 * (blots & -blots)) return 0;  /* no blot, or none behind one */
         for (int d = 1; d < 7; d++) {
             one[d] = sources >> d;
             free_[d] = one[d] & ~blocks;
@@ -131,8 +130,6 @@ cdef extern from *:
         const name##_u zero = {0}, s = zero + sources, f = zero + ~blocks, t = zero + blots; \
         name##_i count = {0}, lost = {0};                                                    \
         int c = 0, l = 0;                                                                    \
-        *loss = 0;                                                                           \
-        if (sources < 2 * (blots & -blots)) return 0;                                        \
         for (int h = 0; h < 21; h += W) {                                                    \
             name##_u a, b, dbl;                                                              \
             name##_i w, pips;                                                                \
