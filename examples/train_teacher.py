@@ -213,7 +213,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         gnubg_seconds += seconds
         print(f"{len(rows)} labelled rows with {extra}", flush=True)
     x = features(rules, rows, args.inputs)
-    other = Evaluator.load(args.attach) if args.attach else None  # read once, not each pass
+    other = args.attached
 
     def save(net: Evaluator, epoch: int, error: float) -> None:
         net.metadata = {
@@ -298,8 +298,10 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error("an Evaluator teaches at 0 or 1 ply")
     if args.race and args.contact:
         parser.error("--race and --contact keep positions apart: give one")
-    if args.inputs is None:  # --attach's, whose race network the fit is or goes beside
-        args.inputs = Evaluator.load(args.attach).kind if args.attach else KINDS[args.game]
+    # --attach's network, read once: the fit is its race network or goes beside its race one
+    args.attached = Evaluator.load(args.attach) if args.attach else None
+    if args.inputs is None:  # --attach's inputs
+        args.inputs = args.attached.kind if args.attached else KINDS[args.game]
     if ENCODINGS.get(args.inputs) != args.game:
         parser.error(f"--inputs {args.inputs} are not {args.game} nardy's")
     if args.workers is not None and args.dask is not None:
