@@ -18,7 +18,7 @@ from fastnardy import FastNardyError, Position
 from fastnardy.analysis import rollout
 from fastnardy.play import benchmarks
 from fastnardy.play.benchmarks import (CLASSES, BenchmarkPosition, Candidate, build_set,
-                                           classify, errors, read_set, write_set)
+                                           classify, errors, paired, read_set, write_set)
 from fastnardy.cli import main
 from fastnardy.play.gnubg import GNUBG
 from fastnardy.play.players import greedy_scores
@@ -312,3 +312,44 @@ def test_the_command_line_reports_per_class(capsys):
     assert document["classes"]["all"]["standard_error"] > 0
     assert main(["benchmark-error", "greedy", "--game", "long"]) == 0
     assert "+- the 95% interval" in capsys.readouterr().out
+
+
+def test_paired_differences_are_position_by_position():
+    """paired: each position's loss less the other player's, per class and all; positions
+    either side did not count (nan) are left out; two sets of different shapes refused."""
+    a = benchmarks.Score("a", "short", {}, 0.0, losses={
+        "contact": (300.0, 0.0, float("nan")), "crashed": (), "race": (10.0,)})
+    b = benchmarks.Score("b", "short", {}, 0.0, losses={
+        "contact": (100.0, 100.0, 50.0), "crashed": (), "race": (10.0,)})
+    difference = paired(a, b)
+    # contact: 200 and -100, mean 50, deviation 212.1 over sqrt(2): 150
+    assert difference["contact"] == (2, pytest.approx(50.0), pytest.approx(150.0))
+    assert difference["crashed"].positions == 0 and np.isnan(difference["crashed"].mean)
+    assert difference["race"] == (1, 0.0, pytest.approx(float("nan"), nan_ok=True))
+    assert difference["all"][:2] == (3, pytest.approx(100 / 3))
+    assert difference["crashed"].as_dict() == {"positions": 0, "difference": None,
+                                               "standard_error": None}
+    with pytest.raises(FastNardyError, match="not scored on the same set"):
+        paired(a, b._replace(losses={**b.losses, "race": ()}))
+    with pytest.raises(FastNardyError, match="keep each position.s loss"):
+        paired(a, b._replace(losses=None))
+
+
+def test_benchmark_error_against_another_player(capsys):
+    """--against: both players' scores and the paired difference, which on a set whose turns
+    are all candidates is the difference of the two errors, class by class."""
+    assert main(["benchmark-error", "net:0", "--game", "long", "--against", "greedy",
+                 "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["player"] == "net:0" and document["against"]["player"] == "greedy"
+    for kind in (*CLASSES["long"], "all"):
+        mine, theirs = document["classes"][kind], document["against"]["classes"][kind]
+        assert mine["outside"] == theirs["outside"] == 0
+        paired_kind = document["paired"][kind]
+        assert paired_kind["positions"] == mine["positions"]
+        assert paired_kind["difference"] == pytest.approx(
+            mine["error"] - theirs["error"], abs=0.011)
+    assert document["paired"]["all"]["difference"] < 0  # the network loses less than greedy
+    assert main(["benchmark-error", "greedy", "--game", "long", "--against", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy less greedy, position by position" in out and "+0.0 +-   0.0" in out

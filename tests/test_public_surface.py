@@ -234,7 +234,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.analysis.met import MatchEquityTable
     from fastnardy.analysis.review import AnalysedTurn, Analysis, CubeReview
     from fastnardy.analysis.rollouts import CubeRollout, RolledCandidate
-    from fastnardy.play.benchmarks import Score, errors
+    from fastnardy.play.benchmarks import Difference, Score, errors, paired
     from fastnardy.play.players import Network, Player
     from fastnardy.engines import crosscheck
     from fastnardy.batch import ChanceNodes
@@ -291,6 +291,8 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         RolledCandidate: lambda: ANALYSED["rolled"][:2],
         CubeRollout: lambda: [ANALYSED["cube"]],
         Score: lambda: [errors("greedy", "long")],
+        Difference: lambda: list(paired(errors("net:0", "long"), errors("greedy", "long"))
+                                 .values()),
         Player: lambda: [Greedy(), Random(3)],
         Greedy: lambda: [Greedy()],
         Random: lambda: [Random(1)],

@@ -17,7 +17,7 @@
                       [--dask ADDRESS] [--seed S] [--json]
     fastnardy analyse FILE [--plies N] [--json] [--html OUT]
     fastnardy match A B [--game G] [--games N] [--seed S] [--json]
-    fastnardy benchmark-error PLAYER [--game G] [--set FILE] [--json]
+    fastnardy benchmark-error PLAYER [--game G] [--set FILE] [--against OTHER] [--json]
     fastnardy benchmark-build GAME [--per-class N] [--games G] [--seed S] [--played P]
                               [--processes K | --dask ADDRESS] [--out FILE]
 

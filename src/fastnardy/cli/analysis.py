@@ -316,6 +316,9 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
                        help="the game whose set (default short)")
     p_err.add_argument("--set", metavar="FILE", default=None,
                        help="a set written by benchmark-build (default: the shipped one)")
+    p_err.add_argument("--against", metavar="OTHER", default=None,
+                       help="score OTHER (a player as PLAYER) too, and PLAYER's loss less "
+                            "OTHER's position by position: the paired difference per class")
     add_json(p_err)
     p_err.set_defaults(run=_run_benchmark_error)
     p_build = sub.add_parser(
@@ -343,25 +346,43 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
 
 
 def _run_benchmark_error(args: argparse.Namespace) -> int:
-    from ..play.benchmarks import errors
+    from ..play.benchmarks import errors, paired
 
-    score = errors(args.player, args.game, args.set)
+    scores = [errors(player, args.game, args.set)
+              for player in [args.player] + ([args.against] if args.against else [])]
+    difference = paired(*scores) if len(scores) == 2 else None
     if args.json:
-        print_json(score.as_dict())
+        document = scores[0].as_dict()
+        if difference is not None:
+            document["against"] = scores[1].as_dict()
+            document["paired"] = {kind: d.as_dict() for kind, d in difference.items()}
+        print_json(document)
         return 0
-    rolled = f", {score.rollout_seconds:.1f} rolling out" if score.rolled_out else ""
-    print(f"{score.player} on the {score.game}-nardy benchmark set: equity lost a move, "
-          f"thousandths of a point, +- the 95% interval of the positions drawn "
-          f"({score.cpu_seconds:.1f} CPU s choosing{rolled})")
-    how = "rolled out here" if score.rolled_out else "not counted"
-    spread = score.standard_errors or {}
-    for kind, (count, error, outside) in score.classes.items():
-        turns = "turn" if outside == 1 else "turns"
-        note = f", {outside} {turns} outside the candidates, {how}" if outside else ""
-        interval = 1.96 * spread.get(kind, math.nan)
-        shown = " " * 9 if math.isnan(interval) else f" +- {interval:5.1f}"
-        print(f"  {kind:<9} {error:7.1f}{shown}   ({count} positions{note})")
+    for score in scores:
+        rolled = f", {score.rollout_seconds:.1f} rolling out" if score.rolled_out else ""
+        print(f"{score.player} on the {score.game}-nardy benchmark set: equity lost a move, "
+              f"thousandths of a point, +- the 95% interval of the positions drawn "
+              f"({score.cpu_seconds:.1f} CPU s choosing{rolled})")
+        how = "rolled out here" if score.rolled_out else "not counted"
+        spread = score.standard_errors or {}
+        for kind, (count, error, outside) in score.classes.items():
+            turns = "turn" if outside == 1 else "turns"
+            note = f", {outside} {turns} outside the candidates, {how}" if outside else ""
+            print(f"  {kind:<9} {error:7.1f}{_interval(spread.get(kind, math.nan))}   "
+                  f"({count} positions{note})")
+    if difference is not None:
+        print(f"{scores[0].player} less {scores[1].player}, position by position: "
+              f"thousandths of a point a move, +- the 95% interval")
+        for kind, d in difference.items():
+            print(f"  {kind:<9} {d.mean:+7.1f}{_interval(d.standard_error)}   "
+                  f"({d.positions} positions)")
     return 0
+
+
+def _interval(standard_error: float) -> str:
+    """`` +- `` the 95% interval of a mean with this standard error, or blanks for nan."""
+    return " " * 9 if math.isnan(standard_error) else f" +- {1.96 * standard_error:5.1f}"
+
 
 
 def _run_benchmark_build(args: argparse.Namespace) -> int:

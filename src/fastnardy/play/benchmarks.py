@@ -61,8 +61,9 @@ from .gnubg import Gnubg
 from .match import network_spec, player
 from .players import greedy_scores
 
-__all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Score", "build_set", "classify",
-           "errors", "header", "read_set", "rollout_settings", "write_set"]
+__all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Difference", "Score", "build_set",
+           "classify", "errors", "header", "paired", "read_set", "rollout_settings",
+           "write_set"]
 
 CLASSES = {"long": ("contact", "race", "bear-off"), "short": ("contact", "crashed", "race")}
 FORMAT = 1  # the version of a set file
@@ -105,7 +106,10 @@ class Score(NamedTuple):
     and ``rollout_seconds`` the CPU seconds that took. ``standard_errors``: per class, the
     standard error of its mean over the positions drawn (the losses' sample deviation over
     the square root of their number; nan below two): a set of 40 positions a class gives
-    several thousandths, so two players' errors closer than that are not told apart."""
+    several thousandths, so two players' errors closer than that are not told apart.
+    ``losses``: per class, each position's loss in the set's order (thousandths; nan for a
+    turn outside the candidates not counted), which :func:`paired` compares position by
+    position."""
 
     player: str
     game: str
@@ -114,6 +118,7 @@ class Score(NamedTuple):
     rolled_out: bool = False
     rollout_seconds: float = 0.0
     standard_errors: Optional[Dict[str, float]] = None
+    losses: Optional[Dict[str, Tuple[float, ...]]] = None
 
     def as_dict(self) -> Dict[str, object]:
         """JSON's form (an error or a standard error over too few positions is null)."""
@@ -272,6 +277,7 @@ def errors(player: str, game: str,
                     checks.number(rollouts[1], "rollout seed", 0))
     choose = _chooser(player, game, seed)
     lost: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}
+    each: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}  # nan: not counted
     outside = dict.fromkeys(CLASSES[game], 0)
     rolling = 0.0
     started = time.process_time()
@@ -285,15 +291,19 @@ def errors(player: str, game: str,
             chosen = children[int(np.argmax(values))]
             equities = {_row(c.position): c.equity for c in item.candidates}
             best = max(equities.values())  # whatever order the candidates were given in
+            loss = float("nan")  # a turn outside the candidates, not rolled out
             if chosen.tobytes() in equities:
-                lost[item.kind].append(best - equities[chosen.tobytes()])
-                continue
-            outside[item.kind] += 1
-            if rollouts is not None:
-                begun = time.process_time()
-                mine, _ = _equity(decode(item.position.rules, chosen[None])[0], *rollouts)
-                rolling += time.process_time() - begun
-                lost[item.kind].append(max(best, mine) - mine)
+                loss = best - equities[chosen.tobytes()]
+            else:
+                outside[item.kind] += 1
+                if rollouts is not None:
+                    begun = time.process_time()
+                    mine, _ = _equity(decode(item.position.rules, chosen[None])[0], *rollouts)
+                    rolling += time.process_time() - begun
+                    loss = max(best, mine) - mine
+            each[item.kind].append(1000 * loss)
+            if not np.isnan(loss):
+                lost[item.kind].append(loss)
     finally:
         seconds = time.process_time() - started - rolling + choose.close()
     counted = {kind: (len(lost[kind]) if rollouts is not None
@@ -303,15 +313,66 @@ def errors(player: str, game: str,
     every = [x for kind in lost for x in lost[kind]]
     classes["all"] = (len(positions), 1000 * float(np.mean(every)) if every else float("nan"),
                       sum(outside.values()))
-    spread = {kind: _standard_error(values) for kind, values in [*lost.items(), ("all", every)]}
-    return Score(choose.name, game, classes, seconds, rollouts is not None, rolling, spread)
+    spread = {kind: 1000 * _standard_error(values)
+              for kind, values in [*lost.items(), ("all", every)]}
+    return Score(choose.name, game, classes, seconds, rollouts is not None, rolling, spread,
+                 {kind: tuple(values) for kind, values in each.items()})
 
 
-def _standard_error(losses: Sequence[float]) -> float:
-    """The standard error of the mean of ``losses``, in thousandths (nan below two)."""
-    if len(losses) < 2:
+class Difference(NamedTuple):
+    """One class of :func:`paired`: the positions both players' losses are known on, the
+    mean of the first's loss less the second's there (thousandths of a point a move), and
+    its standard error (nan below two positions)."""
+
+    positions: int
+    mean: float
+    standard_error: float
+
+    def as_dict(self) -> Dict[str, object]:
+        """JSON's form (a mean or a standard error over too few positions is null)."""
+        return {"positions": self.positions, "difference": _rounded(self.mean),
+                "standard_error": _rounded(self.standard_error)}
+
+
+def paired(score: Score, other: Score) -> Dict[str, Difference]:
+    """``score``'s loss less ``other``'s, position by position, per class and ``all``: two
+    :func:`errors` on the same set. On the same positions the noise of which positions were
+    drawn cancels, so the interval is narrower than the two scores' own intervals suggest
+    (and a difference inside theirs may be told apart here)."""
+    mine, theirs = _losses(score), _losses(other)
+    if score.game != other.game or {k: len(v) for k, v in mine.items()} != {
+            k: len(v) for k, v in theirs.items()}:
+        raise FastNardyError(f"{shown(str(score.player))} and {shown(str(other.player))} "
+                             f"were not scored on the same set")
+    parts = {kind: mine[kind] - theirs[kind] for kind in mine}
+    parts["all"] = np.concatenate(list(parts.values())) if parts else np.zeros(0)
+    result = {}
+    for kind, values in parts.items():
+        known = [float(x) for x in values if not np.isnan(x)]
+        result[kind] = Difference(len(known), float(np.mean(known)) if known else float("nan"),
+                                  _standard_error(known))
+    return result
+
+
+def _losses(score: object) -> Dict[str, npt.NDArray[np.float64]]:
+    """A Score's losses per class as arrays (FastNardyError for anything else)."""
+    losses = score.losses if isinstance(score, Score) else None
+    try:
+        if isinstance(losses, dict) and all(isinstance(k, str) for k in losses):
+            arrays = {kind: np.array(values, dtype=np.float64) for kind, values in losses.items()}
+            if all(values.ndim == 1 for values in arrays.values()):
+                return arrays
+    except (TypeError, ValueError, OverflowError):
+        pass
+    raise FastNardyError(f"paired compares two Scores made by errors(), which keep each "
+                         f"position's loss, not {shown(repr(score))}")
+
+
+def _standard_error(values: Sequence[float]) -> float:
+    """The standard error of the mean of ``values`` (nan below two)."""
+    if len(values) < 2:
         return float("nan")
-    return 1000 * float(np.std(losses, ddof=1)) / float(np.sqrt(len(losses)))
+    return float(np.std(values, ddof=1)) / float(np.sqrt(len(values)))
 
 
 def _positions(value: object) -> List[BenchmarkPosition]:
