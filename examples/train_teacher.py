@@ -60,7 +60,7 @@ from typing import Callable, List, Optional, Tuple  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from fastnardy import Rules, features  # noqa: E402
+from fastnardy import FastNardyError, Rules, features  # noqa: E402
 from fastnardy.batch import expand  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
 from fastnardy.play.labels import labels  # noqa: E402
@@ -299,7 +299,10 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     if args.race and args.contact:
         parser.error("--race and --contact keep positions apart: give one")
     # --attach's network, read once: the fit is its race network or goes beside its race one
-    args.attached = Evaluator.load(args.attach) if args.attach else None
+    try:
+        args.attached = Evaluator.load(args.attach) if args.attach else None
+    except FastNardyError as error:
+        parser.error(str(error))
     if args.inputs is None:  # --attach's inputs
         args.inputs = args.attached.kind if args.attached else KINDS[args.game]
     if ENCODINGS.get(args.inputs) != args.game:

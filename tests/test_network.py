@@ -271,6 +271,8 @@ def test_teacher_trainer_labels_the_same_on_threads_and_on_a_dask_cluster(tmp_pa
                                       Evaluator.load(tmp_path / "serial.npz").hidden_weights)
     with pytest.raises(SystemExit):
         train.parse(common + ["--out", "x.npz", "--workers", "2", "--dask", "tcp://x:1"])
+    with pytest.raises(SystemExit):  # read in parse(): a usage error, not a traceback
+        train.parse(common + ["--out", "x.npz", "--attach", str(tmp_path / "none.npz")])
 
 
 def test_teacher_trainer_fits_a_race_network(tmp_path: Path) -> None:
