@@ -142,7 +142,8 @@ def test_a_turn_outside_the_candidates_is_rolled_out_as_they_were():
     """Given the rollouts' (games, seed), a turn outside the candidates is rolled out there
     as build_set rolls out a candidate (the shipped network, those games and seed), and
     loses against the best of the candidates and itself: here greedy's turn, not among two
-    candidates made up at +1.0 and -1.0, then at -1.0 and -1.5."""
+    candidates made up at 1.0 above and below its own rolled-out equity, then at 0.5 and
+    1.0 below it."""
     position, dice = SETS["long"][0].position, SETS["long"][0].dice
     greedy = _turn_of(position, dice, lambda rows: greedy_scores("long", rows))
     mine = next(t for t in position.legal_turns(dice) if str(t) == greedy)
@@ -155,11 +156,11 @@ def test_a_turn_outside_the_candidates_is_rolled_out_as_they_were():
             for t, e in zip(others, (high, low))))
         return errors("greedy", "long", [item], rollouts=(16, 3))
 
-    score = scored(1.0, -1.0)
+    score = scored(own + 1.0, own - 1.0)
     assert score.rolled_out and score.rollout_seconds > 0
-    assert score.classes["contact"] == (1, pytest.approx(1000 * (1.0 - own)), 1)
-    assert score.classes["all"] == (1, pytest.approx(1000 * (1.0 - own)), 1)
-    assert scored(-1.0, -1.5).classes["contact"][1] == 0.0  # better than every candidate
+    assert score.classes["contact"] == (1, pytest.approx(1000.0), 1)
+    assert score.classes["all"] == (1, pytest.approx(1000.0), 1)
+    assert scored(own - 0.5, own - 1.0).classes["contact"][1] == 0.0  # better than both
     assert score.as_dict()["rolled_out"] is True
     with pytest.raises(FastNardyError, match="rollouts is"):
         errors("greedy", "long", [], rollouts=16)

@@ -72,11 +72,11 @@ def test_shipped_evaluator_loads_small_with_how_it_was_trained(game: str) -> Non
         assert "train_teacher.py" in meta["command"] and meta["rows"] > 0
         assert meta["teacher"] == "gnubg" or game == "long"
     assert isinstance(meta["seed"], int)
-    if game == "short":  # gnubg's race evaluations learnt by a network of the races
-        assert net.race is not None and net.race.metadata["race"] is True
-        assert "--race" in net.race.metadata["command"] and net.race.metadata["rows"] > 0
-    else:
-        assert net.race is None
+    # a network of the races: gnubg's race evaluations learnt (short), or the 1-ply search
+    # of the long network's races (long)
+    assert net.race is not None and net.race.metadata["race"] is True
+    assert "--race" in net.race.metadata["command"] and net.race.metadata["rows"] > 0
+    assert net.race.metadata["teacher"] == ("gnubg" if game == "short" else "long")
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
