@@ -384,7 +384,6 @@ def _interval(standard_error: float) -> str:
     return " " * 9 if math.isnan(standard_error) else f" +- {1.96 * standard_error:5.1f}"
 
 
-
 def _run_benchmark_build(args: argparse.Namespace) -> int:
     import resource
     import time

@@ -105,8 +105,9 @@ class Score(NamedTuple):
     the turns outside were rolled out and counted (else they are left out of the errors),
     and ``rollout_seconds`` the CPU seconds that took. ``standard_errors``: per class, the
     standard error of its mean over the positions drawn (the losses' sample deviation over
-    the square root of their number; nan below two): a set of 40 positions a class gives
-    several thousandths, so two players' errors closer than that are not told apart.
+    the square root of their number; nan below two): even 200 positions a class leave a few
+    thousandths, so two players' errors closer than that are not told apart by their scores
+    alone (:func:`paired` compares them on the same positions).
     ``losses``: per class, each position's loss in the set's order (thousandths; nan for a
     turn outside the candidates not counted), which :func:`paired` compares position by
     position."""
