@@ -42,7 +42,8 @@ import resource
 import time
 from concurrent.futures import Executor
 from importlib import resources as _resources
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple,
+                    Union)
 
 import numpy as np
 import numpy.typing as npt
@@ -277,8 +278,7 @@ def errors(player: str, game: str,
         rollouts = (checks.number(rollouts[0], "rollout games", 2, 1 << 20),
                     checks.number(rollouts[1], "rollout seed", 0))
     choose = _chooser(player, game, seed)
-    lost: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}
-    each: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}  # nan: not counted
+    losses: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}  # nan: not counted
     outside = dict.fromkeys(CLASSES[game], 0)
     rolling = 0.0
     started = time.process_time()
@@ -302,22 +302,18 @@ def errors(player: str, game: str,
                     mine, _ = _equity(decode(item.position.rules, chosen[None])[0], *rollouts)
                     rolling += time.process_time() - begun
                     loss = max(best, mine) - mine
-            each[item.kind].append(1000 * loss)
-            if not np.isnan(loss):
-                lost[item.kind].append(loss)
+            losses[item.kind].append(1000 * loss)
     finally:
         seconds = time.process_time() - started - rolling + choose.close()
-    counted = {kind: (len(lost[kind]) if rollouts is not None
-                      else len(lost[kind]) + outside[kind]) for kind in lost}
-    classes = {kind: (counted[kind], 1000 * float(np.mean(lost[kind]))
-                      if lost[kind] else float("nan"), outside[kind]) for kind in lost}
-    every = [x for kind in lost for x in lost[kind]]
-    classes["all"] = (len(positions), 1000 * float(np.mean(every)) if every else float("nan"),
-                      sum(outside.values()))
-    spread = {kind: 1000 * _standard_error(values)
-              for kind, values in [*lost.items(), ("all", every)]}
+    summaries = {kind: _summary(values) for kind, values in losses.items()}
+    summaries["all"] = _summary([x for values in losses.values() for x in values])
+    counts = {**{kind: len(values) for kind, values in losses.items()}, "all": len(positions)}
+    outside["all"] = sum(outside.values())
+    classes = {kind: (counts[kind], mean, outside[kind])
+               for kind, (_, mean, _) in summaries.items()}
+    spread = {kind: error for kind, (_, _, error) in summaries.items()}
     return Score(choose.name, game, classes, seconds, rollouts is not None, rolling, spread,
-                 {kind: tuple(values) for kind, values in each.items()})
+                 {kind: tuple(values) for kind, values in losses.items()})
 
 
 class Difference(NamedTuple):
@@ -347,12 +343,7 @@ def paired(score: Score, other: Score) -> Dict[str, Difference]:
                              f"were not scored on the same set")
     parts = {kind: mine[kind] - theirs[kind] for kind in mine}
     parts["all"] = np.concatenate(list(parts.values())) if parts else np.zeros(0)
-    result = {}
-    for kind, values in parts.items():
-        known = [float(x) for x in values if not np.isnan(x)]
-        result[kind] = Difference(len(known), float(np.mean(known)) if known else float("nan"),
-                                  _standard_error(known))
-    return result
+    return {kind: Difference(*_summary(values)) for kind, values in parts.items()}
 
 
 def _losses(score: object) -> Dict[str, npt.NDArray[np.float64]]:
@@ -369,11 +360,14 @@ def _losses(score: object) -> Dict[str, npt.NDArray[np.float64]]:
                          f"position's loss, not {shown(repr(score))}")
 
 
-def _standard_error(values: Sequence[float]) -> float:
-    """The standard error of the mean of ``values`` (nan below two)."""
-    if len(values) < 2:
-        return float("nan")
-    return float(np.std(values, ddof=1)) / float(np.sqrt(len(values)))
+def _summary(values: Iterable[float]) -> Tuple[int, float, float]:
+    """Of the values that are not nan: how many, their mean and its standard error (the
+    sample deviation over the square root of their number; nan below one and two values)."""
+    known = [float(x) for x in values if not np.isnan(x)]
+    mean = float(np.mean(known)) if known else float("nan")
+    if len(known) < 2:
+        return len(known), mean, float("nan")
+    return len(known), mean, float(np.std(known, ddof=1)) / float(np.sqrt(len(known)))
 
 
 def _positions(value: object) -> List[BenchmarkPosition]:
