@@ -11,7 +11,8 @@ run with the same file skips them):
    policy compares: the next mover's view, finished games left out), the ``--top`` best by
    the policy are kept and ``--per-turn`` more drawn at random (with ``--race``, of the
    races only, ``fastnardy.search.network.races``; with ``--contact``, of the other positions
-   only); the rows are then made distinct.
+   only; with ``--crashed``, of short nardy's crashed boards only,
+   ``fastnardy.search.network.crashes``); the rows are then made distinct.
 2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to
    move, by :func:`fastnardy.play.labels.labels`: gnubg's cubeless evaluation at ``--plies``
    plies (money game without Jacoby: gammons and backgammons count, S9), or an Evaluator's
@@ -32,11 +33,13 @@ run with the same file skips them):
 
 ``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit;
 every file must have been labelled by the same teacher at the same depth, of the same
-positions (all, races or contact: each records them), or the run stops. ``--attach FILE``
-writes to ``--out`` the Evaluator of ``FILE`` with the fitted network as its race network
-(a ``--race`` run), or as the network beside ``FILE``'s race network (a ``--contact``
-run; a tdgammon race network beside a shots network gets weights of 0 on the inputs it
-lacks, which leaves its values as they were).
+positions (all, races, contact or crashed: each records them), or the run stops.
+``--attach FILE`` writes to ``--out`` the Evaluator of ``FILE`` with the fitted network as
+its race network (a ``--race`` run) or its crashed network (``--crashed``), or as the
+network beside ``FILE``'s race and crashed networks (a ``--contact`` run; a tdgammon race
+network beside a shots network gets weights of 0 on the inputs it lacks, which leaves its
+values as they were); ``--init FILE`` starts a ``--race`` or ``--crashed`` fit from that
+network of ``FILE``'s where it has one.
 A run is deterministic for its arguments (numpy's PCG64 for the games, the holdout and the
 minibatches; gnubg is deterministic; BLAS on one thread).
 
@@ -65,7 +68,7 @@ from fastnardy.batch import expand  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
 from fastnardy.play.labels import labels  # noqa: E402
 from fastnardy.search.inputs import ENCODINGS, WIDTHS  # noqa: E402
-from fastnardy.search.network import OUTPUTS, Evaluator, equity, races  # noqa: E402
+from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, first_best, launch,  # noqa: E402
                       new_network, roll, step)
@@ -108,6 +111,8 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
         keep = ((drawn < args.per_turn) | (best < args.top)) & ~won
         if args.race or args.contact:
             keep &= races(rules, children) == args.race
+        elif args.crashed:
+            keep &= crashes(rules, children)
         kept.append(children[keep])
         total += int(keep.sum())
         rows = children[choice]
@@ -149,7 +154,9 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
     """Adam on the cross-entropy (stage 3); ``save(net, epoch, holdout error)`` after each
     pass."""
     net = Evaluator.load(args.init) if args.init else new_network(args.inputs, args.hidden, rng)
-    net = net.race if args.race and net.race is not None else net  # a race fit: its race net
+    part = _part(args)  # a race or crashed fit: from that network of --init's, if it has one
+    if part and getattr(net, part) is not None:
+        net = getattr(net, part)
     params = [net.hidden_weights.copy(), net.hidden_bias.copy(), net.output_weights.copy(),
               net.output_bias.copy()]
     held = np.zeros(len(x), dtype=bool)
@@ -175,21 +182,31 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
 
 def cached(path: str, args: argparse.Namespace) -> Tuple[np.ndarray, np.ndarray, float]:
     """The labelled rows of a ``--data`` file, their targets and gnubg's CPU seconds; exits
-    when another teacher or depth labelled them, or other positions (all, races, contact:
-    the metadata names each; a file without ``race`` or ``contact`` is not of those)."""
+    when another teacher or depth labelled them, or other positions (all, races, contact,
+    crashed: the metadata names each; a file without ``race``, ``contact`` or ``crashed``
+    is not of those)."""
     with np.load(path) as data:
         made = (str(data["teacher"]), int(data["plies"]), _positions(
-            *(bool(data[key]) if key in data.files else False for key in ("race", "contact"))))
-        wanted = (args.teacher, args.plies, _positions(args.race, args.contact))
+            *(bool(data[key]) if key in data.files else False for key in _KEPT)))
+        wanted = (args.teacher, args.plies, _positions(args.race, args.contact, args.crashed))
         if made != wanted:
             sys.exit(f"train_teacher.py: {path} was labelled by {made[0]} at {made[1]} "
                      f"plies ({made[2]}), not {wanted[0]} at {wanted[1]} ({wanted[2]})")
         return data["rows"], data["targets"], float(data["gnubg_seconds"])
 
 
-def _positions(race: bool, contact: bool) -> str:
+_KEPT = ("race", "contact", "crashed")  # the flags of the positions a run keeps
+
+
+def _positions(race: bool, contact: bool, crashed: bool) -> str:
     """The positions a run keeps, as its data file records them and its messages name them."""
-    return "races" if race else "contact" if contact else "all positions"
+    return ("races" if race else "contact" if contact else "crashed" if crashed
+            else "all positions")
+
+
+def _part(args: argparse.Namespace) -> Optional[str]:
+    """The network of --attach's that the fit is (race, crashed), or None: its own."""
+    return "race" if args.race else "crashed" if args.crashed else None
 
 
 def train(args: argparse.Namespace, command: str) -> Evaluator:
@@ -204,8 +221,8 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         targets, gnubg_seconds = labelled(args, rows)
         if args.data:
             np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds,
-                     teacher=args.teacher, plies=args.plies, race=args.race,
-                     contact=args.contact)
+                     teacher=args.teacher, plies=args.plies,
+                     **{key: getattr(args, key) for key in _KEPT})
     for extra in args.extra:
         more, more_targets, seconds = cached(extra, args)
         rows = np.concatenate([rows, more])
@@ -223,30 +240,30 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             "cpu_seconds": round(time.process_time(), 1),
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
             "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS),
-            "race": args.race, "contact": args.contact}
-        if other is not None and args.race:
-            net = Evaluator(other.kind, other.hidden_weights, other.hidden_bias,
-                            other.output_weights, other.output_bias, other.metadata,
-                            race=padded(net, other.kind))
-        elif other is not None:
-            net = Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
-                            net.output_bias, net.metadata, race=padded(other.race, net.kind))
+            **{key: getattr(args, key) for key in _KEPT}}
+        if other is not None:  # the fit in its place among --attach's networks
+            part = _part(args)
+            main = other if part else net
+            beside = {name: padded(net if name == part else getattr(other, name), main.kind)
+                      for name in ("race", "crashed")}
+            net = Evaluator(main.kind, main.hidden_weights, main.hidden_bias,
+                            main.output_weights, main.output_bias, main.metadata, **beside)
         net.save(args.out)
 
     return fit(args, rng, x, targets, save)
 
 
-def padded(race: Optional[Evaluator], kind: str) -> Optional[Evaluator]:
-    """``race`` for a network of ``kind``: a tdgammon race network as a shots one, its weights
-    on the eight contact inputs 0 (the same values)."""
-    if race is None or race.kind == kind:
-        return race
-    if (race.kind, kind) != ("tdgammon", "shots"):
-        sys.exit(f"train_teacher.py: a {race.kind} race network cannot serve a {kind} one")
-    hidden = len(race.hidden_bias)
-    extra = WIDTHS[kind] - WIDTHS[race.kind]
-    return Evaluator(kind, np.vstack([race.hidden_weights, np.zeros((extra, hidden))]),
-                     race.hidden_bias, race.output_weights, race.output_bias, race.metadata)
+def padded(part: Optional[Evaluator], kind: str) -> Optional[Evaluator]:
+    """A race or crashed network ``part`` beside one of ``kind``: a tdgammon one as a shots
+    one, its weights on the eight contact inputs 0 (the same values)."""
+    if part is None or part.kind == kind:
+        return part
+    if (part.kind, kind) != ("tdgammon", "shots"):
+        sys.exit(f"train_teacher.py: a {part.kind} network cannot serve beside a {kind} one")
+    hidden = len(part.hidden_bias)
+    extra = WIDTHS[kind] - WIDTHS[part.kind]
+    return Evaluator(kind, np.vstack([part.hidden_weights, np.zeros((extra, hidden))]),
+                     part.hidden_bias, part.output_weights, part.output_bias, part.metadata)
 
 
 def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -263,8 +280,10 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--policy", help="the Evaluator that plays (default: the game's)")
     parser.add_argument("--race", action="store_true", help="keep the races only")
     parser.add_argument("--contact", action="store_true", help="keep the non-races only")
+    parser.add_argument("--crashed", action="store_true",
+                        help="keep short nardy's crashed boards only")
     parser.add_argument("--attach", help="write the fit with this .npz: as its race network "
-                        "(--race), or beside its race network")
+                        "(--race) or crashed one (--crashed), or beside them")
     parser.add_argument("--explore", type=float, default=0.1)
     parser.add_argument("--per-turn", type=int, default=4, help="children drawn a turn")
     parser.add_argument("--top", type=int, default=0, help="the policy's best children kept")
@@ -296,9 +315,11 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error("GNU Backgammon teaches short nardy only, at 0 to 4 plies")
     if args.teacher != "gnubg" and args.plies > 1:
         parser.error("an Evaluator teaches at 0 or 1 ply")
-    if args.race and args.contact:
-        parser.error("--race and --contact keep positions apart: give one")
-    # --attach's network, read once: the fit is its race network or goes beside its race one
+    if args.race + args.contact + args.crashed > 1:
+        parser.error("--race, --contact and --crashed keep positions apart: give one")
+    if args.crashed and args.game != "short":
+        parser.error("--crashed keeps short nardy's crashed boards")
+    # --attach's network, read once: the fit is its race or crashed network or goes beside
     try:
         args.attached = Evaluator.load(args.attach) if args.attach else None
     except FastNardyError as error:

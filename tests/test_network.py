@@ -19,7 +19,7 @@ import pytest
 
 from fastnardy import FastNardyError, Position, Rules, batch, features
 from fastnardy.errors import EngineError
-from fastnardy.search.network import OUTPUTS, Evaluator, equity, races
+from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races
 from fastnardy.play.interactive import evaluate as greedy_evaluate
 from fastnardy.search.tree import MoveFilter, best_turn, expectimax
 from fastnardy import search
@@ -318,6 +318,38 @@ def test_teacher_trainer_fits_a_race_network(tmp_path: Path) -> None:
                                   Evaluator("tdgammon", padded.hidden_weights[:td],
                                             padded.hidden_bias, padded.output_weights,
                                             padded.output_bias).evaluate(rows))
+
+
+def test_teacher_trainer_fits_a_crashed_network(tmp_path: Path) -> None:
+    """--crashed keeps short nardy's crashed boards only (fastnardy.search.network.crashes)
+    and records it; --attach writes the fit as the crashed network of another Evaluator,
+    beside its own network and race network; a --contact fit attached to that file keeps
+    both; --crashed is short nardy's and keeps positions apart from --race."""
+    train = _teacher()
+    data, out = tmp_path / "crashed.npz", tmp_path / "three.npz"
+    common = ["--game", "short", "--teacher", "short", "--positions", "2000", "--parallel",
+              "64", "--hidden", "8", "--epochs", "2", "--seed", "3", "--explore", "1"]
+    assert train.main(common + ["--data", str(data), "--crashed", "--attach", "short",
+                                "--out", str(out)]) == 0
+    with np.load(data) as cached:
+        rows, crashed = cached["rows"], bool(cached["crashed"])
+    assert crashed and len(rows) >= 20 and crashes("short", rows).all()
+    three, shipped = Evaluator.load(out), Evaluator.load("short")
+    assert three.crashed is not None and three.crashed.metadata["crashed"] is True
+    assert len(three.crashed.hidden_bias) == 8 and three.race is not None
+    np.testing.assert_array_equal(three.hidden_weights, shipped.hidden_weights)
+    np.testing.assert_array_equal(three.race.hidden_weights, shipped.race.hidden_weights)
+    np.testing.assert_array_equal(three.evaluate(rows), three.crashed.evaluate(rows))
+    with pytest.raises(SystemExit, match=r"\(crashed\), not short at 0 \(races\)"):
+        train.main(common + ["--data", str(data), "--race", "--out", str(tmp_path / "o.npz")])
+    beside = tmp_path / "beside.npz"
+    assert train.main(common + ["--contact", "--attach", str(out), "--out", str(beside)]) == 0
+    again = Evaluator.load(beside)
+    assert again.crashed is not None and again.race is not None
+    np.testing.assert_array_equal(again.crashed.hidden_weights, three.crashed.hidden_weights)
+    for bad in (["--crashed", "--race"], ["--crashed", "--game", "long"]):
+        with pytest.raises(SystemExit):
+            train.main(common + bad + ["--out", str(tmp_path / "x.npz")])
 
 
 def test_lambda_returns_end_in_the_outcome_and_flip_sides() -> None:

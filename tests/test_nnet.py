@@ -151,6 +151,74 @@ def test_race_network_values_the_races_on_every_path(game: str, tmp_path: Path) 
     assert pickle.loads(pickle.dumps(split)).evaluate(children[:99]).tolist() == one[:99].tolist()
 
 
+def in_crashed(row: np.ndarray) -> bool:
+    """Short nardy's crashed class, written from its definition (GNU Backgammon's): in
+    contact, and a side with at most 6 checkers in play, those on its 1 and 2 points beyond
+    the first on each not counted."""
+    if not in_contact("short", row):
+        return False
+    for side in (row[:25].astype(int), row[25:].astype(int)):
+        if side.sum() - max(0, side[0] - 1) - max(0, side[1] - 1) <= 6:
+            return True
+    return False
+
+
+def three_networks(kind: str, arithmetic: str = "float") -> Evaluator:
+    """Random networks of ``kind`` for contact, races and crashed boards."""
+    contact, race, crashed = (random_network("short", hidden, seed, 0.4, kind)
+                              for hidden, seed in ((40, 41), (17, 42), (23, 43)))
+    race, crashed = (Evaluator(kind, n.hidden_weights, n.hidden_bias, n.output_weights,
+                               n.output_bias, arithmetic=arithmetic) for n in (race, crashed))
+    return Evaluator(kind, contact.hidden_weights, contact.hidden_bias, contact.output_weights,
+                     contact.output_bias, race=race, arithmetic=arithmetic, crashed=crashed)
+
+
+@pytest.mark.parametrize("kind", ["shots", "tdgammon"])
+def test_crashed_network_values_the_crashed_boards_on_every_path(kind: str,
+                                                                 tmp_path: Path) -> None:
+    """Evaluator(..., race=r, crashed=c): the races by r, the crashed boards (in_crashed,
+    from its definition) by c, the rest by its own weights, within 1e-6 of the oracle on
+    features (the class read back off them), rows, keys, positions and after a save and load;
+    a turn's children valued from their parent (self-play's path, hits included) the same
+    floats as each child alone, in float and in int16."""
+    rules = Rules.short()
+    rows = positions("short", 2000)
+    crashed = np.array([in_crashed(row) for row in rows])
+    np.testing.assert_array_equal(network.crashes("short", rows), crashed)
+    np.testing.assert_array_equal(
+        network.crashes("short", batch.keys_from_rows("short", rows)), crashed)
+    assert crashed.sum() > 50 and (~crashed).sum() > 50
+    net = three_networks(kind)
+    assert net.race is not None and net.crashed is not None
+    x = features("short", rows, kind)
+    expected = split_oracle(net, net.race, "short", rows)
+    expected[crashed] = oracle(net.crashed, x[crashed])
+    assert np.abs(expected - split_oracle(net, net.race, "short", rows)).max() > 0.01
+    net.save(tmp_path / "three.npz")
+    loaded = Evaluator.load(tmp_path / "three.npz")
+    assert repr(loaded) == repr(net) == (f"<Evaluator {kind!r} hidden=40 race hidden=17 "
+                                         f"crashed hidden=23>")
+    keys = batch.keys_from_rows("short", rows)
+    for each in (net, loaded, pickle.loads(pickle.dumps(net))):
+        for got in (each.probabilities(x), each.evaluate(rows, probabilities=True),
+                    each.evaluate(keys, probabilities=True)):
+            np.testing.assert_allclose(got, expected, atol=1e-6, rtol=0)
+    listed = batch.decode("short", rows[:50])
+    assert [net.value(p) for p in listed] == list(net.evaluate(rows[:50]))
+    parents = keys[:300]
+    valued = 0
+    for each in (net, three_networks(kind, "int16")):
+        for roll in batch.ROLLS[::2]:
+            dice = np.repeat(np.array([roll]), len(parents), axis=0)
+            children, parent = batch.expand(rules, rows[:300], dice, keys=True)
+            alone = each.network.probabilities(children)
+            for first in (0, 1):
+                got = _nnet._child_probabilities(each.network, parents, children, parent, first)
+                np.testing.assert_array_equal(got, alone)
+            valued += int(network.crashes(rules, children).sum())
+    assert valued > 500
+
+
 def test_race_network_errors(tmp_path: Path) -> None:
     td = random_network("short", 20, 31, 0.3, "tdgammon")
     short = Evaluator("tdgammon", td.hidden_weights, td.hidden_bias, td.output_weights,
@@ -180,6 +248,42 @@ def test_race_network_errors(tmp_path: Path) -> None:
     with pytest.raises(InvalidPositionError, match="L3"):
         network.races("long", long_rows)
     assert network.races("short", np.zeros((0, 50), np.int8)).shape == (0,)
+
+
+def test_crashed_network_errors(tmp_path: Path) -> None:
+    """A crashed network is short nardy's, of its network's kind and arithmetic, with no
+    race or crashed network of its own; a file with part of one is refused."""
+    net = three_networks("tdgammon")
+    arrays = (net.hidden_weights, net.hidden_bias, net.output_weights, net.output_bias)
+    plain = Evaluator("tdgammon", *arrays)
+    with pytest.raises(FastNardyError, match="crashed must be an Evaluator of kind 'tdgammon'"):
+        Evaluator("tdgammon", *arrays, crashed=random_network("short", 8, 1, 0.3, "shots"))
+    with pytest.raises(FastNardyError, match="crashed must be"):
+        Evaluator("tdgammon", *arrays, crashed=net)
+    with pytest.raises(FastNardyError, match="race must be"):
+        Evaluator("tdgammon", *arrays, race=Evaluator("tdgammon", *arrays, crashed=plain))
+    with pytest.raises(FastNardyError, match="crashed must be"):
+        Evaluator("tdgammon", *arrays, crashed=Evaluator("tdgammon", *arrays, arithmetic="int16"))
+    long = Evaluator.load("long")
+    long_arrays = (long.hidden_weights, long.hidden_bias, long.output_weights, long.output_bias)
+    with pytest.raises(FastNardyError, match="a crashed network is short nardy's"):
+        Evaluator("nardy", *long_arrays, crashed=Evaluator("nardy", *long_arrays))
+    with pytest.raises(FastNardyError, match="a crashed network values short nardy's"):
+        _nnet.Network(2, False, MIRROR_COLUMNS["long"], *long_arrays,
+                      crashed=_nnet.Network(2, False, MIRROR_COLUMNS["long"], *long_arrays))
+    with pytest.raises(FastNardyError, match="a crashed network has the kind"):
+        _nnet.Network(1, True, MIRROR_COLUMNS["short"], *arrays, crashed=net.network)
+    net.save(tmp_path / "three.npz")
+    with np.load(tmp_path / "three.npz") as data:
+        members = {key: data[key] for key in data.files if key != "crashed_hidden_bias"}
+    np.savez(tmp_path / "part.npz", **members)
+    with pytest.raises(FastNardyError, match="of its crashed network"):
+        Evaluator.load(tmp_path / "part.npz")
+    with pytest.raises(FastNardyError, match="short nardy's"):
+        network.crashes("long", batch.encode([Position.start("long")]))
+    with pytest.raises(InvalidPositionError):
+        network.crashes("short", np.full((2, 50), 16, np.int8))
+    assert network.crashes("short", np.zeros((0, 50), np.int8)).shape == (0,)
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
@@ -325,10 +429,12 @@ def test_the_evaluator_gets_a_read_only_batch() -> None:
 
 
 def with_race(game: str) -> Evaluator:
-    """The shipped network with a random race network."""
+    """The shipped network with a random race network and, in short nardy, a random crashed
+    one."""
     net = Evaluator.load(game)
+    crashed = random_network(game, 19, 13, 0.3) if game == "short" else None
     return Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
-                     net.output_bias, race=random_network(game, 24, 12, 0.3))
+                     net.output_bias, race=random_network(game, 24, 12, 0.3), crashed=crashed)
 
 
 @pytest.mark.parametrize("game", ["long", "short"])

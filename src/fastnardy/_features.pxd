@@ -30,6 +30,7 @@ cdef enum:
     # the shots kind: the tdgammon columns, then side s's shots, escapes, back checker and
     # pip loss at C_SHOTS + 4 * s
     C_SHOTS = 198
+    CRASHED = 6  # a crashed side's checkers in play at most (crashed_side)
 
 
 ctypedef struct mirror_map:
@@ -70,6 +71,22 @@ cdef inline bint in_contact(const mirror_map* m, uint32_t own, uint32_t other,
 
 
 cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexcept nogil
+
+
+cdef inline bint crashed_side(int count, int ace, int two) noexcept nogil:
+    """A side that has crashed, as GNU Backgammon's crashed class has it: at most CRASHED
+    checkers in play (``count``, on its points and bar), those piled on its 1 and 2 points
+    (``ace``, ``two``) beyond the first on each not counted."""
+    return count - (ace - 1 if ace > 1 else 0) - (two - 1 if two > 1 else 0) <= CRASHED
+
+
+cdef inline bint in_crashed(const int8_t* row, const row_facts* facts) noexcept nogil:
+    """A checked short-nardy row where either side has crashed (crashed_side)."""
+    return (crashed_side(facts.count[0], row[0], row[1])
+            or crashed_side(facts.count[1], row[25], row[26]))
+
+
+cdef bint features_crashed(const float* x) noexcept nogil
 
 
 # The shots kind's contact inputs (fastnardy.search.inputs), inline for _nnet as the checks

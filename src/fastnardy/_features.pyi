@@ -35,6 +35,10 @@ def races(is_short: bool, rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np
     """True for each (N, 50) board row that is a race (no contact), every row checked."""
     ...
 
+def crashes(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """True for each (N, 50) short-nardy row in contact where a side has crashed."""
+    ...
+
 def shots_tables() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32],
                             npt.NDArray[np.float32]]:
     """The shots inputs' values of a count of rolls, a back checker's point, a pip loss."""

@@ -702,6 +702,25 @@ cdef bint features_contact(int kind, const float* x, const mirror_map* m) noexce
     return in_contact(m, held[0], held[1], bars)
 
 
+cdef inline int _td_count(const float* units) noexcept nogil:
+    """A point's count from its four TD-Gammon units (UNIT_TD)."""
+    return <int>(units[0] + units[1] + units[2] + 2.0 * units[3] + 0.5)
+
+
+cdef bint features_crashed(const float* x) noexcept nogil:
+    """in_crashed read off a feature row with the tdgammon columns (tdgammon, shots): each
+    side's checkers in play from its borne-off input (FIFTEENTH), its 1 and 2 points' counts
+    from their units."""
+    cdef int side, count
+    cdef const float* block
+    for side in range(2):
+        block = x + B_TDGAMMON * side
+        count = 15 - <int>(block[97] * 15.0 + 0.5)
+        if crashed_side(count, _td_count(block), _td_count(block + U_TDGAMMON)):
+            return 1
+    return 0
+
+
 def races(bint is_short, object rows, object mirror):
     """For (N, 50) board rows of the game of ``mirror`` (its MIRROR_COLUMNS): a bool array of
     N, True for a race (in_contact false); rows checked as features checks them."""
@@ -725,6 +744,36 @@ def races(bint is_short, object rows, object mirror):
                 break
             out[i] = not in_contact(mir, facts.held[0], facts.held[1],
                                     data[50 * i + 24] | data[50 * i + 49])
+    if faults:
+        raise_fault(faults, 0)
+    return result
+
+
+def crashes(object rows, object mirror):
+    """For (N, 50) short-nardy board rows (``mirror`` its MIRROR_COLUMNS): a bool array of
+    N, True where the board is in contact (in_contact) and a side has crashed (in_crashed);
+    rows checked as features checks them."""
+    cdef const mirror_map* mir = mirror_of(mirror)
+    cdef row_facts facts
+    cdef const int8_t* row
+    cdef uint8_t* out
+    cdef Py_ssize_t i, n
+    cdef int faults = 0
+    array = rows_array(as_array(rows, "rows", InvalidPositionError))
+    n = array.shape[0]
+    result = np.zeros(n, dtype=np.bool_)
+    if n == 0:
+        return result
+    row = <const int8_t*>_data(array)
+    out = <uint8_t*>_data(result)
+    with nogil:
+        for i in range(n):
+            faults |= row_faults(row, mir, 1, &facts)
+            if faults:
+                break
+            out[i] = (in_contact(mir, facts.held[0], facts.held[1], row[24] | row[49])
+                      and in_crashed(row, &facts))
+            row += 50
     if faults:
         raise_fault(faults, 0)
     return result

@@ -38,6 +38,7 @@ ctypedef struct nn_net:
     const uint8_t* escapes  # _features.escape_table()
     shots_fn shots_of   # _features.shots_function(), the instruction set's
     const nn_net* race  # the network of races (_features.in_contact false), or NULL
+    const nn_net* crashed  # of contact where a side has crashed (_features.in_crashed), or NULL
     # The integer arithmetic (Network's arithmetic "int16"; _nnet_simd.h's nn_qforward), or
     # qn 0: qn is the hidden units rounded up to 32, the length of its int16 rows
     int qn
@@ -56,9 +57,10 @@ ctypedef struct nn_parent:
     uint64_t lo, hi     # its key
     int8_t row[50]
     row_facts facts
-    const nn_net* net[2]  # the network of each slot below, or NULL (slot 1: the race one)
-    float sums[2][NN_MAX_HIDDEN]
-    int16_t qsums[2][NN_MAX_HIDDEN]  # the same, for an integer network
+    const nn_net* net[3]  # the network of each slot below, or NULL (slots 1 and 2: the race
+                          # and the crashed one)
+    float sums[3][NN_MAX_HIDDEN]
+    int16_t qsums[3][NN_MAX_HIDDEN]  # the same, for an integer network
 
 
 ctypedef struct nn_scratch:
@@ -107,6 +109,7 @@ cdef void nn_scratch_free(nn_scratch* s) noexcept nogil
 cdef class Network:
     cdef nn_net net
     cdef readonly Network race
+    cdef readonly Network crashed
     cdef readonly str arithmetic
     cdef object arrays
     cdef object args

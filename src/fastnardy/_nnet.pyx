@@ -29,9 +29,10 @@ pool is involved. The five outputs' sums and their sigmoids are apart
 rather than each board waiting on its own chain.
 
 A Network may hold a second one for races (``race``, fastnardy.network's split as GNU
-Backgammon makes it): each checked row, key or feature row is valued by the race network
-when ``_features.in_contact`` says race, the two networks' rows taken as pairs only when one
-network values both.
+Backgammon makes it) and, in short nardy, a third for crashed boards (``crashed``): each
+checked row, key or feature row is valued by the race network when ``_features.in_contact``
+says race, else by the crashed network when ``_features.in_crashed`` says a side has
+crashed; two rows are taken as a pair only when one network values both.
 
 A :class:`Network` copies its weights once and is read-only after that: any number of
 threads may evaluate with it at once (each call brings its own scratch). The batch methods
@@ -50,7 +51,8 @@ import numpy as np
 from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, C_SHOTS, K_NARDY, K_RAW,
                                   K_SHOTS, K_TDGAMMON, U_NARDY, U_RAW, U_TDGAMMON, W_MAX,
                                   W_NARDY, W_RAW, W_SHOTS, W_TDGAMMON, escape_table,
-                                  features_contact, features_use_simd, in_contact, key_row,
+                                  features_contact, features_crashed, features_use_simd,
+                                  in_contact, in_crashed, crashed_side, key_row,
                                   keys_array, mirror_of, mirrored, raise_fault, row_facts,
                                   row_faults, rows_array, shots_function, shots_values,
                                   side_masks)
@@ -145,12 +147,14 @@ cdef inline void take(const nn_net* net, nn_scratch* s, int column, float value,
 cdef inline void forward(const nn_net* net, const float* x, nn_scratch* s,
                          float* probs) noexcept nogil:
     """The five outputs' sums of the input row ``x`` (``net.width`` floats, any values), by
-    the race network for a race."""
+    the race network for a race and the crashed network for a crashed board."""
     cdef int i
     cdef int counts[2]
     counts[0] = counts[1] = 0
     if net.race != NULL and not features_contact(net.kind, x, net.mirror):
         net = net.race
+    elif net.crashed != NULL and features_crashed(x):
+        net = net.crashed
     for i in range(net.width):
         take(net, s, i, x[i], counts)
     outputs(net, s, counts[0], counts[1], probs)
@@ -221,10 +225,13 @@ cdef inline void qboard(nn_qboard* x, const int16_t* base, const void** ones, in
 
 cdef inline const nn_net* network_of(const nn_net* net, const int8_t* row,
                                      const row_facts* facts) noexcept nogil:
-    """The network that values a checked row: its race network for a race, if it has one."""
+    """The network that values a checked row: its race network for a race, its crashed
+    network for a crashed board, where it has them."""
     if net.race != NULL and not in_contact(net.mirror, facts.held[0], facts.held[1],
                                            row[24] | row[49]):
         return net.race
+    if net.crashed != NULL and in_crashed(row, facts):
+        return net.crashed
     return net
 
 
@@ -364,15 +371,15 @@ cdef int nn_key2(const nn_net* net, uint64_t lo_a, uint64_t hi_a, uint64_t lo_b,
 cdef void nn_set_parent(const nn_net* net, nn_scratch* s, uint64_t lo,
                         uint64_t hi) noexcept nogil:
     """The parent of the children that nn_child2 values next with ``net``: a well-formed key
-    in its mover's frame. Its partial sums are made by each network (``net``, its race
-    network) on its first child (child_rows)."""
+    in its mover's frame. Its partial sums are made by each network (``net``, its race and
+    crashed networks) on its first child (child_rows)."""
     cdef nn_parent* p = &s.parent
     p.lo = lo
     p.hi = hi
     nb_key_to_row(lo, hi, net.is_short, p.row, 0)
     side_masks(p.row, &p.facts.held[0], &p.facts.count[0])
     side_masks(p.row + 25, &p.facts.held[1], &p.facts.count[1])
-    p.net[0] = p.net[1] = NULL
+    p.net[0] = p.net[1] = p.net[2] = NULL
 
 
 cdef inline int moved_rows(const nn_net* net, const nn_parent* p, const int8_t* side,
@@ -408,7 +415,8 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
                                      uint64_t hi, const void** ones, int* n_ones,
                                      const void** subs, int* n_subs,
                                      const void** base) noexcept nogil:
-    """The network that values a child of the parent (``net`` or its race network), with
+    """The network that values a child of the parent (``net``, its race or its crashed
+    network), with
     the child's partial sums (``base``) and the table rows to add (``ones``, ``n_ones``) and
     to take away (``subs``, ``n_subs``). Siblings share their side to move, the parent's
     opponent (side 0): the sums of its rows are made once per parent and network. The side
@@ -424,8 +432,9 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
     cdef uint64_t m[4]
     cdef uint64_t o[4]
     cdef int8_t side[64]  # side 0 at 32 (a hit), side 1 at 0
+    cdef const int8_t* side0 = p.row  # side 0's counts: the parent's, or after a hit its own
     cdef uint32_t held, held0 = p.facts.held[0]
-    cdef int count, count0, slot = 0, n = 0
+    cdef int count, count0 = p.facts.count[0], slot = 0, n = 0
     # a hit: a field of the other side's (16 to 30) in this key or the parent's that differs
     cdef bint hit = ((nb_fields_other(lo) | nb_fields_other(p.lo)) * 31 & (lo ^ p.lo)
                      or (nb_fields_other(hi) | nb_fields_other(p.hi)) * 31 & (hi ^ p.hi)
@@ -444,19 +453,23 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
         side[56] = <int8_t>(hi >> 60)
         held0 = held24(w[3], w[4], w[5])
         count0 = count24(w[3], w[4], w[5]) + side[56]
-    if net.race != NULL and not in_contact(net.mirror, held0, held,
-                                           (side[56] if hit else p.row[24]) | side[24]):
+        side0 = side + 32
+    if net.race != NULL and not in_contact(net.mirror, held0, held, side0[24] | side[24]):
         net = net.race
         slot = 1
+    elif net.crashed != NULL and (crashed_side(count, side[0], side[1])
+                                  or crashed_side(count0, side0[0], side0[1])):
+        net = net.crashed
+        slot = 2
     n_subs[0] = 0
     if hit:
-        n = side_rows(net, 0, side + 32, held0, count0, ones)
+        n = side_rows(net, 0, side0, held0, count0, ones)
         base[0] = <const void*>net.qbias if net.qn else <const void*>net.bias
         n += side_rows(net, 1, side, held, count, ones + n)
-        n_ones[0] = n + shots_rows(net, side + 32, held0, side, held, ones + n)
+        n_ones[0] = n + shots_rows(net, side0, held0, side, held, ones + n)
         return net
     if p.net[slot] != net:
-        n = side_rows(net, 0, p.row, held0, p.facts.count[0], ones)
+        n = side_rows(net, 0, p.row, held0, count0, ones)
         if net.qn and net.runs != NULL:
             n += count_rows(net, 1, p.row + 25, p.facts.held[1], p.facts.count[1],
                             ones + n)
@@ -772,12 +785,15 @@ cdef class Network:
     there), ``kind`` 0 raw, 1 tdgammon, 2 nardy, 3 shots and ``mirror`` the game's
     MIRROR_COLUMNS;
     ``race``, a Network of the same kind and game without one, values the races
-    (_features.in_contact false) instead. ``arithmetic`` "float" (float32, the oracle) or
-    "int16" (_nnet_simd.h's integer network: the same values on every CPU; a race network
-    has its network's). Read-only: safe to share between threads."""
+    (_features.in_contact false) instead; ``crashed``, the same in short nardy for the
+    tdgammon or shots kind, the crashed boards of the rest (_features.in_crashed). ``arithmetic``
+    "float" (float32, the oracle) or "int16" (_nnet_simd.h's integer network: the same
+    values on every CPU; the race and crashed networks have their network's). Read-only:
+    safe to share between threads."""
 
     def __init__(self, int kind, bint is_short, mirror, hidden_weights, hidden_bias,
-                 output_weights, output_bias, Network race=None, str arithmetic="float"):
+                 output_weights, output_bias, Network race=None, str arithmetic="float",
+                 Network crashed=None):
         cdef int k
         cdef const char* rows
         if arithmetic not in ARITHMETICS:
@@ -786,10 +802,16 @@ cdef class Network:
             raise FastNardyError("a Network is built once; make a new one")
         if kind < K_RAW or kind > K_SHOTS:
             raise FastNardyError(f"kind must be 0, 1, 2 or 3, not {kind}")
-        if race is not None and (race.net.kind != kind or race.net.is_short != is_short
-                                 or race.race is not None or race.arithmetic != arithmetic):
-            raise FastNardyError("a race network has the kind, game and arithmetic of its "
-                                 "network and no race network of its own")
+        for other, name in ((race, "race"), (crashed, "crashed")):
+            if other is not None and (other.net.kind != kind or other.net.is_short != is_short
+                                      or other.race is not None or other.crashed is not None
+                                      or other.arithmetic != arithmetic):
+                raise FastNardyError(f"a {name} network has the kind, game and arithmetic "
+                                     f"of its network and no race or crashed network of "
+                                     f"its own")
+        if crashed is not None and (not is_short or kind not in (K_TDGAMMON, K_SHOTS)):
+            raise FastNardyError("a crashed network values short nardy's tdgammon or shots "
+                                 "inputs")
         given = [np.asarray(a, dtype=np.float32) for a in (hidden_weights, hidden_bias,
                                                             output_weights, output_bias)]
         hidden = given[1].shape[0] if given[1].ndim == 1 else 0
@@ -857,9 +879,11 @@ cdef class Network:
         self.arithmetic = arithmetic
         self.race = race
         self.net.race = &race.net if race is not None else NULL
+        self.crashed = crashed
+        self.net.crashed = &crashed.net if crashed is not None else NULL
         self.arrays = tables
         self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
-                     output_weights, output_bias, race, arithmetic)
+                     output_weights, output_bias, race, arithmetic, crashed)
 
     def __reduce__(self):
         return Network, self.args

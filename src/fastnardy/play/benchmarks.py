@@ -11,8 +11,9 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
 * **classes**: long nardy ``contact``, ``race`` (no checker has a checker of the other side
   still to pass, :func:`fastnardy.search.network.races`) and ``bear-off`` (every checker of
   the side to move in its home or off, L9); short nardy ``contact``, ``crashed`` (contact
-  where a side has at most 6 checkers in play, those piled on its 1 and 2 points beyond the
-  first on each not counted: a board that has crashed) and ``race``. The same number of
+  where a side has crashed, :func:`fastnardy.search.network.crashes`: at most 6 checkers in
+  play, those piled on its 1 and 2 points beyond the first on each not counted) and
+  ``race``. The same number of
   positions of each class, drawn uniformly from those met;
 * **candidates**: the union of the best 3 turns by the shipped network at 0 ply, the best 3
   at 1 ply, the greedy policy's best 2 and, in short nardy, GNU Backgammon's best 3 at 0 ply;
@@ -56,7 +57,7 @@ from ..batch import decode, encode, expand
 from ..errors import FastNardyError, shown
 from ..position import Position, Turn
 from ..rules import Rules
-from ..search.network import Evaluator, equity, races
+from ..search.network import Evaluator, crashes, equity, races
 from ..search.tree import expectimax
 from .gnubg import Gnubg
 from .match import network_spec, player
@@ -68,7 +69,6 @@ __all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Difference", "Score", "
 
 CLASSES = {"long": ("contact", "race", "bear-off"), "short": ("contact", "crashed", "race")}
 FORMAT = 1  # the version of a set file
-_CRASHED = 6  # checkers in play at most, for a crashed side
 _TURNS_PLAYED = 400  # turns at most of a game positions are drawn from (far past any end)
 
 # (white, black) players of the games positions are drawn from: several strengths
@@ -142,19 +142,16 @@ def classify(position: Position) -> str:
     """The class of ``position`` (module docstring) for its side to move."""
     if not isinstance(position, Position):
         raise FastNardyError(f"position must be a Position, not {type(position).__name__}")
-    me, me_bar, opp, opp_bar = position.mover_frame()
-    race = bool(races(position.rules, encode([position]))[0])
+    row = encode([position])
+    race = bool(races(position.rules, row)[0])
     if position.rules.is_long:
+        me, me_bar = position.mover_frame()[:2]
         if me_bar == 0 and not any(me[6:]):
             return "bear-off"
         return "race" if race else "contact"
     if race:
         return "race"
-    for side, bar in ((me, me_bar), (opp, opp_bar)):
-        active = sum(side) + bar - max(0, side[0] - 1) - max(0, side[1] - 1)
-        if active <= _CRASHED:
-            return "crashed"
-    return "contact"
+    return "crashed" if crashes(position.rules, row)[0] else "contact"
 
 
 # --------------------------------------------------------------------------- players

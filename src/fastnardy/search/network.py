@@ -15,7 +15,10 @@ splits its own: positions where each side's checkers have passed the other's (no
 a bar, and the mover's rearmost checker ahead of every point the opponent's checkers still
 pass), so that no hit or block can happen any more. ``Evaluator(..., race=other)`` values
 those by ``other`` and every other position by its own weights, on every path (features,
-rows, keys, positions, the search and self-play).
+rows, keys, positions, the search and self-play). In short nardy it may hold a third for
+**crashed** boards, as GNU Backgammon does: positions in contact where a side has at most
+6 checkers in play, those piled on its 1 and 2 points beyond the first on each not counted
+(:func:`crashes`); ``Evaluator(..., race=r, crashed=c)`` values them by ``c``.
 
 ``Evaluator.load("long")`` and ``Evaluator.load("short")`` read the weights shipped in
 ``fastnardy/weights/`` (fitted by ``examples/train_teacher.py`` to GNU Backgammon's
@@ -51,7 +54,7 @@ from .inputs import ENCODING_CODES, ENCODINGS, WIDTHS
 from ..position import Position
 from ..rules import Rules
 
-__all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "equity", "races"]
+__all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "crashes", "equity", "races"]
 
 # how an Evaluator values boards: "float" (float32, the oracle) or "int16" (its class docstring)
 ARITHMETICS: Tuple[str, ...] = _nnet.ARITHMETICS
@@ -62,6 +65,7 @@ OUTPUTS = ("win", "win_mars", "win_3", "lose_mars", "lose_3")
 _POINTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 _SHIPPED = Path(__file__).parent.parent / "weights"
 _ARRAYS = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
+_CLASSES = ("race", "crashed")  # the networks an Evaluator may hold beside its own
 
 
 class Evaluator:
@@ -69,20 +73,23 @@ class Evaluator:
     equity of each row for its side to move (float64), :meth:`probabilities` the five
     outputs; :meth:`evaluate` and :meth:`value` the same of boards and positions.
     ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
-    ``output_bias`` (5,), float32 and read-only; ``race`` the Evaluator of races (module
-    docstring) or None. ``arithmetic`` is how boards are valued: ``"float"`` (float32, the
-    oracle) or ``"int16"`` (integer first-layer sums and sigmoids: the same values on every
-    CPU, within about 0.001 of the float equity; feature arrays are refused); the race
-    network has the same."""
+    ``output_bias`` (5,), float32 and read-only; ``race`` the Evaluator of races and
+    ``crashed`` that of crashed boards (short nardy; module docstring), or None.
+    ``arithmetic`` is how boards are valued: ``"float"`` (float32, the oracle) or
+    ``"int16"`` (integer first-layer sums and sigmoids: the same values on every CPU,
+    within about 0.001 of the float equity; feature arrays are refused); the race and
+    crashed networks have the same."""
 
     kind: str
     race: Optional["Evaluator"]
+    crashed: Optional["Evaluator"]
     arithmetic: str
 
     def __init__(self, kind: str, hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
                  output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
                  metadata: Optional[Mapping[str, Any]] = None,
-                 race: Optional["Evaluator"] = None, arithmetic: str = "float") -> None:
+                 race: Optional["Evaluator"] = None, arithmetic: str = "float",
+                 crashed: Optional["Evaluator"] = None) -> None:
         if not isinstance(kind, str) or ENCODINGS.get(kind) is None:
             games = [k for k, game in ENCODINGS.items() if game is not None]
             raise FastNardyError(f"an Evaluator's kind is one of {games}, not {kind!r}")
@@ -107,13 +114,19 @@ class Evaluator:
                 f"{kind!r} weights must be ({width}, H), (H,), (H, {len(OUTPUTS)}), "
                 f"({len(OUTPUTS)},), not {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}")
         checks.choice(arithmetic, "arithmetic", ARITHMETICS)
-        if race is not None and (not isinstance(race, Evaluator) or race.kind != kind
-                                 or race.race is not None or race.arithmetic != arithmetic):
-            raise FastNardyError(f"race must be an Evaluator of kind {kind!r} and arithmetic "
-                                 f"{arithmetic!r} without a race network of its own, not "
-                                 f"{race!r}")
+        for name, other in zip(_CLASSES, (race, crashed)):
+            if other is not None and (not isinstance(other, Evaluator) or other.kind != kind
+                                      or other.race is not None or other.crashed is not None
+                                      or other.arithmetic != arithmetic):
+                raise FastNardyError(f"{name} must be an Evaluator of kind {kind!r} and "
+                                     f"arithmetic {arithmetic!r} without a race or crashed "
+                                     f"network of its own, not {other!r}")
+        if crashed is not None and ENCODINGS[kind] != "short":
+            raise FastNardyError(f"a crashed network is short nardy's; {kind!r} is "
+                                 f"{ENCODINGS[kind]} nardy's")
         self.arithmetic = arithmetic
         self.race = race
+        self.crashed = crashed
         self.kind = kind
         self.game: str = ENCODINGS[kind]  # type: ignore[assignment]  # not None: checked
         self.inputs: Tuple[str, str] = ("features", kind)
@@ -123,7 +136,8 @@ class Evaluator:
         self._network = _nnet.Network(ENCODING_CODES[kind], self.game == "short",
                                       MIRROR_COLUMNS[self.game], w1, b1, w2, b2,
                                       race=None if race is None else race.network,
-                                      arithmetic=arithmetic)
+                                      arithmetic=arithmetic,
+                                      crashed=None if crashed is None else crashed.network)
         try:
             self.metadata: Dict[str, Any] = json.loads(json.dumps(dict(metadata or {})))
         except (TypeError, ValueError):
@@ -142,7 +156,8 @@ class Evaluator:
             raise FastNardyError(f"Evaluator.load takes 'long', 'short' or the path of a "
                                  f".npz file, not {name!r}")
         schema = {"kind": _npz.Member("U", ())}
-        for prefix, optional in (("", False), ("race_", True)):  # a race network's: race_*
+        # the network's, then each other class's under its prefix: race_*, crashed_*
+        for prefix, optional in (("", False), *((c + "_", True) for c in _CLASSES)):
             schema.update({prefix + "metadata": _npz.Member("U", (), optional),
                            prefix + "hidden_weights": _npz.Member("f", (None, None), optional),
                            prefix + "hidden_bias": _npz.Member("f", (None,), optional),
@@ -155,20 +170,23 @@ class Evaluator:
         except FastNardyError as error:
             raise FastNardyError(f"not an evaluator file: {error}") from None
         kind = str(data["kind"][()])
-        race = None
-        present = [key for key in schema if key.startswith("race_") and key in data]
-        if present and len(present) != 1 + len(_ARRAYS):
-            raise FastNardyError(f"not an evaluator file: {str(path)!r} has only {present} "
-                                 f"of its race network")
-        if present:
-            w1, b1, w2, b2 = (data["race_" + key] for key in _ARRAYS)
-            race = cls(kind, w1, b1, w2, b2,
-                       metadata=_npz.json_text(data["race_metadata"], path, "race_metadata"),
-                       arithmetic=arithmetic)
+        others: Dict[str, Optional[Evaluator]] = {}
+        for name in _CLASSES:
+            prefix = name + "_"
+            present = [key for key in schema if key.startswith(prefix) and key in data]
+            if present and len(present) != 1 + len(_ARRAYS):
+                raise FastNardyError(f"not an evaluator file: {str(path)!r} has only "
+                                     f"{present} of its {name} network")
+            if present:
+                w1, b1, w2, b2 = (data[prefix + key] for key in _ARRAYS)
+                others[name] = cls(kind, w1, b1, w2, b2, metadata=_npz.json_text(
+                    data[prefix + "metadata"], path, prefix + "metadata"), arithmetic=arithmetic)
+            else:
+                others[name] = None
         w1, b1, w2, b2 = (data[key] for key in _ARRAYS)
         return cls(kind, w1, b1, w2, b2,
-                   metadata=_npz.json_text(data["metadata"], path, "metadata"), race=race,
-                   arithmetic=arithmetic)
+                   metadata=_npz.json_text(data["metadata"], path, "metadata"),
+                   race=others["race"], arithmetic=arithmetic, crashed=others["crashed"])
 
     def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written
@@ -178,7 +196,7 @@ class Evaluator:
             raise FastNardyError(f"an evaluator is saved to a path ending in .npz, not "
                                  f"{filename!r}")
         members = {"kind": np.array(self.kind)}
-        for prefix, net in (("", self), ("race_", self.race)):
+        for prefix, net in (("", self), ("race_", self.race), ("crashed_", self.crashed)):
             if net is not None:
                 members[prefix + "metadata"] = np.array(json.dumps(net.metadata, sort_keys=True))
                 members.update({prefix + key: getattr(net, key) for key in _ARRAYS})
@@ -228,9 +246,11 @@ class Evaluator:
         return self._network
 
     def __repr__(self) -> str:
-        race = "" if self.race is None else f" race hidden={len(self.race.hidden_bias)}"
+        others = "".join(f" {name} hidden={len(net.hidden_bias)}"
+                         for name, net in zip(_CLASSES, (self.race, self.crashed))
+                         if net is not None)
         arithmetic = "" if self.arithmetic == "float" else f" {self.arithmetic}"
-        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{race}{arithmetic}>"
+        return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{others}{arithmetic}>"
 
 
 def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
@@ -243,6 +263,20 @@ def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
         array = _features.rows_of_keys(game == "short", array)
     found: npt.NDArray[np.bool_] = _features.races(game == "short", array,
                                                    MIRROR_COLUMNS[game])
+    return found
+
+
+def crashes(rules: object, boards: object) -> npt.NDArray[np.bool_]:
+    """True for each board row (N, 50) or packed key (``KEY_DTYPE``) of short nardy (as
+    ``rules`` say) that is crashed (module docstring: in contact, a side with at most 6
+    checkers in play), the positions a crashed network values; checked as
+    :func:`fastnardy.features` checks them (InvalidPositionError)."""
+    if Rules.of(rules).game != "short":
+        raise FastNardyError("crashed boards are short nardy's (GNU Backgammon's class)")
+    array = checks.array(boards, "boards", InvalidPositionError)
+    if array.dtype.names is not None:  # packed keys, as fastnardy._features reads boards
+        array = _features.rows_of_keys(True, array)
+    found: npt.NDArray[np.bool_] = _features.crashes(array, MIRROR_COLUMNS["short"])
     return found
 
 
