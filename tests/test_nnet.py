@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastnardy import FastNardyError, InvalidPositionError, Position, Rules, _nnet, batch, features
+from fastnardy import (FastNardyError, InvalidPositionError, Position, Rules, _gamebatch, _nnet,
+                       batch, features)
 from fastnardy.search import network
 from fastnardy.batch import MIRROR_COLUMNS
 from fastnardy.search.network import Evaluator, races
@@ -80,7 +81,7 @@ def test_within_1e6_of_the_numpy_oracle(game: str, source: str, tmp_path: Path) 
         net = random_network(game, int(source[1:]), 7, 0.3)
     rows = positions(game)
     x = features(game, rows, KINDS[game])
-    expected = oracle(net, x) if net.race is None else split_oracle(net, net.race, game, rows)
+    expected = split_oracle(net, game, rows)
     keys = batch.keys_from_rows(game, rows)
     for got in (net.probabilities(x), net.evaluate(rows, probabilities=True),
                 net.evaluate(keys, probabilities=True)):
@@ -107,11 +108,16 @@ def in_contact(game: str, row: np.ndarray) -> bool:
     return min(visited) <= max(own)
 
 
-def split_oracle(contact: Evaluator, race: Evaluator, game: str, rows: np.ndarray) -> np.ndarray:
-    x = features(game, rows, contact.kind)
-    races = np.array([not in_contact(game, row) for row in rows])
-    out = oracle(contact, x)
-    out[races] = oracle(race, x[races])
+def split_oracle(net: Evaluator, game: str, rows: np.ndarray) -> np.ndarray:
+    """The oracle of ``net`` with its race network on the races (in_contact) and its crashed
+    network on the crashed boards (in_crashed), where it has them."""
+    x = features(game, rows, net.kind)
+    out = oracle(net, x)
+    for other, where in ((net.race, lambda row: not in_contact(game, row)),
+                         (net.crashed, in_crashed)):
+        if other is not None:
+            chosen = np.array([where(row) for row in rows])
+            out[chosen] = oracle(other, x[chosen])
     return out
 
 
@@ -131,7 +137,7 @@ def test_race_network_values_the_races_on_every_path(game: str, tmp_path: Path) 
                       contact.output_weights, contact.output_bias, race=random_network(
                           game, 17, 9, 0.3))
     assert split.race is not None
-    expected = split_oracle(contact, split.race, game, rows)
+    expected = split_oracle(split, game, rows)
     assert np.abs(expected - oracle(contact, features(game, rows, KINDS[game]))).max() > 0.01
     split.save(tmp_path / "split.npz")
     loaded = Evaluator.load(tmp_path / "split.npz")
@@ -191,9 +197,8 @@ def test_crashed_network_values_the_crashed_boards_on_every_path(kind: str,
     net = three_networks(kind)
     assert net.race is not None and net.crashed is not None
     x = features("short", rows, kind)
-    expected = split_oracle(net, net.race, "short", rows)
-    expected[crashed] = oracle(net.crashed, x[crashed])
-    assert np.abs(expected - split_oracle(net, net.race, "short", rows)).max() > 0.01
+    expected = split_oracle(net, "short", rows)
+    assert np.abs(expected[crashed] - oracle(net, x[crashed])).max() > 0.01
     net.save(tmp_path / "three.npz")
     loaded = Evaluator.load(tmp_path / "three.npz")
     assert repr(loaded) == repr(net) == (f"<Evaluator {kind!r} hidden=40 race hidden=17 "
@@ -205,18 +210,27 @@ def test_crashed_network_values_the_crashed_boards_on_every_path(kind: str,
             np.testing.assert_allclose(got, expected, atol=1e-6, rtol=0)
     listed = batch.decode("short", rows[:50])
     assert [net.value(p) for p in listed] == list(net.evaluate(rows[:50]))
-    parents = keys[:300]
     valued = 0
     for each in (net, three_networks(kind, "int16")):
         for roll in batch.ROLLS[::2]:
-            dice = np.repeat(np.array([roll]), len(parents), axis=0)
-            children, parent = batch.expand(rules, rows[:300], dice, keys=True)
-            alone = each.network.probabilities(children)
-            for first in (0, 1):
-                got = _nnet._child_probabilities(each.network, parents, children, parent, first)
-                np.testing.assert_array_equal(got, alone)
+            children = children_from_parents(each, rules, rows[:300], roll)
             valued += int(network.crashes(rules, children).sum())
     assert valued > 500
+
+
+def children_from_parents(net: Evaluator, rules: Rules, rows: np.ndarray,
+                          roll: tuple) -> np.ndarray:
+    """Assert that the children of ``rows`` under ``roll`` valued from their parent (the
+    kernel's self-play path, pairs from the first and from the second of each parent's) are
+    the same floats as each child alone; return the children (keys)."""
+    parents = batch.keys_from_rows(rules, rows)
+    dice = np.repeat(np.array([roll]), len(rows), axis=0)
+    children, parent = batch.expand(rules, rows, dice, keys=True)
+    alone = net.network.probabilities(children)
+    for first in (0, 1):  # pairs (0, 1), (2, 3) ... and 0, (1, 2), (3, 4) ...
+        got = _gamebatch._child_probabilities(net.network, parents, children, parent, first)
+        np.testing.assert_array_equal(got, alone)
+    return children
 
 
 def test_race_network_errors(tmp_path: Path) -> None:
@@ -494,19 +508,14 @@ def test_children_from_their_parent_are_the_same_floats(game: str) -> None:
     of pairing siblings."""
     rules = Rules.of(game)
     rows = positions(game, 150)
-    parents = batch.keys_from_rows(game, rows)
     hits = in_race = in_contact = 0
     for net in int16_networks(game) + [Evaluator.load(game), with_race(game)]:
         for i, roll in enumerate(batch.ROLLS):
             if i % 3 and net.arithmetic == "float":
                 continue
+            children_from_parents(net, rules, rows, roll)
             dice = np.repeat(np.array([roll]), len(rows), axis=0)
-            children, parent = batch.expand(rules, rows, dice, keys=True)
-            alone = net.network.probabilities(children)
-            for first in (0, 1):  # pairs (0, 1), (2, 3) ... and 0, (1, 2), (3, 4) ...
-                got = _nnet._child_probabilities(net.network, parents, children, parent, first)
-                np.testing.assert_array_equal(got, alone)
-            boards, _ = batch.expand(rules, rows, dice)
+            boards, parent = batch.expand(rules, rows, dice)
             hits += int((boards[:, 24] > rows[parent, 49]).sum())  # the side to move's bar
             race = races(game, boards)
             in_race += int(race.sum())
@@ -547,11 +556,9 @@ def test_shots_networks_on_every_path() -> None:
     keys = batch.keys_from_rows("short", rows)
     x = features("short", rows, "shots")
     assert len(np.unique(x[:, 198:], axis=0)) > 100  # the contact inputs vary
-    parents = keys[:120]
     for net in shots_networks():
         if net.arithmetic == "float":
-            expected = (oracle(net, x) if net.race is None
-                        else split_oracle(net, net.race, "short", rows))
+            expected = split_oracle(net, "short", rows)
             for got in (net.probabilities(x), net.evaluate(rows, probabilities=True),
                         net.evaluate(keys, probabilities=True)):
                 np.testing.assert_allclose(got, expected, atol=1e-6, rtol=0)
@@ -559,12 +566,7 @@ def test_shots_networks_on_every_path() -> None:
         else:
             assert np.abs(net.evaluate(rows) - floats).max() < 0.03
         for roll in batch.ROLLS[::4]:
-            dice = np.repeat(np.array([roll]), len(parents), axis=0)
-            children, parent = batch.expand(rules, rows[:120], dice, keys=True)
-            alone = net.network.probabilities(children)
-            for first in (0, 1):
-                got = _nnet._child_probabilities(net.network, parents, children, parent, first)
-                np.testing.assert_array_equal(got, alone)
+            children_from_parents(net, rules, rows[:120], roll)
     # without weights on the contact inputs (a race network padded to the kind), the
     # network has no rows of them: the tdgammon network's floats
     td = random_network("short", 40, 25, 0.4, "tdgammon")
@@ -581,7 +583,7 @@ def test_shots_networks_on_every_path() -> None:
 SAME_FLOATS = """
 import sys
 import numpy as np
-from fastnardy import batch, features, _nnet
+from fastnardy import batch, features, _gamebatch, _nnet
 from fastnardy.search.network import Evaluator
 rng = np.random.default_rng(5)
 out = []
@@ -602,7 +604,7 @@ for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248),
         out += [net.evaluate(rows, probabilities=True), net.evaluate(keys[1:], probabilities=True)]
     children, parent = batch.expand(game, rows[:200], np.full((200, 2), [5, 2]), keys=True)
     for net in nets[:2] + integers[:2]:  # the kernel's self-play path (nn_child2)
-        out += [_nnet._child_probabilities(net.network, keys[:200], children, parent)]
+        out += [_gamebatch._child_probabilities(net.network, keys[:200], children, parent)]
     out += [features(game, keys, "raw")]  # the raw inputs of keys: lookups per instruction set
 np.savez(sys.argv[2], simd=_nnet.SIMD, *out)
 """
@@ -639,10 +641,11 @@ def test_every_instruction_set_gives_the_same_floats(tmp_path: Path) -> None:
 
 
 def integer(net: Evaluator) -> Evaluator:
-    """``net`` (and its race network) in int16 arithmetic."""
-    race = None if net.race is None else integer(net.race)
+    """``net`` (and its race and crashed networks) in int16 arithmetic."""
+    race, crashed = (None if other is None else integer(other)
+                     for other in (net.race, net.crashed))
     return Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
-                     net.output_bias, race=race, arithmetic="int16")
+                     net.output_bias, race=race, arithmetic="int16", crashed=crashed)
 
 
 def stacks(game: str) -> np.ndarray:
@@ -667,13 +670,14 @@ def _legal(game: str, row: np.ndarray) -> bool:
 
 @pytest.mark.parametrize("game", ["long", "short"])
 def test_int16_is_within_a_few_thousandths_of_the_float_network(game: str) -> None:
-    """Evaluator(arithmetic="int16"): the shipped network (with its race network) and a
-    random one within 0.003 of the float equity on average, 0.03 at most, on seeded random
-    play; rows, keys and Positions alike."""
+    """Evaluator(arithmetic="int16"): the shipped network (with its race and crashed
+    networks) and a random one within 0.003 of the float equity on average, 0.03 at most, on
+    seeded random play; rows, keys and Positions alike."""
     rows = positions(game)
     for net in (Evaluator.load(game), random_network(game, 48, 4)):
         fast = integer(net)
         assert fast.arithmetic == "int16" and (fast.race is None) == (net.race is None)
+        assert (fast.crashed is None) == (net.crashed is None)
         gap = np.abs(fast.evaluate(rows) - net.evaluate(rows))
         assert gap.mean() < 0.003 and gap.max() < 0.03
         keys = batch.keys_from_rows(game, rows[:50])

@@ -31,12 +31,9 @@ def held_masks(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """(N, 6): each side's held points as bits, own numbering then the other's; counts."""
     ...
 
-def races(is_short: bool, rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """True for each (N, 50) board row that is a race (no contact), every row checked."""
-    ...
-
-def crashes(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """True for each (N, 50) short-nardy row in contact where a side has crashed."""
+def classes(is_short: bool, rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int8]:
+    """Each (N, 50) board row's class: 0 contact, 1 a race, 2 crashed (short), every row
+    checked."""
     ...
 
 def shots_tables() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32],

@@ -721,58 +721,33 @@ cdef bint features_crashed(const float* x) noexcept nogil:
     return 0
 
 
-def races(bint is_short, object rows, object mirror):
-    """For (N, 50) board rows of the game of ``mirror`` (its MIRROR_COLUMNS): a bool array of
-    N, True for a race (in_contact false); rows checked as features checks them."""
-    cdef const mirror_map* mir = mirror_of(mirror)
-    cdef row_facts facts
-    cdef const int8_t* data
-    cdef uint8_t* out
-    cdef Py_ssize_t i, n
-    cdef int faults = 0
-    array = rows_array(as_array(rows, "rows", InvalidPositionError))
-    n = array.shape[0]
-    result = np.zeros(n, dtype=np.bool_)
-    if n == 0:
-        return result
-    data = <const int8_t*>_data(array)
-    out = <uint8_t*>_data(result)
-    with nogil:
-        for i in range(n):
-            faults |= row_faults(data + 50 * i, mir, is_short, &facts)
-            if faults:
-                break
-            out[i] = not in_contact(mir, facts.held[0], facts.held[1],
-                                    data[50 * i + 24] | data[50 * i + 49])
-    if faults:
-        raise_fault(faults, 0)
-    return result
-
-
-def crashes(object rows, object mirror):
-    """For (N, 50) short-nardy board rows (``mirror`` its MIRROR_COLUMNS): a bool array of
-    N, True where the board is in contact (in_contact) and a side has crashed (in_crashed);
-    rows checked as features checks them."""
+def classes(bint is_short, object rows, object mirror):
+    """For (N, 50) board rows of the game of ``mirror`` (its MIRROR_COLUMNS): an int8 array
+    of N, each row's class for the networks: 0 contact, 1 a race (in_contact false), 2 in
+    short nardy a crashed board in contact (in_crashed); rows checked as features checks
+    them."""
     cdef const mirror_map* mir = mirror_of(mirror)
     cdef row_facts facts
     cdef const int8_t* row
-    cdef uint8_t* out
+    cdef int8_t* out
     cdef Py_ssize_t i, n
     cdef int faults = 0
     array = rows_array(as_array(rows, "rows", InvalidPositionError))
     n = array.shape[0]
-    result = np.zeros(n, dtype=np.bool_)
+    result = np.zeros(n, dtype=np.int8)
     if n == 0:
         return result
     row = <const int8_t*>_data(array)
-    out = <uint8_t*>_data(result)
+    out = <int8_t*>_data(result)
     with nogil:
         for i in range(n):
-            faults |= row_faults(row, mir, 1, &facts)
+            faults |= row_faults(row, mir, is_short, &facts)
             if faults:
                 break
-            out[i] = (in_contact(mir, facts.held[0], facts.held[1], row[24] | row[49])
-                      and in_crashed(row, &facts))
+            if not in_contact(mir, facts.held[0], facts.held[1], row[24] | row[49]):
+                out[i] = 1
+            elif is_short and in_crashed(row, &facts):
+                out[i] = 2
             row += 50
     if faults:
         raise_fault(faults, 0)

@@ -13,6 +13,7 @@ from fastnardy._packed cimport (nb_board, nb_board_from_key, nb_check_key, nb_fi
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  NB_ORDER, nb_generate, nb_tick)
 from fastnardy._args cimport _build_error, _data, _parse_code
+from fastnardy._features cimport keys_array
 from fastnardy._nnet cimport (NN_OUTPUTS, Network, nn_child2, nn_equity, nn_probabilities,
                               nn_scratch_clear, nn_scratch_free, nn_scratch_new,
                               nn_set_parent)
@@ -602,3 +603,57 @@ cdef class GameBatch:
     cdef object _results(self):
         key, rngs, small, turns, dice = self.arrays
         return small[3].copy(), small[4].copy(), small[5].copy(), turns.copy()
+
+
+def _child_probabilities(Network network, parents, children, parent, int first=0):
+    """The five outputs (N, 5) float32 of ``children``, KEY_DTYPE keys each in its own
+    mover's frame, of the positions ``parents`` (keys, each in its mover's frame), child i
+    of ``parents[parent[i]]``, grouped by parent (batch.expand's children): valued as the
+    kernel's self-play values them (nn_child2: siblings share their parent's opponent's
+    partial sums), in pairs from the ``first`` (0 or 1) of each group's, for the tests: the
+    same floats as ``network.probabilities(children)``. The keys must be well formed (not
+    checked)."""
+    cdef const uint64_t* kv
+    cdef const uint64_t* pv
+    cdef const int32_t* iv
+    cdef uint64_t lo[2]
+    cdef uint64_t hi[2]
+    cdef float* out
+    cdef Py_ssize_t i, j, k, n, start = 0
+    cdef nn_scratch* s
+    cdef int is_short = network.net.is_short
+    lo[1] = hi[1] = 0  # read only with a second child
+    keys = keys_array(children)
+    owners = keys_array(parents)
+    index = np.ascontiguousarray(parent, dtype=np.int32)
+    n = keys.shape[0]
+    if index.shape != (n,) or n and (index.min() < 0 or index.max() >= owners.shape[0]
+                                     or (np.diff(index) < 0).any()):
+        raise FastNardyError("parent must index parents, one per child, grouped")
+    result = np.zeros((n, NN_OUTPUTS), dtype=np.float32)
+    if n == 0:
+        return result
+    kv = <const uint64_t*>_data(keys)
+    pv = <const uint64_t*>_data(owners)
+    iv = <const int32_t*>_data(index)
+    out = <float*>_data(result)
+    s = nn_scratch_new()
+    if s == NULL:
+        raise MemoryError()
+    with nogil:
+        while start < n:
+            k = iv[start]
+            nn_set_parent(&network.net, s, pv[2 * k], pv[2 * k + 1])
+            i = start
+            while i < n and iv[i] == k:
+                j = 2 if i + 1 < n and iv[i + 1] == k and (i > start or first == 0) else 1
+                nb_swap_key(kv[2 * i], kv[2 * i + 1], is_short, &lo[0], &hi[0])
+                if j == 2:
+                    nb_swap_key(kv[2 * i + 2], kv[2 * i + 3], is_short, &lo[1], &hi[1])
+                nn_child2(&network.net, s, lo[0], hi[0], lo[1], hi[1], out + NN_OUTPUTS * i,
+                          out + NN_OUTPUTS * (i + 1) if j == 2 else NULL)
+                i += j
+            start = i
+        nn_probabilities(out, NN_OUTPUTS * n)
+    nn_scratch_free(s)
+    return result

@@ -39,7 +39,7 @@ threads may evaluate with it at once (each call brings its own scratch). The bat
 run without the GIL, in slices between which Ctrl-C is checked.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 from cpython.exc cimport PyErr_CheckSignals
@@ -59,7 +59,7 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, C_SHOTS, K_NARDY, 
 from fastnardy._args cimport _data, _key_of, as_array
 from fastnardy._packed cimport (count24, held24, lay24, nb_fields_other,
                                 nb_key_row_words, nb_key_to_row, nb_key_words2, nb_load8,
-                                nb_swap_key, words3)
+                                words3)
 from fastnardy import _features
 from fastnardy.errors import FastNardyError, InvalidPositionError
 
@@ -712,60 +712,6 @@ def _integer(bias, points, offs, runs, longest, shots, w2t, int qn):
     qw2t[:, :stride] = np.rint(w2t.astype(np.float64) * 2.0 ** out[:, None])
     offset = 16384.0 * qw2t.sum(axis=1, dtype=np.int64)
     return qtable, qbias, qlim, qmul, qw2t, offset, 2.0 ** -(out + 15)
-
-
-def _child_probabilities(Network network, parents, children, parent, int first=0):
-    """The five outputs (N, 5) float32 of ``children``, KEY_DTYPE keys each in its own
-    mover's frame, of the positions ``parents`` (keys, each in its mover's frame), child i
-    of ``parents[parent[i]]``, grouped by parent (batch.expand's children): valued as the
-    kernel's self-play values them (nn_child2: siblings share their parent's opponent's
-    partial sums), in pairs from the ``first`` (0 or 1) of each group's, for the tests: the
-    same floats as ``network.probabilities(children)``. The keys must be well formed (not
-    checked)."""
-    cdef const uint64_t* kv
-    cdef const uint64_t* pv
-    cdef const int32_t* iv
-    cdef uint64_t lo[2]
-    cdef uint64_t hi[2]
-    cdef float* out
-    cdef Py_ssize_t i, j, k, n, start = 0
-    cdef nn_scratch* s
-    cdef int is_short = network.net.is_short
-    lo[1] = hi[1] = 0  # read only with a second child
-    keys = keys_array(children)
-    owners = keys_array(parents)
-    index = np.ascontiguousarray(parent, dtype=np.int32)
-    n = keys.shape[0]
-    if index.shape != (n,) or n and (index.min() < 0 or index.max() >= owners.shape[0]
-                                     or (np.diff(index) < 0).any()):
-        raise FastNardyError("parent must index parents, one per child, grouped")
-    result = np.zeros((n, NN_OUTPUTS), dtype=np.float32)
-    if n == 0:
-        return result
-    kv = <const uint64_t*>_data(keys)
-    pv = <const uint64_t*>_data(owners)
-    iv = <const int32_t*>_data(index)
-    out = <float*>_data(result)
-    s = nn_scratch_new()
-    if s == NULL:
-        raise MemoryError()
-    with nogil:
-        while start < n:
-            k = iv[start]
-            nn_set_parent(&network.net, s, pv[2 * k], pv[2 * k + 1])
-            i = start
-            while i < n and iv[i] == k:
-                j = 2 if i + 1 < n and iv[i + 1] == k and (i > start or first == 0) else 1
-                nb_swap_key(kv[2 * i], kv[2 * i + 1], is_short, &lo[0], &hi[0])
-                if j == 2:
-                    nb_swap_key(kv[2 * i + 2], kv[2 * i + 3], is_short, &lo[1], &hi[1])
-                nn_child2(&network.net, s, lo[0], hi[0], lo[1], hi[1], out + NN_OUTPUTS * i,
-                          out + NN_OUTPUTS * (i + 1) if j == 2 else NULL)
-                i += j
-            start = i
-        nn_probabilities(out, NN_OUTPUTS * n)
-    nn_scratch_free(s)
-    return result
 
 
 def _aligned(array):

@@ -66,6 +66,7 @@ _POINTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 _SHIPPED = Path(__file__).parent.parent / "weights"
 _ARRAYS = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
 _CLASSES = ("race", "crashed")  # the networks an Evaluator may hold beside its own
+_RACE, _CRASHED = 1, 2  # their codes in _features.classes (0: contact)
 
 
 class Evaluator:
@@ -257,12 +258,7 @@ def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
     """True for each board row (N, 50) or packed key (``KEY_DTYPE``) of the game of
     ``rules`` that is a race (module docstring), the positions a race network values;
     checked as :func:`fastnardy.features` checks them (InvalidPositionError)."""
-    game = Rules.of(rules).game
-    array = checks.array(boards, "boards", InvalidPositionError)
-    if array.dtype.names is not None:  # packed keys, as fastnardy._features reads boards
-        array = _features.rows_of_keys(game == "short", array)
-    found: npt.NDArray[np.bool_] = _features.races(game == "short", array,
-                                                   MIRROR_COLUMNS[game])
+    found: npt.NDArray[np.bool_] = _classes(Rules.of(rules).game, boards) == _RACE
     return found
 
 
@@ -273,10 +269,17 @@ def crashes(rules: object, boards: object) -> npt.NDArray[np.bool_]:
     :func:`fastnardy.features` checks them (InvalidPositionError)."""
     if Rules.of(rules).game != "short":
         raise FastNardyError("crashed boards are short nardy's (GNU Backgammon's class)")
+    found: npt.NDArray[np.bool_] = _classes("short", boards) == _CRASHED
+    return found
+
+
+def _classes(game: str, boards: object) -> npt.NDArray[np.int8]:
+    """_features.classes of board rows or packed keys of ``game``."""
     array = checks.array(boards, "boards", InvalidPositionError)
     if array.dtype.names is not None:  # packed keys, as fastnardy._features reads boards
-        array = _features.rows_of_keys(True, array)
-    found: npt.NDArray[np.bool_] = _features.crashes(array, MIRROR_COLUMNS["short"])
+        array = _features.rows_of_keys(game == "short", array)
+    found: npt.NDArray[np.int8] = _features.classes(game == "short", array,
+                                                    MIRROR_COLUMNS[game])
     return found
 
 
