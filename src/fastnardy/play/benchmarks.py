@@ -13,8 +13,7 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
   the side to move in its home or off, L9); short nardy ``contact``, ``crashed`` (contact
   where a side has crashed, :func:`fastnardy.search.network.crashes`: at most 6 checkers in
   play, those piled on its 1 and 2 points beyond the first on each not counted) and
-  ``race``. The same number of
-  positions of each class, drawn uniformly from those met;
+  ``race``. The same number of positions of each class, drawn uniformly from those met;
 * **candidates**: the union of the best 3 turns by the shipped network at 0 ply, the best 3
   at 1 ply, the greedy policy's best 2 and, in short nardy, GNU Backgammon's best 3 at 0 ply;
 * **equities**: each candidate's position rolled out
