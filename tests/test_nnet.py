@@ -407,8 +407,8 @@ def test_immutable_picklable_and_shared_between_threads() -> None:
 def test_search_compiled_equals_the_python_evaluator(game: str, race: bool) -> None:
     """best_turn and expectimax with the Evaluator (compiled on rows) choose as the same
     network called from Python on features (to within the 1e-6 of the two paths), with a
-    race network too."""
-    net = with_race(game) if race else Evaluator.load(game)
+    race network (and in short nardy a crashed one) too."""
+    net = with_race_and_crashed(game) if race else Evaluator.load(game)
     python = evaluator(lambda x: net(x), ("features", KINDS[game]))
     rows = positions(game, 4)
     for plies, move_filter in ((0, None), (1, MoveFilter(3, 0.1)), (2, GNUBG_FILTERS)):
@@ -442,7 +442,7 @@ def test_the_evaluator_gets_a_read_only_batch() -> None:
         best_turn(Position.start("long"), (6, 5), vandal, 1)
 
 
-def with_race(game: str) -> Evaluator:
+def with_race_and_crashed(game: str) -> Evaluator:
     """The shipped network with a random race network and, in short nardy, a random crashed
     one."""
     net = Evaluator.load(game)
@@ -455,8 +455,9 @@ def with_race(game: str) -> Evaluator:
 @pytest.mark.parametrize("race", [False, True])
 def test_selfplay_with_the_network_in_the_kernel(game: str, race: bool) -> None:
     """simulate with the Evaluator (played inside the kernel) gives the same games as the
-    same network called from Python at every turn-step, with a race network too."""
-    net = with_race(game) if race else Evaluator.load(game)
+    same network called from Python at every turn-step, with a race network (and in short
+    nardy a crashed one) too."""
+    net = with_race_and_crashed(game) if race else Evaluator.load(game)
     python = evaluator(lambda x: net(x), ("features", KINDS[game]))
     inside = simulate(game, 12, 3, net)
     outside = simulate(game, 12, 3, python)
@@ -504,12 +505,12 @@ def test_children_from_their_parent_are_the_same_floats(game: str) -> None:
     read from each child's key (in the parent's frame; long nardy's int16 network updates
     the parent's count rows of that side, NNUE's way); a hit (S5) takes both sides' rows.
     Every child of seeded random play, under every roll, the same floats as the child
-    valued alone, with each network (int16 and float, with race networks too) and both ways
-    of pairing siblings."""
+    valued alone, with each network (int16 and float, with race and crashed networks too)
+    and both ways of pairing siblings."""
     rules = Rules.of(game)
     rows = positions(game, 150)
     hits = in_race = in_contact = 0
-    for net in int16_networks(game) + [Evaluator.load(game), with_race(game)]:
+    for net in int16_networks(game) + [Evaluator.load(game), with_race_and_crashed(game)]:
         for i, roll in enumerate(batch.ROLLS):
             if i % 3 and net.arithmetic == "float":
                 continue

@@ -2,6 +2,8 @@
 fastnardy.features, packed keys to rows and rows to keys).
 ``python -m mypy.stubtest fastnardy._features`` checks them against the compiled module."""
 
+from typing import Tuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -31,9 +33,10 @@ def held_masks(rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """(N, 6): each side's held points as bits, own numbering then the other's; counts."""
     ...
 
+CLASSES: Tuple[str, str, str]
+
 def classes(is_short: bool, rows: object, mirror: npt.ArrayLike) -> npt.NDArray[np.int8]:
-    """Each (N, 50) board row's class: 0 contact, 1 a race, 2 crashed (short), every row
-    checked."""
+    """Each (N, 50) board row's class as its index into CLASSES, every row checked."""
     ...
 
 def shots_tables() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32],

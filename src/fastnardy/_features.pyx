@@ -721,11 +721,18 @@ cdef bint features_crashed(const float* x) noexcept nogil:
     return 0
 
 
+cdef enum:  # a board's class for the networks (classes), its index into CLASSES
+    CLASS_CONTACT = 0
+    CLASS_RACE = 1
+    CLASS_CRASHED = 2
+CLASSES = ("contact", "race", "crashed")
+
+
 def classes(bint is_short, object rows, object mirror):
     """For (N, 50) board rows of the game of ``mirror`` (its MIRROR_COLUMNS): an int8 array
-    of N, each row's class for the networks: 0 contact, 1 a race (in_contact false), 2 in
-    short nardy a crashed board in contact (in_crashed); rows checked as features checks
-    them."""
+    of N, each row's class for the networks as its index into CLASSES: contact, a race
+    (in_contact false), in short nardy a crashed board in contact (in_crashed); rows checked
+    as features checks them."""
     cdef const mirror_map* mir = mirror_of(mirror)
     cdef row_facts facts
     cdef const int8_t* row
@@ -745,9 +752,9 @@ def classes(bint is_short, object rows, object mirror):
             if faults:
                 break
             if not in_contact(mir, facts.held[0], facts.held[1], row[24] | row[49]):
-                out[i] = 1
+                out[i] = CLASS_RACE
             elif is_short and in_crashed(row, &facts):
-                out[i] = 2
+                out[i] = CLASS_CRASHED
             row += 50
     if faults:
         raise_fault(faults, 0)

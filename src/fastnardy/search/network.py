@@ -65,8 +65,8 @@ OUTPUTS = ("win", "win_mars", "win_3", "lose_mars", "lose_3")
 _POINTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 _SHIPPED = Path(__file__).parent.parent / "weights"
 _ARRAYS = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
-_CLASSES = ("race", "crashed")  # the networks an Evaluator may hold beside its own
-_RACE, _CRASHED = 1, 2  # their codes in _features.classes (0: contact)
+# the networks an Evaluator may hold beside its own (contact): ("race", "crashed")
+_CLASSES: Tuple[str, ...] = _features.CLASSES[1:]
 
 
 class Evaluator:
@@ -258,7 +258,8 @@ def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
     """True for each board row (N, 50) or packed key (``KEY_DTYPE``) of the game of
     ``rules`` that is a race (module docstring), the positions a race network values;
     checked as :func:`fastnardy.features` checks them (InvalidPositionError)."""
-    found: npt.NDArray[np.bool_] = _classes(Rules.of(rules).game, boards) == _RACE
+    game = Rules.of(rules).game
+    found: npt.NDArray[np.bool_] = _classes(game, boards) == _features.CLASSES.index("race")
     return found
 
 
@@ -269,7 +270,8 @@ def crashes(rules: object, boards: object) -> npt.NDArray[np.bool_]:
     :func:`fastnardy.features` checks them (InvalidPositionError)."""
     if Rules.of(rules).game != "short":
         raise FastNardyError("crashed boards are short nardy's (GNU Backgammon's class)")
-    found: npt.NDArray[np.bool_] = _classes("short", boards) == _CRASHED
+    code = _features.CLASSES.index("crashed")
+    found: npt.NDArray[np.bool_] = _classes("short", boards) == code
     return found
 
 
