@@ -12,7 +12,10 @@ run with the same file skips them):
    the policy are kept and ``--per-turn`` more drawn at random (with ``--race``, of the
    races only, ``fastnardy.search.network.races``; with ``--contact``, of the other positions
    only; with ``--crashed``, of short nardy's crashed boards only,
-   ``fastnardy.search.network.crashes``); the rows are then made distinct.
+   ``fastnardy.search.network.crashes``); the rows are then made distinct. With ``--from
+   FILE`` (repeatable: earlier runs' ``--data``) the positions are instead those files' rows
+   of the run's kind, or with ``--walk N`` the new ones reached in N turns from them (each
+   turn the policy's choice and one child drawn at random; ``--positions`` of them kept).
 2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to
    move, by :func:`fastnardy.play.labels.labels`: gnubg's cubeless evaluation at ``--plies``
    plies (money game without Jacoby: gammons and backgammons count, S9), or an Evaluator's
@@ -108,11 +111,7 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
             np.int64)
         drawn = _ranks(rng.random(len(children)), parent, offsets)
         best = _ranks(-values, parent, offsets)
-        keep = ((drawn < args.per_turn) | (best < args.top)) & ~won
-        if args.race or args.contact:
-            keep &= races(rules, children) == args.race
-        elif args.crashed:
-            keep &= crashes(rules, children)
+        keep = ((drawn < args.per_turn) | (best < args.top)) & _kept(args, rules, children)
         kept.append(children[keep])
         total += int(keep.sum())
         rows = children[choice]
@@ -122,6 +121,59 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
         plies[over] = 0
     distinct = np.unique(np.concatenate(kept), axis=0)
     return distinct[rng.permutation(len(distinct))]
+
+
+def walked(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
+    """Stage 1 from the rows of earlier runs' data files (``--from``): those of the run's
+    positions, each once (its first, in file order); with ``--walk N``, the rows reached from
+    them instead. A step rolls once for each row (doubles too: no opening), keeps the
+    policy's 0-ply choice (the first best) and one child drawn uniformly, and of those the
+    run's positions, made distinct, from which the next step starts. The rows reached, not
+    among the start's, are shuffled and the first ``--positions`` kept."""
+    rules = Rules.of(args.game)
+    rows = []
+    for path in args.start:
+        with np.load(path) as data:
+            rows.append(data["rows"])
+    start = np.concatenate(rows)
+    start = start[_kept(args, rules, start)]
+    start = start[np.sort(np.unique(start, axis=0, return_index=True)[1])]
+    if not args.walk:
+        return start
+    policy = Evaluator.load(args.policy or args.game)
+    front, reached = start, [start[:0]]
+    for _ in range(args.walk):
+        if not len(front):
+            break
+        dice = rng.integers(1, 7, size=(len(front), 2)).astype(np.int8)
+        children, parent = expand(rules, front, dice)
+        offsets = np.searchsorted(parent, np.arange(len(front) + 1))
+        best = first_best(-policy.evaluate(children), parent, len(front))
+        drawn = offsets[:-1] + (rng.random(len(front)) * np.diff(offsets)).astype(np.int64)
+        picked = children[np.unique(np.concatenate([best, drawn]))]
+        front = np.unique(picked[_kept(args, rules, picked)], axis=0)
+        reached.append(front)
+    found = np.unique(np.concatenate(reached), axis=0)
+    found = found[~np.isin(_records(found), _records(start))]
+    rng.shuffle(found)
+    return found[:args.positions]
+
+
+def _records(rows: np.ndarray) -> np.ndarray:
+    """Each row as one value (numpy's void), for set operations on rows."""
+    rows = np.ascontiguousarray(rows)
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+def _kept(args: argparse.Namespace, rules: Rules, rows: np.ndarray) -> np.ndarray:
+    """Which of the next mover's ``rows`` are of the run's positions (all, races, contact,
+    crashed); a finished game (the side that moved bore off its 15th, L9/S9) never is."""
+    keep = rows[:, HALF:].sum(axis=1) > 0
+    if args.race or args.contact:
+        keep &= races(rules, rows) == args.race
+    elif args.crashed:
+        keep &= crashes(rules, rows)
+    return keep
 
 
 def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, float]:
@@ -216,7 +268,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         rows, targets, gnubg_seconds = cached(args.data, args)
         print(f"{len(rows)} labelled rows from {args.data}", flush=True)
     else:
-        rows = gather(args, rng)
+        rows = walked(args, rng) if args.start else gather(args, rng)
         print(f"{len(rows)} distinct rows, cpu {time.process_time():.1f}s", flush=True)
         targets, gnubg_seconds = labelled(args, rows)
         if args.data:
@@ -276,7 +328,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--extra", action="append", default=[],
                         help="another --data file whose rows are learnt too (repeatable)")
     parser.add_argument("--positions", type=int, default=200000,
-                        help="children kept before they are made distinct")
+                        help="children kept before they are made distinct (a --walk: "
+                             "the most rows kept)")
     parser.add_argument("--policy", help="the Evaluator that plays (default: the game's)")
     parser.add_argument("--race", action="store_true", help="keep the races only")
     parser.add_argument("--contact", action="store_true", help="keep the non-races only")
@@ -284,6 +337,11 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help="keep short nardy's crashed boards only")
     parser.add_argument("--attach", help="write the fit with this .npz: as its race network "
                         "(--race) or crashed one (--crashed), or beside them")
+    parser.add_argument("--from", action="append", default=[], dest="start", metavar="FILE",
+                        help="stage 1 from the rows of these --data files, not games "
+                             "(repeatable)")
+    parser.add_argument("--walk", type=int, default=0,
+                        help="with --from: the rows reached in this many turns from them")
     parser.add_argument("--explore", type=float, default=0.1)
     parser.add_argument("--per-turn", type=int, default=4, help="children drawn a turn")
     parser.add_argument("--top", type=int, default=0, help="the policy's best children kept")
@@ -311,6 +369,16 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
            args.epochs, args.minibatch, args.workers or 1) < 1 or not 0 <= args.explore <= 1 \
             or args.plies < 0:
         parser.error("counts must be positive (--top >= 0), --explore in [0, 1], --plies >= 0")
+    if args.walk < 0 or (args.walk and not args.start):
+        parser.error("--walk counts the turns walked from the rows of --from: give both")
+    for path in args.start:
+        try:
+            with np.load(path) as data:
+                has_rows = "rows" in data.files
+        except (OSError, ValueError):
+            has_rows = False
+        if not has_rows:
+            parser.error(f"--from {path}: not a --data file (no rows)")
     if args.teacher == "gnubg" and (args.game != "short" or args.plies > 4):
         parser.error("GNU Backgammon teaches short nardy only, at 0 to 4 plies")
     if args.teacher != "gnubg" and args.plies > 1:

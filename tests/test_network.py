@@ -352,6 +352,72 @@ def test_teacher_trainer_fits_a_crashed_network(tmp_path: Path) -> None:
             train.main(common + bad + ["--out", str(tmp_path / "x.npz")])
 
 
+def test_teacher_trainer_walks_from_the_rows_of_earlier_runs(tmp_path: Path) -> None:
+    """--from FILE takes stage 1's positions from an earlier run's rows (those of the run's
+    kind, each once, in file order), labelled again by this run's teacher; with --walk N, the
+    new rows reached in N turns from them instead: each a turn's result from the row before,
+    of the run's kind, none among the start's, at most --positions, the same for a seed."""
+    train = _teacher()
+    first = tmp_path / "all.npz"
+    common = ["--game", "short", "--teacher", "short", "--hidden", "8", "--epochs", "1"]
+    assert train.main(common + ["--positions", "400", "--parallel", "32", "--seed", "3",
+                                "--data", str(first), "--out", str(tmp_path / "a.npz")]) == 0
+    with np.load(first) as cached:
+        contact = cached["rows"]
+    assert not races("short", contact).any()
+    race = np.zeros((1, 50), dtype=np.int8)  # both sides home: a race, left out below
+    race[0, :6] = race[0, 25:31] = (3, 3, 3, 2, 2, 2)
+    rolls = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+    one_turn = {}  # every result of every roll of every contact row
+    for dice in rolls:
+        children, _ = batch.expand("short", contact, np.tile(dice, (len(contact), 1)))
+        one_turn.update((bytes(row), row) for row in children)
+    near = np.concatenate([batch.expand("short", contact[:5], np.tile(dice, (5, 1)))[0]
+                           for dice in rolls])  # the walks reach some: never kept
+    mixed = tmp_path / "mixed.npz"  # another run's rows: a race, repeats, children
+    np.savez(mixed, rows=np.concatenate([contact[:200], race, near, contact[:50],
+                                         contact[200:]]))
+    start, known = [], set()  # the contact rows of mixed, each once, in order
+    for row in np.load(mixed)["rows"]:
+        if bytes(row) not in known and not races("short", row[None])[0]:
+            known.add(bytes(row))
+            start.append(row)
+    same = tmp_path / "same.npz"
+    assert train.main(common + ["--contact", "--from", str(mixed), "--data", str(same),
+                                "--out", str(tmp_path / "b.npz")]) == 0
+    with np.load(same) as cached:
+        assert bool(cached["contact"]) and np.array_equal(cached["rows"], np.array(start))
+        np.testing.assert_allclose(cached["targets"], Evaluator.load("short").evaluate(
+            np.array(start), probabilities=True), atol=1e-6)
+    walks = {}
+    for name, seed, turns, limit in (("a", "5", "1", "99999"), ("b", "5", "1", "99999"),
+                                     ("c", "6", "1", "99999"), ("d", "5", "2", "300")):
+        data = tmp_path / f"walk-{name}.npz"
+        assert train.main(common + ["--contact", "--from", str(mixed), "--walk", turns,
+                                    "--positions", limit, "--seed", seed, "--data", str(data),
+                                    "--out", str(tmp_path / f"w-{name}.npz")]) == 0
+        with np.load(data) as cached:
+            walks[name] = cached["rows"]
+    assert np.array_equal(walks["a"], walks["b"]) and not np.array_equal(walks["a"], walks["c"])
+    for dice in rolls:  # and of the rows added
+        children, _ = batch.expand("short", near, np.tile(dice, (len(near), 1)))
+        one_turn.update((bytes(row), row) for row in children)
+    for name, rows in walks.items():
+        assert 0 < len(rows) <= (300 if name == "d" else len(one_turn))
+        assert len(np.unique(rows, axis=0)) == len(rows)
+        assert not races("short", rows).any() and (rows[:, 25:].sum(axis=1) > 0).all()
+        assert not known & set(map(bytes, rows))
+        if name != "d":
+            assert set(map(bytes, rows)) <= one_turn.keys()
+    assert not set(map(bytes, walks["d"])) <= one_turn.keys()  # two turns reach further
+    (tmp_path / "text.npz").write_text("not a data file")
+    for bad in (["--walk", "1"], ["--from", str(tmp_path / "none.npz")],
+                ["--from", str(tmp_path / "text.npz")], ["--from", str(tmp_path / "a.npz")],
+                ["--from", str(first), "--walk", "-1"]):
+        with pytest.raises(SystemExit):
+            train.parse(common + bad + ["--out", str(tmp_path / "x.npz")])
+
+
 def test_lambda_returns_end_in_the_outcome_and_flip_sides() -> None:
     train = _module(ROOT / "examples" / "train_td.py", "train_td")
     final = np.array([0.0, 0, 0, 1, 0])  # the loser's view: lost by mars
