@@ -213,20 +213,21 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
               net.output_bias.copy()]
     held = np.zeros(len(x), dtype=bool)
     held[rng.permutation(len(x))[:int(args.holdout * len(x))]] = True
-    train_x, train_y = x[~held], y[~held].astype(np.float32)
+    learnt = np.flatnonzero(~held)  # indices, not a copy of the rows: x may be gigabytes
+    targets = y.astype(np.float32)
     adam = Adam(params, args.rate)
-    batches = -(-len(train_x) // args.minibatch)
+    batches = -(-len(learnt) // args.minibatch)
     for epoch in range(1, args.epochs + 1):
-        order = rng.permutation(len(train_x))
+        order = learnt[rng.permutation(len(learnt))]
         total = 0.0
         for b in range(batches):
             adam.rate = args.rate * (1 - 0.9 * ((epoch - 1) * batches + b)
                                      / (args.epochs * batches))
             pick = order[b * args.minibatch:(b + 1) * args.minibatch]
-            total += step(params, adam, train_x[pick], train_y[pick])
+            total += step(params, adam, x[pick], targets[pick])
         net = Evaluator(args.inputs, *params)
         error = float(np.abs(equity(net.probabilities(x[held])) - equity(y[held])).mean())
-        print(f"epoch {epoch:3d}  loss {total / (len(train_x) * len(OUTPUTS)):.5f}  "
+        print(f"epoch {epoch:3d}  loss {total / (len(learnt) * len(OUTPUTS)):.5f}  "
               f"holdout equity error {error:.4f}  cpu {time.process_time():7.1f}s", flush=True)
         save(net, epoch, error)
     return net
