@@ -67,7 +67,7 @@ from typing import Callable, List, Optional, Tuple  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fastnardy import FastNardyError, Rules, features  # noqa: E402
-from fastnardy.batch import expand  # noqa: E402
+from fastnardy.batch import expand, keys_from_rows  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
 from fastnardy.play.labels import labels  # noqa: E402
 from fastnardy.search.inputs import ENCODINGS, WIDTHS  # noqa: E402
@@ -154,15 +154,9 @@ def walked(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
         front = np.unique(picked[_kept(args, rules, picked)], axis=0)
         reached.append(front)
     found = np.unique(np.concatenate(reached), axis=0)
-    found = found[~np.isin(_records(found), _records(start))]
+    found = found[~np.isin(keys_from_rows(rules, found), keys_from_rows(rules, start))]
     rng.shuffle(found)
     return found[:args.positions]
-
-
-def _records(rows: np.ndarray) -> np.ndarray:
-    """Each row as one value (numpy's void), for set operations on rows."""
-    rows = np.ascontiguousarray(rows)
-    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
 def _kept(args: argparse.Namespace, rules: Rules, rows: np.ndarray) -> np.ndarray:
