@@ -106,9 +106,11 @@ class Adam:
             p -= (scale * m / (np.sqrt(v) + 1e-8)).astype(np.float32)
 
 
-def step(params: List[np.ndarray], adam: Adam, xb: np.ndarray, yb: np.ndarray) -> float:
+def step(params: List[np.ndarray], adam: Adam, xb: np.ndarray, yb: np.ndarray,
+         more: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> float:
     """One Adam step on the minibatch (xb, yb float32) on the weights ``params`` (the
-    Evaluator's four arrays, updated in place); its summed cross-entropy."""
+    Evaluator's four arrays, updated in place); its summed cross-entropy. ``more(out)``,
+    given the outputs, adds another term's gradient with respect to their sums."""
     w1, b1, w2, b2 = params
     with np.errstate(over="ignore"):  # exp of a sum far below 0: inf, the sigmoid 0
         hidden = 1.0 / (1.0 + np.exp(-(xb @ w1 + b1)))
@@ -116,6 +118,8 @@ def step(params: List[np.ndarray], adam: Adam, xb: np.ndarray, yb: np.ndarray) -
     clipped = np.clip(out, 1e-6, 1 - 1e-6)
     total = float(-(yb * np.log(clipped) + (1 - yb) * np.log(1 - clipped)).sum())
     d_out = (out - yb) / len(xb)  # cross-entropy through the sigmoid
+    if more is not None:
+        d_out = d_out + more(out)
     d_hidden = (d_out @ w2.T) * hidden * (1 - hidden)
     adam.update([xb.T @ d_hidden, d_hidden.sum(0), hidden.T @ d_out, d_out.sum(0)])
     return total

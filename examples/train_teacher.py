@@ -16,6 +16,8 @@ run with the same file skips them):
    FILE`` (repeatable: earlier runs' ``--data``) the positions are instead those files' rows
    of the run's kind, or with ``--walk N`` the new ones reached in N turns from them (each
    turn the policy's choice and one child drawn at random; ``--positions`` of them kept).
+   With ``--rank`` the rows kept of each turn stay together, turn after turn (not made
+   distinct), and the data file records each one's turn.
 2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to
    move, by :func:`fastnardy.play.labels.labels`: gnubg's cubeless evaluation at ``--plies``
    plies (money game without Jacoby: gammons and backgammons count, S9), or an Evaluator's
@@ -30,9 +32,13 @@ run with the same file skips them):
    sigmoid outputs, Adam on the cross-entropy of each output against the teacher's,
    ``--epochs`` passes in minibatches, the rate falling linearly to a tenth; ``--holdout``
    of the rows (drawn by the seed) are never learnt and report the mean absolute error of
-   the equity after each pass. The weights are written to ``--out`` after each pass
-   (``Evaluator.load(path)`` reads them); the metadata records the command, seed, rows and
-   CPU seconds (this process's and gnubg's).
+   the equity after each pass. ``--rank W`` adds W times the divergence of the network's
+   order of each turn's siblings from the teacher's (a softmax of minus their equities over
+   ``--tau`` points): what a 0-ply player reads of its network is that order. Its
+   minibatches and holdout are whole turns, and each pass also reports the teacher's equity
+   a held-out turn loses by the network's first best. The weights are written to
+   ``--out`` after each pass (``Evaluator.load(path)`` reads them); the metadata records
+   the command, seed, rows and CPU seconds (this process's and gnubg's).
 
 ``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit;
 every file must have been labelled by the same teacher at the same depth, of the same
@@ -67,7 +73,7 @@ from typing import Callable, List, Optional, Tuple  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fastnardy import FastNardyError, Rules, features  # noqa: E402
-from fastnardy.batch import expand, keys_from_rows  # noqa: E402
+from fastnardy.batch import expand, keys_from_rows, segment_argmax  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
 from fastnardy.play.labels import labels  # noqa: E402
 from fastnardy.search.inputs import ENCODINGS, WIDTHS  # noqa: E402
@@ -87,8 +93,11 @@ def _ranks(score: np.ndarray, parent: np.ndarray, offsets: np.ndarray) -> np.nda
     return rank
 
 
-def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
-    """Distinct child rows of games played by the policy (stage 1)."""
+def gather(args: argparse.Namespace, rng: np.random.Generator
+           ) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """Distinct child rows of games played by the policy (stage 1); with ``--rank``, the
+    rows kept of each turn together instead (siblings, in turn order, a row again wherever
+    it is kept) and each one's turn (0, 1, ...), else None."""
     rules = Rules.of(args.game)
     policy = Evaluator.load(args.policy or args.game)
     start = _start_row(KINDS[args.game])
@@ -96,6 +105,7 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
     rows = np.repeat(start[None], n, axis=0)
     plies = np.zeros(n, dtype=np.int64)
     kept: List[np.ndarray] = []
+    turns: List[np.ndarray] = []
     total = 0
     while total < args.positions:
         dice = roll(rng, n, plies == 0, args.game == "short")
@@ -113,14 +123,17 @@ def gather(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
         best = _ranks(-values, parent, offsets)
         keep = ((drawn < args.per_turn) | (best < args.top)) & _kept(args, rules, children)
         kept.append(children[keep])
+        turns.append(n * len(turns) + parent[keep])
         total += int(keep.sum())
         rows = children[choice]
         plies += 1
         over = won[choice] | (plies >= 2000)
         rows[over] = start
         plies[over] = 0
+    if args.rank:
+        return np.concatenate(kept), np.unique(np.concatenate(turns), return_inverse=True)[1]
     distinct = np.unique(np.concatenate(kept), axis=0)
-    return distinct[rng.permutation(len(distinct))]
+    return distinct[rng.permutation(len(distinct))], None
 
 
 def walked(args: argparse.Namespace, rng: np.random.Generator) -> np.ndarray:
@@ -196,20 +209,24 @@ def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, fl
 
 
 def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np.ndarray,
-        save: Callable[[Evaluator, int, float], None]) -> Evaluator:
-    """Adam on the cross-entropy (stage 3); ``save(net, epoch, holdout error)`` after each
-    pass."""
+        group: Optional[np.ndarray], save: Callable[[Evaluator, int, float], None]
+        ) -> Evaluator:
+    """Adam on the cross-entropy (stage 3), with ``--rank`` plus the siblings' term (whole
+    turns in a minibatch, whole turns held out: :func:`ranked`); ``save(net, epoch, holdout
+    error)`` after each pass."""
     net = Evaluator.load(args.init) if args.init else new_network(args.inputs, args.hidden, rng)
     part = _part(args)  # a race or crashed fit: from that network of --init's, if it has one
     if part and getattr(net, part) is not None:
         net = getattr(net, part)
     params = [net.hidden_weights.copy(), net.hidden_bias.copy(), net.output_weights.copy(),
               net.output_bias.copy()]
+    targets = y.astype(np.float32)
+    adam = Adam(params, args.rate)
+    if group is not None:
+        return ranked(args, rng, x, targets, group, params, adam, save)
     held = np.zeros(len(x), dtype=bool)
     held[rng.permutation(len(x))[:int(args.holdout * len(x))]] = True
     learnt = np.flatnonzero(~held)  # indices, not a copy of the rows: x may be gigabytes
-    targets = y.astype(np.float32)
-    adam = Adam(params, args.rate)
     batches = -(-len(learnt) // args.minibatch)
     for epoch in range(1, args.epochs + 1):
         order = learnt[rng.permutation(len(learnt))]
@@ -227,11 +244,82 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
     return net
 
 
-def cached(path: str, args: argparse.Namespace) -> Tuple[np.ndarray, np.ndarray, float]:
-    """The labelled rows of a ``--data`` file, their targets and gnubg's CPU seconds; exits
-    when another teacher or depth labelled them, or other positions (all, races, contact,
-    crashed: the metadata names each; a file without ``race``, ``contact`` or ``crashed``
-    is not of those)."""
+def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
+           targets: np.ndarray, group: np.ndarray, params: List[np.ndarray], adam: Adam,
+           save: Callable[[Evaluator, int, float], None]) -> Evaluator:
+    """fit with ``--rank``: each minibatch whole turns of about ``--minibatch`` rows, its
+    loss the cross-entropy plus ``--rank`` times the mean over its turns of the
+    Kullback-Leibler divergence of the network's choice from the teacher's, each a softmax
+    over the siblings of minus their equity (the next mover's) over ``--tau``: a term on
+    the order of the siblings, which is what a 0-ply player reads of its network.
+    ``--holdout`` of the turns are never learnt; after each pass, their equity error and
+    the teacher's equity a turn lost by the network's first best."""
+    turns = int(group[-1]) + 1
+    first = np.searchsorted(group, np.arange(turns + 1))  # each turn's first row
+    teacher = equity(targets)
+    held = np.zeros(turns, dtype=bool)
+    held[rng.permutation(turns)[:int(args.holdout * turns)]] = True
+    learnt = np.flatnonzero(~held)
+    shown = rows_of(first, np.flatnonzero(held))
+    net = None
+    for epoch in range(1, args.epochs + 1):
+        order = learnt[rng.permutation(len(learnt))]
+        # a turn goes to the minibatch in which its last row falls
+        batch = (np.cumsum(first[order + 1] - first[order]) - 1) // args.minibatch
+        cuts = np.flatnonzero(np.diff(batch)) + 1
+        total = 0.0
+        for b, picked in enumerate(np.split(order, cuts)):
+            adam.rate = args.rate * (1 - 0.9 * ((epoch - 1) * (len(cuts) + 1) + b)
+                                     / (args.epochs * (len(cuts) + 1)))
+            rows = rows_of(first, picked)
+            starts = np.cumsum(np.append(0, first[picked + 1] - first[picked]))[:-1]
+            total += step(params, adam, x[rows], targets[rows],
+                          lambda out: order_term(out, teacher[rows], starts, args))
+        net = Evaluator(args.inputs, *params)
+        values = equity(net.probabilities(x[shown]))
+        error = float(np.abs(values - teacher[shown]).mean())
+        starts = np.cumsum(np.append(0, np.diff(first)[held]))[:-1]
+        chosen = starts + segment_argmax(-values, np.append(starts, len(shown)))
+        best = np.minimum.reduceat(teacher[shown], starts)
+        lost = float((teacher[shown][chosen] - best).mean())
+        print(f"epoch {epoch:3d}  loss {total / (len(group) * len(OUTPUTS)):.5f}  "
+              f"holdout equity error {error:.4f}  lost a turn {lost:.5f}  "
+              f"cpu {time.process_time():7.1f}s", flush=True)
+        save(net, epoch, error)
+    assert net is not None
+    return net
+
+
+def rows_of(first: np.ndarray, turns: np.ndarray) -> np.ndarray:
+    """The rows of the ``turns`` (``first``: each turn's first row), turn after turn."""
+    sizes = first[turns + 1] - first[turns]
+    return np.repeat(first[turns] - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+
+
+def order_term(out: np.ndarray, teacher: np.ndarray, starts: np.ndarray,
+               args: argparse.Namespace) -> np.ndarray:
+    """The gradient, with respect to the outputs' sums, of ``--rank`` times the mean over
+    the turns (``starts``: each one's first row) of KL(teacher's softmax || the network's),
+    each a softmax of minus the siblings' equities (``out``'s, ``teacher``) over ``--tau``."""
+    def softmax(values: np.ndarray) -> np.ndarray:
+        z = -values / args.tau
+        e = np.exp(z - np.repeat(np.maximum.reduceat(z, starts), sizes))
+        return e / np.repeat(np.add.reduceat(e, starts), sizes)
+
+    sizes = np.diff(np.append(starts, len(out)))
+    d_equity = -(softmax(equity(out)) - softmax(teacher)) / args.tau  # d KL / d equity
+    points = equity(np.eye(len(OUTPUTS))) + 1.0  # equity = out . points - 1
+    return (args.rank / len(starts) * d_equity[:, None] * points * out * (1 - out)
+            ).astype(np.float32)
+
+
+def cached(path: str, args: argparse.Namespace
+           ) -> Tuple[np.ndarray, np.ndarray, float, Optional[np.ndarray]]:
+    """The labelled rows of a ``--data`` file, their targets, gnubg's CPU seconds and, for
+    ``--rank``, each row's turn; exits when another teacher or depth labelled them, or
+    other positions (all, races, contact, crashed: the metadata names each; a file without
+    ``race``, ``contact`` or ``crashed`` is not of those), or when ``--rank`` finds no
+    turns (a run without ``--rank`` made the rows distinct)."""
     with np.load(path) as data:
         made = (str(data["teacher"]), int(data["plies"]), _positions(
             *(bool(data[key]) if key in data.files else False for key in _KEPT)))
@@ -239,7 +327,11 @@ def cached(path: str, args: argparse.Namespace) -> Tuple[np.ndarray, np.ndarray,
         if made != wanted:
             sys.exit(f"train_teacher.py: {path} was labelled by {made[0]} at {made[1]} "
                      f"plies ({made[2]}), not {wanted[0]} at {wanted[1]} ({wanted[2]})")
-        return data["rows"], data["targets"], float(data["gnubg_seconds"])
+        if args.rank and "turn" not in data.files:
+            sys.exit(f"train_teacher.py: {path} holds no turns: --rank learns from the "
+                     f"data of a --rank run")
+        return (data["rows"], data["targets"], float(data["gnubg_seconds"]),
+                data["turn"] if args.rank else None)
 
 
 _KEPT = ("race", "contact", "crashed")  # the flags of the positions a run keeps
@@ -260,20 +352,24 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
     rules = Rules.of(args.game)
     rng = np.random.default_rng(args.seed)
     if args.data and os.path.exists(args.data):
-        rows, targets, gnubg_seconds = cached(args.data, args)
+        rows, targets, gnubg_seconds, turn = cached(args.data, args)
         print(f"{len(rows)} labelled rows from {args.data}", flush=True)
     else:
-        rows = walked(args, rng) if args.start else gather(args, rng)
-        print(f"{len(rows)} distinct rows, cpu {time.process_time():.1f}s", flush=True)
+        rows, turn = (walked(args, rng), None) if args.start else gather(args, rng)
+        print(f"{len(rows)} {'rows of turns' if args.rank else 'distinct rows'}, cpu "
+              f"{time.process_time():.1f}s", flush=True)
         targets, gnubg_seconds = labelled(args, rows)
         if args.data:
             np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds,
                      teacher=args.teacher, plies=args.plies,
-                     **{key: getattr(args, key) for key in _KEPT})
+                     **{key: getattr(args, key) for key in _KEPT},
+                     **({} if turn is None else {"turn": turn}))
     for extra in args.extra:
-        more, more_targets, seconds = cached(extra, args)
+        more, more_targets, seconds, more_turn = cached(extra, args)
         rows = np.concatenate([rows, more])
         targets = np.concatenate([targets, more_targets])
+        if turn is not None and more_turn is not None:  # the next file's turns after these
+            turn = np.concatenate([turn, more_turn + turn[-1] + 1])
         gnubg_seconds += seconds
         print(f"{len(rows)} labelled rows with {extra}", flush=True)
     x = features(rules, rows, args.inputs)
@@ -287,6 +383,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             "cpu_seconds": round(time.process_time(), 1),
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
             "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS),
+            **({"rank": args.rank, "tau": args.tau} if args.rank else {}),
             **{key: getattr(args, key) for key in _KEPT}}
         if other is not None:  # the fit in its place among --attach's networks
             part = _part(args)
@@ -297,7 +394,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
                             main.output_weights, main.output_bias, main.metadata, **beside)
         net.save(args.out)
 
-    return fit(args, rng, x, targets, save)
+    return fit(args, rng, x, targets, turn, save)
 
 
 def padded(part: Optional[Evaluator], kind: str) -> Optional[Evaluator]:
@@ -359,11 +456,18 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--rate", type=float, default=3e-3, help="Adam's first rate")
     parser.add_argument("--minibatch", type=int, default=256)
     parser.add_argument("--holdout", type=float, default=0.05)
+    parser.add_argument("--rank", type=float, default=0.0,
+                        help="keep each turn's rows together and learn their order too, "
+                             "with this weight (fit)")
+    parser.add_argument("--tau", type=float, default=0.05,
+                        help="with --rank: the softmax's temperature, in points")
     args = parser.parse_args(argv)
     if args.top < 0 or min(args.positions, args.per_turn, args.parallel, args.hidden,
            args.epochs, args.minibatch, args.workers or 1) < 1 or not 0 <= args.explore <= 1 \
             or args.plies < 0:
         parser.error("counts must be positive (--top >= 0), --explore in [0, 1], --plies >= 0")
+    if args.rank < 0 or args.tau <= 0 or (args.rank and args.start):
+        parser.error("--rank >= 0 learns from the turns of games (not --from) at --tau > 0")
     if args.walk < 0 or (args.walk and not args.start):
         parser.error("--walk counts the turns walked from the rows of --from: give both")
     for path in args.start:

@@ -678,3 +678,71 @@ def test_trainer_reports_an_unwritable_out_in_one_line(tmp_path: Path, capsys) -
                        "--buffer", "50", "--report", "1000", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert "cannot write" in err and len(err.splitlines()) == 1
+
+
+def test_teacher_trainer_learns_the_order_of_siblings(tmp_path: Path) -> None:
+    """--rank keeps each turn's rows together (siblings: in long nardy, without hits, they
+    share their side to move) with their turns in the data file, and adds to the fit the
+    Kullback-Leibler divergence of the network's softmax over each turn's siblings (minus
+    their equities over --tau) from the teacher's: its gradient is checked against finite
+    differences. A --rank fit needs the turns (a run without --rank made its rows
+    distinct); --rank learns from games, not --from."""
+    train = _teacher()
+    common = ["--game", "long", "--teacher", "long", "--plies", "1", "--positions", "600",
+              "--parallel", "16", "--top", "3", "--per-turn", "2", "--hidden", "8",
+              "--epochs", "2", "--minibatch", "64"]
+    data = tmp_path / "turns-a.npz"
+    for name in ("a", "b"):
+        assert train.main(common + ["--rank", "2", "--seed", "5", "--data",
+                                    str(tmp_path / f"turns-{name}.npz"),
+                                    "--out", str(tmp_path / f"{name}.npz")]) == 0
+    a, b = Evaluator.load(tmp_path / "a.npz"), Evaluator.load(tmp_path / "b.npz")
+    np.testing.assert_array_equal(a.hidden_weights, b.hidden_weights)
+    assert np.array_equal(np.load(data)["turn"], np.load(tmp_path / "turns-b.npz")["turn"])
+    assert (a.metadata["rank"], a.metadata["tau"]) == (2.0, 0.05)
+    with np.load(data) as cached:
+        rows, turn = cached["rows"], cached["turn"]
+    assert len(rows) == a.metadata["rows"] >= 600 and turn[0] == 0
+    assert set(np.diff(turn).tolist()) <= {0, 1}  # turn after turn, 0, 1, 2, ...
+    first = np.searchsorted(turn, np.arange(turn[-1] + 2))
+    assert (np.diff(first) <= 5).all() and (np.diff(first) >= 2).sum() > turn[-1] / 2
+    for start, end in zip(first[:-1], first[1:]):
+        siblings = rows[start:end]
+        assert (siblings[:, :25] == siblings[0, :25]).all()
+        assert len(np.unique(siblings, axis=0)) == len(siblings)
+    plain = tmp_path / "plain.npz"  # without --rank: distinct rows, no turns
+    assert train.main(common + ["--seed", "5", "--data", str(plain),
+                                "--out", str(tmp_path / "c.npz")]) == 0
+    assert "turn" not in np.load(plain).files
+    with pytest.raises(SystemExit, match="holds no turns"):
+        train.main(common + ["--rank", "1", "--data", str(plain),
+                             "--out", str(tmp_path / "d.npz")])
+    # the gradient of the order term, against central differences of the divergence
+    args = train.parse(common + ["--rank", "3", "--tau", "0.07", "--out", "x.npz"])
+    rng = np.random.default_rng(0)
+    logits = rng.normal(0, 1, (7, 5))
+    teacher = rng.normal(0, 0.3, 7)
+    starts = np.array([0, 3, 4])  # turns of 3, 1 and 3 siblings
+
+    def divergence(sums: np.ndarray) -> float:
+        values = equity(1 / (1 + np.exp(-sums)))
+        total = 0.0
+        for low, high in zip(starts, [3, 4, 7]):
+            p = np.exp(-teacher[low:high] / args.tau)
+            q = np.exp(-values[low:high] / args.tau)
+            p, q = p / p.sum(), q / q.sum()
+            total += float((p * np.log(p / q)).sum())
+        return args.rank * total / len(starts)
+
+    gradient = train.order_term(1 / (1 + np.exp(-logits)), teacher, starts, args)
+    numeric = np.zeros_like(logits)
+    for index in np.ndindex(*logits.shape):
+        step = np.zeros_like(logits)
+        step[index] = 1e-5
+        numeric[index] = (divergence(logits + step) - divergence(logits - step)) / 2e-5
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-3, atol=1e-7)
+    assert not gradient[3].any()  # a turn of one row has no order to learn
+    for bad in (["--rank", "-1"], ["--rank", "1", "--tau", "0"],
+                ["--rank", "1", "--from", str(data)]):
+        with pytest.raises(SystemExit):
+            train.parse(common + bad + ["--out", str(tmp_path / "x.npz")])
