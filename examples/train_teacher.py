@@ -209,11 +209,11 @@ def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, fl
 
 
 def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np.ndarray,
-        group: Optional[np.ndarray], save: Callable[[Evaluator, int, float], None]
+        turn: Optional[np.ndarray], save: Callable[[Evaluator, int, float], None]
         ) -> Evaluator:
-    """Adam on the cross-entropy (stage 3), with ``--rank`` plus the siblings' term (whole
-    turns in a minibatch, whole turns held out: :func:`ranked`); ``save(net, epoch, holdout
-    error)`` after each pass."""
+    """Adam on the cross-entropy (stage 3), with ``--rank`` plus the siblings' term (``turn``:
+    each row's; whole turns in a minibatch, whole turns held out: :func:`ranked`);
+    ``save(net, epoch, holdout error)`` after each pass."""
     net = Evaluator.load(args.init) if args.init else new_network(args.inputs, args.hidden, rng)
     part = _part(args)  # a race or crashed fit: from that network of --init's, if it has one
     if part and getattr(net, part) is not None:
@@ -222,8 +222,8 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
               net.output_bias.copy()]
     targets = y.astype(np.float32)
     adam = Adam(params, args.rate)
-    if group is not None:
-        return ranked(args, rng, x, targets, group, params, adam, save)
+    if turn is not None:
+        return ranked(args, rng, x, targets, turn, params, adam, save)
     held = np.zeros(len(x), dtype=bool)
     held[rng.permutation(len(x))[:int(args.holdout * len(x))]] = True
     learnt = np.flatnonzero(~held)  # indices, not a copy of the rows: x may be gigabytes
@@ -245,7 +245,7 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
 
 
 def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
-           targets: np.ndarray, group: np.ndarray, params: List[np.ndarray], adam: Adam,
+           targets: np.ndarray, turn: np.ndarray, params: List[np.ndarray], adam: Adam,
            save: Callable[[Evaluator, int, float], None]) -> Evaluator:
     """fit with ``--rank``: each minibatch whole turns of about ``--minibatch`` rows, its
     loss the cross-entropy plus ``--rank`` times the mean over its turns of the
@@ -254,8 +254,8 @@ def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
     the order of the siblings, which is what a 0-ply player reads of its network.
     ``--holdout`` of the turns are never learnt; after each pass, their equity error and
     the teacher's equity a turn lost by the network's first best."""
-    turns = int(group[-1]) + 1
-    first = np.searchsorted(group, np.arange(turns + 1))  # each turn's first row
+    turns = int(turn[-1]) + 1
+    first = np.searchsorted(turn, np.arange(turns + 1))  # each turn's first row
     teacher = equity(targets)
     held = np.zeros(turns, dtype=bool)
     held[rng.permutation(turns)[:int(args.holdout * turns)]] = True
@@ -282,7 +282,7 @@ def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
         chosen = starts + segment_argmax(-values, np.append(starts, len(shown)))
         best = np.minimum.reduceat(teacher[shown], starts)
         lost = float((teacher[shown][chosen] - best).mean())
-        print(f"epoch {epoch:3d}  loss {total / (len(group) * len(OUTPUTS)):.5f}  "
+        print(f"epoch {epoch:3d}  loss {total / (len(turn) * len(OUTPUTS)):.5f}  "
               f"holdout equity error {error:.4f}  lost a turn {lost:.5f}  "
               f"cpu {time.process_time():7.1f}s", flush=True)
         save(net, epoch, error)
