@@ -232,8 +232,7 @@ def fit(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray, y: np
         order = learnt[rng.permutation(len(learnt))]
         total = 0.0
         for b in range(batches):
-            adam.rate = args.rate * (1 - 0.9 * ((epoch - 1) * batches + b)
-                                     / (args.epochs * batches))
+            adam.rate = _rate(args, epoch, b, batches)
             pick = order[b * args.minibatch:(b + 1) * args.minibatch]
             total += step(params, adam, x[pick], targets[pick])
         net = Evaluator(args.inputs, *params)
@@ -260,7 +259,8 @@ def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
     held = np.zeros(turns, dtype=bool)
     held[rng.permutation(turns)[:int(args.holdout * turns)]] = True
     learnt = np.flatnonzero(~held)
-    shown = rows_of(first, np.flatnonzero(held))
+    shown, starts = rows_of(first, np.flatnonzero(held))
+    bounds = np.append(starts, len(shown))
     net = None
     for epoch in range(1, args.epochs + 1):
         order = learnt[rng.permutation(len(learnt))]
@@ -269,17 +269,14 @@ def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
         cuts = np.flatnonzero(np.diff(batch)) + 1
         total = 0.0
         for b, picked in enumerate(np.split(order, cuts)):
-            adam.rate = args.rate * (1 - 0.9 * ((epoch - 1) * (len(cuts) + 1) + b)
-                                     / (args.epochs * (len(cuts) + 1)))
-            rows = rows_of(first, picked)
-            starts = np.cumsum(np.append(0, first[picked + 1] - first[picked]))[:-1]
+            adam.rate = _rate(args, epoch, b, len(cuts) + 1)
+            rows, siblings = rows_of(first, picked)
             total += step(params, adam, x[rows], targets[rows],
-                          lambda out: order_term(out, teacher[rows], starts, args))
+                          lambda out: order_term(out, teacher[rows], siblings, args))
         net = Evaluator(args.inputs, *params)
         values = equity(net.probabilities(x[shown]))
         error = float(np.abs(values - teacher[shown]).mean())
-        starts = np.cumsum(np.append(0, np.diff(first)[held]))[:-1]
-        chosen = starts + segment_argmax(-values, np.append(starts, len(shown)))
+        chosen = starts + segment_argmax(-values, bounds)
         best = np.minimum.reduceat(teacher[shown], starts)
         lost = float((teacher[shown][chosen] - best).mean())
         print(f"epoch {epoch:3d}  loss {total / (len(turn) * len(OUTPUTS)):.5f}  "
@@ -290,10 +287,19 @@ def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
     return net
 
 
-def rows_of(first: np.ndarray, turns: np.ndarray) -> np.ndarray:
-    """The rows of the ``turns`` (``first``: each turn's first row), turn after turn."""
+def rows_of(first: np.ndarray, turns: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The rows of the ``turns`` (``first``: each turn's first row), turn after turn, and
+    where each turn starts among them."""
     sizes = first[turns + 1] - first[turns]
-    return np.repeat(first[turns] - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+    starts = np.cumsum(sizes) - sizes
+    return np.repeat(first[turns] - starts, sizes) + np.arange(sizes.sum()), starts
+
+
+def _rate(args: argparse.Namespace, epoch: int, batch: int, batches: int) -> float:
+    """Adam's rate for minibatch ``batch`` of ``batches`` in pass ``epoch`` (from 1):
+    ``--rate`` falling linearly to a tenth over the fit."""
+    return float(args.rate * (1 - 0.9 * ((epoch - 1) * batches + batch)
+                              / (args.epochs * batches)))
 
 
 def order_term(out: np.ndarray, teacher: np.ndarray, starts: np.ndarray,
