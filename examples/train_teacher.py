@@ -279,7 +279,7 @@ def ranked(args: argparse.Namespace, rng: np.random.Generator, x: np.ndarray,
         chosen = starts + segment_argmax(-values, bounds)
         best = np.minimum.reduceat(teacher[shown], starts)
         lost = float((teacher[shown][chosen] - best).mean())
-        print(f"epoch {epoch:3d}  loss {total / (len(turn) * len(OUTPUTS)):.5f}  "
+        print(f"epoch {epoch:3d}  loss {total / ((len(turn) - len(shown)) * len(OUTPUTS)):.5f}  "
               f"holdout equity error {error:.4f}  lost a turn {lost:.5f}  "
               f"cpu {time.process_time():7.1f}s", flush=True)
         save(net, epoch, error)
