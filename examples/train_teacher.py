@@ -22,8 +22,10 @@ run with the same file skips them):
    move, by :func:`fastnardy.play.labels.labels`: gnubg's cubeless evaluation at ``--plies``
    plies (money game without Jacoby: gammons and backgammons count, S9), or an Evaluator's
    at ``--plies 1`` (the mean over the 21 rolls, T5, of the teacher's outputs of the child
-   it would play, the first best in T2 order; a finished game's exact outputs, L10/S9) or
-   ``--plies 0`` (its own outputs). On ``--workers`` threads here (a gnubg process each) or
+   it would play, the first best in T2 order; a finished game's exact outputs, L10/S9),
+   ``--plies 2`` (the mean over the 21 rolls of the 1-ply labels of the child it would play
+   at 1 ply among the ``--filter KEEP MARGIN`` best at 0 ply, or among all without
+   ``--filter``: its equity is the 2-ply expectimax) or ``--plies 0`` (its own outputs). On ``--workers`` threads here (a gnubg process each) or
    on the Dask cluster at ``--dask ADDRESS``: the same labels however they are split; Ctrl-C
    stops every piece, on the cluster too.
 3. *Fit.* One hidden layer of ``--hidden`` sigmoid units on the game's inputs
@@ -75,9 +77,10 @@ import numpy as np  # noqa: E402
 from fastnardy import FastNardyError, Rules, features  # noqa: E402
 from fastnardy.batch import expand, keys_from_rows, segment_argmax  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
-from fastnardy.play.labels import labels  # noqa: E402
+from fastnardy.play.labels import EVALUATOR_PLIES, labels  # noqa: E402
 from fastnardy.search.inputs import ENCODINGS, WIDTHS  # noqa: E402
 from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races  # noqa: E402
+from fastnardy.search.tree import MoveFilter  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, first_best, launch,  # noqa: E402
                       new_network, roll, step)
@@ -201,7 +204,7 @@ def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, fl
         executor = None if args.dask is None else stack.enter_context(dask_executor(args.dask))
         workers = None if executor is not None else args.workers or (
             GNUBG_WORKERS if args.teacher == "gnubg" else 1)
-        targets = labels(args.game, rows, teacher, args.plies, workers=workers,
+        targets = labels(args.game, rows, teacher, args.plies, _filter(args), workers=workers,
                          executor=executor, progress=progress)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -327,12 +330,15 @@ def cached(path: str, args: argparse.Namespace
     ``race``, ``contact`` or ``crashed`` is not of those), or when ``--rank`` finds no
     turns (a run without ``--rank`` made the rows distinct)."""
     with np.load(path) as data:
-        made = (str(data["teacher"]), int(data["plies"]), _positions(
-            *(bool(data[key]) if key in data.files else False for key in _KEPT)))
-        wanted = (args.teacher, args.plies, _positions(args.race, args.contact, args.crashed))
+        made = (str(data["teacher"]), int(data["plies"]),
+                str(data["filter"]) if "filter" in data.files else "", _positions(
+                    *(bool(data[key]) if key in data.files else False for key in _KEPT)))
+        wanted = (args.teacher, args.plies, _filter_text(args),
+                  _positions(args.race, args.contact, args.crashed))
         if made != wanted:
             sys.exit(f"train_teacher.py: {path} was labelled by {made[0]} at {made[1]} "
-                     f"plies ({made[2]}), not {wanted[0]} at {wanted[1]} ({wanted[2]})")
+                     f"plies{made[2]} ({made[3]}), not {wanted[0]} at {wanted[1]}{wanted[2]} "
+                     f"({wanted[3]})")
         if args.rank and "turn" not in data.files:
             sys.exit(f"train_teacher.py: {path} holds no turns: --rank learns from the "
                      f"data of a --rank run")
@@ -341,6 +347,16 @@ def cached(path: str, args: argparse.Namespace
 
 
 _KEPT = ("race", "contact", "crashed")  # the flags of the positions a run keeps
+
+
+def _filter(args: argparse.Namespace) -> Optional[MoveFilter]:
+    """The move filter of 2-ply labels (``--filter KEEP MARGIN``), or None: full width."""
+    return None if args.filter is None else MoveFilter(int(args.filter[0]), args.filter[1])
+
+
+def _filter_text(args: argparse.Namespace) -> str:
+    """How the data file and the messages name ``--filter`` ("" without it)."""
+    return "" if args.filter is None else f" with --filter {int(args.filter[0])} {args.filter[1]}"
 
 
 def _positions(race: bool, contact: bool, crashed: bool) -> str:
@@ -367,7 +383,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         targets, gnubg_seconds = labelled(args, rows)
         if args.data:
             np.savez(args.data, rows=rows, targets=targets, gnubg_seconds=gnubg_seconds,
-                     teacher=args.teacher, plies=args.plies,
+                     teacher=args.teacher, plies=args.plies, filter=_filter_text(args),
                      **{key: getattr(args, key) for key in _KEPT},
                      **({} if turn is None else {"turn": turn}))
     for extra in args.extra:
@@ -385,6 +401,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         net.metadata = {
             "game": args.game, "variants": rules.variants(), "kind": args.inputs,
             "teacher": args.teacher, "plies": args.plies, "rows": len(rows),
+            **({"filter": list(_filter(args) or ())} if args.filter else {}),
             "seed": args.seed, "epochs": epoch, "holdout_equity_error": round(error, 5),
             "cpu_seconds": round(time.process_time(), 1),
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
@@ -445,7 +462,10 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--top", type=int, default=0, help="the policy's best children kept")
     parser.add_argument("--parallel", type=int, default=256, help="games played at once")
     parser.add_argument("--plies", type=int, default=0,
-                        help="the teacher's plies (an Evaluator: 0 or 1)")
+                        help="the teacher's plies (an Evaluator: 0 to 2)")
+    parser.add_argument("--filter", type=float, nargs=2, metavar=("KEEP", "MARGIN"),
+                        help="an Evaluator's 2-ply labels: its best turn of each roll at 1 "
+                             "ply among the KEEP best within MARGIN points at 0 ply")
     parser.add_argument("--workers", "--gnubg", type=int, dest="workers",
                         help=f"labelling threads here, a gnubg process each (default "
                              f"{GNUBG_WORKERS} for gnubg, 1 for an Evaluator)")
@@ -486,8 +506,13 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
             parser.error(f"--from {path}: not a --data file (no rows)")
     if args.teacher == "gnubg" and (args.game != "short" or args.plies > 4):
         parser.error("GNU Backgammon teaches short nardy only, at 0 to 4 plies")
-    if args.teacher != "gnubg" and args.plies > 1:
-        parser.error("an Evaluator teaches at 0 or 1 ply")
+    if args.teacher != "gnubg" and args.plies > EVALUATOR_PLIES:
+        parser.error(f"an Evaluator teaches at 0 to {EVALUATOR_PLIES} plies")
+    if args.filter is not None and (args.teacher == "gnubg" or args.plies != 2
+                                    or args.filter[0] < 1 or args.filter[0] % 1
+                                    or not args.filter[1] >= 0):
+        parser.error("--filter KEEP MARGIN (KEEP a whole number >= 1, MARGIN >= 0) is for "
+                     "an Evaluator's 2-ply labels")
     if args.race + args.contact + args.crashed > 1:
         parser.error("--race, --contact and --crashed keep positions apart: give one")
     if args.crashed and args.game != "short":

@@ -1,5 +1,5 @@
 """fastnardy.play.labels (issue 39 item 2): a trainer's labels of many rows, by a network at
-0 or 1 ply or by GNU Backgammon, the same here, on threads, on a process pool and on a Dask
+0 to 2 plies or by GNU Backgammon, the same here, on threads, on a process pool and on a Dask
 cluster; finished games exact (L10, S9); bad input refused before any work is split."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from fastnardy.play.gnubg import GNUBG, Gnubg
 from fastnardy.play import labels as play_labels
 from fastnardy.play.labels import labels
 from fastnardy.search.network import Evaluator, equity
-from fastnardy.search.tree import expectimax
+from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, expectimax
 from fastnardy.testing.benchmark import gnubg_positions
 
 NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
@@ -75,6 +75,47 @@ def test_the_equity_of_a_one_ply_label_is_expectimax(game):
     outputs = labels(rules, rows, network, 1)
     np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, network, 1), atol=1e-9)
     assert outputs[-1, 0] > 0.5  # 1-3 pips to bear off against a full home board
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_the_equity_of_a_two_ply_label_is_expectimax_with_its_filter(game):
+    """At 2 plies the label (the mean of the 1-ply labels of the best turn of each roll at 1
+    ply among those the filter keeps) has expectimax's 2-ply value as its equity with the
+    same filter (a tuple's entry for the rows' children), full width without one; the
+    same bits on two threads."""
+    rules, network = Rules.of(game), Evaluator.load(game)
+    home = Position.from_points(game, [2, 0, 1, 0, 0, 0] + [0] * 18,
+                                [3, 3, 3, 2, 2, 2] + [0] * 18, "white")
+    rows = np.concatenate([encode(_played(rules, 40, 6)), encode([home])])
+    for move_filter in (MoveFilter(2, 0.04), MoveFilter(1, 0.0), GNUBG_FILTERS):
+        outputs = labels(rules, rows, network, 2, move_filter)
+        np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, network, 2,
+                                                               move_filter), atol=1e-9)
+        assert outputs[-1, 0] > 0.5
+    assert np.array_equal(labels(rules, rows, network, 2, GNUBG_FILTERS, workers=2),
+                          outputs)
+    few = rows[::10]
+    np.testing.assert_allclose(equity(labels(rules, few, network, 2)),
+                               expectimax(rules, few, network, 2), atol=1e-9)
+    assert not np.allclose(labels(rules, few, network, 2), labels(rules, few, network, 1))
+
+
+def test_a_stopped_two_ply_piece_ends_within_its_inner_pieces():
+    """A network's labels at 2 plies check the stop flag between pieces of 128 of the
+    rows' children (a full-width piece of 128 long nardy rows takes seconds)."""
+    rules = Rules.of("long")
+    rows = encode(_played(rules, 400, 7)[-128:])
+    plan = play_labels._Plan(rules, Evaluator.load("long"), 2, None)
+    stop = threading.Event()
+    timer = threading.Timer(0.3, stop.set)
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play_labels._outputs(plan, play_labels.Expander(rules), rows, 2, stop)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 0.3 + 5.0  # generous: a piece is about 0.1 s
 
 
 def test_labels_are_the_same_however_split(monkeypatch):
@@ -135,7 +176,9 @@ def test_gnubg_labels_are_its_evaluations():
      r"more than 15 checkers of a side \(T7\)"),
     (lambda rows: labels("short", np.zeros((2, 7), np.int8)), InvalidPositionError,
      r"shape \(N, 50\)"),
-    (lambda rows: labels("short", rows, plies=2), FastNardyError, "plies"),
+    (lambda rows: labels("short", rows, plies=3), FastNardyError, "plies"),
+    (lambda rows: labels("short", rows, plies=2, filter=MoveFilter(0, 0.1)), FastNardyError,
+     "filter must be"),
     (lambda rows: labels("short", rows, "gnubg", 5), FastNardyError, "plies"),
     (lambda rows: labels("short", rows, Evaluator.load("long")), FastNardyError,
      "long nardy"),
@@ -177,7 +220,7 @@ def test_a_subtask_queued_on_a_worker_after_the_halt_starts_no_gnubg(monkeypatch
     monkeypatch.setattr(play_labels, "Gnubg", no_gnubg)
     token = (0, 10 ** 9)  # another process's call: this process is its worker
     _executors.halt_here(token)
-    plan = play_labels._Plan(Rules.of("short"), None, 0)
+    plan = play_labels._Plan(Rules.of("short"), None, 0, None)
     assert play_labels._labelled((plan, encode(gnubg_positions()[:10]), token)) is None
 
 

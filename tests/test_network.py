@@ -21,6 +21,7 @@ from fastnardy import FastNardyError, Position, Rules, batch, features
 from fastnardy.errors import EngineError
 from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races
 from fastnardy.play.interactive import evaluate as greedy_evaluate
+from fastnardy.play.labels import labels
 from fastnardy.search.tree import MoveFilter, best_turn, expectimax
 from fastnardy import search
 
@@ -245,6 +246,33 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
                        match=r"labelled by long at 1 plies \(all positions\), not long at 0"):
         train.main([*common[:5], "0", *common[6:], "--seed", "5", "--out",
                     str(tmp_path / "other.npz"), "--data", str(tmp_path / "data-a.npz")])
+
+
+def test_teacher_trainer_learns_two_ply_labels_and_records_their_filter(tmp_path: Path
+                                                                      ) -> None:
+    """``--plies 2 --filter KEEP MARGIN``: the rows' labels are fastnardy.play.labels' at 2
+    plies with that filter; the data file records it, and a run with another filter (or
+    none) refuses the file; --filter is for an Evaluator's 2-ply labels only."""
+    train = _teacher()
+    data = tmp_path / "data.npz"
+    common = ["--game", "long", "--teacher", "long", "--plies", "2", "--positions", "60",
+              "--parallel", "8", "--hidden", "8", "--epochs", "1", "--seed", "3", "--data",
+              str(data)]
+    assert train.main(common + ["--filter", "2", "0.04", "--out", str(tmp_path / "a.npz")]) == 0
+    with np.load(data) as made:
+        rows, targets = made["rows"], made["targets"]
+        assert str(made["filter"]) == " with --filter 2 0.04" and int(made["plies"]) == 2
+    want = labels("long", rows, Evaluator.load("long"), 2, MoveFilter(2, 0.04))
+    assert np.array_equal(targets, want)
+    assert Evaluator.load(tmp_path / "a.npz").metadata["filter"] == [2, 0.04]
+    with pytest.raises(SystemExit, match=r"labelled by long at 2 plies with --filter 2 0.04 "
+                                         r"\(all positions\), not long at 2 \(all positions\)"):
+        train.main(common + ["--out", str(tmp_path / "b.npz")])
+    for bad in (["--plies", "1", "--filter", "2", "0.04"], ["--plies", "2", "--filter", "0",
+                                                            "0.04"],
+                ["--plies", "2", "--filter", "1.5", "0.04"], ["--plies", "3"]):
+        with pytest.raises(SystemExit):
+            train.parse(["--game", "long", "--teacher", "long", "--out", "x.npz", *bad])
 
 
 def test_teacher_trainer_labels_the_same_on_threads_and_on_a_dask_cluster(tmp_path: Path

@@ -5,7 +5,11 @@ The teacher is an :class:`~fastnardy.search.network.Evaluator` or GNU Backgammon
 (``"gnubg"``, short nardy). An Evaluator's label at 0 ply is its outputs; at 1 ply the mean
 over the 21 rolls (T5) of the outputs after its best turn of each roll (the highest equity
 at 0 ply, the first of equals in T2 order), seen from the row's side to move: the outputs of
-:func:`fastnardy.analysis.evaluation.probabilities`, for a batch. gnubg's label at 0 to 4
+:func:`fastnardy.analysis.evaluation.probabilities`, for a batch; at 2 plies the mean over
+the 21 rolls of the 1-ply labels after its best turn of each roll (the highest equity at 1
+ply among the turns that ``filter`` keeps at 0 ply, the first of equals in T2 order), so
+that a label's equity is :func:`fastnardy.search.tree.expectimax`'s 2-ply value of the row
+with the same filter. gnubg's label at 0 to 4
 plies is its cubeless evaluation (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money
 game without Jacoby, gammons and backgammons count, S9), one gnubg process per subtask. Each
 gnubg process spends about 10 ms of wall time a row waiting on its own task queue, with no
@@ -17,7 +21,8 @@ finished game's outputs are exact (L10, S9), as a row and as a child.
 A row's label depends on that row only, so the labels are the same however the rows are
 split over ``workers`` threads or an ``executor`` (a process pool or a Dask cluster, whose
 workers need gnubg for its labels). Ctrl-C (any exception) stops every piece, on the workers
-too, within a piece of 128 rows of an Evaluator, and at once for gnubg (its processes are
+too, within a piece of 128 rows of an Evaluator (at 2 plies, of 128 of its rows' children),
+and at once for gnubg (its processes are
 killed) (:mod:`fastnardy._utils.executors`).
 """
 
@@ -39,12 +44,13 @@ from ..batch import (PROBABILITY, Expander, decode, keys_from_rows, roll_mean,
 from ..errors import EngineError, FastNardyError, InvalidPositionError
 from ..rules import Rules
 from ..search.network import OUTPUTS, Evaluator, equity
+from ..search.tree import Filters, MoveFilter, check_filters, filter_kept
 from .gnubg import Gnubg
 
-__all__ = ["GNUBG_PLIES", "labels"]
+__all__ = ["EVALUATOR_PLIES", "GNUBG_PLIES", "labels"]
 
-#: The deepest of gnubg's evaluations a label may ask for.
-GNUBG_PLIES = 4
+#: The deepest of an Evaluator's and of gnubg's labels.
+EVALUATOR_PLIES, GNUBG_PLIES = 2, 4
 _PIECE = 128  # rows labelled together: one chance expansion and one network call at 1 ply
 _SUBTASKS = 64  # subtasks at most, or 4 a thread (each carries the network to its worker,
 #                 or starts a gnubg process): whole pieces each, few enough to cost little,
@@ -58,6 +64,7 @@ class _Plan(NamedTuple):
     rules: Rules
     network: Optional[Evaluator]  # None: gnubg
     plies: int
+    filter: Optional[MoveFilter]  # at 2 plies, at the max nodes of the rows' children
 
 
 # a subtask: the plan, its rows, and the token of its call (fastnardy._utils.executors)
@@ -65,12 +72,15 @@ _Task = Tuple[_Plan, npt.NDArray[np.int8], _executors.Token]
 
 
 def labels(rules: object, rows: npt.ArrayLike,
-           teacher: Union[Evaluator, str, None] = None, plies: int = 1, *,
+           teacher: Union[Evaluator, str, None] = None, plies: int = 1,
+           filter: Filters = None, *,
            workers: Optional[int] = None, executor: Optional[Executor] = None,
            progress: Optional[Callable[[int, int], None]] = None) -> npt.NDArray[np.float64]:
     """The five outputs (N, 5) of each of the rows (N, 50) to its side to move by
-    ``teacher`` (an Evaluator, the game's shipped one unless given, at 0 or 1 ply, or
-    ``"gnubg"`` at 0 to 4) at ``plies``; see the module docstring. The rows are labelled
+    ``teacher`` (an Evaluator, the game's shipped one unless given, at 0 to 2 plies, or
+    ``"gnubg"`` at 0 to 4) at ``plies``; see the module docstring. ``filter`` is
+    :func:`~fastnardy.search.tree.expectimax`'s, read by an Evaluator at 2 plies (a
+    tuple's entry for the rows' children). The rows are labelled
     here, on ``workers`` threads or on ``executor`` (a process pool, a Dask
     ``distributed.Client`` or its ``get_executor()``; never shut down here), with the same
     result. ``progress(done, total)`` counts rows."""
@@ -79,13 +89,16 @@ def labels(rules: object, rows: npt.ArrayLike,
     keys_from_rows(rules, given)  # checks the rows here, not on a worker (InvalidPositionError)
     board = np.ascontiguousarray(given, dtype=np.int8)
     if isinstance(teacher, Evaluator) or teacher is None:
-        network, depth = evaluator_for(rules, teacher), checks.number(plies, "plies", 0, 1)
+        network = evaluator_for(rules, teacher)
+        depth = checks.number(plies, "plies", 0, EVALUATOR_PLIES)
     elif isinstance(teacher, str) and teacher == "gnubg":
         if rules.game != "short":
             raise FastNardyError("GNU Backgammon labels short nardy only")
         network, depth = None, checks.number(plies, "plies", 0, GNUBG_PLIES)
     else:
         raise FastNardyError(f"teacher must be an Evaluator, 'gnubg' or None, not {teacher!r}")
+    filters = check_filters(filter)
+    move_filter = None if filters is None else filters[min(1, len(filters) - 1)]
     threads = checks.workers(workers, executor, checks.MAX_THREADS)
     pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)
@@ -94,7 +107,7 @@ def labels(rules: object, rows: npt.ArrayLike,
     per = _PIECE * max(1, -(-len(board) // (_PIECE * subtasks)))  # rows a subtask
     starts = range(0, len(board), per)
     call = _executors.Call(threading.Event)
-    tasks: List[_Task] = [(_Plan(rules, network, depth), board[i:i + per], call.token)
+    tasks: List[_Task] = [(_Plan(rules, network, depth, move_filter), board[i:i + per], call.token)
                           for i in starts]
     done = 0
     with closing(_executors.completed(call, _labelled, tasks, pool, threads)) as results:
@@ -127,22 +140,39 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
             if stop.is_set():
                 raise KeyboardInterrupt("the labels were stopped")
             piece = live[i:i + _PIECE]
-            out[piece] = (_outputs(plan.network, expander, rows[piece]) if plan.plies
-                          else plan.network.evaluate(rows[piece], probabilities=True))
+            out[piece] = (_outputs(plan, expander, rows[piece], plan.plies, stop)
+                          if plan.plies else plan.network.evaluate(rows[piece],
+                                                                   probabilities=True))
         return out
     return None
 
 
-def _outputs(network: Evaluator, expander: Expander, rows: npt.NDArray[np.int8]
-             ) -> npt.NDArray[np.float64]:
-    """The labels at 1 ply of unfinished rows (see the module docstring)."""
+def _outputs(plan: _Plan, expander: Expander, rows: npt.NDArray[np.int8], plies: int,
+             stop: _executors.Flag) -> npt.NDArray[np.float64]:
+    """The labels at ``plies`` (1 or 2) of unfinished rows (see the module docstring)."""
+    assert plan.network is not None
     node = expander.chance_expand(rows)
-    children = np.empty((len(node.children), len(OUTPUTS)))  # to each child's side to move
-    finished = _features.winners(node.children) != 0
-    children[finished] = _exact(expander.rules, node.children[finished])
-    children[~finished] = network.evaluate(node.children[~finished], probabilities=True)
-    best = node.offsets[:-1] + segment_argmax(-equity(children), node.offsets)
-    return roll_mean(flip(children[best]).reshape(len(rows), len(PROBABILITY), len(OUTPUTS)))
+    children, offsets = node.children, node.offsets
+    if plies > 1:  # the deeper labels below expand into the same buffers
+        children, offsets = children.copy(), offsets.copy()
+    starts = offsets[:-1]
+    outputs = np.empty((len(children), len(OUTPUTS)))  # to each child's side to move
+    finished = _features.winners(children) != 0
+    outputs[finished] = _exact(plan.rules, children[finished])
+    outputs[~finished] = plan.network.evaluate(children[~finished], probabilities=True)
+    values = -equity(outputs)  # to the mover
+    if plies > 1:
+        kept = (np.ones(len(children), dtype=bool) if plan.filter is None
+                else filter_kept(values, starts, plan.filter))
+        deeper = np.flatnonzero(kept & ~finished)
+        for i in range(0, len(deeper), _PIECE):
+            if stop.is_set():
+                raise KeyboardInterrupt("the labels were stopped")
+            part = deeper[i:i + _PIECE]
+            outputs[part] = _outputs(plan, expander, children[part], plies - 1, stop)
+        values = np.where(kept, -equity(outputs), -np.inf)
+    best = starts + segment_argmax(values, offsets)
+    return roll_mean(flip(outputs[best]).reshape(len(rows), len(PROBABILITY), len(OUTPUTS)))
 
 
 def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: _executors.Flag
