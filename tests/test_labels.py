@@ -106,16 +106,24 @@ def test_a_stopped_two_ply_piece_ends_within_its_inner_pieces():
     rules = Rules.of("long")
     rows = encode(_played(rules, 400, 7)[-128:])
     plan = play_labels._Plan(rules, Evaluator.load("long"), 2, None)
+    spent = _stopped_after(0.3, lambda stop: play_labels._outputs(
+        plan, play_labels.Expander(rules), rows, 2, stop))
+    assert spent < 0.3 + 5.0  # generous: a piece is about 0.1 s
+
+
+def _stopped_after(delay: float, call) -> float:
+    """The seconds that ``call(stop)`` takes to end with KeyboardInterrupt when ``stop`` is
+    set ``delay`` seconds after it starts."""
     stop = threading.Event()
-    timer = threading.Timer(0.3, stop.set)
+    timer = threading.Timer(delay, stop.set)
     timer.start()
     started = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt):
-            play_labels._outputs(plan, play_labels.Expander(rules), rows, 2, stop)
+            call(stop)
     finally:
         timer.cancel()
-    assert time.monotonic() - started < 0.3 + 5.0  # generous: a piece is about 0.1 s
+    return time.monotonic() - started
 
 
 def test_labels_are_the_same_however_split(monkeypatch):
@@ -233,16 +241,8 @@ def test_a_stopped_gnubg_piece_ends_at_once_with_keyboard_interrupt():
     # 2,000 distinct positions at 2 plies: ~80 s (one position repeated is answered from
     # gnubg's cache: CI once finished it before the stop)
     rows = encode(gnubg_positions())
-    stop = threading.Event()
-    timer = threading.Timer(1.0, stop.set)
-    timer.start()
-    started = time.monotonic()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            play_labels._gnubg(rows, 2, stop)
-    finally:
-        timer.cancel()
-    assert time.monotonic() - started < 1.0 + 5.0  # generous: about 1.05 s
+    spent = _stopped_after(1.0, lambda stop: play_labels._gnubg(rows, 2, stop))
+    assert spent < 1.0 + 5.0  # generous: about 1.05 s
     children = subprocess.run(["pgrep", "-c", "-P", str(os.getpid()), "gnubg"],
                               capture_output=True, text=True).stdout.strip()
     assert children == "0"  # killed and reaped: no zombie left
