@@ -25,9 +25,10 @@ run with the same file skips them):
    it would play, the first best in T2 order; a finished game's exact outputs, L10/S9),
    ``--plies 2`` (the mean over the 21 rolls of the 1-ply labels of the child it would play
    at 1 ply among the ``--filter KEEP MARGIN`` best at 0 ply, or among all without
-   ``--filter``: its equity is the 2-ply expectimax) or ``--plies 0`` (its own outputs). On ``--workers`` threads here (a gnubg process each) or
-   on the Dask cluster at ``--dask ADDRESS``: the same labels however they are split; Ctrl-C
-   stops every piece, on the cluster too.
+   ``--filter``: its equity is the 2-ply expectimax) or ``--plies 0`` (its own outputs).
+   On ``--workers`` threads here (a gnubg process each) or on the Dask cluster at ``--dask
+   ADDRESS``: the same labels however they are split; Ctrl-C stops every piece, on the
+   cluster too.
 3. *Fit.* One hidden layer of ``--hidden`` sigmoid units on the game's inputs
    (``tdgammon`` short, ``nardy`` long; ``--inputs shots`` for short nardy's with eight
    contact inputs, :mod:`fastnardy.search.inputs`; ``--attach``'s by default), five

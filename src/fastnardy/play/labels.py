@@ -9,9 +9,9 @@ at 0 ply, the first of equals in T2 order), seen from the row's side to move: th
 the 21 rolls of the 1-ply labels after its best turn of each roll (the highest equity at 1
 ply among the turns that ``filter`` keeps at 0 ply, the first of equals in T2 order), so
 that a label's equity is :func:`fastnardy.search.tree.expectimax`'s 2-ply value of the row
-with the same filter. gnubg's label at 0 to 4
-plies is its cubeless evaluation (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money
-game without Jacoby, gammons and backgammons count, S9), one gnubg process per subtask. Each
+with the same filter. gnubg's label at 0 to 4 plies is its cubeless evaluation
+(:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money game without Jacoby, gammons and
+backgammons count, S9), one gnubg process per subtask. Each
 gnubg process spends about 10 ms of wall time a row waiting on its own task queue, with no
 CPU in use (``data/gnubg_driver.py``). Give gnubg labels many ``workers`` even on a small
 machine: the trainers' commands use 48. On this project's 2-core machine one process
@@ -22,8 +22,7 @@ A row's label depends on that row only, so the labels are the same however the r
 split over ``workers`` threads or an ``executor`` (a process pool or a Dask cluster, whose
 workers need gnubg for its labels). Ctrl-C (any exception) stops every piece, on the workers
 too, within a piece of 128 rows of an Evaluator (at 2 plies, of 128 of its rows' children),
-and at once for gnubg (its processes are
-killed) (:mod:`fastnardy._utils.executors`).
+and at once for gnubg (its processes are killed) (:mod:`fastnardy._utils.executors`).
 """
 
 from __future__ import annotations
@@ -107,8 +106,8 @@ def labels(rules: object, rows: npt.ArrayLike,
     per = _PIECE * max(1, -(-len(board) // (_PIECE * subtasks)))  # rows a subtask
     starts = range(0, len(board), per)
     call = _executors.Call(threading.Event)
-    tasks: List[_Task] = [(_Plan(rules, network, depth, move_filter), board[i:i + per], call.token)
-                          for i in starts]
+    plan = _Plan(rules, network, depth, move_filter)
+    tasks: List[_Task] = [(plan, board[i:i + per], call.token) for i in starts]
     done = 0
     with closing(_executors.completed(call, _labelled, tasks, pool, threads)) as results:
         for i, part in results:
