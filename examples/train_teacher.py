@@ -205,7 +205,7 @@ def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, fl
         executor = None if args.dask is None else stack.enter_context(dask_executor(args.dask))
         workers = None if executor is not None else args.workers or (
             GNUBG_WORKERS if args.teacher == "gnubg" else 1)
-        targets = labels(args.game, rows, teacher, args.plies, _filter(args), workers=workers,
+        targets = labels(args.game, rows, teacher, args.plies, args.filter, workers=workers,
                          executor=executor, progress=progress)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -350,14 +350,10 @@ def cached(path: str, args: argparse.Namespace
 _KEPT = ("race", "contact", "crashed")  # the flags of the positions a run keeps
 
 
-def _filter(args: argparse.Namespace) -> Optional[MoveFilter]:
-    """The move filter of 2-ply labels (``--filter KEEP MARGIN``), or None: full width."""
-    return None if args.filter is None else MoveFilter(int(args.filter[0]), args.filter[1])
-
-
 def _filter_text(args: argparse.Namespace) -> str:
     """How the data file and the messages name ``--filter`` ("" without it)."""
-    return "" if args.filter is None else f" with --filter {int(args.filter[0])} {args.filter[1]}"
+    given = args.filter
+    return "" if given is None else f" with --filter {given.keep} {given.margin}"
 
 
 def _positions(race: bool, contact: bool, crashed: bool) -> str:
@@ -402,7 +398,7 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
         net.metadata = {
             "game": args.game, "variants": rules.variants(), "kind": args.inputs,
             "teacher": args.teacher, "plies": args.plies, "rows": len(rows),
-            **({"filter": list(_filter(args) or ())} if args.filter else {}),
+            **({"filter": list(args.filter)} if args.filter else {}),
             "seed": args.seed, "epochs": epoch, "holdout_equity_error": round(error, 5),
             "cpu_seconds": round(time.process_time(), 1),
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
@@ -514,6 +510,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
                                     or not args.filter[1] >= 0):
         parser.error("--filter KEEP MARGIN (KEEP a whole number >= 1, MARGIN >= 0) is for "
                      "an Evaluator's 2-ply labels")
+    if args.filter is not None:  # the move filter of 2-ply labels; None: full width
+        args.filter = MoveFilter(int(args.filter[0]), args.filter[1])
     if args.race + args.contact + args.crashed > 1:
         parser.error("--race, --contact and --crashed keep positions apart: give one")
     if args.crashed and args.game != "short":

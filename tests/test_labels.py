@@ -101,29 +101,37 @@ def test_the_equity_of_a_two_ply_label_is_expectimax_with_its_filter(game):
 
 
 def test_a_stopped_two_ply_piece_ends_within_its_inner_pieces():
-    """A network's labels at 2 plies check the stop flag between pieces of 128 of the
-    rows' children (a full-width piece of 128 long nardy rows takes seconds)."""
+    """A network's labels at 2 plies check the stop flag before each piece of 128 of the
+    rows' children (a full-width piece of 128 long nardy rows has hundreds of them): a flag
+    set after the second check ends the piece after two of them, counted in network calls,
+    not in seconds."""
+    class Counted:
+        """The network, its calls counted."""
+
+        def __init__(self, network: Evaluator) -> None:
+            self.network, self.calls = network, 0
+
+        def evaluate(self, rows, probabilities):
+            self.calls += 1
+            return self.network.evaluate(rows, probabilities=probabilities)
+
+    class SetAfter:
+        """A stop flag that is set from its ``count + 1``-th reading on."""
+
+        def __init__(self, count: int) -> None:
+            self.count, self.read = count, 0
+
+        def is_set(self) -> bool:
+            self.read += 1
+            return self.read > self.count
+
     rules = Rules.of("long")
     rows = encode(_played(rules, 400, 7)[-128:])
-    plan = play_labels._Plan(rules, Evaluator.load("long"), 2, None)
-    spent = _stopped_after(0.3, lambda stop: play_labels._outputs(
-        plan, play_labels.Expander(rules), rows, 2, stop))
-    assert spent < 0.3 + 5.0  # generous: a piece is about 0.1 s
-
-
-def _stopped_after(delay: float, call) -> float:
-    """The seconds that ``call(stop)`` takes to end with KeyboardInterrupt when ``stop`` is
-    set ``delay`` seconds after it starts."""
-    stop = threading.Event()
-    timer = threading.Timer(delay, stop.set)
-    timer.start()
-    started = time.monotonic()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call(stop)
-    finally:
-        timer.cancel()
-    return time.monotonic() - started
+    network = Counted(Evaluator.load("long"))
+    plan = play_labels._Plan(rules, network, 2, None)
+    with pytest.raises(KeyboardInterrupt):
+        play_labels._outputs(plan, play_labels.Expander(rules), rows, 2, SetAfter(2))
+    assert network.calls == 1 + 2  # the children at 0 ply, then two pieces at 1 ply
 
 
 def test_labels_are_the_same_however_split(monkeypatch):
@@ -241,8 +249,16 @@ def test_a_stopped_gnubg_piece_ends_at_once_with_keyboard_interrupt():
     # 2,000 distinct positions at 2 plies: ~80 s (one position repeated is answered from
     # gnubg's cache: CI once finished it before the stop)
     rows = encode(gnubg_positions())
-    spent = _stopped_after(1.0, lambda stop: play_labels._gnubg(rows, 2, stop))
-    assert spent < 1.0 + 5.0  # generous: about 1.05 s
+    stop = threading.Event()
+    timer = threading.Timer(1.0, stop.set)
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play_labels._gnubg(rows, 2, stop)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 1.0 + 5.0  # generous: about 1.05 s
     children = subprocess.run(["pgrep", "-c", "-P", str(os.getpid()), "gnubg"],
                               capture_output=True, text=True).stdout.strip()
     assert children == "0"  # killed and reaped: no zombie left

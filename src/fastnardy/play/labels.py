@@ -43,7 +43,7 @@ from ..batch import (PROBABILITY, Expander, decode, keys_from_rows, roll_mean,
 from ..errors import EngineError, FastNardyError, InvalidPositionError
 from ..rules import Rules
 from ..search.network import OUTPUTS, Evaluator, equity
-from ..search.tree import Filters, MoveFilter, check_filters, filter_kept
+from ..search.tree import Filters, MoveFilter, check_filters, filter_at, filter_kept
 from .gnubg import Gnubg
 
 __all__ = ["EVALUATOR_PLIES", "GNUBG_PLIES", "labels"]
@@ -96,8 +96,7 @@ def labels(rules: object, rows: npt.ArrayLike,
         network, depth = None, checks.number(plies, "plies", 0, GNUBG_PLIES)
     else:
         raise FastNardyError(f"teacher must be an Evaluator, 'gnubg' or None, not {teacher!r}")
-    filters = check_filters(filter)
-    move_filter = None if filters is None else filters[min(1, len(filters) - 1)]
+    move_filter = filter_at(check_filters(filter), 1)  # the rows' children: level 1
     threads = checks.workers(workers, executor, checks.MAX_THREADS)
     pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)

@@ -213,8 +213,7 @@ class Search:
         """-V_plies of children grouped by max node (``starts``: the first child of each,
         every group non-empty), to the mover of the node; -inf for those a filter drops.
         ``level`` is the level of these max nodes (0: the root)."""
-        move_filter = (None if self.filters is None
-                       else self.filters[min(level, len(self.filters) - 1)])
+        move_filter = filter_at(self.filters, level)
         if move_filter is None or plies == 0:
             return -self.values(children, plies, level)
         quick = -self.values(children, 0, level)
@@ -248,6 +247,12 @@ def filter_kept(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64],
     kept: npt.NDArray[np.bool_] = (values >= best[group] - move_filter.margin) & (
         rank < move_filter.keep)
     return kept
+
+
+def filter_at(filters: Optional[Tuple[MoveFilter, ...]], level: int) -> Optional[MoveFilter]:
+    """The filter of the max nodes at ``level`` (0: the root; the last for every level
+    below), or None."""
+    return None if filters is None else filters[min(level, len(filters) - 1)]
 
 
 def check_filters(given: object) -> Optional[Tuple[MoveFilter, ...]]:
