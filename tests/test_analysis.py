@@ -23,9 +23,10 @@ from fastnardy.cli import main
 from fastnardy.batch import PROBABILITY, ROLLS, encode
 from fastnardy.search.inputs import features
 from fastnardy.search.network import Evaluator, equity
-from fastnardy.search.tree import MoveFilter
+from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter
+from fastnardy.play.labels import labels
 from fastnardy.formats.mat import MatGame, write_mat
-from fastnardy.record import RecordedTurn, Win
+from fastnardy.record import RecordedTurn
 from fastnardy.search.tree import best_turn, expectimax
 
 SHORT = Position.start("short")
@@ -83,6 +84,37 @@ def test_eval_at_0_and_1_ply_agrees_with_the_search_T5(game):
     assert one.equity == pytest.approx(float(expectimax(game, rows, network, 1)[0]))
     # at 1 ply the probabilities are those after each roll's best turn: the same equity
     assert equity(np.array([one.probabilities]))[0] == pytest.approx(one.equity, abs=1e-5)
+
+
+# a long-nardy position in contact, white to move
+LONG_CONTACT = Position.from_string("long w 24:11,22:1,15:1,10:1,5:1 24:9,20:1,19:1,18:1,"
+                                    "16:1,13:1,6:1")
+
+
+@pytest.mark.parametrize("position", [CONTACT, LONG_CONTACT])
+@pytest.mark.parametrize("move_filter", [MoveFilter(2, 0.04), GNUBG_FILTERS])
+def test_eval_and_hint_at_2_plies_show_the_probabilities_of_their_equity_T5(position,
+                                                                           move_filter):
+    """At 2 plies eval's equity is expectimax's with the filter at each level, hint's values
+    are best_turn's, and the probabilities beside each are those of the line searched: their
+    equity is the equity shown (GNUBG_FILTERS: a filter per level, the levels counted as the
+    search counts them), and eval's are the 2-ply labels of the trainers."""
+    network = NETWORKS[position.rules.game]
+    rows = encode([position])
+    two = analysis.evaluate(position, network, 2, move_filter)
+    assert two.equity == float(expectimax(position.rules, rows, network, 2, move_filter)[0])
+    assert equity(np.array([two.probabilities]))[0] == pytest.approx(two.equity, abs=1e-6)
+    np.testing.assert_allclose(two.probabilities,
+                               labels(position.rules, rows, network, 2, move_filter)[0],
+                               atol=2e-6, rtol=0)
+    moves = analysis.hint(position, (4, 2), network, 2, move_filter)
+    found = best_turn(position, (4, 2), network, 2, move_filter)
+    assert str(moves[0].turn) == str(found.turn)
+    assert [m.equity for m in moves if m.plies == 2] == \
+        sorted(found.values[~np.isnan(found.values)], reverse=True)
+    for move in moves:
+        assert equity(np.array([move.probabilities]))[0] == pytest.approx(move.equity,
+                                                                          abs=1e-5)
 
 
 def test_cube_take_point_is_20_percent_with_a_live_cube_and_no_gammons():

@@ -4,14 +4,15 @@
 search module's values). The **probabilities** are the network's five outputs
 (:data:`fastnardy.search.network.OUTPUTS`: win, win by mars / gammon or more, win by koks /
 backgammon, the same lost) from the side to move's view; a finished game has its exact ones.
+At 1 ply or more they are those of the line the search values (:func:`probabilities`), so
+the equity is always the equity of the probabilities beside it, as in GNU Backgammon.
 
-* :func:`hint`: every legal turn of a roll (T1), best first, valued by
-  :func:`fastnardy.search.tree.best_turn` at ``plies`` (a turn that a
-  :class:`fastnardy.search.tree.MoveFilter` dropped keeps its 0-ply value and says so); the
-  probabilities of each are the network's on the position after it (0 ply).
+* :func:`hint`: every legal turn of a roll (T1), best first, valued as
+  :func:`fastnardy.search.tree.best_turn` values it at ``plies`` (a turn that a
+  :class:`fastnardy.search.tree.MoveFilter` dropped keeps its 0-ply value and says so),
+  with the probabilities of the position after it at the same plies.
 * :func:`evaluate`: the cubeless equity at ``plies`` (:func:`fastnardy.search.tree.expectimax`),
-  the probabilities (0 ply; at 1 ply or more the mean over the 21 rolls of the probabilities
-  after the best turn at ``plies - 1``) and the cube decision at ``plies``
+  the probabilities at ``plies`` and the cube decision at ``plies``
   (:func:`fastnardy.analysis.cube.cube_decision`: money play unless a match cube is given).
 
 Given a ``cube`` (:class:`fastnardy.analysis.cube.Cube`), :func:`hint` values each turn
@@ -29,13 +30,13 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from .. import _kernel
-from ..batch import PROBABILITY, ROLLS, encode
+from .. import _features, _kernel
+from ..batch import PROBABILITY, chance_expand, decode, encode, roll_mean, segment_argmax
 from ..errors import IllegalTurnError
 from ..search.network import OUTPUTS, Evaluator, equity
 from ..position import Position, Turn
-from ..search.tree import Filters, best_turn, check_filters, expectimax, filter_kept
-from .outputs import evaluator_for, flip, network_outputs, plies_arg, position_arg
+from ..search.tree import Filters, Search, check_filters, filter_at, filter_kept
+from .outputs import evaluator_for, exact, flip, plies_arg, position_arg
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after
 from .met import MatchEquityTable
 
@@ -45,7 +46,7 @@ __all__ = ["Candidate", "hint", "Evaluation", "probabilities", "evaluate"]
 class Candidate(NamedTuple):
     """One legal turn of :func:`hint`: its ``equity`` to the mover (at ``plies``; 0 when a
     filter dropped it), ``difference`` to the best (<= 0) and the ``probabilities`` (the
-    five outputs of the position after it, mover's view, 0 ply)."""
+    five outputs of the position after it, mover's view, at ``plies``)."""
 
     turn: Turn
     equity: float
@@ -78,19 +79,25 @@ def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None
     network = evaluator_for(position.rules, evaluator)
     if cube is not None:
         return _cubeful_hint(position, dice, network, depth, filter, cube, met)
-    found = best_turn(position, dice, network, depth, filter)
     turns = position.legal_turns(_kernel.dice_pair(dice))
-    values = found.values.copy()
-    searched = ~np.isnan(values)
-    depths = np.where(searched, depth, 0)
-    if not searched.all():
-        children = encode([turns[i].position for i in np.flatnonzero(~searched)])
-        values[~searched] = -expectimax(position.rules, children, network, 0)
-    outputs = flip(network_outputs(network, [turn.position for turn in turns]))
+    if not turns:
+        raise IllegalTurnError("T4", "the game is over: there is no legal turn")
+    search = Search(position.rules, network, filter)
+    children = encode([turn.position for turn in turns])
+    values, outputs = _line(search, network, children, 0, 0)  # as best_turn's search
+    searched = np.ones(len(turns), dtype=bool)
+    move_filter = filter_at(search.filters, 0)
+    if depth and move_filter is not None:
+        searched = filter_kept(-values, np.zeros(1, dtype=np.int64), move_filter)
+    if depth:
+        deep = np.flatnonzero(searched)
+        values[deep], outputs[deep] = _line(search, network, children[deep], depth, 0)
+    values, outputs = -values, flip(outputs)  # to the mover
     best = float(values[searched].max())
     order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
     return [Candidate(turns[i], float(values[i]), float(values[i]) - best,
-                      tuple(float(p) for p in outputs[i]), int(depths[i])) for i in order]
+                      tuple(float(p) for p in outputs[i]), depth if searched[i] else 0)
+            for i in order]
 
 
 def _cubeful_hint(position: Position, dice: object, network: Evaluator, depth: int,
@@ -102,7 +109,6 @@ def _cubeful_hint(position: Position, dice: object, network: Evaluator, depth: i
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")
     children = [turn.position for turn in turns]
     values, outputs = cubeful_after(children, cube, network, 0, met)
-    quick = outputs.copy()
     searched = np.ones(len(turns), dtype=bool)
     filters = check_filters(filter)
     if depth and filters is not None:
@@ -115,7 +121,7 @@ def _cubeful_hint(position: Position, dice: object, network: Evaluator, depth: i
     best = float(values[searched].max())
     order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
     return [Candidate(turns[i], float(cubeless[i]), float(values[i]) - best,
-                      tuple(float(p) for p in quick[i]), depth if searched[i] else 0,
+                      tuple(float(p) for p in outputs[i]), depth if searched[i] else 0,
                       float(values[i])) for i in order]
 
 
@@ -139,19 +145,40 @@ class Evaluation(NamedTuple):
 
 def probabilities(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
                   filter: Filters = None) -> npt.NDArray[np.float64]:
-    """The five outputs of ``position`` to its side to move: the network's at 0 ply; at 1 ply
-    or more the mean over the 21 rolls (T5) of the outputs after the best turn at
-    ``plies - 1``; exact for a finished game."""
+    """The five outputs of ``position`` to its side to move at ``plies``: the network's at 0
+    ply; at 1 ply or more the mean over the 21 rolls (T5) of the outputs at ``plies - 1``
+    after the turn that :func:`~fastnardy.search.tree.expectimax` takes at that roll (the
+    best, the first of equals in T2 order, among those ``filter`` keeps), so that their
+    equity is expectimax's value; exact for a finished game."""
     position = position_arg(position)
-    depth = plies_arg(plies)
     network = evaluator_for(position.rules, evaluator)
-    if depth == 0 or position.outcome() is not None:
-        one: npt.NDArray[np.float64] = network_outputs(network, [position])[0]
-        return one
-    after = [best_turn(position, roll, network, depth - 1, filter).turn.position
-             for roll in ROLLS.tolist()]
-    mean: npt.NDArray[np.float64] = PROBABILITY @ flip(network_outputs(network, after))
-    return mean
+    search = Search(position.rules, network, filter)
+    outputs = _line(search, network, encode([position]), plies_arg(plies), 0)[1]
+    one: npt.NDArray[np.float64] = outputs[0]
+    return one
+
+
+def _line(search: Search, network: Evaluator, rows: npt.NDArray[np.int8], plies: int,
+          level: int) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """V_plies of each row (``search.values``'s floats, ``level`` as there) and its five
+    outputs at ``plies`` (:func:`probabilities`), (N,) and (N, 5)."""
+    values, outputs = np.empty(len(rows)), np.empty((len(rows), len(OUTPUTS)))
+    over = _features.winners(rows) != 0
+    if over.any():
+        values[over] = search.scores(rows[over])
+        outputs[over] = [exact(p) for p in decode(search.rules, rows[over])]
+    live = np.flatnonzero(~over)
+    if not plies and len(live):
+        values[live] = search.leaves(rows[live])
+        outputs[live] = network.evaluate(rows[live], probabilities=True)
+    elif len(live):
+        node = chance_expand(search.rules, rows[live])
+        chosen = search.choose(node.children, node.offsets[:-1], plies - 1, level + 1)
+        best = node.offsets[:-1] + segment_argmax(chosen, node.offsets)
+        below = _line(search, network, node.children[best], plies - 1, level + 1)[1]
+        values[live] = roll_mean(chosen[best].reshape(-1, len(PROBABILITY)))
+        outputs[live] = roll_mean(flip(below).reshape(-1, len(PROBABILITY), len(OUTPUTS)))
+    return values, outputs
 
 
 def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
@@ -167,8 +194,8 @@ def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: i
     state = Cube.money(position.rules) if cube is None else Cube.of(cube)
     if owner is not None:
         state = Cube.of(state._replace(owner=owner))
-    outputs = probabilities(position, network, depth, filter)
-    equity = float(expectimax(position.rules, encode([position]), network, depth, filter)[0])
+    values, outputs = _line(Search(position.rules, network, filter), network,
+                            encode([position]), depth, 0)
     decision = cube_decision(position, state, network, depth, met)
-    return Evaluation(equity, tuple(float(p) for p in outputs), depth, decision,
+    return Evaluation(float(values[0]), tuple(float(p) for p in outputs[0]), depth, decision,
                       decision.optimal)
