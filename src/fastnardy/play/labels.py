@@ -9,7 +9,8 @@ at 0 ply, the first of equals in T2 order), seen from the row's side to move: th
 the 21 rolls of the 1-ply labels after its best turn of each roll (the highest equity at 1
 ply among the turns that ``filter`` keeps at 0 ply, the first of equals in T2 order), so
 that a label's equity is :func:`fastnardy.search.tree.expectimax`'s 2-ply value of the row
-with the same filter. gnubg's label at 0 to 4 plies is its cubeless evaluation
+with the same filter (and the label is ``probabilities`` at 2 plies with that filter too).
+gnubg's label at 0 to 4 plies is its cubeless evaluation
 (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money game without Jacoby, gammons and
 backgammons count, S9), one gnubg process per subtask. Each
 gnubg process spends about 10 ms of wall time a row waiting on its own task queue, with no
