@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Game, Position, analysis
-from fastnardy.analysis import rollouts
+from fastnardy.analysis import evaluation, rollouts
 from fastnardy.analysis import page as analysis_page
 from fastnardy.cli import main
 from fastnardy.batch import PROBABILITY, ROLLS, encode
@@ -115,6 +115,18 @@ def test_eval_and_hint_at_2_plies_show_the_probabilities_of_their_equity_T5(posi
     for move in moves:
         assert equity(np.array([move.probabilities]))[0] == pytest.approx(move.equity,
                                                                           abs=1e-5)
+
+
+def test_eval_and_hint_are_the_same_searched_in_pieces(monkeypatch):
+    """The line's rows are searched EXPAND_ROWS at a time, as the search's are: the same
+    floats in any pieces (T5: each row's mean is its own)."""
+    network = NETWORKS["short"]
+    whole = analysis.evaluate(CONTACT, network, 2, MoveFilter(2, 0.04))
+    moves = analysis.hint(CONTACT, (1, 1), network, 1)
+    monkeypatch.setattr(evaluation, "EXPAND_ROWS", 5)
+    pieces = analysis.evaluate(CONTACT, network, 2, MoveFilter(2, 0.04))
+    assert (pieces.equity, pieces.probabilities) == (whole.equity, whole.probabilities)
+    assert analysis.hint(CONTACT, (1, 1), network, 1) == moves
 
 
 def test_cube_take_point_is_20_percent_with_a_live_cube_and_no_gammons():

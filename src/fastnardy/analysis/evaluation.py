@@ -35,7 +35,8 @@ from ..batch import PROBABILITY, chance_expand, decode, encode, roll_mean, segme
 from ..errors import IllegalTurnError
 from ..search.network import OUTPUTS, Evaluator, equity
 from ..position import Position, Turn
-from ..search.tree import Filters, Search, check_filters, filter_at, filter_kept
+from ..search.tree import (EXPAND_ROWS, Filters, Search, check_filters, filter_at,
+                           filter_kept)
 from .outputs import evaluator_for, exact, flip, plies_arg, position_arg
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after
 from .met import MatchEquityTable
@@ -161,7 +162,13 @@ def probabilities(position: Position, evaluator: Optional[Evaluator] = None, pli
 def _line(search: Search, network: Evaluator, rows: npt.NDArray[np.int8], plies: int,
           level: int) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """V_plies of each row (``search.values``'s floats, ``level`` as there) and its five
-    outputs at ``plies`` (:func:`probabilities`), (N,) and (N, 5)."""
+    outputs at ``plies`` (:func:`probabilities`), (N,) and (N, 5); EXPAND_ROWS rows at a
+    time, as the search expands them (each row's are its own)."""
+    if plies and len(rows) > EXPAND_ROWS:
+        parts = [_line(search, network, rows[i:i + EXPAND_ROWS], plies, level)
+                 for i in range(0, len(rows), EXPAND_ROWS)]
+        return (np.concatenate([part[0] for part in parts]),
+                np.concatenate([part[1] for part in parts]))
     values, outputs = np.empty(len(rows)), np.empty((len(rows), len(OUTPUTS)))
     over = _features.winners(rows) != 0
     if over.any():
