@@ -246,7 +246,7 @@ def plain_one_ply(position, cube, met):
         for turn in position.legal_turns(tuple(roll)):
             child = turn.position
             outputs = analysis.probabilities(child, SHORT_NET) if child.outcome() is None \
-                else cubes.exact(child)
+                else analysis.outputs.exact(child)
             x = analysis.efficiency(child)
             decision = analysis.cube_action(outputs, x, cube=cube.turned(), met=met)
             if met is None:

@@ -38,14 +38,14 @@ import numpy.typing as npt
 
 from .. import _features, checks
 from ..basics import CHECKERS
-from ..batch import ROW_WIDTH, chance_expand, decode, encode, expand, pips, segment_argmax
+from ..batch import ROW_WIDTH, chance_expand, encode, expand, pips, segment_argmax
 from ..errors import FastNardyError, InvalidPositionError
 from ..game import Game, Match, next_stake
 from ..position import Position
 from ..rules import MAX_STAKE, Rules
 from ..search.network import Evaluator, races
 from .met import MatchEquityError, MatchEquityTable
-from .outputs import evaluator_for, exact, flip, plies_arg, position_arg
+from .outputs import evaluator_for, exact_rows, flip, plies_arg, position_arg
 
 __all__ = ["BEAROFF_EFFICIENCY", "CONTACT_EFFICIENCY", "RACE_EFFICIENCY", "Cube",
            "CubeDecision", "OWNERS", "choose_cubeful", "cube_action", "cube_decision",
@@ -656,9 +656,7 @@ def leaves(rules: object, network: Evaluator, rows: npt.ArrayLike
         out[~over] = network.network.probabilities(rows[~over])  # compiled, on the rows
         x[~over] = efficiencies(rules, rows[~over])
     if over.any():
-        ended = np.flatnonzero(over)
-        for i, position in zip(ended, decode(rules, rows[ended])):
-            out[i] = exact(position)
+        out[over] = exact_rows(rules, rows[over])
     return out, x, over
 
 

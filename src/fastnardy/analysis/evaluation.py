@@ -31,13 +31,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _features, _kernel
-from ..batch import PROBABILITY, chance_expand, decode, encode, roll_mean, segment_argmax
+from ..batch import PROBABILITY, chance_expand, encode, roll_mean, segment_argmax
 from ..errors import IllegalTurnError
 from ..search.network import OUTPUTS, Evaluator, equity
 from ..position import Position, Turn
 from ..search.tree import (EXPAND_ROWS, Filters, Search, check_filters, filter_at,
                            filter_kept)
-from .outputs import evaluator_for, exact, flip, plies_arg, position_arg
+from .outputs import evaluator_for, exact_rows, flip, plies_arg, position_arg
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after
 from .met import MatchEquityTable
 
@@ -173,7 +173,7 @@ def _line(search: Search, network: Evaluator, rows: npt.NDArray[np.int8], plies:
     over = _features.winners(rows) != 0
     if over.any():
         values[over] = search.scores(rows[over])
-        outputs[over] = [exact(p) for p in decode(search.rules, rows[over])]
+        outputs[over] = exact_rows(search.rules, rows[over])
     live = np.flatnonzero(~over)
     if not plies and len(live):
         values[live] = search.leaves(rows[live])

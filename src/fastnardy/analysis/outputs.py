@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from .. import _kernel, checks
 from ..basics import Roll
-from ..batch import ROLLS, chance_expand, encode
+from ..batch import ROLLS, chance_expand, decode, encode
 from ..errors import FastNardyError, InvalidPositionError
 from ..search.inputs import features
 from ..search.network import OUTPUTS, Evaluator
@@ -25,7 +25,7 @@ from ..search.tree import expectimax
 
 
 
-__all__ = ["best_per_roll", "evaluator_for", "exact", "flip", "network_outputs", "plies_arg",
+__all__ = ["best_per_roll", "evaluator_for", "exact", "exact_rows", "flip", "network_outputs", "plies_arg",
            "position_arg", "roll_index", "shipped"]
 
 
@@ -84,6 +84,12 @@ def exact(position: Position) -> npt.NDArray[np.float64]:
         raise FastNardyError("the game is not over: its outputs are not exact")
     won = np.array([1.0, outcome.points >= 2, outcome.points >= 3, 0.0, 0.0])
     return won if outcome.winner == position.turn else flip(won)
+
+
+def exact_rows(rules: object, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
+    """:func:`exact` of board rows of finished games, (N, 5)."""
+    return np.array([exact(position) for position in decode(Rules.of(rules), rows)]
+                    ).reshape(-1, len(OUTPUTS))
 
 
 def network_outputs(evaluator: Evaluator, positions: Sequence[Position]) -> npt.NDArray[np.float64]:

@@ -38,9 +38,8 @@ import numpy.typing as npt
 
 from .. import _features, checks
 from .._utils import executors as _executors
-from ..analysis.outputs import evaluator_for, exact, flip
-from ..batch import (PROBABILITY, Expander, decode, keys_from_rows, roll_mean,
-                     segment_argmax)
+from ..analysis.outputs import evaluator_for, exact_rows, flip
+from ..batch import PROBABILITY, Expander, keys_from_rows, roll_mean, segment_argmax
 from ..errors import EngineError, FastNardyError, InvalidPositionError
 from ..rules import Rules
 from ..search.network import OUTPUTS, Evaluator, equity
@@ -129,7 +128,7 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
             raise KeyboardInterrupt("the labels were stopped")
         out = np.empty((len(rows), len(OUTPUTS)))
         finished = _features.winners(rows) != 0
-        out[finished] = _exact(plan.rules, rows[finished])
+        out[finished] = exact_rows(plan.rules, rows[finished])
         live = np.flatnonzero(~finished)
         if plan.network is None:
             out[live] = _gnubg(rows[live], plan.plies, stop)
@@ -157,7 +156,7 @@ def _outputs(plan: _Plan, expander: Expander, rows: npt.NDArray[np.int8], plies:
     starts = offsets[:-1]
     outputs = np.empty((len(children), len(OUTPUTS)))  # to each child's side to move
     finished = _features.winners(children) != 0
-    outputs[finished] = _exact(plan.rules, children[finished])
+    outputs[finished] = exact_rows(plan.rules, children[finished])
     outputs[~finished] = plan.network.evaluate(children[~finished], probabilities=True)
     values = -equity(outputs)  # to the mover
     if plies > 1:
@@ -214,9 +213,3 @@ def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: _executors.Flag
                     driver.abandon()
                     engine.drivers[i] = None
         engine.close()
-
-
-def _exact(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
-    """L10/S9: the outputs of finished games to their side to move."""
-    return np.array([exact(position) for position in decode(rules, rows)]).reshape(
-        -1, len(OUTPUTS))
