@@ -160,29 +160,32 @@ def probabilities(position: Position, evaluator: Optional[Evaluator] = None, pli
 
 
 def _line(search: Search, network: Evaluator, rows: npt.NDArray[np.int8], plies: int,
-          level: int) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """V_plies of each row (``search.values``'s floats, ``level`` as there) and its five
+          level: int, valued: bool = True
+          ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """V_plies of each row (``search.values``'s floats, ``level`` as there; NaN for live rows
+    at 0 ply unless ``valued``: the line below a row needs only its outputs) and its five
     outputs at ``plies`` (:func:`probabilities`), (N,) and (N, 5); EXPAND_ROWS rows at a
     time, as the search expands them (each row's are its own)."""
     if plies and len(rows) > EXPAND_ROWS:
-        parts = [_line(search, network, rows[i:i + EXPAND_ROWS], plies, level)
+        parts = [_line(search, network, rows[i:i + EXPAND_ROWS], plies, level, valued)
                  for i in range(0, len(rows), EXPAND_ROWS)]
         return (np.concatenate([part[0] for part in parts]),
                 np.concatenate([part[1] for part in parts]))
-    values, outputs = np.empty(len(rows)), np.empty((len(rows), len(OUTPUTS)))
+    values, outputs = np.full(len(rows), np.nan), np.empty((len(rows), len(OUTPUTS)))
     over = _features.winners(rows) != 0
     if over.any():
         values[over] = search.scores(rows[over])
         outputs[over] = exact_rows(search.rules, rows[over])
     live = np.flatnonzero(~over)
     if not plies and len(live):
-        values[live] = search.leaves(rows[live])
+        if valued:
+            values[live] = search.leaves(rows[live])
         outputs[live] = network.evaluate(rows[live], probabilities=True)
     elif len(live):
         node = chance_expand(search.rules, rows[live])
         chosen = search.choose(node.children, node.offsets[:-1], plies - 1, level + 1)
         best = node.offsets[:-1] + segment_argmax(chosen, node.offsets)
-        below = _line(search, network, node.children[best], plies - 1, level + 1)[1]
+        below = _line(search, network, node.children[best], plies - 1, level + 1, False)[1]
         values[live] = roll_mean(chosen[best].reshape(-1, len(PROBABILITY)))
         outputs[live] = roll_mean(flip(below).reshape(-1, len(PROBABILITY), len(OUTPUTS)))
     return values, outputs
