@@ -17,12 +17,13 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Game, Position, analysis
-from fastnardy.analysis import evaluation, rollouts
+from fastnardy.analysis import rollouts
 from fastnardy.analysis import page as analysis_page
 from fastnardy.cli import main
 from fastnardy.batch import PROBABILITY, ROLLS, encode
 from fastnardy.search.inputs import features
 from fastnardy.search.network import Evaluator, equity
+from fastnardy.search import tree
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter
 from fastnardy.play.labels import labels
 from fastnardy.formats.mat import MatGame, write_mat
@@ -98,15 +99,15 @@ def test_eval_and_hint_at_2_plies_show_the_probabilities_of_their_equity_T5(posi
     """At 2 plies eval's equity is expectimax's with the filter at each level, hint's values
     are best_turn's, and the probabilities beside each are those of the line searched: their
     equity is the equity shown (GNUBG_FILTERS: a filter per level, the levels counted as the
-    search counts them), and eval's are the 2-ply labels of the trainers."""
+    search counts them), and eval's are the 2-ply labels of the trainers (one search,
+    Search.line: the same floats)."""
     network = NETWORKS[position.rules.game]
     rows = encode([position])
     two = analysis.evaluate(position, network, 2, move_filter)
     assert two.equity == float(expectimax(position.rules, rows, network, 2, move_filter)[0])
     assert equity(np.array([two.probabilities]))[0] == pytest.approx(two.equity, abs=1e-6)
-    np.testing.assert_allclose(two.probabilities,
-                               labels(position.rules, rows, network, 2, move_filter)[0],
-                               atol=2e-6, rtol=0)
+    np.testing.assert_array_equal(two.probabilities,
+                                  labels(position.rules, rows, network, 2, move_filter)[0])
     moves = analysis.hint(position, (4, 2), network, 2, move_filter)
     found = best_turn(position, (4, 2), network, 2, move_filter)
     assert str(moves[0].turn) == str(found.turn)
@@ -118,12 +119,12 @@ def test_eval_and_hint_at_2_plies_show_the_probabilities_of_their_equity_T5(posi
 
 
 def test_eval_and_hint_are_the_same_searched_in_pieces(monkeypatch):
-    """The line's rows are searched EXPAND_ROWS at a time, as the search's are: the same
-    floats in any pieces (T5: each row's mean is its own)."""
+    """The line's rows are searched EXPAND_ROWS at a time (Search.line, the search's own
+    recursion): the same floats in any pieces (T5: each row's mean is its own)."""
     network = NETWORKS["short"]
     whole = analysis.evaluate(CONTACT, network, 2, MoveFilter(2, 0.04))
     moves = analysis.hint(CONTACT, (1, 1), network, 1)
-    monkeypatch.setattr(evaluation, "EXPAND_ROWS", 5)
+    monkeypatch.setattr(tree, "EXPAND_ROWS", 5)
     pieces = analysis.evaluate(CONTACT, network, 2, MoveFilter(2, 0.04))
     assert (pieces.equity, pieces.probabilities) == (whole.equity, whole.probabilities)
     assert analysis.hint(CONTACT, (1, 1), network, 1) == moves

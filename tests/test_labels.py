@@ -16,15 +16,15 @@ from typing import List
 import numpy as np
 import pytest
 
-from fastnardy import Position, Rules, analysis
+from fastnardy import Position, Rules, _features, analysis
 from fastnardy._utils import executors as _executors
-from fastnardy.batch import encode
+from fastnardy.batch import chance_expand, encode
 from fastnardy.errors import FastNardyError, InvalidPositionError
 from fastnardy.play.gnubg import GNUBG, Gnubg
 from fastnardy.play import labels as play_labels
 from fastnardy.play.labels import labels
-from fastnardy.search.network import Evaluator, equity
-from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, expectimax
+from fastnardy.search.network import Evaluator, equity, exact
+from fastnardy.search.tree import GNUBG_FILTERS, STOP_ROWS, MoveFilter, Search, expectimax
 from fastnardy.testing.benchmark import gnubg_positions
 
 NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
@@ -61,7 +61,7 @@ def test_labels_are_the_outputs_of_analysis_probabilities(game, plies):
     want = np.array([analysis.probabilities(positions[i], plies=plies) for i in sample])
     np.testing.assert_allclose(got[sample], want, atol=2e-6, rtol=0)
     for i in finished:
-        assert np.array_equal(got[i], analysis.outputs.exact(positions[i]))
+        assert np.array_equal(got[i], exact(positions[i]))
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
@@ -100,21 +100,11 @@ def test_the_equity_of_a_two_ply_label_is_expectimax_with_its_filter(game):
     assert not np.allclose(labels(rules, few, network, 2), labels(rules, few, network, 1))
 
 
-def test_a_stopped_two_ply_piece_ends_within_its_inner_pieces():
-    """A network's labels at 2 plies check the stop flag before each piece of 128 of the
-    rows' children (a full-width piece of 128 long nardy rows has hundreds of them): a flag
-    set after the second check ends the piece after two of them, counted in network calls,
-    not in seconds."""
-    class Counted:
-        """The network, its calls counted."""
-
-        def __init__(self, network: Evaluator) -> None:
-            self.network, self.calls = network, 0
-
-        def evaluate(self, rows, probabilities):
-            self.calls += 1
-            return self.network.evaluate(rows, probabilities=probabilities)
-
+def test_a_stopped_two_ply_search_ends_within_its_inner_groups():
+    """Labels' Ctrl-C: Search.line with a stop flag checks it before each group of STOP_ROWS
+    (128) rows at every level. A full-width 2-ply search of 128 long nardy rows (thousands
+    of children) with a flag set from its third reading on ends after the first group of
+    its children, counted in positions evaluated, not in seconds."""
     class SetAfter:
         """A stop flag that is set from its ``count + 1``-th reading on."""
 
@@ -126,12 +116,15 @@ def test_a_stopped_two_ply_piece_ends_within_its_inner_pieces():
             return self.read > self.count
 
     rules = Rules.of("long")
-    rows = encode(_played(rules, 400, 7)[-128:])
-    network = Counted(Evaluator.load("long"))
-    plan = play_labels._Plan(rules, network, 2, None)
+    rows = encode(_played(rules, 400, 7)[-STOP_ROWS:])
+    search = Search(rules, Evaluator.load("long"), None)
     with pytest.raises(KeyboardInterrupt):
-        play_labels._outputs(plan, play_labels.Expander(rules), rows, 2, SetAfter(2))
-    assert network.calls == 1 + 2  # the children at 0 ply, then two pieces at 1 ply
+        search.line(rows, 2, 0, SetAfter(2))
+    children = chance_expand(rules, rows).children
+    assert len(children) > 10 * STOP_ROWS
+    live = children[_features.winners(children) == 0]
+    first = chance_expand(rules, live[:STOP_ROWS]).children  # the first group's children
+    assert search.evaluations == np.count_nonzero(_features.winners(first) == 0) > 0
 
 
 def test_labels_are_the_same_however_split(monkeypatch):
@@ -184,7 +177,7 @@ def test_gnubg_labels_are_its_evaluations():
     got = labels(rules, rows, "gnubg", 0, workers=2)
     assert np.array_equal(got[live], want)
     for i in set(range(len(positions))) - set(live):
-        assert np.array_equal(got[i], analysis.outputs.exact(positions[i]))
+        assert np.array_equal(got[i], exact(positions[i]))
 
 
 @pytest.mark.parametrize("call, error, message", [

@@ -300,12 +300,12 @@ def test_the_old_search_analysis_and_play_modules_are_their_folders():
     import fastnardy.analysis
     import fastnardy.play
     import fastnardy.search
-    from fastnardy.analysis import evaluation, outputs, review
+    from fastnardy.analysis import evaluation, review
     from fastnardy.play import interactive
-    from fastnardy.search import tree
+    from fastnardy.search import network, tree
 
     assert fastnardy.search.best_turn is tree.best_turn
-    assert fastnardy.analysis.hint is evaluation.hint and fastnardy.analysis.flip is outputs.flip
+    assert fastnardy.analysis.hint is evaluation.hint and fastnardy.analysis.flip is network.flip
     assert fastnardy.analysis.analyse is review.analyse
     assert fastnardy.play.evaluate is interactive.evaluate
 

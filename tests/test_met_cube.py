@@ -20,7 +20,7 @@ from fastnardy.analysis.cube import Cube
 from fastnardy.analysis.met import MAX_MET_BYTES, MatchEquityError, MatchEquityTable, read_met
 from fastnardy.batch import PROBABILITY, ROLLS, encode
 from fastnardy.cli import main
-from fastnardy.search.network import Evaluator
+from fastnardy.search.network import Evaluator, exact
 
 KAZAROSS = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 GNUBG = Path("/usr/games/gnubg")
@@ -246,7 +246,7 @@ def plain_one_ply(position, cube, met):
         for turn in position.legal_turns(tuple(roll)):
             child = turn.position
             outputs = analysis.probabilities(child, SHORT_NET) if child.outcome() is None \
-                else analysis.outputs.exact(child)
+                else exact(child)
             x = analysis.efficiency(child)
             decision = analysis.cube_action(outputs, x, cube=cube.turned(), met=met)
             if met is None:

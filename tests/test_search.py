@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPositionError, Position,
                        Rules, batch)
 from fastnardy.search import bearoff
-from fastnardy.search.tree import MoveFilter, best_turn, evaluator, expectimax
+from fastnardy.search.network import Evaluator, equity
+from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, Search, best_turn, evaluator, expectimax
 from strategies import positions
 
 PIP_WEIGHTS = np.r_[np.arange(1, 25), 25]
@@ -285,3 +286,51 @@ def test_a_wide_level_is_searched_in_groups_with_the_same_values(monkeypatch):
     level_one = batch.chance_expand("short", rows).children
     most = int(np.diff(batch.chance_expand("short", level_one).offsets[::21]).max())
     assert len(CALLS) > 1 and sum(CALLS) == leaves and max(CALLS) <= 2 * most
+
+
+def _random_games(rules: Rules, count: int, seed: int) -> np.ndarray:
+    """Board rows of ``count`` positions of random games, finished ones among them."""
+    rng = np.random.default_rng(seed)
+    out: List[Position] = []
+    position = Position.start(rules)
+    while len(out) < count:
+        if position.outcome() is not None:
+            position = Position.start(rules)
+        legal = position.legal_turns(tuple(int(d) for d in rng.integers(1, 7, 2)))
+        position = legal[int(rng.integers(len(legal)))].position if legal else \
+            position.pass_turn()
+        out.append(position)
+    return batch.encode(out)
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+@pytest.mark.parametrize("arithmetic", ["float", "int16"])
+def test_the_line_of_a_search_is_its_values_and_their_outputs_T5(game, arithmetic):
+    """Search.line is the search's own recursion: its values are Search.values' floats at 0,
+    1 and 2 plies (with and without a filter), at 0 ply its outputs are the network's and
+    their equity is the network's equity bit for bit (races, crashed boards and finished
+    games among the rows), and deeper its outputs are those of the children chosen."""
+    rules = Rules.of(game)
+    network = Evaluator.load(game, arithmetic=arithmetic)
+    rows = _random_games(rules, 600, 5)
+    search = Search(rules, network, None)
+    values, outputs = search.line(rows, 0)
+    assert np.array_equal(values, search.values(rows, 0))
+    assert np.array_equal(equity(outputs), values)
+    live = np.array([p.outcome() is None for p in batch.decode(rules, rows)])
+    assert 0 < live.sum() < len(rows)
+    assert np.array_equal(outputs[live], network.evaluate(rows[live], probabilities=True))
+    assert np.array_equal(equity(outputs[live]), network.evaluate(rows[live]))
+    few = np.ascontiguousarray(rows[::30])
+    for plies, move_filter in [(1, None), (2, MoveFilter(2, 0.04)), (2, GNUBG_FILTERS)]:
+        search = Search(rules, network, move_filter)
+        values, outputs = search.line(few, plies)
+        assert np.array_equal(values, search.values(few, plies))
+        assert np.allclose(equity(outputs), values, atol=1e-6, rtol=0)
+
+
+def test_the_line_of_a_search_needs_an_evaluator():
+    """Outputs exist for an Evaluator only: another evaluator's line is a FastNardyError."""
+    search = Search(Rules.of("short"), evaluator(pip_race), None)
+    with pytest.raises(FastNardyError, match="Evaluator"):
+        search.line(batch.encode([Position.start("short")]), 1)

@@ -8,7 +8,7 @@ Its modules: :mod:`~fastnardy.analysis.evaluation` (hint, eval), :mod:`~fastnard
 five outputs they all read). The names of the old module ``fastnardy.analysis`` (``hint``,
 ``analyse`` …) are read from here as before."""
 
-from .outputs import flip as flip
+from ..search.network import flip as flip
 from .cube import BEAROFF_EFFICIENCY as BEAROFF_EFFICIENCY
 from .cube import CONTACT_EFFICIENCY as CONTACT_EFFICIENCY
 from .cube import choose_cubeful as choose_cubeful

@@ -43,9 +43,9 @@ from ..errors import FastNardyError, InvalidPositionError
 from ..game import Game, Match, next_stake
 from ..position import Position
 from ..rules import MAX_STAKE, Rules
-from ..search.network import Evaluator, races
+from ..search.network import Evaluator, exact_rows, flip, races
 from .met import MatchEquityError, MatchEquityTable
-from .outputs import evaluator_for, exact_rows, flip, plies_arg, position_arg
+from .outputs import evaluator_for, plies_arg, position_arg
 
 __all__ = ["BEAROFF_EFFICIENCY", "CONTACT_EFFICIENCY", "RACE_EFFICIENCY", "Cube",
            "CubeDecision", "OWNERS", "choose_cubeful", "cube_action", "cube_decision",

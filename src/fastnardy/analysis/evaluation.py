@@ -30,14 +30,13 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from .. import _features, _kernel
-from ..batch import PROBABILITY, chance_expand, encode, roll_mean, segment_argmax
+from .. import _kernel
+from ..batch import encode
 from ..errors import IllegalTurnError
-from ..search.network import OUTPUTS, Evaluator, equity
+from ..search.network import OUTPUTS, Evaluator, equity, flip
 from ..position import Position, Turn
-from ..search.tree import (EXPAND_ROWS, Filters, Search, check_filters, filter_at,
-                           filter_kept)
-from .outputs import evaluator_for, exact_rows, flip, plies_arg, position_arg
+from ..search.tree import Filters, Search, check_filters, filter_at, filter_kept
+from .outputs import evaluator_for, plies_arg, position_arg
 from .cube import Cube, CubeDecision, cube_decision, cubeful_after
 from .met import MatchEquityTable
 
@@ -85,14 +84,14 @@ def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")
     search = Search(position.rules, network, filter)
     children = encode([turn.position for turn in turns])
-    values, outputs = _line(search, network, children, 0, 0)  # as best_turn's search
+    values, outputs = search.line(children, 0)  # as best_turn's search
     searched = np.ones(len(turns), dtype=bool)
     move_filter = filter_at(search.filters, 0)
     if depth and move_filter is not None:
         searched = filter_kept(-values, np.zeros(1, dtype=np.int64), move_filter)
     if depth:
         deep = np.flatnonzero(searched)
-        values[deep], outputs[deep] = _line(search, network, children[deep], depth, 0)
+        values[deep], outputs[deep] = search.line(children[deep], depth)
     values, outputs = -values, flip(outputs)  # to the mover
     best = float(values[searched].max())
     order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
@@ -154,41 +153,9 @@ def probabilities(position: Position, evaluator: Optional[Evaluator] = None, pli
     position = position_arg(position)
     network = evaluator_for(position.rules, evaluator)
     search = Search(position.rules, network, filter)
-    outputs = _line(search, network, encode([position]), plies_arg(plies), 0)[1]
+    outputs = search.line(encode([position]), plies_arg(plies))[1]
     one: npt.NDArray[np.float64] = outputs[0]
     return one
-
-
-def _line(search: Search, network: Evaluator, rows: npt.NDArray[np.int8], plies: int,
-          level: int, valued: bool = True
-          ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """V_plies of each row (``search.values``'s floats, ``level`` as there; NaN for live rows
-    at 0 ply unless ``valued``: the line below a row needs only its outputs) and its five
-    outputs at ``plies`` (:func:`probabilities`), (N,) and (N, 5); EXPAND_ROWS rows at a
-    time, as the search expands them (each row's are its own)."""
-    if plies and len(rows) > EXPAND_ROWS:
-        parts = [_line(search, network, rows[i:i + EXPAND_ROWS], plies, level, valued)
-                 for i in range(0, len(rows), EXPAND_ROWS)]
-        return (np.concatenate([part[0] for part in parts]),
-                np.concatenate([part[1] for part in parts]))
-    values, outputs = np.full(len(rows), np.nan), np.empty((len(rows), len(OUTPUTS)))
-    over = _features.winners(rows) != 0
-    if over.any():
-        values[over] = search.scores(rows[over])
-        outputs[over] = exact_rows(search.rules, rows[over])
-    live = np.flatnonzero(~over)
-    if not plies and len(live):
-        if valued:
-            values[live] = search.leaves(rows[live])
-        outputs[live] = network.evaluate(rows[live], probabilities=True)
-    elif len(live):
-        node = chance_expand(search.rules, rows[live])
-        chosen = search.choose(node.children, node.offsets[:-1], plies - 1, level + 1)
-        best = node.offsets[:-1] + segment_argmax(chosen, node.offsets)
-        below = _line(search, network, node.children[best], plies - 1, level + 1, False)[1]
-        values[live] = roll_mean(chosen[best].reshape(-1, len(PROBABILITY)))
-        outputs[live] = roll_mean(flip(below).reshape(-1, len(PROBABILITY), len(OUTPUTS)))
-    return values, outputs
 
 
 def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
@@ -204,8 +171,7 @@ def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: i
     state = Cube.money(position.rules) if cube is None else Cube.of(cube)
     if owner is not None:
         state = Cube.of(state._replace(owner=owner))
-    values, outputs = _line(Search(position.rules, network, filter), network,
-                            encode([position]), depth, 0)
+    values, outputs = Search(position.rules, network, filter).line(encode([position]), depth)
     decision = cube_decision(position, state, network, depth, met)
     return Evaluation(float(values[0]), tuple(float(p) for p in outputs[0]), depth, decision,
                       decision.optimal)

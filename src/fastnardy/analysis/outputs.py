@@ -1,6 +1,7 @@
-"""The five outputs (:data:`fastnardy.search.network.OUTPUTS`) every analysis reads, from the
-side to move's view: the network's at 0 ply (:func:`network_outputs`), a finished game's
-exact ones (L10, S9), the other side's (:func:`flip`), the best turn of each roll
+"""What every analysis reads: the five outputs (:data:`fastnardy.search.network.OUTPUTS`) of
+positions at 0 ply, from the side to move's view (:func:`network_outputs`; a finished game's
+exact ones, L10 and S9, and the other side's view are :func:`fastnardy.search.network.exact`
+and :func:`~fastnardy.search.network.flip`), the best turn of each roll
 (:func:`best_per_roll`), and the evaluator an analysis uses (the game's shipped one, read
 once, unless one is given)."""
 
@@ -15,21 +16,18 @@ import numpy.typing as npt
 
 from .. import _kernel, checks
 from ..basics import Roll
-from ..batch import ROLLS, chance_expand, decode, encode
+from ..batch import ROLLS, chance_expand, encode
 from ..errors import FastNardyError, InvalidPositionError
 from ..search.inputs import features
-from ..search.network import OUTPUTS, Evaluator
+from ..search.network import OUTPUTS, Evaluator, exact
 from ..position import Position
 from ..rules import Rules
 from ..search.tree import expectimax
 
 
 
-__all__ = ["best_per_roll", "evaluator_for", "exact", "exact_rows", "flip", "network_outputs", "plies_arg",
-           "position_arg", "roll_index", "shipped"]
-
-
-_FLIP = [3, 4, 1, 2]  # the other side's win_mars, win_3, lose_mars, lose_3
+__all__ = ["best_per_roll", "evaluator_for", "network_outputs", "plies_arg", "position_arg",
+           "roll_index", "shipped"]
 
 
 def shipped(game: object) -> Evaluator:
@@ -62,34 +60,6 @@ def position_arg(position: object) -> Position:
     if not isinstance(position, Position):
         raise InvalidPositionError(f"position must be a Position, not {position!r}")
     return position
-
-
-def flip(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """The five outputs seen by the other side: win <-> lose, mars and koks swapped."""
-    p = checks.array(probabilities, "probabilities")
-    if p.ndim < 1 or p.shape[-1] != len(OUTPUTS) or p.dtype.kind not in "biuf":
-        raise FastNardyError(f"probabilities must be numbers, {len(OUTPUTS)} of them in "
-                             f"each row, not {p.dtype} {p.shape}")
-    p = p.astype(np.float64)
-    out = np.empty_like(p)
-    out[..., 0] = 1.0 - p[..., 0]
-    out[..., 1:] = p[..., _FLIP]
-    return out
-
-
-def exact(position: Position) -> npt.NDArray[np.float64]:
-    """L10/S9: the outputs of a finished game to its side to move (who has lost)."""
-    outcome = position_arg(position).outcome()
-    if outcome is None:
-        raise FastNardyError("the game is not over: its outputs are not exact")
-    won = np.array([1.0, outcome.points >= 2, outcome.points >= 3, 0.0, 0.0])
-    return won if outcome.winner == position.turn else flip(won)
-
-
-def exact_rows(rules: object, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
-    """:func:`exact` of board rows of finished games, (N, 5)."""
-    return np.array([exact(position) for position in decode(Rules.of(rules), rows)]
-                    ).reshape(-1, len(OUTPUTS))
 
 
 def network_outputs(evaluator: Evaluator, positions: Sequence[Position]) -> npt.NDArray[np.float64]:

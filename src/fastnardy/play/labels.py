@@ -4,12 +4,12 @@ rows to their side to move, by a teacher, here or on a cluster.
 The teacher is an :class:`~fastnardy.search.network.Evaluator` or GNU Backgammon
 (``"gnubg"``, short nardy). An Evaluator's label at 0 ply is its outputs; at 1 ply the mean
 over the 21 rolls (T5) of the outputs after its best turn of each roll (the highest equity
-at 0 ply, the first of equals in T2 order), seen from the row's side to move: the outputs of
-:func:`fastnardy.analysis.evaluation.probabilities`, for a batch; at 2 plies the mean over
-the 21 rolls of the 1-ply labels after its best turn of each roll (the highest equity at 1
-ply among the turns that ``filter`` keeps at 0 ply, the first of equals in T2 order), so
-that a label's equity is :func:`fastnardy.search.tree.expectimax`'s 2-ply value of the row
-with the same filter (and the label is ``probabilities`` at 2 plies with that filter too).
+at 0 ply, the first of equals in T2 order), seen from the row's side to move; at 2 plies
+the mean over the 21 rolls of the 1-ply labels after its best turn of each roll (the
+highest equity at 1 ply among the turns that ``filter`` keeps at 0 ply, the first of equals
+in T2 order): the outputs of ``fastnardy.search.tree.Search.line``, the one search of
+:func:`fastnardy.search.tree.expectimax` (a label's equity is its value with the same
+filter) and of :func:`fastnardy.analysis.evaluation.probabilities` (the same labels).
 gnubg's label at 0 to 4 plies is its cubeless evaluation
 (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money game without Jacoby, gammons and
 backgammons count, S9), one gnubg process per subtask. Each
@@ -38,19 +38,19 @@ import numpy.typing as npt
 
 from .. import _features, checks
 from .._utils import executors as _executors
-from ..analysis.outputs import evaluator_for, exact_rows, flip
-from ..batch import PROBABILITY, Expander, keys_from_rows, roll_mean, segment_argmax
+from ..analysis.outputs import evaluator_for
+from ..batch import keys_from_rows
 from ..errors import EngineError, FastNardyError, InvalidPositionError
 from ..rules import Rules
-from ..search.network import OUTPUTS, Evaluator, equity
-from ..search.tree import Filters, MoveFilter, check_filters, filter_at, filter_kept
+from ..search.network import OUTPUTS, Evaluator, exact_rows
+from ..search.tree import STOP_ROWS, Filters, MoveFilter, Search, check_filters
 from .gnubg import Gnubg
 
 __all__ = ["EVALUATOR_PLIES", "GNUBG_PLIES", "labels"]
 
 #: The deepest of an Evaluator's and of gnubg's labels.
 EVALUATOR_PLIES, GNUBG_PLIES = 2, 4
-_PIECE = 128  # rows labelled together: one chance expansion and one network call at 1 ply
+_PIECE = STOP_ROWS  # a subtask's rows: whole groups of Search.line's with a stop flag
 _SUBTASKS = 64  # subtasks at most, or 4 a thread (each carries the network to its worker,
 #                 or starts a gnubg process): whole pieces each, few enough to cost little,
 #                 enough that the last ones leave few threads idle
@@ -63,7 +63,7 @@ class _Plan(NamedTuple):
     rules: Rules
     network: Optional[Evaluator]  # None: gnubg
     plies: int
-    filter: Optional[MoveFilter]  # at 2 plies, at the max nodes of the rows' children
+    filters: Optional[Tuple[MoveFilter, ...]]  # expectimax's, per level of max nodes
 
 
 # a subtask: the plan, its rows, and the token of its call (fastnardy._utils.executors)
@@ -96,7 +96,6 @@ def labels(rules: object, rows: npt.ArrayLike,
         network, depth = None, checks.number(plies, "plies", 0, GNUBG_PLIES)
     else:
         raise FastNardyError(f"teacher must be an Evaluator, 'gnubg' or None, not {teacher!r}")
-    move_filter = filter_at(check_filters(filter), 1)  # the rows' children: level 1
     threads = checks.workers(workers, executor, checks.MAX_THREADS)
     pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)
@@ -105,7 +104,7 @@ def labels(rules: object, rows: npt.ArrayLike,
     per = _PIECE * max(1, -(-len(board) // (_PIECE * subtasks)))  # rows a subtask
     starts = range(0, len(board), per)
     call = _executors.Call(threading.Event)
-    plan = _Plan(rules, network, depth, move_filter)
+    plan = _Plan(rules, network, depth, check_filters(filter))
     tasks: List[_Task] = [(plan, board[i:i + per], call.token) for i in starts]
     done = 0
     with closing(_executors.completed(call, _labelled, tasks, pool, threads)) as results:
@@ -133,44 +132,10 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
         if plan.network is None:
             out[live] = _gnubg(rows[live], plan.plies, stop)
             return out
-        expander = Expander(plan.rules)  # its buffers reused piece after piece
-        for i in range(0, len(live), _PIECE):
-            if stop.is_set():
-                raise KeyboardInterrupt("the labels were stopped")
-            piece = live[i:i + _PIECE]
-            out[piece] = (_outputs(plan, expander, rows[piece], plan.plies, stop)
-                          if plan.plies else plan.network.evaluate(rows[piece],
-                                                                   probabilities=True))
+        search = Search(plan.rules, plan.network, plan.filters)  # STOP_ROWS rows at a time
+        out[live] = search.line(rows[live], plan.plies, 0, stop)[1]
         return out
     return None
-
-
-def _outputs(plan: _Plan, expander: Expander, rows: npt.NDArray[np.int8], plies: int,
-             stop: _executors.Flag) -> npt.NDArray[np.float64]:
-    """The labels at ``plies`` (1 or 2) of unfinished rows (see the module docstring)."""
-    assert plan.network is not None
-    node = expander.chance_expand(rows)
-    children, offsets = node.children, node.offsets
-    if plies > 1:  # the deeper labels below expand into the same buffers
-        children, offsets = children.copy(), offsets.copy()
-    starts = offsets[:-1]
-    outputs = np.empty((len(children), len(OUTPUTS)))  # to each child's side to move
-    finished = _features.winners(children) != 0
-    outputs[finished] = exact_rows(plan.rules, children[finished])
-    outputs[~finished] = plan.network.evaluate(children[~finished], probabilities=True)
-    values = -equity(outputs)  # to the mover
-    if plies > 1:
-        kept = (np.ones(len(children), dtype=bool) if plan.filter is None
-                else filter_kept(values, starts, plan.filter))
-        deeper = np.flatnonzero(kept & ~finished)
-        for i in range(0, len(deeper), _PIECE):
-            if stop.is_set():
-                raise KeyboardInterrupt("the labels were stopped")
-            part = deeper[i:i + _PIECE]
-            outputs[part] = _outputs(plan, expander, children[part], plies - 1, stop)
-        values = np.where(kept, -equity(outputs), -np.inf)
-    best = starts + segment_argmax(values, offsets)
-    return roll_mean(flip(outputs[best]).reshape(len(rows), len(PROBABILITY), len(OUTPUTS)))
 
 
 def _gnubg(rows: npt.NDArray[np.int8], plies: int, stop: _executors.Flag

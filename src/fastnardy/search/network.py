@@ -48,21 +48,22 @@ import numpy.typing as npt
 
 from .. import _features, _nnet, checks
 from .._utils import npz as _npz
-from ..batch import MIRROR_COLUMNS, encode
+from ..batch import MIRROR_COLUMNS, decode, encode
 from ..errors import FastNardyError, InvalidPositionError
 from .inputs import ENCODING_CODES, ENCODINGS, WIDTHS
 from ..position import Position
 from ..rules import Rules
 
-__all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "crashes", "equity", "races"]
+__all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "crashes", "equity", "exact", "exact_rows",
+           "flip", "races"]
 
 # how an Evaluator values boards: "float" (float32, the oracle) or "int16" (its class docstring)
 ARITHMETICS: Tuple[str, ...] = _nnet.ARITHMETICS
 
 # the five outputs, in order (cumulative: a win by 3 points is also a win by mars)
 OUTPUTS = ("win", "win_mars", "win_3", "lose_mars", "lose_3")
-# the equity of the outputs: 2 win - 1 + win_mars + win_3 - lose_mars - lose_3
-_POINTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+# the other side's win_mars, win_3, lose_mars, lose_3 (flip)
+_FLIP = [3, 4, 1, 2]
 _SHIPPED = Path(__file__).parent.parent / "weights"
 _ARRAYS = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
 # the networks an Evaluator may hold beside its own (contact): ("race", "crashed")
@@ -286,10 +287,47 @@ def _classes(game: str, boards: object) -> npt.NDArray[np.int8]:
 
 
 def equity(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """The equity in points of (N, 5) outputs, for their side to move."""
-    array = _real(probabilities, "probabilities", len(OUTPUTS), np.float64)
-    values: npt.NDArray[np.float64] = array @ _POINTS
-    return values - 1.0
+    """The equity in points of (N, 5) outputs, for their side to move: ``2 win - 1 +
+    win_mars + win_3 - lose_mars - lose_3``, summed in that order in float64 as the compiled
+    network sums it (so the equity of :meth:`Evaluator.evaluate`'s outputs is its equity,
+    bit for bit)."""
+    p = _real(probabilities, "probabilities", len(OUTPUTS), np.float64)
+    values: npt.NDArray[np.float64] = 2.0 * p[:, 0] + p[:, 1]
+    values += p[:, 2]
+    values -= p[:, 3]
+    values -= p[:, 4]
+    values -= 1.0
+    return values
+
+
+def flip(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The five outputs seen by the other side: win <-> lose, mars and koks swapped."""
+    p = checks.array(probabilities, "probabilities")
+    if p.ndim < 1 or p.shape[-1] != len(OUTPUTS) or p.dtype.kind not in "biuf":
+        raise FastNardyError(f"probabilities must be numbers, {len(OUTPUTS)} of them in "
+                             f"each row, not {p.dtype} {p.shape}")
+    p = p.astype(np.float64)
+    out = np.empty_like(p)
+    out[..., 0] = 1.0 - p[..., 0]
+    out[..., 1:] = p[..., _FLIP]
+    return out
+
+
+def exact(position: Position) -> npt.NDArray[np.float64]:
+    """L10/S9: the outputs of a finished game to its side to move (who has lost)."""
+    if not isinstance(position, Position):
+        raise InvalidPositionError(f"position must be a Position, not {position!r}")
+    outcome = position.outcome()
+    if outcome is None:
+        raise FastNardyError("the game is not over: its outputs are not exact")
+    won = np.array([1.0, outcome.points >= 2, outcome.points >= 3, 0.0, 0.0])
+    return won if outcome.winner == position.turn else flip(won)
+
+
+def exact_rows(rules: object, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
+    """:func:`exact` of board rows of finished games, (N, 5)."""
+    return np.array([exact(position) for position in decode(Rules.of(rules), rows)]
+                    ).reshape(-1, len(OUTPUTS))
 
 
 def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]:

@@ -56,11 +56,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _features, _kernel, checks
+from .._utils.executors import Flag
 from ..batch import (PROBABILITY, chance_expand, decode, encode, expand, keys_from_rows,
-                     roll_mean, rows_from_keys)
+                     roll_mean, rows_from_keys, segment_argmax)
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
 from .inputs import ENCODINGS, features
-from .network import Evaluator
+from .network import OUTPUTS, Evaluator, equity, exact_rows, flip
 from ..basics import WHITE
 from ..position import Position, Turn
 from ..rules import Rules
@@ -75,6 +76,13 @@ MAX_PLIES = 3
 # bounded at any depth and width (long nardy's full 2 ply of its benchmark set had asked for
 # 18 GB at once)
 EXPAND_ROWS = 4096
+# with a stop flag (Search.line), rows expanded at a time: a look at the flag every few
+# hundredths of a second at 2 plies
+STOP_ROWS = 128
+
+
+# V of rows, and their outputs when asked (Search.line)
+_Searched = Tuple[npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]]
 
 
 class MoveFilter(NamedTuple):
@@ -185,42 +193,94 @@ class Search:
                level: int = 0) -> npt.NDArray[np.float64]:
         """V_plies of every row, for its side to move; ``level``: the level of max nodes
         below these rows (0 at the root's children), which picks the filter."""
-        finished = _features.winners(rows) != 0
-        if not finished.any():
-            return self.live(rows, plies, level)
-        out = np.empty(len(rows))
-        out[finished] = self.scores(rows[finished])
-        out[~finished] = self.live(rows[~finished], plies, level)
-        return out
+        return self._search(rows, plies, level, False, None)[0]
 
-    def live(self, rows: npt.NDArray[np.int8], plies: int,
-             level: int) -> npt.NDArray[np.float64]:
-        """V_plies of rows of unfinished games; EXPAND_ROWS rows at a time (each row's value
-        is its own subtree's, so the same values in any split)."""
-        if plies == 0 or not len(rows):
-            return self.leaves(rows)
-        if len(rows) > EXPAND_ROWS:
-            return np.concatenate([self.live(rows[i:i + EXPAND_ROWS], plies, level)
-                                   for i in range(0, len(rows), EXPAND_ROWS)])
-        node = chance_expand(self.rules, rows)
-        starts = node.offsets[:-1]
-        best = np.maximum.reduceat(self.choose(node.children, starts, plies - 1, level + 1),
-                                   starts)
-        return roll_mean(best.reshape(-1, len(PROBABILITY)))
+    def line(self, rows: npt.NDArray[np.int8], plies: int, level: int = 0,
+             stop: Optional[Flag] = None
+             ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """:meth:`values`' floats and the five outputs (N, 5) of the line they value, to each
+        row's side to move: at 0 ply the network's (their :func:`~fastnardy.search.network.equity`
+        is the value, bit for bit), a finished game's exact ones (L10, S9); at 1 ply or more
+        the mean over the 21 rolls (T5) of the outputs at ``plies - 1`` of the child the
+        search takes at each roll (the best among those the filter keeps, the first of equals
+        in T2 order), flipped. An :class:`~fastnardy.search.network.Evaluator`'s search only.
+        With a ``stop`` flag, STOP_ROWS rows are expanded at a time and KeyboardInterrupt
+        comes before the next group once it is set."""
+        if self.network is None:
+            raise FastNardyError("the outputs of a search need an Evaluator, not "
+                                 f"{self.evaluate!r}")
+        values, outputs = self._search(rows, plies, level, True, stop)
+        assert outputs is not None
+        return values, outputs
 
     def choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
                plies: int, level: int = 0) -> npt.NDArray[np.float64]:
         """-V_plies of children grouped by max node (``starts``: the first child of each,
         every group non-empty), to the mover of the node; -inf for those a filter drops.
         ``level`` is the level of these max nodes (0: the root)."""
+        return self._choose(children, starts, plies, level, False, None)[0]
+
+    def _search(self, rows: npt.NDArray[np.int8], plies: int, level: int, outputs: bool,
+                stop: Optional[Flag]) -> _Searched:
+        """:meth:`values`, with :meth:`line`'s outputs when ``outputs`` (else None)."""
+        finished = _features.winners(rows) != 0
+        if not finished.any():
+            return self._live(rows, plies, level, outputs, stop)
+        values = np.empty(len(rows))
+        values[finished] = self.scores(rows[finished])
+        values[~finished], alive = self._live(rows[~finished], plies, level, outputs, stop)
+        if alive is None:
+            return values, None
+        out = np.empty((len(rows), len(OUTPUTS)))
+        out[finished] = exact_rows(self.rules, rows[finished])
+        out[~finished] = alive
+        return values, out
+
+    def _live(self, rows: npt.NDArray[np.int8], plies: int, level: int, outputs: bool,
+              stop: Optional[Flag]) -> _Searched:
+        """:meth:`_search` of rows of unfinished games; EXPAND_ROWS rows at a time, or
+        STOP_ROWS with a ``stop`` flag (each row's value is its own subtree's, so the same
+        values in any split)."""
+        if plies == 0 or not len(rows):
+            if not outputs:
+                return self.leaves(rows), None
+            assert self.network is not None
+            self.evaluations += len(rows)
+            out = self.network.probabilities(rows).astype(np.float64)
+            return equity(out), out
+        group = EXPAND_ROWS if stop is None else STOP_ROWS
+        if len(rows) > group:
+            parts = [self._live(rows[i:i + group], plies, level, outputs, stop)
+                     for i in range(0, len(rows), group)]
+            return (np.concatenate([part[0] for part in parts]),
+                    None if not outputs else np.concatenate([part[1] for part in parts]))
+        if stop is not None and stop.is_set():
+            raise KeyboardInterrupt("the search was stopped")
+        node = chance_expand(self.rules, rows)
+        starts = node.offsets[:-1]
+        chosen, below = self._choose(node.children, starts, plies - 1, level + 1, outputs,
+                                     stop)
+        best = starts + segment_argmax(chosen, node.offsets)
+        values = roll_mean(chosen[best].reshape(-1, len(PROBABILITY)))
+        if below is None:
+            return values, None
+        return values, roll_mean(flip(below[best]).reshape(-1, len(PROBABILITY), len(OUTPUTS)))
+
+    def _choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
+                plies: int, level: int, outputs: bool, stop: Optional[Flag]) -> _Searched:
+        """:meth:`choose`, with the children's outputs (:meth:`line`) when ``outputs``."""
         move_filter = filter_at(self.filters, level)
         if move_filter is None or plies == 0:
-            return -self.values(children, plies, level)
-        quick = -self.values(children, 0, level)
-        kept = filter_kept(quick, starts, move_filter)
-        out = np.full(len(children), -np.inf)
-        out[kept] = -self.values(children[kept], plies, level)
-        return out
+            values, out = self._search(children, plies, level, outputs, stop)
+            return -values, out
+        quick, out = self._search(children, 0, level, outputs, stop)
+        kept = filter_kept(-quick, starts, move_filter)
+        chosen = np.full(len(children), -np.inf)
+        deep, deep_out = self._search(children[kept], plies, level, outputs, stop)
+        chosen[kept] = -deep
+        if out is not None:
+            out[kept] = deep_out
+        return chosen, out
 
     def scores(self, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
         """L10/S9: the exact score of finished games, for the side to move (the one
