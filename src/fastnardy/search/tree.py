@@ -260,11 +260,12 @@ class Search:
         starts = node.offsets[:-1]
         chosen, below = self._choose(node.children, starts, plies - 1, level + 1, outputs,
                                      stop)
+        if below is None:  # the best value of each roll; its place only for its outputs
+            best_values = np.maximum.reduceat(chosen, starts)
+            return roll_mean(best_values.reshape(-1, len(PROBABILITY))), None
         best = starts + segment_argmax(chosen, node.offsets)
-        values = roll_mean(chosen[best].reshape(-1, len(PROBABILITY)))
-        if below is None:
-            return values, None
-        return values, roll_mean(flip(below[best]).reshape(-1, len(PROBABILITY), len(OUTPUTS)))
+        return (roll_mean(chosen[best].reshape(-1, len(PROBABILITY))),
+                roll_mean(flip(below[best]).reshape(-1, len(PROBABILITY), len(OUTPUTS))))
 
     def _choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
                 plies: int, level: int, outputs: bool, stop: Optional[Flag]) -> _Searched:
