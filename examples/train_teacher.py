@@ -46,6 +46,8 @@ run with the same file skips them):
 ``--extra FILE`` (repeatable) adds the labelled rows of another run's ``--data`` to the fit;
 every file must have been labelled by the same teacher at the same depth, of the same
 positions (all, races, contact or crashed: each records them), or the run stops.
+``--extra-by TEACHER FILE`` (repeatable) adds one labelled by another teacher, named as its
+run named it, at the same depth and filter (the metadata lists those teachers).
 ``--attach FILE`` writes to ``--out`` the Evaluator of ``FILE`` with the fitted network as
 its race network (a ``--race`` run) or its crashed network (``--crashed``), or as the
 network beside ``FILE``'s race and crashed networks (a ``--contact`` run; a tdgammon race
@@ -323,18 +325,19 @@ def order_term(out: np.ndarray, teacher: np.ndarray, starts: np.ndarray,
             ).astype(np.float32)
 
 
-def cached(path: str, args: argparse.Namespace
+def cached(path: str, args: argparse.Namespace, teacher: Optional[str] = None
            ) -> Tuple[np.ndarray, np.ndarray, float, Optional[np.ndarray]]:
     """The labelled rows of a ``--data`` file, their targets, gnubg's CPU seconds and, for
-    ``--rank``, each row's turn; exits when another teacher or depth labelled them, or
-    other positions (all, races, contact, crashed: the metadata names each; a file without
-    ``race``, ``contact`` or ``crashed`` is not of those), or when ``--rank`` finds no
-    turns (a run without ``--rank`` made the rows distinct)."""
+    ``--rank``, each row's turn; exits when another teacher than ``teacher`` (``--teacher``
+    unless given) or another depth labelled them, or other positions (all, races, contact,
+    crashed: the metadata names each; a file without ``race``, ``contact`` or ``crashed``
+    is not of those), or when ``--rank`` finds no turns (a run without ``--rank`` made the
+    rows distinct)."""
     with np.load(path) as data:
         made = (str(data["teacher"]), int(data["plies"]),
                 str(data["filter"]) if "filter" in data.files else "", _positions(
                     *(bool(data[key]) if key in data.files else False for key in _KEPT)))
-        wanted = (args.teacher, args.plies, _filter_text(args),
+        wanted = (teacher or args.teacher, args.plies, _filter_text(args),
                   _positions(args.race, args.contact, args.crashed))
         if made != wanted:
             sys.exit(f"train_teacher.py: {path} was labelled by {made[0]} at {made[1]} "
@@ -383,8 +386,8 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
                      teacher=args.teacher, plies=args.plies, filter=_filter_text(args),
                      **{key: getattr(args, key) for key in _KEPT},
                      **({} if turn is None else {"turn": turn}))
-    for extra in args.extra:
-        more, more_targets, seconds, more_turn = cached(extra, args)
+    for teacher, extra in [(None, path) for path in args.extra] + args.extra_by:
+        more, more_targets, seconds, more_turn = cached(extra, args, teacher)
         rows = np.concatenate([rows, more])
         targets = np.concatenate([targets, more_targets])
         if turn is not None and more_turn is not None:  # the next file's turns after these
@@ -404,6 +407,8 @@ def train(args: argparse.Namespace, command: str) -> Evaluator:
             "gnubg_cpu_seconds": round(gnubg_seconds, 1), "hidden": len(net.hidden_bias),
             "command": command, "numpy": np.__version__, "outputs": list(OUTPUTS),
             **({"rank": args.rank, "tau": args.tau} if args.rank else {}),
+            **({"extra_teachers": [teacher for teacher, _ in args.extra_by]}
+               if args.extra_by else {}),
             **{key: getattr(args, key) for key in _KEPT}}
         if other is not None:  # the fit in its place among --attach's networks
             part = _part(args)
@@ -439,6 +444,10 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--data", help="an .npz caching the labelled rows (stages 1-2)")
     parser.add_argument("--extra", action="append", default=[],
                         help="another --data file whose rows are learnt too (repeatable)")
+    parser.add_argument("--extra-by", nargs=2, action="append", default=[],
+                        metavar=("TEACHER", "FILE"),
+                        help="a --data file labelled by another TEACHER at the same plies, "
+                             "learnt too (repeatable)")
     parser.add_argument("--positions", type=int, default=200000,
                         help="children kept before they are made distinct (a --walk: "
                              "the most rows kept)")

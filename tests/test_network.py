@@ -241,6 +241,23 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
                                 str(tmp_path / "data-a.npz"), "--extra",
                                 str(tmp_path / "data-c.npz")]) == 0
     assert Evaluator.load(again).metadata["rows"] == a.metadata["rows"] + c.metadata["rows"]
+    # a file of another teacher (the same network under another name): refused as --extra,
+    # learnt as --extra-by naming that teacher, which the metadata lists
+    other = tmp_path / "other-teacher.npz"
+    Evaluator.load("long").save(other)
+    mixed = ["--seed", "5", "--out", str(tmp_path / "mixed.npz"), "--data",
+             str(tmp_path / "data-a.npz")]
+    assert train.main([*common[:3], str(other), *common[4:], "--seed", "6", "--out",
+                       str(tmp_path / "d.npz"), "--data", str(tmp_path / "data-d.npz")]) == 0
+    with pytest.raises(SystemExit, match=r"data-d.npz was labelled by .*other-teacher.npz"):
+        train.main(common + mixed + ["--extra", str(tmp_path / "data-d.npz")])
+    with pytest.raises(SystemExit, match=r"data-d.npz was labelled by .*other-teacher.npz"):
+        train.main(common + mixed + ["--extra-by", "long", str(tmp_path / "data-d.npz")])
+    assert train.main(common + mixed + ["--extra-by", str(other),
+                                        str(tmp_path / "data-d.npz")]) == 0
+    made = Evaluator.load(tmp_path / "mixed.npz").metadata
+    assert made["rows"] == a.metadata["rows"] + Evaluator.load(tmp_path / "d.npz").metadata[
+        "rows"] and made["extra_teachers"] == [str(other)]
     # labels of another depth are refused, not recorded under this run's teacher
     with pytest.raises(SystemExit,
                        match=r"labelled by long at 1 plies \(all positions\), not long at 0"):
