@@ -48,9 +48,8 @@ def _played(rules: Rules, count: int, seed: int) -> List[Position]:
 @pytest.mark.parametrize("game", ["long", "short"])
 @pytest.mark.parametrize("plies", [0, 1])
 def test_labels_are_the_outputs_of_analysis_probabilities(game, plies):
-    """T5, T2: a row's label is analysis.probabilities of its position at the same depth
-    (the network's own arithmetic: rows here, features there, within float32 rounding); a
-    finished game's is exact (L10, S9)."""
+    """T5, T2: a row's label is analysis.probabilities of its position at the same depth,
+    the same floats (one search, Search.line); a finished game's is exact (L10, S9)."""
     rules = Rules.of(game)
     positions = _played(rules, 700, 1)
     finished = [i for i, p in enumerate(positions) if p.outcome() is not None]
@@ -59,7 +58,7 @@ def test_labels_are_the_outputs_of_analysis_probabilities(game, plies):
     assert got.shape == (len(positions), 5) and got.dtype == np.float64
     sample = sorted(set(finished) | set(range(0, len(positions), 7)))
     want = np.array([analysis.probabilities(positions[i], plies=plies) for i in sample])
-    np.testing.assert_allclose(got[sample], want, atol=2e-6, rtol=0)
+    np.testing.assert_array_equal(got[sample], want)
     for i in finished:
         assert np.array_equal(got[i], exact(positions[i]))
 
