@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from typing import List
+
 import pytest
 
 from fastnardy import Position, Rules
@@ -45,3 +48,17 @@ def _board(spec: dict) -> tuple:
 
 def texts(turns) -> list:
     return [str(t) for t in turns]
+
+
+def played(rules: Rules, count: int, seed: int) -> List[Position]:
+    """``count`` positions of random games, each game's last (finished: L10, S9) among them."""
+    rng = random.Random(seed)
+    out: List[Position] = []
+    position = Position.start(rules)
+    while len(out) < count:
+        if position.outcome() is not None:
+            position = Position.start(rules)
+        legal = position.legal_turns((rng.randint(1, 6), rng.randint(1, 6)))
+        position = rng.choice(list(legal)).position if legal else position.pass_turn()
+        out.append(position)
+    return out

@@ -5,13 +5,11 @@ cluster; finished games exact (L10, S9); bad input refused before any work is sp
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import List
 
 import numpy as np
 import pytest
@@ -27,22 +25,10 @@ from fastnardy.search.network import Evaluator, equity, exact
 from fastnardy.search.tree import GNUBG_FILTERS, STOP_ROWS, MoveFilter, Search, expectimax
 from fastnardy.testing.benchmark import gnubg_positions
 
+from conftest import played
+
 NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
                                  reason=f"{GNUBG} not found: apt-get install gnubg")
-
-
-def _played(rules: Rules, count: int, seed: int) -> List[Position]:
-    """``count`` positions of random games, each game's last (finished: L10, S9) among them."""
-    rng = random.Random(seed)
-    out: List[Position] = []
-    position = Position.start(rules)
-    while len(out) < count:
-        if position.outcome() is not None:
-            position = Position.start(rules)
-        legal = position.legal_turns((rng.randint(1, 6), rng.randint(1, 6)))
-        position = rng.choice(list(legal)).position if legal else position.pass_turn()
-        out.append(position)
-    return out
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
@@ -51,7 +37,7 @@ def test_labels_are_the_outputs_of_analysis_probabilities(game, plies):
     """T5, T2: a row's label is analysis.probabilities of its position at the same depth,
     the same floats (one search, Search.line); a finished game's is exact (L10, S9)."""
     rules = Rules.of(game)
-    positions = _played(rules, 700, 1)
+    positions = played(rules, 700, 1)
     finished = [i for i, p in enumerate(positions) if p.outcome() is not None]
     assert finished and len(finished) < len(positions)
     got = labels(rules, encode(positions), plies=plies)
@@ -70,7 +56,7 @@ def test_the_equity_of_a_one_ply_label_is_expectimax(game):
     rules, network = Rules.of(game), Evaluator.load(game)
     home = Position.from_points(game, [2, 0, 1, 0, 0, 0] + [0] * 18,
                                 [3, 3, 3, 2, 2, 2] + [0] * 18, "white")
-    rows = np.concatenate([encode(_played(rules, 60, 5)), encode([home])])
+    rows = np.concatenate([encode(played(rules, 60, 5)), encode([home])])
     outputs = labels(rules, rows, network, 1)
     np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, network, 1), atol=1e-9)
     assert outputs[-1, 0] > 0.5  # 1-3 pips to bear off against a full home board
@@ -85,7 +71,7 @@ def test_the_equity_of_a_two_ply_label_is_expectimax_with_its_filter(game):
     rules, network = Rules.of(game), Evaluator.load(game)
     home = Position.from_points(game, [2, 0, 1, 0, 0, 0] + [0] * 18,
                                 [3, 3, 3, 2, 2, 2] + [0] * 18, "white")
-    rows = np.concatenate([encode(_played(rules, 40, 6)), encode([home])])
+    rows = np.concatenate([encode(played(rules, 40, 6)), encode([home])])
     for move_filter in (MoveFilter(2, 0.04), MoveFilter(1, 0.0), GNUBG_FILTERS):
         outputs = labels(rules, rows, network, 2, move_filter)
         np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, network, 2,
@@ -115,7 +101,7 @@ def test_a_stopped_two_ply_search_ends_within_its_inner_groups():
             return self.read > self.count
 
     rules = Rules.of("long")
-    rows = encode(_played(rules, 400, 7)[-STOP_ROWS:])
+    rows = encode(played(rules, 400, 7)[-STOP_ROWS:])
     search = Search(rules, Evaluator.load("long"), None)
     with pytest.raises(KeyboardInterrupt):
         search.line(rows, 2, 0, SetAfter(2))
@@ -134,7 +120,7 @@ def test_labels_are_the_same_however_split(monkeypatch):
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
                                       "installed (pip install 'dask[distributed]')")
     rules = Rules.of("short")
-    rows = encode(_played(rules, 2000, 2))  # 16 pieces of 128
+    rows = encode(played(rules, 2000, 2))  # 16 pieces of 128
     network = Evaluator.load("short")
     monkeypatch.setattr(play_labels, "_SUBTASKS", 5)  # read by the caller: 4 of 512 rows
     serial = labels(rules, rows, network)
@@ -164,7 +150,7 @@ def test_gnubg_labels_are_its_evaluations():
     """gnubg's label is Gnubg.probabilities (cubeless, S9) on two threads as on one
     process; a finished row's exact (L10, S9): gnubg is never asked it."""
     rules = Rules.of("short")
-    positions = _played(rules, 150, 3)
+    positions = played(rules, 150, 3)
     rows = encode(positions)
     live = [i for i, p in enumerate(positions) if p.outcome() is None]
     assert len(live) < len(positions)  # a finished game among them
@@ -202,7 +188,7 @@ def test_gnubg_labels_are_its_evaluations():
     (lambda rows: labels("short", rows, "gnubg:2"), FastNardyError, "teacher must be"),
 ])
 def test_bad_input_is_refused_before_any_work(call, error, message):
-    rows = encode(_played(Rules.of("short"), 5, 4))
+    rows = encode(played(Rules.of("short"), 5, 4))
     with pytest.raises(error, match=message):
         call(rows)
 

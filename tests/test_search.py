@@ -16,6 +16,7 @@ from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPosit
 from fastnardy.search import bearoff
 from fastnardy.search.network import Evaluator, equity
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, Search, best_turn, evaluator, expectimax
+from conftest import played
 from strategies import positions
 
 PIP_WEIGHTS = np.r_[np.arange(1, 25), 25]
@@ -288,21 +289,6 @@ def test_a_wide_level_is_searched_in_groups_with_the_same_values(monkeypatch):
     assert len(CALLS) > 1 and sum(CALLS) == leaves and max(CALLS) <= 2 * most
 
 
-def _random_games(rules: Rules, count: int, seed: int) -> np.ndarray:
-    """Board rows of ``count`` positions of random games, finished ones among them."""
-    rng = np.random.default_rng(seed)
-    out: List[Position] = []
-    position = Position.start(rules)
-    while len(out) < count:
-        if position.outcome() is not None:
-            position = Position.start(rules)
-        legal = position.legal_turns(tuple(int(d) for d in rng.integers(1, 7, 2)))
-        position = legal[int(rng.integers(len(legal)))].position if legal else \
-            position.pass_turn()
-        out.append(position)
-    return batch.encode(out)
-
-
 @pytest.mark.parametrize("game", ["long", "short"])
 @pytest.mark.parametrize("arithmetic", ["float", "int16"])
 def test_the_line_of_a_search_is_its_values_and_their_outputs_T5(game, arithmetic):
@@ -312,7 +298,7 @@ def test_the_line_of_a_search_is_its_values_and_their_outputs_T5(game, arithmeti
     games among the rows), and deeper its outputs are those of the children chosen."""
     rules = Rules.of(game)
     network = Evaluator.load(game, arithmetic=arithmetic)
-    rows = _random_games(rules, 600, 5)
+    rows = batch.encode(played(rules, 600, 5))
     search = Search(rules, network, None)
     values, outputs = search.line(rows, 0)
     assert np.array_equal(values, search.values(rows, 0))
