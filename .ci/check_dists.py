@@ -22,7 +22,7 @@ import zipfile
 from typing import Iterable, List, Tuple
 
 SDIST_NEEDS = (
-    "LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in",
+    "LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "setup.py", "MANIFEST.in",
     "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/_features.pyx",
     "src/fastnardy/_features.pyi", "src/fastnardy/_features.pxd", "src/fastnardy/_nnet.pyx",
     "src/fastnardy/_nnet.pxd", "src/fastnardy/_nnet.pyi", "src/fastnardy/_nnet_simd.h",

@@ -140,10 +140,11 @@ def test_cube_take_point_is_20_percent_with_a_live_cube_and_no_gammons():
     assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68).action == "Double, pass"
     assert analysis.cube_action([0.9, 0.6, 0, 0, 0], 0.68).action == \
         "Too good to double, pass"
-    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "opponent").action == \
+    assert analysis.cube_action([0.9, 0, 0, 0, 0], 0.68,
+                                cube=analysis.Cube(owner="opponent")).action == \
         "No double (cube not available)"
     with pytest.raises(FastNardyError, match="owner"):
-        analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, "nobody")
+        analysis.cube_action([0.9, 0, 0, 0, 0], 0.68, cube=analysis.Cube(owner="nobody"))
 
 
 def test_cube_efficiency_contact_and_race():

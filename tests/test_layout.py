@@ -246,79 +246,31 @@ def test_no_public_name_of_the_package_shadows_one_of_its_modules():
             assert value is None or inspect.ismodule(value), (folder, info.name)
 
 
-def test_the_old_module_paths_and_renamed_names_still_work_with_a_warning():
-    import fastnardy
-    from fastnardy import batch, counting
-    from fastnardy.search import inputs
-
-    with pytest.warns(DeprecationWarning, match="fastnardy.perft is renamed fastnardy.counting"):
-        from fastnardy.perft import read_perft_file
-    assert read_perft_file is counting.read_perft_file
-    with pytest.warns(DeprecationWarning,
-                      match="fastnardy.features is renamed fastnardy.search.inputs"):
-        from fastnardy.features import WIDTHS
-    assert WIDTHS is inputs.WIDTHS
-    with pytest.warns(DeprecationWarning, match="renamed ENCODINGS"):
-        assert inputs.KINDS is inputs.ENCODINGS  # type: ignore[attr-defined]
-    with pytest.warns(DeprecationWarning, match="renamed ROW_WIDTH"):
-        assert batch.BOARD_WIDTH == batch.ROW_WIDTH == 50  # type: ignore[attr-defined]
-    # the functions stay the functions, whatever was imported
-    assert fastnardy.perft is counting.perft and fastnardy.features is inputs.features
+OLD_PATHS = ("perft", "features", "inputs", "network", "selfplay", "bearoff", "analysis_page",
+             "svg", "gnubg", "rulebook", "match", "crosscheck", "gymnasium_env",
+             "pettingzoo_env", "vector", "step_actions", "openspiel", "samples", "benchmark")
 
 
-OLD_PATHS = {  # the flat layout's modules and their homes since the move to folders
-    "inputs": "search.inputs", "network": "search.network", "selfplay": "search.selfplay",
-    "bearoff": "search.bearoff", "analysis_page": "analysis.page", "svg": "formats.svg",
-    "gnubg": "notation", "rulebook": "rules", "match": "play.match",
-    "crosscheck": "engines.crosscheck", "vector": "envs.vector", "step_actions": "envs.steps",
-    "samples": "testing.samples", "benchmark": "testing.benchmark",
-}
-
-
-@pytest.mark.parametrize("old", sorted(OLD_PATHS))
-def test_an_old_module_path_imports_its_new_module_with_a_warning(old):
-    """In a fresh interpreter (the old path not yet imported): the old path is the new
-    module itself, so a monkeypatch or an isinstance through it holds."""
-    code = (f"import importlib, warnings\n"
-            f"with warnings.catch_warnings(record=True) as caught:\n"
-            f"    warnings.simplefilter('always')\n"
-            f"    old = importlib.import_module('fastnardy.{old}')\n"
-            f"new = importlib.import_module('fastnardy.{OLD_PATHS[old]}')\n"
-            f"assert old is new, (old, new)\n"
-            f"assert [w.category for w in caught] == [DeprecationWarning], caught\n"
-            f"assert 'fastnardy.{OLD_PATHS[old]}' in str(caught[0].message)\n"
-            f"from fastnardy import {old} as again\n"
-            f"assert again is new\n")
+def test_no_compatibility_layer_for_the_unreleased_flat_layout():
+    """0.2.0: the flat layout of the unreleased 0.1.0 left no import hook and no renamed
+    name behind (CHANGELOG.md): an old path is a ModuleNotFoundError, an old name an
+    AttributeError."""
+    code = ("import importlib, fastnardy\n"
+            "for old in %r:\n"
+            "    try:\n"
+            "        importlib.import_module('fastnardy.' + old)\n"
+            "    except ModuleNotFoundError:\n"
+            "        continue\n"
+            "    raise AssertionError(old)\n") % (OLD_PATHS,)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr
+    from fastnardy import analysis, batch, record
+    from fastnardy.search import inputs
 
-
-def test_the_old_search_analysis_and_play_modules_are_their_folders():
-    """Three old modules share their name with the folder that holds them now: their names
-    are read from the folder, no warning."""
-    import fastnardy.analysis
-    import fastnardy.play
-    import fastnardy.search
-    from fastnardy.analysis import evaluation, review
-    from fastnardy.play import interactive
-    from fastnardy.search import network, tree
-
-    assert fastnardy.search.best_turn is tree.best_turn
-    assert fastnardy.analysis.hint is evaluation.hint and fastnardy.analysis.flip is network.flip
-    assert fastnardy.analysis.analyse is review.analyse
-    assert fastnardy.play.evaluate is interactive.evaluate
-
-
-def test_the_old_record_names_of_mat_files_are_read_from_formats_mat_with_a_warning():
-    from fastnardy import record
-    from fastnardy.formats import mat
-
-    for name in ("MatGame", "is_mat", "read_games", "read_mat", "write_mat"):
-        with pytest.warns(DeprecationWarning, match=f"fastnardy.record.{name} has moved"):
-            assert getattr(record, name) is getattr(mat, name)
-    with pytest.raises(AttributeError):
-        record.not_a_name  # noqa: B018
+    for module, name in ((batch, "BOARD_WIDTH"), (inputs, "KINDS"), (record, "read_mat"),
+                         (analysis, "CubeAction")):
+        assert not hasattr(module, name), (module, name)
 
 
 if __name__ == "__main__":

@@ -688,7 +688,6 @@ def _round_four() -> List[Tuple[str, Callable[[], object]]]:
         ("cube_action(outputs=[])", lambda: cube.cube_action([], 0.68)),
         ("cube_action(outputs=0)", lambda: cube.cube_action(0, 0.68)),
         ("cube_action(outputs=2-D)", lambda: cube.cube_action(np.zeros((2, 5)), 0.68)),
-        ("evaluate(owner=array)", lambda: evaluation.evaluate(short, owner=np.array([1, 2]))),
         ("rollout(workers=array)", lambda: rollouts.rollout(short, games=2,
                                                             workers=np.array([1, 2]))),
         ("rollout(progress=3)", lambda: rollouts.rollout(short, games=2, progress=3)),

@@ -347,16 +347,3 @@ def keys_from_rows(rules: object, rows: object) -> npt.NDArray[Any]:
     return _features.keys_of_rows(game == "short",
                                   checks.array(rows, "rows", InvalidPositionError),
                                   MIRROR_COLUMNS[game])
-
-
-def __getattr__(name: str) -> object:
-    """The old names of ROW_WIDTH and ROW_DTYPE (a 50-int8 row is a row, not a board), with a
-    DeprecationWarning."""
-    renamed = {"BOARD_WIDTH": "ROW_WIDTH", "BOARD_DTYPE": "ROW_DTYPE"}
-    if name in renamed:
-        import warnings
-
-        warnings.warn(f"fastnardy.batch.{name} is renamed {renamed[name]}", DeprecationWarning,
-                      stacklevel=2)
-        return globals()[renamed[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

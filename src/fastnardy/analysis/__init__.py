@@ -5,8 +5,8 @@ Its modules: :mod:`~fastnardy.analysis.evaluation` (hint, eval), :mod:`~fastnard
 (the cube for money and matches), :mod:`~fastnardy.analysis.met` (match equity tables), :mod:`~fastnardy.analysis.review` (luck, analysed games),
 :mod:`~fastnardy.analysis.rollouts` (rollouts with variance reduction),
 :mod:`~fastnardy.analysis.page` (the HTML page) and :mod:`~fastnardy.analysis.outputs` (the
-five outputs they all read). The names of the old module ``fastnardy.analysis`` (``hint``,
-``analyse`` …) are read from here as before."""
+five outputs they all read). Their public names (``hint``,
+``analyse`` …) are read from here."""
 
 from ..search.network import flip as flip
 from .cube import BEAROFF_EFFICIENCY as BEAROFF_EFFICIENCY
@@ -59,11 +59,3 @@ from .rollouts import dice_stream as dice_stream
 from .rollouts import MAX_TURNS as MAX_TURNS
 from .rollouts import RolledCandidate as RolledCandidate
 from .rollouts import rollout as rollout
-
-
-def __getattr__(name: str) -> object:
-    if name == "CubeAction":  # renamed CubeDecision: read from cube, with its warning
-        from . import cube
-
-        return getattr(cube, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

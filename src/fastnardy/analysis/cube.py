@@ -530,16 +530,12 @@ def _decision(p: npt.NDArray[np.float64], no_double_value: float, take_value: fl
                         float(optimal), float(cubeless), mwc, plies, take_point)
 
 
-def cube_action(outputs: npt.ArrayLike, x: float, owner: Optional[str] = None, *,
-                cube: Optional[Cube] = None, met: Optional[MatchEquityTable] = None
-                ) -> CubeDecision:
+def cube_action(outputs: npt.ArrayLike, x: float, *, cube: Optional[Cube] = None,
+                met: Optional[MatchEquityTable] = None) -> CubeDecision:
     """The side to move's cube decision at 0 ply from its five outputs (anyone's) with cube
     efficiency ``x``: money play by default, or the ``cube``'s match score with ``met`` (the
-    short game's table unless one is given). ``owner`` is the older spelling of
-    ``Cube(owner=...)``."""
+    short game's table unless one is given)."""
     cube = Cube.of(cube)
-    if owner is not None:
-        cube = Cube.of(cube._replace(owner=owner))
     p = _outputs(outputs)
     if len(p) != 1:
         raise FastNardyError(f"cube_action takes the five outputs of one position, not {len(p)}")

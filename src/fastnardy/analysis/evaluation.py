@@ -159,18 +159,15 @@ def probabilities(position: Position, evaluator: Optional[Evaluator] = None, pli
 
 
 def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
-             filter: Filters = None, owner: Optional[str] = None, *,
-             cube: Optional[Cube] = None, met: Optional[MatchEquityTable] = None
-             ) -> Evaluation:
+             filter: Filters = None, *, cube: Optional[Cube] = None,
+             met: Optional[MatchEquityTable] = None) -> Evaluation:
     """The equity, probabilities and cube decision of ``position`` (module docstring):
-    money play with a centred cube unless a ``cube`` is given (``owner`` the older spelling
-    of ``Cube(owner=...)``), ``met`` the match's table (the game's own unless given)."""
+    money play with a centred cube unless a ``cube`` is given, ``met`` the match's table
+    (the game's own unless given)."""
     position = position_arg(position)
     depth = plies_arg(plies)
     network = evaluator_for(position.rules, evaluator)
     state = Cube.money(position.rules) if cube is None else Cube.of(cube)
-    if owner is not None:
-        state = Cube.of(state._replace(owner=owner))
     values, outputs = Search(position.rules, network, filter).line(encode([position]), depth)
     decision = cube_decision(position, state, network, depth, met)
     return Evaluation(float(values[0]), tuple(float(p) for p in outputs[0]), depth, decision,

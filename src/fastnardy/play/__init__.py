@@ -4,8 +4,8 @@ errors on rolled-out benchmark sets of checker play (:mod:`fastnardy.play.benchm
 trainer's labels by a network or gnubg, on a cluster too (:mod:`fastnardy.play.labels`) and a
 game at the terminal (:mod:`fastnardy.play.interactive`).
 
-The names of the old module ``fastnardy.play`` (``evaluate``, ``greedy``, ``play_game`` …)
-are :mod:`fastnardy.play.interactive`'s, and read from here too."""
+The terminal game's names (``greedy``, ``play_game`` …, :mod:`fastnardy.play.interactive`'s)
+are read from here too."""
 
 from .interactive import POLICIES as POLICIES
 from .interactive import evaluate as evaluate

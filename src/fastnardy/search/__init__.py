@@ -1,8 +1,8 @@
 """Evaluators and search: the networks and their inputs, expectimax and the best turn,
 self-play and rollouts in the kernel, the bear-off table.
 
-The names of the old module ``fastnardy.search`` (``best_turn``, ``expectimax`` …) are
-:mod:`fastnardy.search.tree`'s, and read from here too."""
+The search's own names (``best_turn``, ``expectimax`` …, :mod:`fastnardy.search.tree`'s) are
+read from here too."""
 
 from .tree import GNUBG_FILTERS as GNUBG_FILTERS
 from .tree import BestTurn as BestTurn

@@ -102,14 +102,3 @@ def features(rules: object, boards: object, kind: str = "raw") -> npt.NDArray[np
     return _features.features(ENCODING_CODES[kind], rules.game == "short",
                               checks.array(boards, "boards", InvalidPositionError),
                               MIRROR_COLUMNS[rules.game])
-
-
-def __getattr__(name: str) -> object:
-    """The old name of ENCODINGS, with a DeprecationWarning."""
-    if name == "KINDS":
-        import warnings
-
-        warnings.warn("fastnardy.search.inputs.KINDS (formerly fastnardy.features.KINDS) is "
-                      "renamed ENCODINGS", DeprecationWarning, stacklevel=2)
-        return ENCODINGS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
