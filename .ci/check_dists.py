@@ -29,12 +29,12 @@ SDIST_NEEDS = (
     "src/fastnardy/_dice.pxd", "src/fastnardy/py.typed",
     "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
     "src/fastnardy/data/bg_race_ids.txt", "src/fastnardy/weights/long.npz",
-    "src/fastnardy/weights/short.npz", "src/fastnardy/weights/README.md",
+    "src/fastnardy/weights/short.npz", "docs/weights.md",
     "src/fastnardy/data/met.json", "src/fastnardy/data/benchmark_long.json",
     "src/fastnardy/data/benchmark_short.json", "examples/train_td.py", "docs/conf.py",
     "docs/getting-started.md",
     "tests/conftest.py", "tests/strategies.py", "tests/data/long.perft",
-    "tests/data/short.perft", "bench/differential.py",
+    "tests/data/short.perft", "bench/correctness/differential.py",
 )
 SDIST_FORBIDS = (".c", ".so", ".pyc", ".html")
 WHEEL_NEEDS = (
@@ -42,7 +42,7 @@ WHEEL_NEEDS = (
     "fastnardy/_features.pxd", "fastnardy/_nnet.pyi", "fastnardy/_nnet.pxd",
     "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
     "fastnardy/data/bg_race_ids.txt", "fastnardy/weights/long.npz",
-    "fastnardy/weights/short.npz", "fastnardy/weights/README.md", "fastnardy/data/met.json",
+    "fastnardy/weights/short.npz", "fastnardy/data/met.json",
     "fastnardy/data/benchmark_long.json", "fastnardy/data/benchmark_short.json",
     "fastnardy/engines/__init__.py", "fastnardy/engines/reference.py",
     "fastnardy/engines/openspiel.py", "fastnardy/engines/gnubg.py",

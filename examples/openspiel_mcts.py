@@ -1,6 +1,6 @@
 """OpenSpiel's MCTS on fastnardy's OpenSpiel game, its leaves valued by rollouts in the
-kernel: ``fastnardy.search.selfplay.rollout`` plays a batch of games from the leaf's position in one
-kernel call, instead of one Python rollout through OpenSpiel states.
+kernel: ``fastnardy.search.selfplay.playouts`` plays a batch of games from the leaf's
+position in one kernel call, instead of one Python rollout through OpenSpiel states.
 
     python examples/openspiel_mcts.py [--game short] [--games 2] [--simulations 30]
                                       [--rollouts 16]
@@ -21,7 +21,7 @@ import pyspiel
 from open_spiel.python.algorithms import mcts
 
 import fastnardy.envs.openspiel  # noqa: F401  (registers python_long_nardy, python_short_nardy)
-from fastnardy.search.selfplay import rollout
+from fastnardy.search.selfplay import playouts
 
 
 class KernelRollouts(mcts.Evaluator):  # type: ignore[misc]
@@ -36,7 +36,7 @@ class KernelRollouts(mcts.Evaluator):  # type: ignore[misc]
             return np.array(state.returns())
         position = state.position
         self.seed += 1
-        result = rollout(position, self.n, "random", self.seed)
+        result = playouts(position, self.n, "random", self.seed)
         value = result.mean if position.turn == "white" else -result.mean
         return np.array([value, -value])
 

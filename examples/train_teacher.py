@@ -19,13 +19,16 @@ run with the same file skips them):
    With ``--rank`` the rows kept of each turn stay together, turn after turn (not made
    distinct), and the data file records each one's turn.
 2. *Labels.* Each row's five outputs (``fastnardy.search.network.OUTPUTS``) for its side to
-   move, by :func:`fastnardy.play.labels.labels`: gnubg's cubeless evaluation at ``--plies``
-   plies (money game without Jacoby: gammons and backgammons count, S9), or an Evaluator's
-   at ``--plies 1`` (the mean over the 21 rolls, T5, of the teacher's outputs of the child
-   it would play, the first best in T2 order; a finished game's exact outputs, L10/S9),
-   ``--plies 2`` (the mean over the 21 rolls of the 1-ply labels of the child it would play
-   at 1 ply among the ``--filter KEEP MARGIN`` best at 0 ply, or among all without
-   ``--filter``: its equity is the 2-ply expectimax) or ``--plies 0`` (its own outputs).
+   move, by :func:`fastnardy.training.labels.labels` with the teacher's evaluation setting
+   (:class:`fastnardy.search.setting.Setting`, :func:`teacher_setting`): gnubg's cubeless
+   evaluation at ``--plies`` plies (``gnubg:expert:P``; money game without Jacoby: gammons
+   and backgammons count, S9), or an Evaluator's at ``--plies 1`` (the mean over the 21
+   rolls, T5, of the teacher's outputs of the child it would play, the first best in T2
+   order; a finished game's exact outputs, L10/S9), ``--plies 2`` (the mean over the 21
+   rolls of the 1-ply labels of the child it would play at 1 ply among the ``--filter KEEP
+   MARGIN`` best at 0 ply, or among all without ``--filter``: full width, not the
+   setting's default GNU Backgammon filters; its equity is the 2-ply expectimax) or
+   ``--plies 0`` (its own outputs).
    On ``--workers`` threads here (a gnubg process each) or on the Dask cluster at ``--dask
    ADDRESS``: the same labels however they are split; Ctrl-C stops every piece, on the
    cluster too.
@@ -80,15 +83,17 @@ import numpy as np  # noqa: E402
 from fastnardy import FastNardyError, Rules, features  # noqa: E402
 from fastnardy.batch import expand, keys_from_rows, segment_argmax  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
-from fastnardy.play.labels import EVALUATOR_PLIES, labels  # noqa: E402
 from fastnardy.search.inputs import ENCODINGS, WIDTHS  # noqa: E402
 from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races  # noqa: E402
+from fastnardy.search.setting import GNUBG_PLIES, Setting  # noqa: E402
 from fastnardy.search.tree import MoveFilter  # noqa: E402
+from fastnardy.training.labels import labels  # noqa: E402
 
 from train_td import (HALF, KINDS, Adam, _start_row, first_best, launch,  # noqa: E402
                       new_network, roll, step)
 
 GNUBG_WORKERS = 32  # gnubg processes at once by default (its calls mostly wait: not CPU)
+EVALUATOR_PLIES = 2  # an Evaluator's deepest labels here (--filter: its 2-ply labels')
 
 
 def _ranks(score: np.ndarray, parent: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -189,11 +194,21 @@ def _kept(args: argparse.Namespace, rules: Rules, rows: np.ndarray) -> np.ndarra
     return keep
 
 
+def teacher_setting(args: argparse.Namespace) -> Setting:
+    """The teacher's evaluation setting: ``gnubg:expert`` at ``--plies``, or the Evaluator
+    ``--teacher`` at ``--plies`` with ``--filter``'s move filter at every level, full width
+    (``filter=None``) without it."""
+    if args.teacher == "gnubg":
+        return Setting("gnubg:expert", args.plies)
+    return Setting(Evaluator.load(args.teacher), args.plies, filter=args.filter)
+
+
 def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, float]:
-    """The teacher's five outputs of each row (stage 2, :func:`fastnardy.play.labels.labels`)
-    and the CPU seconds of the gnubg processes run here: on ``--workers`` threads here (a
-    gnubg process each) or on the Dask cluster at ``--dask``, the same labels either way."""
-    teacher = "gnubg" if args.teacher == "gnubg" else Evaluator.load(args.teacher)
+    """The teacher's five outputs of each row (stage 2,
+    :func:`fastnardy.training.labels.labels` with :func:`teacher_setting`) and the CPU
+    seconds of the gnubg processes run here: on ``--workers`` threads here (a gnubg process
+    each) or on the Dask cluster at ``--dask``, the same labels either way."""
+    setting = teacher_setting(args)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     shown = [0]
@@ -207,8 +222,8 @@ def labelled(args: argparse.Namespace, rows: np.ndarray) -> Tuple[np.ndarray, fl
         executor = None if args.dask is None else stack.enter_context(dask_executor(args.dask))
         workers = None if executor is not None else args.workers or (
             GNUBG_WORKERS if args.teacher == "gnubg" else 1)
-        targets = labels(args.game, rows, teacher, args.plies, args.filter, workers=workers,
-                         executor=executor, progress=progress)
+        targets = labels(args.game, rows, setting, workers=workers, executor=executor,
+                         progress=progress)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return targets, seconds
@@ -510,8 +525,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
             has_rows = False
         if not has_rows:
             parser.error(f"--from {path}: not a --data file (no rows)")
-    if args.teacher == "gnubg" and (args.game != "short" or args.plies > 4):
-        parser.error("GNU Backgammon teaches short nardy only, at 0 to 4 plies")
+    if args.teacher == "gnubg" and (args.game != "short" or args.plies > GNUBG_PLIES):
+        parser.error(f"GNU Backgammon teaches short nardy only, at 0 to {GNUBG_PLIES} plies")
     if args.teacher != "gnubg" and args.plies > EVALUATOR_PLIES:
         parser.error(f"an Evaluator teaches at 0 to {EVALUATOR_PLIES} plies")
     if args.filter is not None and (args.teacher == "gnubg" or args.plies != 2

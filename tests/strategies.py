@@ -21,7 +21,7 @@ ALL_RULES = LONG_RULES + SHORT_RULES
 @st.composite
 def positions(draw, rules=st.sampled_from(ALL_RULES)) -> Position:
     """A valid position (T7) with either side to move: one of fastnardy.testing.samples' placements
-    (the generator bench/differential.py uses), from a random stream Hypothesis draws."""
+    (the generator bench/correctness/differential.py uses), from a random stream Hypothesis draws."""
     rules = draw(rules)
     kinds = KINDS_OF_PLACEMENT if rules.is_long else ("general", "bearoff", "sparse")
     kind = draw(st.sampled_from(kinds))

@@ -25,7 +25,8 @@ from fastnardy.search.inputs import features
 from fastnardy.search.network import Evaluator, equity
 from fastnardy.search import tree
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter
-from fastnardy.play.labels import labels
+from fastnardy.search.setting import Setting
+from fastnardy.training.labels import labels
 from fastnardy.formats.mat import MatGame, write_mat
 from fastnardy.record import RecordedTurn
 from fastnardy.search.tree import best_turn, expectimax
@@ -43,23 +44,45 @@ def run(capsys, *argv: str) -> tuple:
     return status, captured.out, captured.err
 
 
+def _is_best_turns_ranking(moves, found, turns) -> None:
+    """A cubeless hint is best_turn's ranking: its children best first (those the filter
+    dropped last; ties in T2 order), each equity best_turn's value and each difference that
+    less the best's, bit for bit; the equity of the probabilities beside it (the five
+    outputs of its line, Search.rank, seen by the mover) is the equity up to the float64
+    rounding of that sum."""
+    deepest = found.plies.max()
+    order = sorted(range(len(turns)),
+                   key=lambda i: (found.plies[i] != deepest, -found.values[i], i))
+    assert [m.turn.position for m in moves] == [turns[i].position for i in order]
+    assert [m.plies for m in moves] == [int(found.plies[i]) for i in order]
+    best = found.values[found.choice]
+    assert [m.difference for m in moves] == [found.values[i] - best for i in order]
+    assert [m.equity for m in moves] == [found.values[i] for i in order]
+    for move in moves:
+        assert equity(np.array([move.probabilities]))[0] == pytest.approx(move.equity,
+                                                                          rel=0, abs=1e-12)
+
+
 @pytest.mark.parametrize("position", [SHORT, LONG, CONTACT])
 def test_hint_T1_lists_every_legal_turn_best_first_with_best_turns_values(position):
+    """Ranked cubeless (a cubeless setting), hint is best_turn's ranking: no cubeful
+    equities, no cube context."""
     network = NETWORKS[position.rules.game]
-    moves = analysis.hint(position, (6, 5), network)
+    moves = analysis.hint(position, (6, 5), Setting(network, cubeful=False))
     found = best_turn(position, (6, 5), network)
+    assert moves.cube is None and all(m.cubeful is None for m in moves)
     assert sorted(str(m.turn) for m in moves) == sorted(map(str, position.legal_turns((6, 5))))
     assert moves[0].difference == 0 and str(moves[0].turn) == str(found.turn)
-    assert [m.equity for m in moves] == sorted(found.values, reverse=True)
     assert all(m.difference <= 0 for m in moves)
-    for move in moves:  # the probabilities are the network's after the turn, mover's view
-        assert equity(np.array([move.probabilities]))[0] == pytest.approx(move.equity, abs=1e-5)
+    # the probabilities are the network's after the turn, mover's view
+    _is_best_turns_ranking(moves, found, position.legal_turns((6, 5)))
 
 
-def test_hint_with_a_filter_values_dropped_turns_at_0_ply():
+@pytest.mark.parametrize("cubeful", [False, True])
+def test_hint_with_a_filter_values_dropped_turns_at_0_ply(cubeful):
     network = NETWORKS["short"]
-    moves = analysis.hint(CONTACT, (3, 1), network, plies=1,
-                          filter=MoveFilter(2, 0.5))
+    moves = analysis.hint(CONTACT, (3, 1), Setting(network, plies=1,
+                                                   filter=MoveFilter(2, 0.5), cubeful=cubeful))
     assert [m.plies for m in moves].count(1) == 2 and moves[0].plies == 1
     assert all(m.plies == 0 for m in moves[2:])
 
@@ -75,13 +98,13 @@ def test_probabilities_flip_twice_is_identity_and_swaps_sides():
 def test_eval_at_0_and_1_ply_agrees_with_the_search_T5(game):
     position = Position.start(game)
     network = NETWORKS[game]
-    zero = analysis.evaluate(position, network, 0)
+    zero = analysis.evaluate(position, Setting(network, 0))
     rows = encode([position])
     # a board and its feature array are summed by two paths, each within 1e-6 of the
     # network's definition in every output (tests/test_nnet.py): equities within 3e-6
     assert zero.equity == pytest.approx(float(network(features(game, rows, network.kind))[0]),
                                         abs=3e-6)
-    one = analysis.evaluate(position, network, 1)
+    one = analysis.evaluate(position, Setting(network, 1, filter=None))
     assert one.equity == pytest.approx(float(expectimax(game, rows, network, 1)[0]))
     # at 1 ply the probabilities are those after each roll's best turn: the same equity
     assert equity(np.array([one.probabilities]))[0] == pytest.approx(one.equity, abs=1e-5)
@@ -103,31 +126,37 @@ def test_eval_and_hint_at_2_plies_show_the_probabilities_of_their_equity_T5(posi
     Search.line: the same floats)."""
     network = NETWORKS[position.rules.game]
     rows = encode([position])
-    two = analysis.evaluate(position, network, 2, move_filter)
+    two = analysis.evaluate(position, Setting(network, 2, move_filter))
     assert two.equity == float(expectimax(position.rules, rows, network, 2, move_filter)[0])
     assert equity(np.array([two.probabilities]))[0] == pytest.approx(two.equity, abs=1e-6)
     np.testing.assert_array_equal(two.probabilities,
-                                  labels(position.rules, rows, network, 2, move_filter)[0])
-    moves = analysis.hint(position, (4, 2), network, 2, move_filter)
+                                  labels(position.rules, rows, Setting(network, 2,
+                                                                       move_filter))[0])
+    moves = analysis.hint(position, (4, 2), Setting(network, 2, move_filter, cubeful=False))
     found = best_turn(position, (4, 2), network, 2, move_filter)
     assert str(moves[0].turn) == str(found.turn)
-    assert [m.equity for m in moves if m.plies == 2] == \
-        sorted(found.values[~np.isnan(found.values)], reverse=True)
-    for move in moves:
-        assert equity(np.array([move.probabilities]))[0] == pytest.approx(move.equity,
-                                                                          abs=1e-5)
+    # a turn the filter dropped keeps its 0-ply value, in best_turn too (no longer NaN)
+    assert not np.isnan(found.values).any() and (found.plies == 0).any()
+    _is_best_turns_ranking(moves, found, position.legal_turns((4, 2)))
+    if move_filter == GNUBG_FILTERS:  # a setting's default filter at 1 ply or more
+        assert analysis.hint(position, (4, 2), Setting(network, 2, cubeful=False)) == moves
+        assert analysis.evaluate(position, Setting(network, 2)) == two
 
 
 def test_eval_and_hint_are_the_same_searched_in_pieces(monkeypatch):
     """The line's rows are searched EXPAND_ROWS at a time (Search.line, the search's own
     recursion): the same floats in any pieces (T5: each row's mean is its own)."""
     network = NETWORKS["short"]
-    whole = analysis.evaluate(CONTACT, network, 2, MoveFilter(2, 0.04))
-    moves = analysis.hint(CONTACT, (1, 1), network, 1)
+    whole = analysis.evaluate(CONTACT, Setting(network, 2, MoveFilter(2, 0.04)))
+    cubeless, cubeful = Setting(network, 1, None, cubeful=False), Setting(network, 1, None)
+    moves = analysis.hint(CONTACT, (1, 1), cubeless)
+    ranked = analysis.hint(CONTACT, (1, 1), cubeful)
     monkeypatch.setattr(tree, "EXPAND_ROWS", 5)
-    pieces = analysis.evaluate(CONTACT, network, 2, MoveFilter(2, 0.04))
+    pieces = analysis.evaluate(CONTACT, Setting(network, 2, MoveFilter(2, 0.04)))
     assert (pieces.equity, pieces.probabilities) == (whole.equity, whole.probabilities)
-    assert analysis.hint(CONTACT, (1, 1), network, 1) == moves
+    assert pieces.decision == whole.decision
+    assert analysis.hint(CONTACT, (1, 1), cubeless) == moves
+    assert analysis.hint(CONTACT, (1, 1), cubeful) == ranked
 
 
 def test_cube_take_point_is_20_percent_with_a_live_cube_and_no_gammons():
@@ -160,7 +189,8 @@ def test_cube_efficiency_contact_and_race():
 @pytest.mark.parametrize("position", [SHORT, CONTACT, LONG])
 def test_luck_has_mean_0_over_the_21_rolls_T5(position):
     network = NETWORKS[position.rules.game]
-    lucks = np.array([analysis.luck(position, tuple(roll), network) for roll in ROLLS.tolist()])
+    lucks = np.array([analysis.luck(position, tuple(roll), Setting(network))
+                      for roll in ROLLS.tolist()])
     assert lucks @ PROBABILITY == pytest.approx(0.0, abs=1e-9)
     assert lucks.std() > 0
 
@@ -177,17 +207,40 @@ def _net_game(game: str, seed: int, turns: int) -> Game:
 @pytest.mark.parametrize("game", ["short", "long"])
 def test_analysing_the_networks_own_play_at_0_ply_finds_no_error(game):
     record = _net_game(game, 5, 30).to_record()
-    turns = analysis.analyse_game(record, NETWORKS[game], 0).turns
+    result = analysis.analyse_game(record, Setting(NETWORKS[game], 0, cubeful=False))
+    turns = result.turns
+    assert not result.cubeful and result.cube_decisions == ()
     assert len(turns) == len(record.turns)
     assert all(t.loss == 0 and str(t.best) == str(t.played) and t.mark is None for t in turns)
+
+
+@pytest.mark.parametrize("game", ["short", "long"])
+def test_analysing_the_cubeful_players_own_play_at_0_ply_finds_no_error_C8(game):
+    """hint, the analysis and the player of one setting choose alike: the turns of net:0's
+    player with the money cube in play (C8, cubeful, the default) are the best turns of the
+    cubeful analysis (the default), which loses nothing on them."""
+    from fastnardy.play.players import player
+
+    played = Game(game, 7)
+    with player("net:0", game) as bot:
+        while not played.is_over() and len(played.history) < 30:
+            cube = analysis.Cube.money(played.rules)
+            played.play(bot.turn(played.position, played.dice, cube))
+    record = played.to_record()
+    result = analysis.analyse_game(record, "net:0")
+    assert result.cubeful and str(result.setting) == "net:0"
+    assert len(result.turns) == len(record.turns) == len(played.history)
+    assert all(t.cube is not None and t.cube.length == 0 for t in result.turns)
+    assert all(t.loss == 0 and str(t.best) == str(t.played) and t.mark is None
+               for t in result.turns)
 
 
 def test_a_worse_turn_loses_its_difference_and_is_marked():
     network = NETWORKS["short"]
     game = Game("short", players=("Ann", "Bob"), opening=(6, 5))
-    worst = analysis.hint(game.position, (6, 5), network)[-1]
+    worst = analysis.hint(game.position, (6, 5), Setting(network, cubeful=False))[-1]
     game.play(worst.turn)
-    result = analysis.analyse(game.record(), "", network, 0, cubeful=False)
+    result = analysis.analyse(game.record(), "", Setting(network, 0, cubeful=False))
     first = result.turns[0]
     assert first.loss == pytest.approx(-worst.difference)
     assert first.mark == analysis.mark(-worst.difference) == "very bad"
@@ -195,8 +248,8 @@ def test_a_worse_turn_loses_its_difference_and_is_marked():
     assert totals["name"] == "Ann" and totals["unforced"] == 1
     assert totals["error_rate"] == pytest.approx(1000 * first.loss, abs=1e-3)
     # cubeful (the default): the loss is the cubeful difference of hint with the money cube
-    cubeful = analysis.analyse(game.record(), "", network, 0).turns[0]
-    ranked = analysis.hint(Position.opening("short", 6, 5)[0], (6, 5), network,
+    cubeful = analysis.analyse(game.record(), "", Setting(network, 0)).turns[0]
+    ranked = analysis.hint(Position.opening("short", 6, 5)[0], (6, 5), Setting(network),
                            cube=analysis.Cube())
     mine = next(c for c in ranked if c.turn.position == worst.turn.position)
     assert cubeful.loss == pytest.approx(-mine.difference, abs=1e-9)
@@ -228,7 +281,7 @@ def test_the_html_page_is_self_contained_with_a_board_per_turn():
     game = Game("long", 2)
     for _ in range(6):
         game.play(game.legal_turns()[-1])
-    result = analysis.analyse(game.record(), "", network, 0)
+    result = analysis.analyse(game.record(), "", Setting(network, 0))
     page = analysis_page.page(result, "game.txt")
     assert page.count("<section class='turn'") == 6
     # a board a turn, a second on a marked turn, and the plot of the equity
@@ -242,7 +295,7 @@ def test_the_html_page_navigates_in_headless_chromium(tmp_path):
     game = Game("short", 4)
     for _ in range(4):
         game.play(game.legal_turns()[0])
-    result = analysis.analyse(game.record(), "", NETWORKS["short"], 0)
+    result = analysis.analyse(game.record(), "", Setting(NETWORKS["short"], 0))
     path = tmp_path / "page.html"
     path.write_text(analysis_page.page(result))
     dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
@@ -283,7 +336,7 @@ def test_T5_a_rollouts_game_j_throws_the_kernels_dice_of_game_j_from_a_position(
 
 def test_rollout_truncated_at_0_is_the_evaluators_value():
     network = NETWORKS["short"]
-    moves = analysis.rollout(CONTACT, (4, 2), 4, evaluator=network, truncate=0)
+    moves = analysis.rollout(CONTACT, (4, 2), 4, setting=Setting(network), truncate=0)
     values = best_turn(CONTACT, (4, 2), network).values
     assert sorted(m.mean for m in moves) == pytest.approx(sorted(values))
     assert all(m.stderr == 0 and m.ci[0] == m.ci[1] for m in moves)
@@ -292,12 +345,12 @@ def test_rollout_truncated_at_0_is_the_evaluators_value():
 def test_rollout_gives_the_same_result_however_split(monkeypatch):
     network = NETWORKS["short"]
     monkeypatch.setattr(rollouts, "_CHUNK", 2)  # three chunks a candidate
-    serial = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
-    split = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3,
+    serial = analysis.rollout(CONTACT, (6, 6), 6, setting=Setting(network), truncate=3, seed=3)
+    split = analysis.rollout(CONTACT, (6, 6), 6, setting=Setting(network), truncate=3, seed=3,
                              workers=2)
     assert [m.as_dict() for m in serial] == [m.as_dict() for m in split]
     monkeypatch.setattr(rollouts, "_CHUNK", 6)  # other batches: the same up to rounding
-    whole = analysis.rollout(CONTACT, (6, 6), 6, evaluator=network, truncate=3, seed=3)
+    whole = analysis.rollout(CONTACT, (6, 6), 6, setting=Setting(network), truncate=3, seed=3)
     assert [str(m.turn) for m in whole] == [str(m.turn) for m in serial]
     assert np.allclose([m.equities for m in whole], [m.equities for m in serial], atol=1e-5)
     for move in serial:
@@ -312,7 +365,7 @@ def test_rollout_on_a_process_pool_or_a_dask_cluster_is_the_serial_rollout(capsy
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
                                       "installed (pip install 'dask[distributed]')")
     network = NETWORKS["short"]
-    options = {"evaluator": network, "truncate": 4, "seed": 3}
+    options = {"setting": Setting(network), "truncate": 4, "seed": 3}
     serial = analysis.rollout(CONTACT, (6, 6), 150, **options)
     chunks = len(serial) * 3  # 150 games: chunks of 64, 64 and 22
 
@@ -347,7 +400,10 @@ def test_hint_and_eval_json_schemas(capsys):
     assert {"turn", "equity"} <= set(document["moves"][0])
     status, out, _ = run(capsys, "eval", "long", "--json")
     document = json.loads(out)
-    assert status == 0 and "equity" in document and "action" in document["cube"]
+    assert status == 0 and "equity" in document and "action" in document["decision"]
+    # the cube context apart from the decision: money play, the cube at 1 centred (C8)
+    assert "action" not in document["cube"]
+    assert (document["cube"]["value"], document["cube"]["owner"]) == (1, "centered")
     status, out, _ = run(capsys, "rollout", SHORT.to_string(), "2-1", "--games", "2",
                          "--truncate", "2", "--json")
     document = json.loads(out)
@@ -358,6 +414,7 @@ def test_hint_and_eval_json_schemas(capsys):
     ["hint", "short", "7-1"], ["hint", "nowhere", "6-5"], ["eval", "short w 24:16 24:15"],
     ["analyse", "/nonexistent/game.mat"], ["rollout", "short", "--games", "1"],
     ["hint", "short", "6-5", "--filter", "0,1"], ["eval", "short", "--weights", "/no.npz"],
+    ["hint", "short", "6-5", "--plies", "1", "--filter", "0,1"],
 ])
 def test_bad_input_is_exit_2_with_one_line(capsys, argv):
     status, out, err = run(capsys, *argv)
@@ -378,7 +435,7 @@ def test_match_is_seeded_and_paired_and_names_bad_players(capsys):
     assert status == 0 and first["games"] == 4 and first["unfinished"] == 0
     again = json.loads(run(capsys, "match", "net:0", "random", "--game", "short", "--games",
                            "4", "--seed", "2", "--json")[1])
-    timings = ("cpu s", "games/s")
+    timings = ("cpu_seconds", "games_per_second", "engine_seconds")
     assert {k: v for k, v in again.items() if k not in timings} == \
         {k: v for k, v in first.items() if k not in timings}
     for argv in (["match", "net:7", "greedy"], ["match", "greedy", "random", "--games", "3"],
@@ -390,7 +447,7 @@ def test_match_is_seeded_and_paired_and_names_bad_players(capsys):
 def test_play_against_the_network_with_a_hint_key(monkeypatch, capsys):
     answers = iter(["h", "q"])
     monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
-    status, out, _ = run(capsys, "play", "short", "--human", "white", "--policy", "net:1",
+    status, out, _ = run(capsys, "play", "short", "--human", "white", "--player", "net:1",
                          "--seed", "3", "--quiet")
     best = analysis.hint(Game("short", 3).position, Game("short", 3).dice)[0]
     assert status == 0 and f"   1) {best.turn}" in out and out.rstrip().endswith("quit")

@@ -334,6 +334,58 @@ def test_one_element_arrays_are_not_ints(call, error):
         call()
 
 
+def test_checks_position_names_the_argument_and_the_kind():
+    """checks.position: the value if it is a ``kind``, else InvalidPositionError "NAME must be a
+    Position, not ..." (the one message of every door that takes a position)."""
+    start = Position.start("long")
+    assert checks.position(start, Position) is start
+    for bad in ("start", None, start.to_string(), [start]):
+        with pytest.raises(InvalidPositionError, match="^position must be a Position, not "):
+            checks.position(bad, Position)
+    with pytest.raises(InvalidPositionError, match="^start must be a Position, not 3$"):
+        checks.position(3, Position, "start")
+
+
+def test_checks_rows_are_c_contiguous_int8_board_rows_T7():
+    """checks.rows: (N, 50) integer checker counts 0-15 as a C-contiguous int8 array (a copy
+    where needed), else InvalidPositionError "NAME must be board rows, ..." naming the dtype
+    and shape given."""
+    rows = batch.encode([Position.start("long"), Position.start("short")])
+    wide = np.asfortranarray(rows.astype(np.int64))
+    checked = checks.rows(wide)
+    assert checked.dtype == np.int8 and checked.flags["C_CONTIGUOUS"]
+    assert np.array_equal(checked, rows)
+    assert checks.rows(rows[:0]).shape == (0, 50)
+    for bad, shown in ((rows[0], r"int8 \(50,\)"), (rows[:, :49], r"int8 \(2, 49\)"),
+                       (rows.astype(float), r"float64 \(2, 50\)"),
+                       (np.full((1, 50), 16), r"int64 \(1, 50\)"),
+                       (np.full((1, 50), -1), r"int64 \(1, 50\)")):
+        with pytest.raises(InvalidPositionError, match="^rows must be board rows, "
+                           r"\(N, 50\) checker counts from 0 to 15, not " + shown):
+            checks.rows(bad)
+    with pytest.raises(InvalidPositionError, match="^children must be board rows"):
+        checks.rows(rows[:, :3], "children")
+    with pytest.raises(InvalidPositionError, match="ragged"):
+        checks.rows([[0] * 50, [1]])
+
+
+def test_the_doors_that_take_a_position_or_rows_check_them_alike():
+    """The analysis, the players and the playouts all refuse a non-position with the same
+    message, and a player refuses rows that are not board rows."""
+    from fastnardy import analysis
+    from fastnardy.play.players import Greedy
+    from fastnardy.search.selfplay import playouts
+
+    for call in (lambda: analysis.hint("start", (6, 5)), lambda: analysis.evaluate(None),
+                 lambda: analysis.probabilities("x"), lambda: Greedy().turn("x", (6, 5)),
+                 lambda: playouts("start", 3)):
+        with pytest.raises(InvalidPositionError, match="^position must be a Position, not "):
+            call()
+    for rows in (np.zeros((2, 49), np.int8), np.full((2, 50), 16), np.zeros((2, 50))):
+        with pytest.raises(InvalidPositionError, match="^rows must be board rows"):
+            Greedy().choose("long", rows, [[6, 5], [6, 5]])
+
+
 def test_batch_encode_of_none():
     with pytest.raises(InvalidPositionError):
         batch.encode(None)

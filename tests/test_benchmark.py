@@ -72,5 +72,5 @@ def test_report_lines():
     assert lines[0] == "short  legal_turns                      0.50 µs per position-roll"
     assert lines[1] == ("short  perft(3) from the start          116,154,993 nodes in 1.250 s, "
                         "92,923,994 nodes/s")
-    assert "bench/peers.py" in lines[-1]
+    assert "bench/speed/peers.py" in lines[-1]
 

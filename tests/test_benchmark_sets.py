@@ -221,11 +221,12 @@ def test_a_set_file_names_its_rollouts_or_its_turns_outside_are_counted_apart(
         benchmarks.rollout_settings(str(path))
 
 
-@pytest.mark.parametrize("game, players", [("long", ["net:0", "net:1", "greedy"]),
+@pytest.mark.parametrize("game, players", [("long", ["net:0", "net:1:full", "greedy"]),
                                            ("short", ["net:0", "greedy"])])
 def test_the_players_the_candidates_came_from_never_play_outside_them(game, players):
-    """The candidates hold the best turns of the shipped network at 0 and 1 ply and of
-    greedy: their turns are always among them, so their errors cover every position."""
+    """The candidates hold the best turns of the shipped network at 0 ply and at 1 ply
+    searched full width (net:1:full; net:1 is gnubg's filters since 0.2.0) and of greedy:
+    their turns are always among them, so their errors cover every position."""
     per_class = len(SETS[game]) // len(CLASSES[game])
     for player in players:
         score = errors(player, game)
@@ -238,55 +239,64 @@ def test_the_players_the_candidates_came_from_never_play_outside_them(game, play
 
 def test_a_network_player_in_int16_values_by_the_integer_network(tmp_path):
     """net:P and FILE.npz:P take ``:int16`` (the evaluator in integer arithmetic), in match
-    and in benchmark-error alike (one parser, match.network_spec): its values are the int16
-    evaluator's own, its turns scored as any player's."""
-    from fastnardy.play.match import Network, network_spec, player
+    and in benchmark-error alike (one parser, Setting.parse, and one builder,
+    players.player): its values are the int16 evaluator's own, its turns scored as any
+    player's; the player is named by its setting written back (net:0:int16)."""
+    from fastnardy.play.players import Searcher, player
     from fastnardy.search.network import Evaluator
+    from fastnardy.search.setting import Setting
     from fastnardy.search.tree import expectimax
 
     quick = Evaluator.load("long", "int16")
     rows = encode([item.position for item in SETS["long"][:20]])
-    for spec, plies in (("net:int16", 0), ("net:1:int16", 1), ("net:0:float", 0)):
+    for spec, name, plies in (("net:int16", "net:0:int16", 0),
+                              ("net:1:int16", "net:1:int16", 1),
+                              ("net:0:float", "net:0", 0)):
         found = player(spec, "long", 0)
-        assert isinstance(found, Network) and found.name == spec and found.plies == plies
-        assert found.evaluator.arithmetic == spec.rpartition(":")[2]
+        assert isinstance(found, Searcher) and found.name == name
+        assert found.setting.plies == plies
+        assert found.search.evaluator.arithmetic == spec.rpartition(":")[2]
     saved = tmp_path / "long.npz"
     Evaluator.load("long").save(saved)
-    evaluator, plies = network_spec(f"{saved}:2:int16", "long")
+    named = Setting.parse(f"{saved}:2:int16")
+    evaluator, plies = named.network("long"), named.plies
     assert evaluator.arithmetic == "int16" and plies == 2
     assert np.array_equal(expectimax("long", rows, evaluator, 0),
                           expectimax("long", rows, quick, 0))
-    chooser = benchmarks._chooser("net:0:int16", "long")
+    chooser = player("net:0:int16", "long")
     item = SETS["long"][0]
     children, _ = expand("long", encode([item.position]), [item.dice])
-    assert np.array_equal(chooser.values("long", None, children),
+    assert np.array_equal(chooser.worth("long", children, np.array([0, len(children)])),
                           -expectimax("long", children, quick, 0))
     score = errors("net:0:int16", "long", SETS["long"][::10], rollouts=(16, 1))
     assert score.classes["all"][0] == len(SETS["long"][::10]) and score.player == "net:0:int16"
-    for bad in ("net:int16:1", "net:0:int8", "net:3:int16", f"{saved}:float:int16"):
-        with pytest.raises(FastNardyError, match="unknown player"):
+    for bad, message in (("net:1:1", "each at most once"), ("net:0:int8", "'int8' is not"),
+                         ("net:4:int16", "plies"), (f"{saved}:float:int16", "at most once")):
+        with pytest.raises(FastNardyError, match=message):
             player(bad, "long", 0)
-        with pytest.raises(FastNardyError, match="unknown player"):
+        with pytest.raises(FastNardyError, match=message):
             errors(bad, "long", SETS["long"][:1])
-    with pytest.raises(FastNardyError, match="for long nardy, not short"):
+    with pytest.raises(FastNardyError, match="for long nardy"):
         player(f"{saved}:int16", "short", 0)
 
 
 def test_gnubg_players_choose_by_its_own_evaluation():
-    """gnubg:0's best 3 were candidates: its turn is always among them (on every third
-    position of the short set: the whole set's 600 cost a minute of CI); its CPU seconds
-    (its processes') are counted."""
+    """gnubg:0 (since 0.2.0 gnubg:expert at 0 ply, GNU Backgammon's own move) plays one
+    of its best 3 by its 0-ply evaluation, which were candidates: its turn is always among
+    them (on every third position of the short set: the whole set's 600 cost a minute of
+    CI); its CPU seconds (its processes') are counted."""
     if shutil.which("gnubg") is None and not Path(GNUBG).exists():
         pytest.skip("GNU Backgammon is not installed (apt-get install gnubg)")
     score = errors("gnubg:0", "short", SETS["short"][::3])
+    assert score.player == "gnubg:expert"  # named by its setting written back
     assert score.classes["all"][2] == 0 and score.cpu_seconds > 0
     assert all(e >= 0 for _, e, _ in score.classes.values())
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["benchmark-error", "smart"], "unknown player"),
+    (["benchmark-error", "smart"], "unknown setting"),
     (["benchmark-error", "gnubg:0", "--game", "long"], "short nardy"),
-    (["benchmark-error", "net:3"], "unknown player"),
+    (["benchmark-error", "net:4"], "plies must be an integer between 0 and 3"),
     (["benchmark-error", "net:0", "--set", "/nonexistent.json"], ""),
 ])
 def test_bad_benchmark_input_is_exit_2_with_one_line(capsys, argv, message):

@@ -281,6 +281,11 @@ def test_the_reference_backend_gives_the_same_output(capsys, argv):
     ["check", "long", "6", "5"],
     ["board", "short w 24:16 24:15"],
     ["play", "long", "--seed", "-1"],
+    ["play", "long", "--player", "smart"],      # not a setting
+    ["play", "long", "--player", "net:4"],      # deeper than MAX_PLIES
+    ["play", "long", "--player", "gnubg"],      # GNU Backgammon plays short nardy only
+    ["play", "long", "--policy", "greedy"],     # --player replaced it
+    ["match", "random", "greedy", "--games", "2", "--record", "game.txt"],  # no --to/--cube
     ["check-game"],
     [],
     ["frobnicate"],
@@ -490,6 +495,27 @@ def test_play_from_a_position_string_L10(capsys):
     assert status == 0 and out.splitlines()[-1] == "white wins: mars, 2 points"
 
 
+@pytest.mark.parametrize("spec", ["greedy", "net:0", "net:1:cubeless"])
+def test_play_player_is_a_setting_whose_turns_the_game_plays_T1(capsys, tmp_path, spec):
+    """--player SETTING: the computer is fastnardy.play.players.player(SETTING), the same
+    player at every door: every turn of the recorded game is the one it chooses; a seed
+    repeats the game, and the default random self-play is another game."""
+    from fastnardy.play.players import player
+
+    path = tmp_path / "game.txt"
+    argv = ("play", "short", "--seed", "3", "--turns", "6", "--quiet")
+    status, out, _ = run(capsys, *argv, "--player", spec, "--record", str(path))
+    assert status == 0 and run(capsys, *argv, "--player", spec)[1] == out
+    assert run(capsys, *argv)[1] != out  # random by default
+    assert run(capsys, *argv)[1] == run(capsys, *argv, "--player", "random")[1]
+    game = Game.from_record(path.read_text())
+    assert len(game.history) == 6
+    with player(spec, game.rules) as computer:
+        while game.history:
+            roll, turn = game.undo()
+            assert computer.turn(game.position, roll) == turn
+
+
 def test_a_person_plays_through_stdin():
     result = process("play", "long", "--human", "white", "--seed", "7", "--quiet",
                      input="?\nnonsense\n1\nq\n")
@@ -531,7 +557,7 @@ def test_bench_text(capsys, quick_bench):
     assert status == 0 and len(lines) == 2 * (levels + 2) + 1
     assert lines[levels].startswith("long   perft(2) from the start          484 nodes in ")
     assert lines[levels + 1].startswith("long   simulate, random                 5 games in ")
-    assert "bench/peers.py" in lines[-1]
+    assert "bench/speed/peers.py" in lines[-1]
 
 
 @pytest.mark.parametrize("seconds", ["-1", "x", "7200"])

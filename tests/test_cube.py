@@ -296,7 +296,7 @@ def test_analyse_reads_a_match_record_at_its_scores():
     from fastnardy import analysis
 
     match = _played_match(Rules.long(), 3, 8)
-    result = analysis.analyse(match.record(), "m.txt", None, 0)
+    result = analysis.analyse(match.record(), "m.txt", "net:0")
     assert result.length == 3 and result.games == len(match.games)
     scores = {(r.game, r.cube.score) for r in result.cube_decisions}
     assert all(max(score) < 3 for _, score in scores)

@@ -1,6 +1,7 @@
-"""fastnardy.play.external: the short network served as GNU Backgammon's external player
-(FIBS board lines in, roll / double / take / drop / moves out), and GNU Backgammon itself
-playing a match against it (skipped where Debian's gnubg is absent)."""
+"""fastnardy.play.external: a player of short nardy (the network's at 0 ply by default)
+served as GNU Backgammon's external player (FIBS board lines in, roll / double / take / drop
+/ moves out), and GNU Backgammon itself playing a match against it (skipped where Debian's
+gnubg is absent)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import pytest
 
 from fastnardy import FastNardyError, InvalidPositionError, Position
 from fastnardy.play import external
-from fastnardy.search.network import Evaluator
+from fastnardy.play.players import Greedy, player
+from fastnardy.search.cubeful import Cube, shipped_met
+from fastnardy.search.met import MatchEquityTable
 
 GNUBG = Path("/usr/games/gnubg")
-NET = Evaluator.load("short")
+NET = player("net:0", "short")  # the served bot's default setting
 # as gnubg 1.07 writes them for its player 1: the start, player 1 on roll with 2-1; and an
 # offer from player 0 to player 1 (turn -1, the cube's flags player 1's)
 START = ("board:gnubg:root:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:2:"
@@ -31,13 +34,13 @@ def board_line(counts, turn=1, dice=(0, 0), cube=1, first_may=1, second_may=1, d
     return ":".join(map(str, fields))
 
 
-def served():
-    """external.serve on a free port in a thread: the listener, its port, the thread and
-    the dict that gets the lines served once the connection closes."""
+def served(setting=None):
+    """external.serve of ``setting``'s player on a free port in a thread: the listener, its
+    port, the thread and the dict that gets the lines served once the connection closes."""
     listener = socket.create_server(("127.0.0.1", 0))
     done: dict = {}
     thread = threading.Thread(target=lambda: done.setdefault(
-        "lines", external.serve(ready=listener)), daemon=True)
+        "lines", external.serve(ready=listener, setting=setting)), daemon=True)
     thread.start()
     return listener, listener.getsockname()[1], thread, done
 
@@ -48,6 +51,47 @@ def test_a_board_line_reads_as_player_1s_position():
     assert board.length == 3 and board.cube.value == 1 and board.cube.owner == "centered"
     assert external.answer(START, NET) in {str(t).replace("bar", "25").replace("off", "0")
                                           for t in Position.start("short").legal_turns((2, 1))}
+
+
+def _move(turn) -> str:
+    return str(turn).replace("bar", "25").replace("off", "0")
+
+
+def test_the_bots_move_is_its_players_turn_with_the_cube_in_play_C6():
+    board = external.read_board(START)
+    assert board.cube == Cube(length=3)  # a 3-point match at 0-0, the cube centred
+    assert external.answer(START, NET) == _move(NET.turn(board.position, (2, 1), board.cube))
+    with player("greedy", "short") as greedy:
+        assert external.answer(START, greedy) == _move(greedy.turn(board.position, (2, 1)))
+
+
+class _Seeing(Greedy):
+    """The greedy player, recording the cubes it is asked about; it has no cube decision."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cubes: list = []
+
+    def cube_equities(self, rules, rows, cubes):
+        self.cubes.extend(cubes)
+        return None
+
+
+def test_a_player_without_a_cube_rolls_and_takes_and_sees_the_matchs_table_C2_C6():
+    counts = [0] * 26
+    counts[6] = 15
+    counts[24] = -1
+    offer = board_line(counts, turn=-1, doubled=1)  # a pass for a player with a cube
+    mine = [0] * 26
+    mine[1], mine[2], mine[24] = 2, 2, -4  # a double for a player with a cube
+    table = shipped_met("long")  # another table than short nardy's own
+    assert isinstance(table, MatchEquityTable)
+    bot = _Seeing()
+    assert external.answer(offer, bot, table) == "take"
+    assert external.answer(board_line(mine), bot, table) == "roll"
+    assert external.answer(board_line(mine), bot) == "roll"
+    assert [cube.met for cube in bot.cubes] == [table, table, None]
+    assert [cube.length for cube in bot.cubes] == [3, 3, 3]
 
 
 def test_an_offer_to_player_1_is_judged_from_the_doublers_side_C2():
@@ -80,8 +124,9 @@ def test_a_board_line_that_does_not_read_is_refused(line, error, match):
         external.read_board(line)
 
 
-def test_the_server_answers_errors_as_gnubg_reads_them():
-    listener, port, thread, done = served()
+@pytest.mark.parametrize("setting", [None, "greedy"])
+def test_the_server_answers_errors_as_gnubg_reads_them(setting):
+    listener, port, thread, done = served(setting)
     with socket.create_connection(("127.0.0.1", port)) as client:
         client.sendall(START.encode() + b"\n\0")
         client.sendall(b"nonsense\n\0")
@@ -91,6 +136,18 @@ def test_the_server_answers_errors_as_gnubg_reads_them():
     listener.close()
     assert "/" in first and second.startswith("Error (not a FIBS board")
     assert done["lines"] == [START, "nonsense"]
+    with player(setting, "short") as bot:  # the player of the setting served (net:0 if None)
+        assert first.strip() == external.answer(START, bot)
+
+
+def test_the_server_refuses_a_long_nardy_network(tmp_path):
+    from fastnardy.search.network import Evaluator
+
+    path = tmp_path / "long.npz"
+    Evaluator.load("long").save(path)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        with pytest.raises(FastNardyError, match="for long nardy, not short nardy"):
+            external.serve(ready=listener, setting=str(path))
 
 
 @pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "

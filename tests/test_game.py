@@ -14,7 +14,7 @@ from fastnardy import (FastNardyError, Game, IllegalTurnError, InvalidDiceError,
                        InvalidRecordError, InvalidRulesError, Outcome, Position, Rules, Turn)
 from fastnardy import _kernel
 from fastnardy.basics import DiceStream
-from fastnardy.play.match import dice_tables
+from fastnardy.play.duel import dice_tables
 from fastnardy.record import read_record
 from strategies import ALL_RULES, positions
 

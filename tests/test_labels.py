@@ -1,6 +1,7 @@
-"""fastnardy.play.labels (issue 39 item 2): a trainer's labels of many rows, by a network at
-0 to 2 plies or by GNU Backgammon, the same here, on threads, on a process pool and on a Dask
-cluster; finished games exact (L10, S9); bad input refused before any work is split."""
+"""fastnardy.training.labels (issue 39 item 2): a trainer's labels of many rows, by a teacher
+setting (a network's at 0 to 3 plies, or GNU Backgammon's), the same here, on threads, on a
+process pool and on a Dask cluster; finished games exact (L10, S9); bad input refused before
+any work is split."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ from fastnardy._utils import executors as _executors
 from fastnardy.batch import chance_expand, encode
 from fastnardy.errors import FastNardyError, InvalidPositionError
 from fastnardy.play.gnubg import GNUBG, Gnubg
-from fastnardy.play import labels as play_labels
-from fastnardy.play.labels import labels
 from fastnardy.search.network import Evaluator, equity, exact
+from fastnardy.search.setting import Setting
 from fastnardy.search.tree import GNUBG_FILTERS, STOP_ROWS, MoveFilter, Search, expectimax
 from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.training import labels as play_labels
+from fastnardy.training.labels import labels
 
 from conftest import played
 
@@ -34,16 +36,17 @@ NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
 @pytest.mark.parametrize("game", ["long", "short"])
 @pytest.mark.parametrize("plies", [0, 1])
 def test_labels_are_the_outputs_of_analysis_probabilities(game, plies):
-    """T5, T2: a row's label is analysis.probabilities of its position at the same depth,
+    """T5, T2: a row's label is analysis.probabilities of its position at the same setting,
     the same floats (one search, Search.line); a finished game's is exact (L10, S9)."""
     rules = Rules.of(game)
     positions = played(rules, 700, 1)
     finished = [i for i, p in enumerate(positions) if p.outcome() is not None]
     assert finished and len(finished) < len(positions)
-    got = labels(rules, encode(positions), plies=plies)
+    teacher = Setting("net", plies, filter=None)
+    got = labels(rules, encode(positions), teacher)
     assert got.shape == (len(positions), 5) and got.dtype == np.float64
     sample = sorted(set(finished) | set(range(0, len(positions), 7)))
-    want = np.array([analysis.probabilities(positions[i], plies=plies) for i in sample])
+    want = np.array([analysis.probabilities(positions[i], teacher) for i in sample])
     np.testing.assert_array_equal(got[sample], want)
     for i in finished:
         assert np.array_equal(got[i], exact(positions[i]))
@@ -57,7 +60,7 @@ def test_the_equity_of_a_one_ply_label_is_expectimax(game):
     home = Position.from_points(game, [2, 0, 1, 0, 0, 0] + [0] * 18,
                                 [3, 3, 3, 2, 2, 2] + [0] * 18, "white")
     rows = np.concatenate([encode(played(rules, 60, 5)), encode([home])])
-    outputs = labels(rules, rows, network, 1)
+    outputs = labels(rules, rows, Setting(network, 1, filter=None))
     np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, network, 1), atol=1e-9)
     assert outputs[-1, 0] > 0.5  # 1-3 pips to bear off against a full home board
 
@@ -66,23 +69,24 @@ def test_the_equity_of_a_one_ply_label_is_expectimax(game):
 def test_the_equity_of_a_two_ply_label_is_expectimax_with_its_filter(game):
     """At 2 plies the label (the mean of the 1-ply labels of the best turn of each roll at 1
     ply among those the filter keeps) has expectimax's 2-ply value as its equity with the
-    same filter (a tuple's entry for the rows' children), full width without one; the
-    same bits on two threads."""
+    same filter (a tuple's entry for the rows' children), full width with None, GNU
+    Backgammon's filters when none is given; the same bits on two threads."""
     rules, network = Rules.of(game), Evaluator.load(game)
     home = Position.from_points(game, [2, 0, 1, 0, 0, 0] + [0] * 18,
                                 [3, 3, 3, 2, 2, 2] + [0] * 18, "white")
     rows = np.concatenate([encode(played(rules, 40, 6)), encode([home])])
     for move_filter in (MoveFilter(2, 0.04), MoveFilter(1, 0.0), GNUBG_FILTERS):
-        outputs = labels(rules, rows, network, 2, move_filter)
+        outputs = labels(rules, rows, Setting(network, 2, move_filter))
         np.testing.assert_allclose(equity(outputs), expectimax(rules, rows, network, 2,
                                                                move_filter), atol=1e-9)
         assert outputs[-1, 0] > 0.5
-    assert np.array_equal(labels(rules, rows, network, 2, GNUBG_FILTERS, workers=2),
+    assert np.array_equal(labels(rules, rows, Setting(network, 2, GNUBG_FILTERS), workers=2),
                           outputs)
+    assert np.array_equal(labels(rules, rows, Setting(network, 2)), outputs)  # the default
     few = rows[::10]
-    np.testing.assert_allclose(equity(labels(rules, few, network, 2)),
-                               expectimax(rules, few, network, 2), atol=1e-9)
-    assert not np.allclose(labels(rules, few, network, 2), labels(rules, few, network, 1))
+    full = labels(rules, few, Setting(network, 2, filter=None))
+    np.testing.assert_allclose(equity(full), expectimax(rules, few, network, 2), atol=1e-9)
+    assert not np.allclose(full, labels(rules, few, Setting(network, 1, filter=None)))
 
 
 def test_a_stopped_two_ply_search_ends_within_its_inner_groups():
@@ -123,22 +127,23 @@ def test_labels_are_the_same_however_split(monkeypatch):
     rows = encode(played(rules, 2000, 2))  # 16 pieces of 128
     network = Evaluator.load("short")
     monkeypatch.setattr(play_labels, "_SUBTASKS", 5)  # read by the caller: 4 of 512 rows
-    serial = labels(rules, rows, network)
+    teacher = Setting(network, 1, filter=None)
+    serial = labels(rules, rows, teacher)
     with monkeypatch.context() as patch:
         patch.setattr(play_labels, "_SUBTASKS", 16)  # 16 of 128: other pieces
-        assert np.array_equal(labels(rules, rows, network, workers=2), serial)
+        assert np.array_equal(labels(rules, rows, teacher, workers=2), serial)
     seen: list = []  # 4 subtasks a thread at least, so few are idle at the end
-    assert np.array_equal(labels(rules, rows, network, workers=4,
+    assert np.array_equal(labels(rules, rows, teacher, workers=4,
                                  progress=lambda *done: seen.append(done)), serial)
     assert len(seen) == 16
     with ProcessPoolExecutor(2) as pool:
-        assert np.array_equal(labels(rules, rows, network, executor=pool), serial)
+        assert np.array_equal(labels(rules, rows, teacher, executor=pool), serial)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         for executor in (client, client.get_executor()):
             seen = []
-            got = labels(rules, rows, network, executor=executor,
+            got = labels(rules, rows, teacher, executor=executor,
                          progress=lambda *done: seen.append(done))
             assert np.array_equal(got, serial)
             assert seen[-1] == (len(rows), len(rows)) and len(seen) == 4
@@ -154,38 +159,43 @@ def test_gnubg_labels_are_its_evaluations():
     rows = encode(positions)
     live = [i for i, p in enumerate(positions) if p.outcome() is None]
     assert len(live) < len(positions)  # a finished game among them
-    engine = Gnubg("expert", 1)
+    engine = Gnubg("gnubg:expert", 1)
     try:
         want = engine.probabilities(rows[live], 0)
     finally:
         engine.close()
-    got = labels(rules, rows, "gnubg", 0, workers=2)
+    got = labels(rules, rows, "gnubg:expert", workers=2)
     assert np.array_equal(got[live], want)
     for i in set(range(len(positions))) - set(live):
         assert np.array_equal(got[i], exact(positions[i]))
 
 
 @pytest.mark.parametrize("call, error, message", [
-    (lambda rows: labels("short", _more_than_15(rows)), InvalidPositionError,
+    (lambda rows: labels("short", _more_than_15(rows), "net:1"), InvalidPositionError,
      r"more than 15 checkers of a side \(T7\)"),
-    (lambda rows: labels("short", np.zeros((2, 7), np.int8)), InvalidPositionError,
+    (lambda rows: labels("short", np.zeros((2, 7), np.int8), "net:1"), InvalidPositionError,
      r"shape \(N, 50\)"),
-    (lambda rows: labels("short", rows, plies=3), FastNardyError, "plies"),
-    (lambda rows: labels("short", rows, plies=2, filter=MoveFilter(0, 0.1)), FastNardyError,
-     "filter must be"),
-    (lambda rows: labels("short", rows, "gnubg", 5), FastNardyError, "plies"),
-    (lambda rows: labels("short", rows, Evaluator.load("long")), FastNardyError,
+    (lambda rows: labels("short", rows, "net:4"), FastNardyError, "plies"),  # MAX_PLIES 3
+    (lambda rows: labels("short", rows, Setting("net", 2, MoveFilter(0, 0.1))),
+     FastNardyError, "filter must be"),
+    (lambda rows: labels("short", rows, "gnubg:expert:5"), FastNardyError, "plies"),
+    (lambda rows: labels("short", rows, Setting(Evaluator.load("long"), 1)), FastNardyError,
      "long nardy"),
-    (lambda rows: labels("long", encode([Position.start("long")]), "gnubg"), FastNardyError,
-     "short nardy only"),
-    (lambda rows: labels("short", rows, workers=0), FastNardyError, "workers"),
-    (lambda rows: labels("short", rows, workers=1025), FastNardyError,
+    (lambda rows: labels("long", encode([Position.start("long")]), "gnubg:expert"),
+     FastNardyError, "short nardy only"),
+    (lambda rows: labels("short", rows, "net:1", workers=0), FastNardyError, "workers"),
+    (lambda rows: labels("short", rows, "net:1", workers=1025), FastNardyError,
      "between 1 and 1024"),  # checks.MAX_THREADS
-    (lambda rows: labels("short", rows, workers=2, executor=ProcessPoolExecutor(1)),
+    (lambda rows: labels("short", rows, "net:1", workers=2, executor=ProcessPoolExecutor(1)),
      FastNardyError, "not both"),
-    (lambda rows: labels("short", rows, executor="pool"), FastNardyError, "executor must be"),
-    (lambda rows: labels("short", rows, progress=3), FastNardyError, "progress"),
-    (lambda rows: labels("short", rows, "gnubg:2"), FastNardyError, "teacher must be"),
+    (lambda rows: labels("short", rows, "net:1", executor="pool"), FastNardyError,
+     "executor must be"),
+    (lambda rows: labels("short", rows, "net:1", progress=3), FastNardyError, "progress"),
+    (lambda rows: labels("short", rows, "gnubg:beginner"), FastNardyError,
+     "a teacher is a network's setting or gnubg:expert"),
+    (lambda rows: labels("short", rows, "greedy"), FastNardyError,
+     "a teacher is a network's setting or gnubg:expert"),
+    (lambda rows: labels("short", rows, "clever"), FastNardyError, "unknown setting"),
 ])
 def test_bad_input_is_refused_before_any_work(call, error, message):
     rows = encode(played(Rules.of("short"), 5, 4))
@@ -200,7 +210,7 @@ def _more_than_15(rows: np.ndarray) -> np.ndarray:
 
 
 def test_no_rows_no_labels():
-    assert labels("long", np.zeros((0, 50), np.int8)).shape == (0, 5)
+    assert labels("long", np.zeros((0, 50), np.int8), "net:1").shape == (0, 5)
 
 
 def test_a_subtask_queued_on_a_worker_after_the_halt_starts_no_gnubg(monkeypatch):
@@ -214,7 +224,7 @@ def test_a_subtask_queued_on_a_worker_after_the_halt_starts_no_gnubg(monkeypatch
     monkeypatch.setattr(play_labels, "Gnubg", no_gnubg)
     token = (0, 10 ** 9)  # another process's call: this process is its worker
     _executors.halt_here(token)
-    plan = play_labels._Plan(Rules.of("short"), None, 0, None)
+    plan = play_labels._Plan(Rules.of("short"), Setting("gnubg:expert"))
     assert play_labels._labelled((plan, encode(gnubg_positions()[:10]), token)) is None
 
 
@@ -233,7 +243,7 @@ def test_a_stopped_gnubg_piece_ends_at_once_with_keyboard_interrupt():
     started = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt):
-            play_labels._gnubg(rows, 2, stop)
+            play_labels._gnubg(rows, Setting("gnubg:expert", 2), stop)
     finally:
         timer.cancel()
     assert time.monotonic() - started < 1.0 + 5.0  # generous: about 1.05 s

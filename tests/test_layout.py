@@ -148,7 +148,8 @@ def test_the_engine_adapters_are_read_as_a_subpackage():
         assert not adapters & set(graph[checker]), checker
 
 
-SATELLITES = ("analysis", "cli", "engines", "envs", "formats", "play", "search", "testing")
+SATELLITES = ("analysis", "cli", "engines", "envs", "formats", "play", "search", "testing",
+              "training")
 # The core's lazy ways into a satellite: the package's two names that are satellites'
 # functions (fastnardy.features, fastnardy.simulate, read when first used) and a
 # notebook's picture of a Position (python-chess's Board._repr_svg_ imports chess.svg so).
@@ -271,6 +272,32 @@ def test_no_compatibility_layer_for_the_unreleased_flat_layout():
     for module, name in ((batch, "BOARD_WIDTH"), (inputs, "KINDS"), (record, "read_mat"),
                          (analysis, "CubeAction")):
         assert not hasattr(module, name), (module, name)
+
+
+MOVED_MODULES = {  # the evaluation spine's moves: old module -> where its names went
+    "analysis.cube": "search.cubeful", "analysis.met": "search.met",
+    "analysis.outputs": "batch", "play.match": "play.duel", "play.labels": "training.labels"}
+
+
+def test_the_evaluation_spines_moved_modules_are_gone_and_their_homes_import():
+    """The evaluation spine left no module behind at an old path (API_CHANGES): each is a
+    ModuleNotFoundError, and its new home imports."""
+    import importlib
+
+    code = ("import importlib\n"
+            "for old in %r:\n"
+            "    try:\n"
+            "        importlib.import_module('fastnardy.' + old)\n"
+            "    except ModuleNotFoundError:\n"
+            "        continue\n"
+            "    raise AssertionError(old)\n") % (sorted(MOVED_MODULES),)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    graph = import_graph()
+    for old, new in MOVED_MODULES.items():
+        assert old not in graph and new in graph, (old, new)
+        assert inspect.ismodule(importlib.import_module(f"fastnardy.{new}"))
 
 
 if __name__ == "__main__":

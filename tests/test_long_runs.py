@@ -6,7 +6,7 @@ one line and exit 2; readers stop at their limit; a table larger than the memory
 
 No wall-clock assertion: a stop must come within a generous bound (10 s) where the count
 would take minutes, so a loaded machine passes and an ignored Ctrl-C fails; the latency
-itself is measured by bench/interrupt_latency.py."""
+itself is measured by bench/speed/interrupt_latency.py."""
 
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ from fastnardy.batch import encode
 from fastnardy._utils import files as _files
 from fastnardy.counting import PerftProgress, available_memory
 from fastnardy.play.gnubg import GNUBG
-from fastnardy.play.labels import labels
 from fastnardy.search.network import Evaluator
 from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.training.labels import labels
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 LONG = Position.start("long")
@@ -261,7 +261,7 @@ def test_ctrl_c_stops_a_dask_cluster_too():
                         Position.start("short"), None, 10 ** 6, executor=client), 1.5),
                     lambda: _interrupted_in_this_process(lambda: labels(
                         "short", np.repeat(encode([Position.start("short")]), 10 ** 6,
-                                           axis=0), executor=client), 1.5),
+                                           axis=0), "net:1:full", executor=client), 1.5),
                     lambda: _cli_perft_interrupted(["--dask", cluster.scheduler_address], 1.5)):
             run()
             spent = spent_in_3_seconds()
@@ -269,7 +269,7 @@ def test_ctrl_c_stops_a_dask_cluster_too():
         if Path(GNUBG).exists():  # gnubg's labels: its processes on the workers are killed
             count = ["sh", "-c", "pgrep -c -P $PPID gnubg || true"]  # the worker's gnubg
             rows = encode(gnubg_positions())  # 2,000 distinct: none from gnubg's cache
-            _interrupted_in_this_process(lambda: labels("short", rows, "gnubg", 2,
+            _interrupted_in_this_process(lambda: labels("short", rows, "gnubg:expert:2",
                                                         executor=client), 1.5)
             deadline = time.monotonic() + GENEROUS
             while time.monotonic() < deadline and any(

@@ -1,5 +1,5 @@
-"""The cube's values (C1-C8) as GNU Backgammon computes them (fastnardy.analysis.cube) and match
-equity tables (fastnardy.analysis.met): Janowski's model for money and matches, fastnardy's
+"""The cube's values (C1-C8) as GNU Backgammon computes them (fastnardy.search.cubeful) and match
+equity tables (fastnardy.search.met): Janowski's model for money and matches, fastnardy's
 own tables against gnubg's Kazaross-XG2, cubeful search at 1-2 ply against a plain recursion
 over the legal turns, hint and eval with a cube, and bad input. Fed gnubg's own probabilities,
 the model's equities and actions are gnubg's (skipped where Debian's gnubg is absent)."""
@@ -14,19 +14,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import fastnardy
 from fastnardy import FastNardyError, Game, Position, Rules, analysis
-from fastnardy.analysis import cube as cubes
-from fastnardy.analysis.cube import Cube
-from fastnardy.analysis.met import MAX_MET_BYTES, MatchEquityError, MatchEquityTable, read_met
 from fastnardy.batch import PROBABILITY, ROLLS, encode
 from fastnardy.cli import main
+from fastnardy.errors import MatchEquityError
+from fastnardy.search import cubeful as cubes
+from fastnardy.search.cubeful import Cube
+from fastnardy.search.met import MAX_MET_BYTES, MatchEquityTable, read_met
 from fastnardy.search.network import Evaluator, exact
+from fastnardy.search.setting import Setting
+from fastnardy.search.tree import GNUBG_FILTERS
 
 KAZAROSS = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 GNUBG = Path("/usr/games/gnubg")
 needs_kazaross = pytest.mark.skipif(not KAZAROSS.exists(), reason="gnubg's match equity tables "
                                     "are absent: apt-get install gnubg-data")
 SHORT_NET = Evaluator.load("short")
+NET = Setting(SHORT_NET)  # the short network at 0 ply, cubeful (the default)
 
 
 def game_positions(game: str, seed: int, count: int):
@@ -127,6 +132,7 @@ def test_read_met_refuses_large_and_missing_files(tmp_path):
         with pytest.raises(MatchEquityError, match="numbers"):
             MatchEquityTable(np.full((1, 1), 0.5 + 1j), [0.5])
     assert issubclass(MatchEquityError, ValueError)
+    assert fastnardy.MatchEquityError is MatchEquityError
 
 
 # -- the cube's state ----------------------------------------------------------------------
@@ -141,6 +147,10 @@ def test_read_met_refuses_large_and_missing_files(tmp_path):
     (Cube(crawford=True), "C7"),
     (Cube(length=5, jacoby=True), "C8"),
     (Cube(length=5, score="3-1"), "score"),  # type: ignore[arg-type]
+    (Cube(value=3), "C3: under geometric stakes the cube shows a power of 2"),
+    (Cube(value=48), "C3"),
+    (Cube(score=(1, 0)), "a score is a match's .C6."),
+    (Cube(length=3, met="table"), "met must be a MatchEquityTable"),  # type: ignore[arg-type]
 ])
 def test_cube_of_refuses_an_impossible_cube_state(cube, match):
     with pytest.raises(FastNardyError, match=match):
@@ -163,6 +173,9 @@ def test_cube_state_C2_C3_C7():
     assert Cube.money(Rules.short(stakes="arithmetic")).stakes == "arithmetic"
     assert Cube.money(Rules.short(cube_cancels_mars=True)).cancels_mars
     assert Cube.money(Game("short").rules) == Cube()
+    # C3: arithmetic stakes show any value; None is the money cube of the rules
+    assert Cube.of(Cube(value=3, stakes="arithmetic")).value == 3
+    assert Cube.of(None) == Cube() and Cube.of(None, Rules.short(jacoby=True)).jacoby
 
 
 # -- Janowski's model ----------------------------------------------------------------------
@@ -207,16 +220,16 @@ def test_jacoby_C8_counts_no_gammon_with_a_centred_cube():
 def test_match_cube_values_are_normalised_C6():
     table = analysis.shipped_met("short")
     # an even game at an even score is worth 0; a double, pass is worth the stake
-    even = analysis.cube_action([0.5, 0, 0, 0, 0], 0.68, cube=Cube(length=7, score=(2, 2)),
-                                met=table)
+    even = analysis.cube_action([0.5, 0, 0, 0, 0], 0.68,
+                                cube=Cube(length=7, score=(2, 2), met=table))
     assert even.no_double == pytest.approx(0.0, abs=1e-9) and even.double_pass == 1.0
     assert even.mwc is not None and even.mwc[0] == pytest.approx(table.mwc(5, 5))
     # the Crawford game: no offer; post-Crawford the trailer doubles
-    crawford = analysis.cube_action([0.3, 0.1, 0, 0.1, 0], 0.68, met=table,
-                                    cube=Cube(length=7, score=(3, 6), crawford=True))
+    crawford = analysis.cube_action([0.3, 0.1, 0, 0.1, 0], 0.68,
+                                    cube=Cube(length=7, score=(3, 6), crawford=True, met=table))
     assert "double" in crawford.action.lower() and crawford.take_point is None
-    trailer = analysis.cube_action([0.3, 0.0, 0, 0.1, 0], 0.68, met=table,
-                                   cube=Cube(length=7, score=(3, 6)))
+    trailer = analysis.cube_action([0.3, 0.0, 0, 0.1, 0], 0.68,
+                                   cube=Cube(length=7, score=(3, 6), met=table))
     assert trailer.action in ("Double, take", "Optional double, take")
 
 
@@ -228,27 +241,35 @@ def test_cube_action_refuses_bad_outputs_and_tables():
     with pytest.raises(FastNardyError, match="x"):
         analysis.cube_action([0.5, 0, 0, 0, 0], 1.5)
     with pytest.raises(FastNardyError, match="MatchEquityTable"):
-        analysis.cube_action([0.5, 0, 0, 0, 0], 0.68, cube=Cube(length=3), met="table")
+        analysis.cube_action([0.5, 0, 0, 0, 0], 0.68,
+                             cube=Cube(length=3, met="table"))  # type: ignore[arg-type]
     small = analysis.model_met(0.2, 0.0, length=3)
     with pytest.raises(MatchEquityError, match="3 away"):
-        analysis.cube_action([0.5, 0, 0, 0, 0], 0.68, cube=Cube(length=7), met=small)
+        analysis.cube_action([0.5, 0, 0, 0, 0], 0.68, cube=Cube(length=7, met=small))
+    # a match cube without a table reads the game's own: the same as given it
+    shipped = analysis.cube_action([0.6, 0.1, 0, 0.1, 0], 0.68, cube=Cube(length=7))
+    assert shipped == analysis.cube_action([0.6, 0.1, 0, 0.1, 0], 0.68,
+                                           cube=Cube(length=7, met=analysis.shipped_met("short")))
+    assert shipped != analysis.cube_action([0.6, 0.1, 0, 0.1, 0], 0.68,
+                                           cube=Cube(length=7, met=analysis.shipped_met("long")))
 
 
 # -- cubeful search at 1-2 ply -------------------------------------------------------------
 
-def plain_one_ply(position, cube, met):
+def plain_one_ply(position, cube):
     """The mover's no double at 1 ply, written plainly: per roll, the turn that leaves the
     opponent the least under its proper cube action at 0 ply (exact once a game is over);
-    money equity in stakes or a match-winning chance."""
+    money equity in stakes or a match-winning chance (the table in the cube)."""
+    met = cube.met
     total = 0.0
     for roll, chance in zip(ROLLS.tolist(), PROBABILITY):
         values = []
         for turn in position.legal_turns(tuple(roll)):
             child = turn.position
-            outputs = analysis.probabilities(child, SHORT_NET) if child.outcome() is None \
+            outputs = analysis.probabilities(child, NET) if child.outcome() is None \
                 else exact(child)
             x = analysis.efficiency(child)
-            decision = analysis.cube_action(outputs, x, cube=cube.turned(), met=met)
+            decision = analysis.cube_action(outputs, x, cube=cube.turned())
             if met is None:
                 values.append(decision.optimal)
             else:
@@ -265,19 +286,23 @@ def plain_one_ply(position, cube, met):
                                                                      value=2, owner="opponent")])
 def test_cube_decision_at_1_ply_is_the_plain_recursion(cube):
     met = analysis.shipped_met("short") if cube.length else None
+    cube = cube._replace(met=met)
     for position in game_positions("short", 3, 2) + [
             Position.from_string("short w 2:1,1:1 6:2,5:2")]:  # the game ends within a roll
-        decision = cubes.cube_decision(position, cube, SHORT_NET, 1, met)
-        mine = plain_one_ply(position, cube, met)
+        # at 1 ply no filter acts (the root's children are valued at 0 ply): the default
+        decision = analysis.cube_decision(position, cube, Setting(SHORT_NET, 1))
+        mine = plain_one_ply(position, cube)
         theirs = decision.no_double if met is None else decision.mwc[0]
         assert theirs == pytest.approx(mine, abs=1e-6)  # float32 networks: rows, features
 
 
-def test_cubeless_outputs_at_1_and_2_ply_are_the_search_s():
+@pytest.mark.parametrize("move_filter", [None, GNUBG_FILTERS])
+def test_cubeless_outputs_at_1_and_2_ply_are_the_search_s(move_filter):
     position = game_positions("short", 5, 3)[-1]
     for plies in (1, 2):
-        decision = cubes.cube_decision(position, None, SHORT_NET, plies)
-        expected = analysis.evaluate(position, SHORT_NET, plies).equity
+        chosen = Setting(SHORT_NET, plies, move_filter)
+        decision = analysis.cube_decision(position, None, chosen)
+        expected = analysis.evaluate(position, chosen).equity
         # the same turns unless the cube changes the choice: within a few hundredths
         assert decision.cubeless == pytest.approx(expected, abs=0.02)
         assert decision.plies == plies
@@ -285,25 +310,61 @@ def test_cubeless_outputs_at_1_and_2_ply_are_the_search_s():
 
 def test_hint_with_a_cube_ranks_by_the_opponents_proper_action():
     position, cube = Position.start("short"), Cube()
-    ranked = analysis.hint(position, (3, 1), SHORT_NET, cube=cube)
+    ranked = analysis.hint(position, (3, 1), NET, cube=cube)
+    assert ranked.cube == cube and ranked.setting == NET
     values = [m.cubeful for m in ranked]
     assert values == sorted(values, reverse=True) and ranked[0].difference == 0.0
     for move in ranked[:4]:
         child = move.turn.position
-        answer = analysis.cube_action(analysis.probabilities(child, SHORT_NET),
+        answer = analysis.cube_action(analysis.probabilities(child, NET),
                                       analysis.efficiency(child), cube=cube.turned())
         assert move.cubeful == pytest.approx(-answer.optimal, abs=1e-6)  # float32 nets
         assert "cubeful" in move.as_dict()
-    assert math.isnan(analysis.hint(position, (3, 1), SHORT_NET)[0].cubeful)
+    # cubeless (a cubeless setting): no cubeful equity, no cube context, ranked by equity
+    for cubeless in (Setting(SHORT_NET, cubeful=False), "net:0:cubeless"):
+        plain = analysis.hint(position, (3, 1), cubeless, cube=cube)
+        assert plain.cube is None and all(m.cubeful is None for m in plain)
+        assert "cubeful" not in plain[0].as_dict() and plain.as_dict()["cube"] is None
+        equities = [m.equity for m in plain]
+        assert equities == sorted(equities, reverse=True)
+        assert [m.difference for m in plain] == pytest.approx(
+            [e - equities[0] for e in equities], rel=0, abs=1e-12)
+    assert not math.isnan(ranked[0].cubeful)
+
+
+def test_hint_ranks_cubeful_by_default_with_the_rules_money_cube_C8():
+    """hint's defaults (as the CLI's): the shipped network at 0 ply (net:0), cubeful, under
+    the money cube of the position's rules (C8: centred at 1, with the rules' Jacoby)."""
+    position = Position.start("short")
+    default = analysis.hint(position, (3, 1))
+    assert default.setting == Setting() and str(default.setting) == "net:0"
+    assert default.cube == Cube.money("short") == Cube()
+    assert all(m.cubeful is not None for m in default)
+    ranked = analysis.hint(position, (3, 1), NET, cube=Cube())
+    assert default.candidates == ranked.candidates  # the shipped net: the same floats
+    assert analysis.hint(position, (3, 1), "net:0").candidates == ranked.candidates
+    jacoby = Position.start(Rules.short(jacoby=True))
+    assert analysis.hint(jacoby, (3, 1)).cube == Cube(jacoby=True)
+    long = analysis.hint(Position.start("long"), (6, 5))
+    assert long.cube == Cube.money("long") and long[0].cubeful is not None
 
 
 def test_evaluate_with_a_match_cube():
     cube = Cube(length=7, score=(4, 2))
-    result = analysis.evaluate(Position.start("short"), SHORT_NET, cube=cube)
-    assert result.cube.mwc is not None and result.cubeful == result.cube.optimal
-    assert result.cube == cubes.cube_decision(Position.start("short"), cube, SHORT_NET, 0)
+    result = analysis.evaluate(Position.start("short"), NET, cube=cube)
+    assert result.decision.mwc is not None and result.cubeful == result.decision.optimal
+    assert result.cube == cube and result.setting == NET  # the context, apart
+    assert result.decision == analysis.cube_decision(Position.start("short"), cube, NET)
+    document = result.as_dict()
+    assert set(document) == {"position", "setting", "plies", "filter", "precision", "cubeful",
+                             "cube", "equity", "probabilities", "decision"}
+    assert document["cube"]["length"] == 7 and document["cube"]["score"] == [4, 2]
+    assert document["cube"]["met"] == "fastnardy" and "action" in document["decision"]
+    # the default context: money play, the rules' cube
+    money = analysis.evaluate(Position.start("short"), NET)
+    assert money.cube == Cube() and money.decision.mwc is None
     with pytest.raises(FastNardyError, match="T4"):
-        cubes.cube_decision(Position.from_string("short w - 6:2"), cube, SHORT_NET)
+        analysis.cube_decision(Position.from_string("short w - 6:2"), cube, NET)
 
 
 # -- the command line ----------------------------------------------------------------------
@@ -320,7 +381,15 @@ def test_eval_and_hint_show_cubeful_equities_with_cubeless_beside(capsys):
     assert document["cube"]["length"] == 0
     assert main(["hint", "short", "3-1", "--top", "2"]) == 0
     out = capsys.readouterr().out
-    assert "cubeful" in out and "cubeless" in out and "money play, cube 1 centred" in out
+    assert "cubeful" in out and "cubeless" in out and "cube 1 centred" in out
+    # the header names the setting and the cube conditions (C8: short's rules, no Jacoby)
+    assert "net:0 (0 ply); money play, no Jacoby (C8" in out
+    assert main(["hint", "short", "3-1", "--top", "2", "--cubeless"]) == 0
+    out = capsys.readouterr().out
+    assert "net:0:cubeless (0 ply); cubeless" in out and "cubeful" not in out
+    assert main(["hint", "short", "3-1", "--top", "2", "--cubeless", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["cube"] is None and "cubeful" not in document["moves"][0]
 
 
 @pytest.mark.parametrize("argv", [["--score", "4:2", "--match", "7"],
@@ -350,13 +419,13 @@ def test_fed_gnubgs_probabilities_the_cube_is_gnubgs():
     rows = encode(found)
     x = cubes.efficiencies("short", rows)
     home = (rows[:, 6:25] == 0).all(axis=1) & (rows[:, 31:50] == 0).all(axis=1)
-    met, gnubg = read_met(KAZAROSS), Gnubg("expert", processes=1)
+    met, gnubg = read_met(KAZAROSS), Gnubg("gnubg:expert", processes=1)
     misses = []
     try:
         for name, cube in cube_states():
             outputs, equities, actions = gnubg.cube_decisions(rows, cube, 0)
             for i in range(len(found)):
-                mine = analysis.cube_action(outputs[i], float(x[i]), cube=cube, met=met)
+                mine = analysis.cube_action(outputs[i], float(x[i]), cube=cube._replace(met=met))
                 compared = [mine.no_double] + ([mine.double_take, mine.double_pass]
                                                if cube.may_offer else [])
                 gap = np.abs(np.array(compared) - equities[i, :len(compared)]).max()
@@ -386,7 +455,7 @@ GNUBG_CUBE_COUNTS = {1: ((34, 2, 1, 2), (53, 3, 1, 1)), 2: ((49, 2, 2, 0), (27, 
 @pytest.mark.parametrize("match", sorted(GNUBG_CUBE_COUNTS))
 def test_analyse_counts_the_cube_decisions_gnubg_counts_C2_C6_C7(match):
     text = (GNUBG_MATCHES / f"selfplay_{match:04d}.mat").read_text()
-    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    result = analysis.analyse(text, "m.mat", NET)
     assert result.cubeful and result.length == 5
     for side, expected in zip(("white", "black"), GNUBG_CUBE_COUNTS[match]):
         cube = result.side(side)["cube"]
@@ -417,13 +486,13 @@ def _record(position, *cube_actions):
 
 def test_a_take_of_a_lost_game_is_a_wrong_take_and_a_pass_is_right():
     lost = Position.from_string("short w 1:2 6:10")  # white bears off next roll; no gammon
-    taken = analysis.analyse(_record(lost, "offer", "take"), "", SHORT_NET, 0)
+    taken = analysis.analyse(_record(lost, "offer", "take"), "", NET)
     offer, answer = taken.cube_decisions
     assert (offer.played, offer.side, offer.error) == ("double", "white", None)
     assert (answer.played, answer.side, answer.error) == ("take", "black", "wrong take")
     assert answer.loss == pytest.approx(1.0, abs=1e-3) and answer.mark == "very bad"
     assert taken.side("black")["cube"]["wrong take"] == 1
-    passed = analysis.analyse(_record(lost, "offer", "drop"), "", SHORT_NET, 0)
+    passed = analysis.analyse(_record(lost, "offer", "drop"), "", NET)
     assert [c.error for c in passed.cube_decisions] == [None, None]
     assert passed.turns == ()
 
@@ -431,23 +500,23 @@ def test_a_take_of_a_lost_game_is_a_wrong_take_and_a_pass_is_right():
 def test_a_double_of_an_even_game_is_a_wrong_double_and_no_double_is_right():
     # (not the start position, where the cube is not judged)
     even = Position.from_string("short b 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:4,5:1")
-    doubled = analysis.analyse(_record(even, "offer", "take"), "", SHORT_NET, 0)
+    doubled = analysis.analyse(_record(even, "offer", "take"), "", NET)
     offer = doubled.cube_decisions[0]
     assert offer.error == "wrong double" and offer.loss > 0.1 and offer.close
     assert offer.loss == pytest.approx(offer.decision.optimal - offer.decision.double_take)
-    quiet = analysis.analyse(_record(even), "", SHORT_NET, 0)
+    quiet = analysis.analyse(_record(even), "", NET)
     assert [(c.played, c.error, c.close) for c in quiet.cube_decisions] == [
         ("no double", None, False)]
     # cubeful chequer play: the loss is the cubeful difference hint gives
     turn = quiet.turns[0]
-    ranked = analysis.hint(even, turn.roll, SHORT_NET, cube=Cube())
+    ranked = analysis.hint(even, turn.roll, NET, cube=Cube())
     mine = next(c for c in ranked if c.turn.position == turn.played.position)
     assert turn.loss == pytest.approx(-mine.difference) and turn.cube == Cube()
 
 
 def test_analyse_cubeless_is_the_chequer_analysis_in_points():
     text = (GNUBG_MATCHES / "selfplay_0004.mat").read_text()
-    result = analysis.analyse(text, "m.mat", SHORT_NET, 0, cubeful=False)
+    result = analysis.analyse(text, "m.mat", Setting(SHORT_NET, cubeful=False))
     assert not result.cubeful and result.cube_decisions == ()
     assert all(t.cube is None and t.mwc_loss == 0 for t in result.turns)
     assert result.side("white")["ratings"] == {}
@@ -474,9 +543,10 @@ def test_networks_play_matches_with_the_cube_refereed_by_match_C2_C6_C7(game):
     """Two networks (both offer, take and drop) play paired matches to 3 through
     fastnardy.Match, which refuses any offer the rules forbid (C2, C7): every match ends
     with its winner at 3 or more points."""
-    from fastnardy.play.match import Network, play_cube_matches
+    from fastnardy.play.duel import play_cube_matches
+    from fastnardy.play.players import Searcher
 
-    net = Network(Evaluator.load(game), 0)
+    net = Searcher("net:0", game)
     result = play_cube_matches(Rules.of(game), net, net, 6, 3, seed=4, parallel=4)
     assert (result.won >= 0).all() and (result.games >= 2).any()
     assert (np.abs(result.points) >= 1).all()
@@ -485,10 +555,12 @@ def test_networks_play_matches_with_the_cube_refereed_by_match_C2_C6_C7(game):
 
 
 def test_a_player_without_a_cube_never_offers_and_always_takes():
-    from fastnardy.play.match import Greedy, Network, play_cube_matches
+    from fastnardy.play.duel import play_cube_matches
+    from fastnardy.play.players import Greedy, Searcher
 
     rules = Rules.short()
-    result = play_cube_matches(rules, Network(SHORT_NET, 0), Greedy(), 4, 0, seed=2)
+    assert Greedy().cube_equities(rules, encode([Position.start(rules)]), [Cube()]) is None
+    result = play_cube_matches(rules, Searcher(NET, rules), Greedy(), 4, 0, seed=2)
     assert result.offers[1] == 0 and result.drops[1] == 0
     assert result.takes[1] == result.offers[0] > 0  # greedy took every offer
     assert (result.games == 1).all()  # money play: one game each
@@ -508,16 +580,19 @@ def test_match_command_with_the_cube(capsys):
 
 @pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
                                                "apt-get install gnubg")
-def test_gnubg_plays_matches_with_the_cube():
+def test_gnubg_plays_matches_with_the_cube(monkeypatch):
     """gnubg's cubeful moves are legal turns (T1) under every cube and score, and its
     offers legal (C2, C7)."""
-    from fastnardy.play.match import Gnubg, Network, play_cube_matches
+    from fastnardy.play import players
+    from fastnardy.play.duel import play_cube_matches
+    from fastnardy.play.gnubg import Gnubg
 
-    gnubg = Gnubg("expert", processes=1)
-    try:
-        result = play_cube_matches(Rules.short(), Network(SHORT_NET, 0), gnubg, 2, 3, seed=5)
-    finally:
-        gnubg.close()
+    # one gnubg process (the player's engine starts 8 by default)
+    monkeypatch.setattr(players, "Gnubg", lambda setting: Gnubg(setting, processes=1))
+    with players.player("gnubg:expert", "short") as gnubg:
+        assert isinstance(gnubg, players.GnubgPlayer) and gnubg.name == "gnubg:expert"
+        net = players.Searcher(NET, "short")
+        result = play_cube_matches(Rules.short(), net, gnubg, 2, 3, seed=5)
     assert (result.won >= 0).all() and sum(result.offers) > 0
 
 
@@ -549,7 +624,7 @@ def test_the_page_numbers_each_board_for_its_side_to_move_and_shows_the_cube():
     from fastnardy.analysis import page
 
     text = (GNUBG_MATCHES / "selfplay_0004.mat").read_text()
-    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    result = analysis.analyse(text, "m.mat", NET)
     html = page.page(result, "m.mat")
     sections = re.findall(r"<section class='turn'.*?</section>", html, re.S)
     assert len(sections) == len(result.turns)
@@ -561,7 +636,7 @@ def test_the_page_numbers_each_board_for_its_side_to_move_and_shows_the_cube():
 
 def test_analysed_turns_carry_their_candidates_pips_and_the_luck_rating():
     text = (GNUBG_MATCHES / "selfplay_0004.mat").read_text()
-    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    result = analysis.analyse(text, "m.mat", NET)
     for turn in result.turns:
         assert 1 <= len(turn.candidates) <= analysis.CANDIDATES
         assert turn.candidates[0].turn.position == turn.best.position or turn.loss == 0
@@ -621,7 +696,7 @@ def test_rollout_cube_decision_command(capsys):
 
 def test_per_game_totals_and_the_scores_each_game_began_at_C6():
     text = (GNUBG_MATCHES / "selfplay_0001.mat").read_text()
-    result = analysis.analyse(text, "m.mat", SHORT_NET, 0)
+    result = analysis.analyse(text, "m.mat", NET)
     scores = result.scores()
     # the score lines of gnubg's export
     assert scores == {1: (0, 0), 2: (0, 1), 3: (2, 1), 4: (3, 1), 5: (3, 2), 6: (3, 4)}

@@ -1,6 +1,7 @@
 """fastnardy.search.network: the shipped evaluators (loader, inference, use in the search), the
-trainer's determinism for a seed (examples/train_td.py) and the strength harness's players
-(bench/strength.py; its GNU Backgammon driver is skipped where gnubg is absent)."""
+trainer's determinism for a seed (examples/train_td.py) and the players of the strength
+harness (bench/strength/strength.py, ``fastnardy match``: fastnardy.play.players and fastnardy.play.duel;
+GNU Backgammon's player is skipped where gnubg is absent)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ import pytest
 from fastnardy import FastNardyError, Position, Rules, batch, features
 from fastnardy.errors import EngineError
 from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races
-from fastnardy.play.interactive import evaluate as greedy_evaluate
-from fastnardy.play.labels import labels
+from fastnardy.play.duel import play_games
+from fastnardy.play.players import GnubgPlayer, Greedy, Random, greedy_scores, player
+from fastnardy.search.setting import Setting
 from fastnardy.search.tree import MoveFilter, best_turn, expectimax
+from fastnardy.training.labels import labels
 from fastnardy import search
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -267,7 +270,7 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
 
 def test_teacher_trainer_learns_two_ply_labels_and_records_their_filter(tmp_path: Path
                                                                       ) -> None:
-    """``--plies 2 --filter KEEP MARGIN``: the rows' labels are fastnardy.play.labels' at 2
+    """``--plies 2 --filter KEEP MARGIN``: the rows' labels are fastnardy.training.labels' at 2
     plies with that filter; the data file records it, and a run with another filter (or
     none) refuses the file; --filter is for an Evaluator's 2-ply labels only."""
     train = _teacher()
@@ -279,7 +282,7 @@ def test_teacher_trainer_learns_two_ply_labels_and_records_their_filter(tmp_path
     with np.load(data) as made:
         rows, targets = made["rows"], made["targets"]
         assert str(made["filter"]) == " with --filter 2 0.04" and int(made["plies"]) == 2
-    want = labels("long", rows, Evaluator.load("long"), 2, MoveFilter(2, 0.04))
+    want = labels("long", rows, Setting(Evaluator.load("long"), 2, MoveFilter(2, 0.04)))
     assert np.array_equal(targets, want)
     assert Evaluator.load(tmp_path / "a.npz").metadata["filter"] == [2, 0.04]
     with pytest.raises(SystemExit, match=r"labelled by long at 2 plies with --filter 2 0.04 "
@@ -295,7 +298,7 @@ def test_teacher_trainer_learns_two_ply_labels_and_records_their_filter(tmp_path
 def test_teacher_trainer_labels_the_same_on_threads_and_on_a_dask_cluster(tmp_path: Path
                                                                            ) -> None:
     """Issue 39 item 2: ``--workers 2`` and ``--dask ADDRESS`` label the same rows with the
-    same bits as one thread (fastnardy.play.labels), so the fit is the same too."""
+    same bits as one thread (fastnardy.training.labels), so the fit is the same too."""
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
                                       "installed (pip install 'dask[distributed]')")
     train = _teacher()
@@ -494,29 +497,34 @@ def _greedy_oracle(position: Position, side: str) -> int:
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
-def test_harness_greedy_scores_are_play_evaluate(game: str) -> None:
-    strength = _module(ROOT / "bench" / "strength.py", "strength")
+def test_harness_greedy_scores_are_the_documented_score(game: str) -> None:
     rules = Rules.of(game)
     rows = _middle_rows(game, 10)
-    children, _ = batch.expand(rules, rows, np.full((len(rows), 2), 3))
-    scores = strength.greedy_scores(rules, children)
+    children, parent = batch.expand(rules, rows, np.full((len(rows), 2), 3))
+    scores = greedy_scores(rules, children)
     # a child is from the next mover's view: the side that moved is black there
     positions = batch.decode(rules, children, "white")
     np.testing.assert_array_equal(scores, [_greedy_oracle(p, "black") for p in positions])
-    # play's score of one position for either side is the same score
-    for position in positions[:40]:
-        for side in ("white", "black"):
-            assert greedy_evaluate(position, side) == _greedy_oracle(position, side)
+    # the same rows with the colours swapped: the side that moved is white, the same score
+    swapped = batch.decode(rules, children, "black")
+    np.testing.assert_array_equal(scores, [_greedy_oracle(p, "white") for p in swapped])
+    # the greedy player ranks the turns by that score, and plays the first best (T2)
+    offsets = batch.offsets(parent, len(rows))
+    worth = Greedy().worth(rules, children, offsets)
+    np.testing.assert_array_equal(worth, scores.astype(np.float64))
+    picked = Greedy().pick(rules, rows, np.full((len(rows), 2), 3), children, offsets)
+    for i, at in enumerate(picked):
+        group = scores[offsets[i]:offsets[i + 1]]
+        assert at == offsets[i] + int(np.flatnonzero(group == group.max())[0])
 
 
 def test_harness_match_is_seeded_and_paired() -> None:
-    strength = _module(ROOT / "bench" / "strength.py", "strength")
     rules = Rules.of("short")
-    one = strength.play_match(rules, strength.Greedy(), strength.Random(1), 8, seed=4)
-    two = strength.play_match(rules, strength.Greedy(), strength.Random(1), 8, seed=4)
+    one = play_games(rules, Greedy(), Random(1), 8, seed=4)
+    two = play_games(rules, Greedy(), Random(1), 8, seed=4)
     np.testing.assert_array_equal(one.points, two.points)
     assert (one.turns > 0).all() and set(np.abs(one.points)) <= {1, 2, 3}
-    same = strength.play_match(rules, strength.Greedy(), strength.Greedy(), 8, seed=4)
+    same = play_games(rules, Greedy(), Greedy(), 8, seed=4)
     # the same player on both sides of a pair, with the same dice: the same game twice
     np.testing.assert_array_equal(same.points[0::2], -same.points[1::2])
 
@@ -524,13 +532,10 @@ def test_harness_match_is_seeded_and_paired() -> None:
 @pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
                     reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
 def test_gnubg_driver_moves_are_legal_turns() -> None:
-    strength = _module(ROOT / "bench" / "strength.py", "strength")
     rules = Rules.of("short")
-    gnubg = strength.Gnubg("expert")
-    try:
-        result = strength.play_match(rules, strength.Greedy(), gnubg, 4, seed=2)
-    finally:
-        gnubg.close()
+    with player("gnubg:expert", rules) as gnubg:
+        assert isinstance(gnubg, GnubgPlayer)
+        result = play_games(rules, Greedy(), gnubg, 4, seed=2)
     assert (result.turns > 0).all()  # every move gnubg chose was one of the legal turns
 
 
@@ -539,38 +544,43 @@ def test_gnubg_driver_moves_are_legal_turns() -> None:
 def test_gnubg_players_search_at_their_plies() -> None:
     """gnubg:expert:1 and :2 (issue 39's "1 ply against gnubg 1 ply"): gnubg's own search at
     that depth, so on some benchmark positions its move differs from its 0-ply move; each
-    move is a legal turn (T1, checked by the match); deeper than 2 plies is refused."""
-    from fastnardy.play.match import Gnubg, Greedy, play_match, player
+    move is a legal turn (T1, checked by the match); gnubg's plies are 0 to 4, deeper is
+    refused."""
+    from fastnardy.play.gnubg import Gnubg
     from fastnardy.testing.benchmark import gnubg_positions
     rules = Rules.of("short")
     rows = batch.encode(gnubg_positions()[:60])  # contact positions
     dice = np.tile([[6, 2]], (len(rows), 1))
-    players = [player(f"gnubg:expert{depth}", "short", 0, None) for depth in ("", ":1", ":2")]
+    players = [player(f"gnubg:expert{depth}", "short") for depth in ("", ":1", ":2")]
     try:
         assert [p.name for p in players] == ["gnubg:expert", "gnubg:expert:1", "gnubg:expert:2"]
-        zero, one, two = (p.moves(rows, dice) for p in players)
+        assert [p.setting.plies for p in players] == [0, 1, 2]
+        zero, one, two = (p.engine.moves(rows, dice) for p in players)
         assert one != zero and two != zero and two != one
-        result = play_match(rules, players[1], Greedy(), 2, seed=3)
+        result = play_games(rules, players[1], Greedy(), 2, seed=3)
         assert (result.turns > 0).all()
     finally:
         for p in players:
             p.close()
-    with pytest.raises(FastNardyError, match="unknown player"):
-        player("gnubg:expert:3", "short", 0, None)
+    assert [Setting.parse(f"gnubg:expert:{depth}").plies for depth in (3, 4)] == [3, 4]
     with pytest.raises(FastNardyError, match="plies"):
-        Gnubg("expert", processes=1, plies=3)
+        player("gnubg:expert:5", "short")
+    with pytest.raises(FastNardyError, match="plies"):
+        Gnubg(Setting("gnubg:expert", 5), processes=1)
+    with pytest.raises(FastNardyError, match="short nardy"):
+        player("gnubg:expert", "long")
 
 
 @pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
                     reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
 def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
     """S9 outputs from gnubg's 0 ply: the same rows, in order, whatever the processes."""
-    from fastnardy.play.match import Gnubg
+    from fastnardy.play.gnubg import Gnubg
     rules = Rules.of("short")
     start = batch.encode([Position.start("short")])
     children, _ = batch.expand(rules, start, np.array([[3, 1]]))
     rows = np.concatenate([start, children])
-    one, three = Gnubg("expert", processes=1), Gnubg("expert", processes=3)
+    one, three = Gnubg("gnubg:expert", processes=1), Gnubg("gnubg:expert", processes=3)
     try:
         alone, shared = one.probabilities(rows), three.probabilities(rows)
         empty = three.probabilities(rows[:0])
@@ -586,7 +596,7 @@ def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
     assert (alone[:, 0] >= alone[:, 1]).all() and (alone[:, 1] >= alone[:, 2]).all()
     assert (1 - alone[:, 0] >= alone[:, 3]).all() and (alone[:, 3] >= alone[:, 4]).all()
     with pytest.raises(FastNardyError, match="processes"):
-        Gnubg("expert", processes=0)
+        Gnubg("gnubg:expert", processes=0)
     with pytest.raises(FastNardyError, match="plies"):
         one.probabilities(rows, plies=9)
     with pytest.raises(FastNardyError, match=r"\(N, 50\)"):
@@ -602,8 +612,8 @@ def test_gnubg_closes_when_a_process_forked_since_holds_its_fifo() -> None:
     import os
     import signal
 
-    from fastnardy.play.match import Gnubg
-    gnubg = Gnubg("expert", processes=1)
+    from fastnardy.play.gnubg import Gnubg
+    gnubg = Gnubg("gnubg:expert", processes=1)
     gnubg.probabilities(batch.encode([Position.start("short")]))
     child = os.fork()
     if child == 0:  # holds every descriptor the parent had
@@ -619,13 +629,14 @@ def test_gnubg_closes_when_a_process_forked_since_holds_its_fifo() -> None:
 
 
 def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) -> None:
-    strength = _module(ROOT / "bench" / "strength.py", "strength")
-    player = strength.Gnubg.__new__(strength.Gnubg)
-    monkeypatch.setattr(player, "moves", lambda rows, dice: [[24, 20]] * len(rows),
-                        raising=False)
+    from types import SimpleNamespace
+    gnubg = GnubgPlayer.__new__(GnubgPlayer)  # no gnubg process: its engine's move is stubbed
+    monkeypatch.setattr(gnubg, "setting", Setting("gnubg:expert"), raising=False)
+    monkeypatch.setattr(gnubg, "engine", SimpleNamespace(
+        moves=lambda rows, dice: [[24, 20]] * len(rows)), raising=False)
     rows = batch.encode([Position.start("short")])
     with pytest.raises(EngineError, match="T1: gnubg's move"):
-        player.choose(Rules.of("short"), rows, np.array([[6, 5]]))
+        gnubg.choose(Rules.of("short"), rows, np.array([[6, 5]]))
 
 
 def _hostile(tmp_path: Path, name: str, content: bytes) -> Path:

@@ -427,7 +427,12 @@ def test_three_plies_and_filters_per_level() -> None:
     position = Position.from_gnubg_id("4HPwATDgc/ABMA")
     found = best_turn(position, (3, 1), net, 3, (MoveFilter(2, 1.0), MoveFilter(1, 0.0)))
     assert found.turn == position.legal_turns((3, 1))[found.choice]
-    assert np.isfinite(found.values).sum() == 2  # the root's filter kept two
+    assert (found.plies == 3).sum() == 2  # the root's filter kept two
+    assert found.plies[found.choice] == 3 and set(found.plies) == {0, 3}
+    zero = best_turn(position, (3, 1), net, 0)  # the others keep their 0-ply value
+    dropped = found.plies == 0
+    assert np.array_equal(found.values[dropped], zero.values[dropped])
+    assert found.values[found.choice] == found.values[~dropped].max()
     with pytest.raises(FastNardyError):
         best_turn(position, (3, 1), net, 1, (MoveFilter(),) * 4)
 

@@ -1,6 +1,6 @@
 """perft_divide for chosen rolls, and the perft data files (tests/data/*.perft): every fast
 entry on both backends; the entries marked slow run with ``pytest -m slow`` or
-bench/perft_deep.py (kernel only)."""
+bench/correctness/perft_deep.py (kernel only)."""
 
 from __future__ import annotations
 

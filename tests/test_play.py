@@ -1,78 +1,107 @@
-"""fastnardy.play: the policies and the terminal game loop (self-play, a person on stdin)."""
+"""fastnardy.play: the players of the terminal game loop (self-play, a person on stdin)."""
 
 from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 
 from conftest import short_pos
 from fastnardy import FastNardyError, Game, Position
-from fastnardy.play.interactive import evaluate, greedy, net_cube, pips, play_game, policy
+from fastnardy.batch import ROW_WIDTH, encode, pips
+from fastnardy.play.interactive import play_game
+from fastnardy.play.players import Greedy, Random, Searcher, greedy_scores, player
+from fastnardy.search.cubeful import Cube
 from strategies import dice, positions
+
+HALF = ROW_WIDTH // 2
 
 
 def test_pips_count_points_in_own_numbering_and_the_bar_as_25():
     start = Position.start("short")
-    assert pips(start.white_points, start.white_bar) == 167  # the backgammon start
-    assert pips((0,) * 24, 2) == 50
+    assert pips(encode([start])).tolist() == [[167, 167]]  # the backgammon start
+    row = np.zeros((1, ROW_WIDTH), dtype=np.int8)
+    row[0, HALF - 1] = 2  # two of the side to move's checkers on the bar, nothing else
+    assert pips(row).tolist() == [[50, 0]]
 
 
-def test_evaluate_is_the_race_plus_points_held_minus_blots_S3():
+def _score(position: Position, side: str) -> int:
+    """greedy_scores of ``position`` for ``side``: the score is of a row's second half (the
+    side that just moved)."""
+    row = encode([position])  # the side to move's half first
+    if side == position.turn:
+        row = np.concatenate([row[:, HALF:], row[:, :HALF]], axis=1)
+    return int(greedy_scores(position.rules, row)[0])
+
+
+def test_greedy_scores_are_the_race_plus_points_held_minus_blots_S3():
     # white: 2 on 6 (a made point), 1 on 10 (a blot); black: 1 on its 18, 2 on its 1
     position = short_pos({6: 2, 10: 1}, {18: 1, 1: 2})
     race = (18 + 2) - (12 + 10)
-    assert evaluate(position, "white") == race + 2 - 2
-    assert evaluate(position, "black") == -race + 2 - 2
+    assert _score(position, "white") == race + 2 - 2
+    assert _score(position, "black") == -race + 2 - 2
 
 
-def test_evaluate_long_counts_every_point_held_L3():
+def test_greedy_scores_count_the_other_sides_checkers_on_the_bar_S3():
+    position = short_pos({6: 2, 10: 1}, {18: 1}, black_bar=1)
+    race = (18 + 25) - (12 + 10)
+    assert _score(position, "white") == race + 2 - 2 + 3
+
+
+def test_greedy_scores_long_count_every_point_held_L3():
     start = Position.start("long")
-    assert evaluate(start, "white") == 0 + 1 + 2  # the head: occupied, and made
+    assert _score(start, "white") == 0 + 1 + 2  # the head: occupied, and made
     after = start.play("24/18 18/13")
-    assert evaluate(after, "white") == 11 + 2 * 2
+    assert _score(after, "white") == 11 + 2 * 2
 
 
 def test_greedy_hits_a_blot_S3():
     # white rolls 2-1; 10/8/7* hits black's blot on board point 7 (black's 18)
     position = short_pos({6: 2, 10: 1}, {18: 1, 1: 2})
     turns = position.legal_turns((2, 1))
-    chosen = greedy(position, turns)
+    chosen = Greedy().turn(position, (2, 1))
+    assert chosen in turns
     assert any(step.hit for step in chosen.steps)
-    assert evaluate(chosen.position, "white") == max(evaluate(t.position, "white")
-                                                     for t in turns)
+    assert _score(chosen.position, "white") == max(_score(t.position, "white") for t in turns)
 
 
 def test_greedy_takes_the_first_turn_in_T2_order_on_a_tie():
     position = Position.start("long")
     turns = position.legal_turns((3, 3))
-    scores = [evaluate(t.position, "white") for t in turns]
-    assert greedy(position, turns) == turns[scores.index(max(scores))]
+    scores = [_score(t.position, "white") for t in turns]
+    assert Greedy().turn(position, (3, 3)) == turns[scores.index(max(scores))]
+    position = Position.start("short")
+    turns = position.legal_turns((1, 2))
+    scores = [_score(t.position, "white") for t in turns]
+    assert scores.count(max(scores)) == 3  # a tie to break
+    assert Greedy().turn(position, (1, 2)) == turns[scores.index(max(scores))]
 
 
 @settings(max_examples=60, deadline=None)
 @given(positions(), dice)
-def test_every_policy_chooses_a_legal_turn_T1(position, roll):
+def test_every_player_chooses_a_legal_turn_T1(position, roll):
     turns = position.legal_turns(roll)
     if not turns:  # T4: the game is over
         return
-    for name in ("random", "greedy"):
-        assert policy(name, 1)(position, turns) in turns
+    for name in ("random", "greedy", "net"):
+        with player(name, position.rules, 1) as chooser:
+            assert chooser.turn(position, roll) in turns
 
 
-def test_the_random_policy_repeats_with_its_seed():
+def test_the_random_player_repeats_with_its_seed():
     position = Position.start("short")
-    turns = position.legal_turns((6, 6))
-    choosers = [policy("random", seed) for seed in (5, 5, 6)]
-    picks = [[choose(position, turns) for _ in range(20)] for choose in choosers]
+    choosers = [player("random", "short", seed) for seed in (5, 5, 6)]
+    assert all(isinstance(chooser, Random) for chooser in choosers)
+    picks = [[chooser.turn(position, (6, 6)) for _ in range(20)] for chooser in choosers]
     assert picks[0] == picks[1] != picks[2]
     assert len(set(picks[0])) > 1
 
 
-def test_an_unknown_policy_is_an_error():
+def test_an_unknown_player_is_an_error():
     with pytest.raises(FastNardyError, match="greedy"):
-        policy("clever")
+        player("clever", "short")
 
 
 def _lines(capsys) -> list:
@@ -81,7 +110,7 @@ def _lines(capsys) -> list:
 
 def test_self_play_prints_every_turn_and_the_result(capsys):
     game = Game("short", 3)
-    play_game(game, policy("random", 3), boards=False)
+    play_game(game, player("random", "short", 3), boards=False)
     lines = _lines(capsys)
     assert lines[0].startswith("opening throw: white ")
     assert lines[-1] == f"{game.outcome().winner} wins: {game.outcome().kind}, " \
@@ -95,7 +124,7 @@ def test_self_play_prints_every_turn_and_the_result(capsys):
 
 def test_self_play_stops_after_max_turns_with_the_position_string(capsys):
     game = Game.from_position(Position.start("long"), 1)
-    play_game(game, policy("random", 1), max_turns=3, boards=True)
+    play_game(game, player("random", "long", 1), max_turns=3, boards=True)
     out = capsys.readouterr().out
     assert len(game.history) == 3
     assert out.count("long nardy, ") == 4  # the start and each turn's board
@@ -112,7 +141,7 @@ def test_a_person_lists_the_turns_and_picks_one_by_number(monkeypatch, capsys):
     game.dice = roll = (3, 3)
     turns = game.legal_turns()
     assert len(turns) == 2
-    play_game(game, greedy, human="white", boards=False)
+    play_game(game, Greedy(), human="white", boards=False)
     out = capsys.readouterr().out
     for number, turn in enumerate(turns, 1):
         assert f"{number:4}) {turn}\n" in out
@@ -124,12 +153,12 @@ def test_an_illegal_turn_is_named_and_asked_again_L5(monkeypatch, capsys):
     _person(monkeypatch, "24/20 24/22\n24/20 20/18\n")
     game = Game.from_position(Position.start("long"), 0)
     game.dice = (4, 2)
-    play_game(game, greedy, human="white", boards=False)
+    play_game(game, Greedy(), human="white", boards=False)
     out = capsys.readouterr().out
     assert "illegal: L5: a second checker may not leave the head" in out
     assert "1. white 4-2: 24/20 20/18\n" in out
     assert out.endswith("quit\n")  # the end of the input quits
-    assert len(game.history) == 2  # white's turn and the policy's reply
+    assert len(game.history) == 2  # white's turn and the player's reply
 
 
 def test_a_persons_forced_pass_is_played_for_them_T3(monkeypatch, capsys):
@@ -138,7 +167,7 @@ def test_a_persons_forced_pass_is_played_for_them_T3(monkeypatch, capsys):
     position = Position.from_string("long w 24:1 6:1")
     game = Game.from_position(position, 0)
     game.dice = (6, 6)
-    play_game(game, greedy, human="white", max_turns=1, boards=False)
+    play_game(game, Greedy(), human="white", max_turns=1, boards=False)
     assert capsys.readouterr().out.splitlines()[0] == "1. white 6-6: pass"
 
 
@@ -150,8 +179,8 @@ BEAR_OFF = "short w 6:3,5:3,4:3,3:2,2:2 6:4,5:3,4:4,3:2,2:1"  # white far ahead:
 def test_a_person_offers_and_the_network_passes_a_lost_game_C2(monkeypatch, capsys):
     _person(monkeypatch, "d\n")
     game = Game.from_position(Position.from_string(BEAR_OFF), 1)
-    play_game(game, policy("net"), human="white", boards=False, cube=True,
-              cube_choice=net_cube)
+    with player("net", "short") as computer:
+        play_game(game, computer, human="white", boards=False, cube=True)
     out = capsys.readouterr().out
     assert "white offers: the game for 2" in out and "black passes" in out
     assert game.outcome().kind == "drop" and game.outcome().points == 1
@@ -161,17 +190,52 @@ def test_the_network_offers_and_a_person_takes_then_plays_for_the_raised_stake_C
         monkeypatch, capsys):
     _person(monkeypatch, "x\nt\n")  # "x" is not an answer: asked again
     game = Game.from_position(Position.from_string(BEAR_OFF), 1)  # white, the network, offers
-    play_game(game, policy("net"), human="black", boards=False, max_turns=1, cube=True,
-              cube_choice=net_cube)
+    with player("net", "short") as computer:
+        play_game(game, computer, human="black", boards=False, max_turns=1, cube=True)
     out = capsys.readouterr().out
     assert out.count("black, t takes, p passes:") == 2
     assert "black takes: the game is played for 2" in out
     assert game.stake == 2 and game.cube_owner == "black" and len(game.history) == 1
 
 
-def test_without_a_cube_choice_the_computer_never_offers_and_always_takes(monkeypatch, capsys):
+def test_a_player_without_a_cube_never_offers_and_always_takes(monkeypatch, capsys):
     _person(monkeypatch, "d\n")
     game = Game.from_position(Position.from_string(BEAR_OFF), 1)
-    play_game(game, policy("greedy"), human="white", boards=False, max_turns=2, cube=True)
+    computer = player("greedy", "short")
+    assert computer.cube_equities("short", encode([game.position]), [Cube()]) is None
+    play_game(game, computer, human="white", boards=False, max_turns=2, cube=True)
     out = capsys.readouterr().out
     assert "black takes: the game is played for 2" in out and "black offers" not in out
+
+
+class _Recording(Searcher):
+    """The network's player at 0 ply, recording the cube each of its turns was asked with."""
+
+    def __init__(self) -> None:
+        super().__init__("net", "short")
+        self.cubes: list = []
+
+    def turn(self, position, dice, cube=None):
+        self.cubes.append(cube)
+        return super().turn(position, dice, cube)
+
+
+def test_the_computers_turn_is_its_players_turn_with_the_cube_in_play_C1_C2(
+        monkeypatch, capsys):
+    _person(monkeypatch, "t\n")
+    game = Game.from_position(Position.from_string(BEAR_OFF), 1)  # white, the network, offers
+    computer = _Recording()
+    play_game(game, computer, human="black", boards=False, max_turns=1, cube=True)
+    assert "black takes: the game is played for 2" in capsys.readouterr().out
+    # white's turn, knowing that black now holds the cube at 2
+    assert computer.cubes == [Cube.money("short")._replace(value=2, owner="opponent")]
+    assert game.history[0][1] == computer.turn(Position.from_string(BEAR_OFF),
+                                               game.history[0][0], computer.cubes[0])
+
+
+def test_without_the_cube_the_computers_turn_knows_none(capsys):
+    game = Game("short", 3)
+    computer = _Recording()
+    play_game(game, computer, max_turns=4, boards=False)
+    assert computer.cubes == [None] * 4
+    assert len(game.history) == 4

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fastnardy import Game, IllegalTurnError, InvalidRecordError, Position, Rules
 from fastnardy.formats.mat import MatGame, is_mat, read_games, read_mat, write_mat
-from fastnardy.record import CubeAction, GameRecord, RecordedTurn, Win, read_record, write_record
+from fastnardy.record import RecordedCube, GameRecord, RecordedTurn, Win, read_record, write_record
 
 GNUBG_DATA = Path(__file__).parent / "data" / "gnubg"
 MAT_FILES = sorted(GNUBG_DATA.glob("*.mat"))
@@ -108,8 +108,8 @@ def test_record_must_be_text():
     lambda: RecordedTurn(1, "white", [6, 5], "pass"),
     lambda: RecordedTurn(True, "white", (6, 5), "pass"),
     lambda: RecordedTurn(1, "white", (6, 5), None),
-    lambda: CubeAction(1, "white", "redouble", 4),
-    lambda: CubeAction(1, "left", "double", 2),
+    lambda: RecordedCube(1, "white", "redouble", 4),
+    lambda: RecordedCube(1, "left", "double", 2),
     lambda: Win("white", 0),
     lambda: MatGame(-1, 1, ("a", "b"), (0, 0), ()),
     lambda: MatGame(5, 1, ("a", "b"), (0, -1), ()),
@@ -149,7 +149,7 @@ def test_mat_reads_turns_cube_actions_and_the_result():
     assert RecordedTurn(22, "black", (6, 5), "5/off 5/off") in actions
     assert RecordedTurn(3, "black", (2, 1), "13/11 11/10*") in actions
     assert RecordedTurn(18, "white", (5, 1), "pass") in actions
-    assert actions[7:9] == (CubeAction(4, "black", "double", 2), CubeAction(5, "white", "take", 2))
+    assert actions[7:9] == (RecordedCube(4, "black", "double", 2), RecordedCube(5, "white", "take", 2))
     assert game.cube == 8
     assert game.result == Win("black", 16) == actions[-1]
 

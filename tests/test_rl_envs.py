@@ -22,7 +22,7 @@ from fastnardy import FastNardyError, Rules, batch, simulate  # noqa: E402
 from fastnardy.envs import pettingzoo as pettingzoo_env  # noqa: E402
 from fastnardy.envs.gymnasium import OBSERVATION_LAYOUT, NardyEnv, NardyVectorEnv  # noqa: E402
 from fastnardy.envs.pettingzoo import NardyAEC  # noqa: E402
-from fastnardy.play.interactive import greedy  # noqa: E402
+from fastnardy.play.players import Greedy  # noqa: E402
 from fastnardy.envs.steps import TurnInProgress  # noqa: E402
 
 RULES = [Rules.long(scoring="oin_mars_koks"), Rules.short()]
@@ -75,7 +75,7 @@ def greedy_actions(rules: Rules, observation: np.ndarray, side: str, actions: st
     position = batch.decode(rules, observation[None, :50], side)[0]
     dice = tuple(int(d) for d in observation[50:52])
     legal = position.legal_turns(dice)
-    index = legal.index(greedy(position, legal))
+    index = legal.index(Greedy().turn(position, dice))
     if actions == "turns":
         return [index]
     stack = [TurnInProgress(position, dice)]
@@ -226,6 +226,7 @@ def test_L10_opponents_a_network_a_callable_and_self_play_chosen_per_reset(actio
     policy); reset(options=...) changes it; the network beats random over some games."""
     from fastnardy import FastNardyError
     from fastnardy.search import Evaluator
+    from fastnardy.search.setting import Setting
 
     network = Evaluator.load("short")
     env = NardyEnv("short", opponent=network, actions=actions)
@@ -253,8 +254,13 @@ def test_L10_opponents_a_network_a_callable_and_self_play_chosen_per_reset(actio
     layout = OBSERVATION_LAYOUT[actions]
     for observation in seen:  # every observation the callable got had its roll to play
         assert observation[layout.dice].any()
-    with pytest.raises(FastNardyError, match="opponent must be"):
+    with pytest.raises(FastNardyError, match="unknown setting 'network'"):
         NardyEnv("short", opponent="network")
+    with pytest.raises(FastNardyError, match="opponent must be"):
+        NardyEnv("short", opponent=3)
+    for deeper in ("net:1", Setting(plies=2), "gnubg:expert"):  # the kernel plays 0 ply only
+        with pytest.raises(FastNardyError, match="at 0 ply"):
+            NardyEnv("short", opponent=deeper)
     with pytest.raises(FastNardyError, match="for short nardy"):
         NardyEnv("long", opponent=network)
     with pytest.raises(FastNardyError, match="opponent must be"):
@@ -262,6 +268,45 @@ def test_L10_opponents_a_network_a_callable_and_self_play_chosen_per_reset(actio
     vector = NardyVectorEnv("short", 4, opponent=network, actions=actions)
     _, infos = vector.reset(seed=2)
     vector.step(np.argmax(vector.action_masks(), axis=1))
+
+
+def _episodes(env: NardyEnv, seed: int, count: int) -> list:
+    """The observations and rewards of ``count`` episodes of the first-action agent."""
+    seen = []
+    observation, info = env.reset(seed=seed)
+    for episode in range(count):
+        if episode:
+            observation, info = env.reset()
+        over = False
+        while not over:
+            observation, reward, terminated, truncated, info = env.step(
+                int(np.flatnonzero(info["action_mask"])[0]))
+            seen.append(observation.tobytes())
+            over = terminated or truncated
+        seen.append(reward)
+    return seen
+
+
+def test_L10_opponents_are_settings_of_0_ply(tmp_path):
+    """An opponent is also a setting of 0 ply (or its text), the same player as at every
+    door: "net" plays as the shipped Evaluator, Setting("greedy") as "greedy"; int16 and a
+    saved network's file are accepted; a deeper setting is refused."""
+    from fastnardy.search import Evaluator
+    from fastnardy.search.setting import Setting
+
+    network = Evaluator.load("short")
+    shipped = _episodes(NardyEnv("short", opponent=network), 3, 3)
+    assert _episodes(NardyEnv("short", opponent="net"), 3, 3) == shipped
+    assert _episodes(NardyEnv("short", opponent=Setting("net")), 3, 3) == shipped
+    assert _episodes(NardyEnv("short", opponent="net:0:int16"), 3, 3)
+    network.save(tmp_path / "saved.npz")
+    assert _episodes(NardyEnv("short", opponent=str(tmp_path / "saved.npz")), 3, 3) == shipped
+    greedy = _episodes(NardyEnv("long", opponent="greedy"), 5, 2)
+    assert _episodes(NardyEnv("long", opponent=Setting("greedy")), 5, 2) == greedy
+    assert greedy != _episodes(NardyEnv("long", opponent="random"), 5, 2)
+    env = NardyEnv("long", opponent="random")
+    env.reset(seed=1, options={"opponent": "net"})
+    assert env.opponent == "net"
 
 
 def test_observation_layout_names_every_entry():

@@ -1,5 +1,5 @@
 """Self-play from given positions and with evaluator policies (the kernel's GameBatch), and
-rollouts with common random numbers (fastnardy.search.selfplay.rollout)."""
+playouts with common random numbers (fastnardy.search.selfplay.playouts)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,25 @@ import pytest
 
 from fastnardy import FastNardyError, Position, Rules, batch, simulate
 from fastnardy.errors import IllegalTurnError, InvalidPositionError
-from fastnardy.play.interactive import evaluate as greedy_value
+from fastnardy.play.players import greedy_scores
 from fastnardy.search.tree import evaluator
-from fastnardy.search.selfplay import rollout
+from fastnardy.search.selfplay import playouts
 
 
 def greedy_as_evaluator(rules: Rules):
     """fastnardy.play's greedy score as an evaluator: a child's value to its side to move is
-    minus the score of the side that chose it (the greedy policy's one definition)."""
+    minus the score of the side that chose it (greedy_scores, the greedy policy's one
+    definition in Python: the score of a row's second half, the side that just moved)."""
 
     def value(rows: np.ndarray) -> np.ndarray:
-        children = batch.decode(rules, rows, "white")  # white: the next mover
-        return np.array([-greedy_value(child, "black") for child in children], dtype=float)
+        return -greedy_scores(rules, rows).astype(float)
 
     return evaluator(value, "rows")
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
 def test_T2_L10_S9_evaluator_policy_of_greedy_plays_the_kernel_greedy_games(game):
-    """An evaluator that scores as play.evaluate picks the same turns as the compiled greedy
+    """An evaluator that scores as players.greedy_scores picks the same turns as the compiled greedy
     policy (ties: first in T2 order), so the games and their L10/S9 scores are equal."""
     rules = Rules.of(game)
     kernel = simulate(rules, 12, 5, "greedy", max_turns=400)
@@ -103,34 +103,34 @@ def test_T5_common_random_numbers_the_same_dice_for_every_candidate():
         games.play_choices(np.zeros(len(waiting), dtype=np.int64))
 
 
-def test_L10_rollout_of_a_won_race_and_its_candidates():
+def test_L10_playouts_of_a_won_race_and_its_candidates():
     rules = Rules.of("long")
     # white bears off its last two checkers with any roll; black has none off: a mars
     white = [0] * 24
     white[0] = 2
     position = Position.from_points(rules, white, Position.start(rules).black_points, "white")
-    result = rollout(position, 20, "random", seed=1)
+    result = playouts(position, 20, "random", seed=1)
     assert result.mean == 2.0 and result.stderr == 0.0  # L10: mars, black has none off
-    per_turn = rollout(position, 20, "random", seed=1, dice=(6, 5))
+    per_turn = playouts(position, 20, "random", seed=1, dice=(6, 5))
     assert len(per_turn.turns) == len(position.legal_turns((6, 5)))
     assert (per_turn.mean == 2.0).all()
 
 
-def test_T4_rollout_refuses_a_finished_game_and_bad_input():
+def test_T4_playouts_refuses_a_finished_game_and_bad_input():
     with pytest.raises(InvalidPositionError):
-        rollout("start", 3)  # type: ignore[arg-type]
+        playouts("start", 3)  # type: ignore[arg-type]
     with pytest.raises(FastNardyError):
-        rollout(Position.start("long"), 0)
+        playouts(Position.start("long"), 0)
 
 
-def test_T1_rollout_with_crn_reduces_the_noise_of_differences():
+def test_T1_playouts_with_crn_reduces_the_noise_of_differences():
     """The paired difference of two candidates has a smaller spread than their independent
     difference would (common random numbers): a property of the streams, not of timing."""
     position = Position.start("short")
-    result = rollout(position, 400, "greedy", seed=2, dice=(3, 1))
+    result = playouts(position, 400, "greedy", seed=2, dice=(3, 1))
     a, b = result.equities[0], result.equities[1]
     assert np.var(a - b) < np.var(a) + np.var(b)
-    again = rollout(position, 400, "greedy", seed=2, dice=(3, 1), workers=2)
+    again = playouts(position, 400, "greedy", seed=2, dice=(3, 1), workers=2)
     assert (again.equities == result.equities).all()
 
 

@@ -15,6 +15,7 @@ from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPosit
                        Rules, batch)
 from fastnardy.search import bearoff
 from fastnardy.search.network import Evaluator, equity
+from fastnardy.search.setting import Setting, setting as make_setting
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, Search, best_turn, evaluator, expectimax
 from conftest import played
 from strategies import positions
@@ -89,6 +90,7 @@ def test_best_turn_equals_brute_force_T1_T2(position, plies, dice):
     expected = [-brute_value(turn.position, plies) for turn in turns]
     found = best_turn(position, dice, pip_race, plies)
     assert np.allclose(found.values, expected)
+    assert found.plies.shape == (len(turns),) and (found.plies == plies).all()  # full width
     assert found.choice == int(np.argmax(found.values))  # the first of equal values (T2)
     assert found.turn == turns[found.choice] and found.turn.position.turn != position.turn
     assert position.play(found.turn, dice) == found.turn.position  # a Turn of legal_turns
@@ -192,11 +194,20 @@ def test_filters():
     full = best_turn(position, (5, 3), pip_race, 1)
     wide = best_turn(position, (5, 3), pip_race, 1, MoveFilter(100, float("inf")))
     assert np.array_equal(full.values, wide.values) and full.choice == wide.choice
+    assert (full.plies == 1).all() and (wide.plies == 1).all()
     one = best_turn(position, (5, 3), pip_race, 1, MoveFilter(1, 0.0))
     zero = best_turn(position, (5, 3), pip_race, 0)
-    assert one.choice == zero.choice and np.isfinite(one.values).sum() == 1
+    assert (zero.plies == 0).all()
+    assert one.choice == zero.choice and (one.plies == 1).sum() == 1
+    assert one.plies[one.choice] == 1 and one.values[one.choice] == full.values[one.choice]
+    assert set(one.plies) == {0, 1}  # the others dropped: they keep their 0-ply value
+    assert np.array_equal(one.values[one.plies == 0], zero.values[one.plies == 0])
     few = best_turn(position, (5, 3), pip_race, 2, MoveFilter(3, 1.0))
-    assert 1 <= np.isfinite(few.values).sum() <= 3 and np.isfinite(few.values[few.choice])
+    assert 1 <= (few.plies == 2).sum() <= 3 and few.plies[few.choice] == 2
+    assert set(few.plies) <= {0, 2} and np.isfinite(few.values).all()
+    assert np.array_equal(few.values[few.plies == 0], zero.values[few.plies == 0])
+    deep = few.plies == 2  # the choice is the best of those searched, whatever the dropped
+    assert few.values[few.choice] == few.values[deep].max()
 
 
 @pytest.mark.parametrize("game, inputs", [
@@ -320,3 +331,146 @@ def test_the_line_of_a_search_needs_an_evaluator():
     search = Search(Rules.of("short"), evaluator(pip_race), None)
     with pytest.raises(FastNardyError, match="Evaluator"):
         search.line(batch.encode([Position.start("short")]), 1)
+
+
+# ----------------------------------------------------------------------- the setting's text
+
+SETTING_TEXTS = {  # text: (its Setting, the text str() writes back)
+    "net:0": (Setting(), "net:0"),
+    "net:2": (Setting("net", 2, GNUBG_FILTERS), "net:2"),
+    "net:2:int16": (Setting("net", 2, precision="int16"), "net:2:int16"),
+    "net:1:full": (Setting("net", 1, None), "net:1:full"),
+    "net:2:2,0.04": (Setting("net", 2, (MoveFilter(2, 0.04),)), "net:2:2,0.04"),
+    "net:3:8,0.16/1,0.0": (Setting("net", 3, GNUBG_FILTERS), "net:3"),
+    "FILE.npz:1": (Setting("FILE.npz", 1), "FILE.npz:1"),
+    "greedy": (Setting("greedy"), "greedy"),
+    "random": (Setting("random"), "random"),
+    "gnubg:beginner:1": (Setting("gnubg:beginner", 1), "gnubg:beginner:1"),
+    "net:2:cubeless": (Setting("net", 2, cubeful=False), "net:2:cubeless"),
+}
+
+
+@pytest.mark.parametrize("text", list(SETTING_TEXTS))
+def test_a_settings_text_round_trips(text):
+    """Setting.parse reads each part of the grammar into its field, str writes the setting
+    back (gnubg's filters unwritten, full width as "full"), and that text reads back to the
+    same setting; setting() takes a Setting, its text or None (net:0)."""
+    expected, written = SETTING_TEXTS[text]
+    parsed = Setting.parse(text)
+    assert parsed == expected and str(parsed) == written
+    assert Setting.parse(str(parsed)) == parsed
+    assert make_setting(text) == parsed and make_setting(parsed) is parsed
+    assert parsed.as_dict()["setting"] == written
+    if not (parsed.is_network and parsed.plies):
+        assert parsed.filter is None  # no filter at 0 ply or outside a network's search
+    assert make_setting(None) == Setting() == Setting.parse("net")
+
+
+def test_a_settings_defaults_and_the_filter_normalised():
+    """At 1 ply or more a network's setting searches with gnubg's filters unless told
+    otherwise; a single MoveFilter is a 1-tuple; at 0 ply and for gnubg the filter is None."""
+    assert Setting(plies=1).filter == GNUBG_FILTERS
+    assert Setting(plies=1, filter=MoveFilter(2, 0.04)).filter == (MoveFilter(2, 0.04),)
+    assert Setting(plies=0, filter=MoveFilter(2, 0.04)).filter is None
+    assert Setting("gnubg:expert", 2).filter is None
+    assert str(Setting("gnubg:expert", 0)) == "gnubg:expert"
+    assert Setting.parse("gnubg:2") == Setting("gnubg:expert", 2)  # the preset by default
+    assert Setting.parse("net:int16:1:cubeless") == Setting.parse("net:1:int16:cubeless")
+
+
+@pytest.mark.parametrize("text, part", [
+    ("net:x", "'x'"),                      # not a part of the grammar
+    ("net:2:2", "'2'"),                    # PLIES twice
+    ("net:int16:int16", "'int16'"),        # int16 twice
+    ("net:1:full:full", "'full'"),         # a filter twice
+    ("net:2:cubeful", "'cubeful'"),
+    ("net:-1", "'-1'"),
+    ("net:int8", "'int8'"),
+    ("net:2:8,0.16/", "'8,0.16/'"),        # a filter cut short
+    ("FILE.npz:x", "'x'"),
+    ("net:4", "plies .* not 4"),           # deeper than MAX_PLIES
+    ("gnubg:expert:5", "plies .* not 5"),  # deeper than GNUBG_PLIES
+    ("net:2:0,0.1", r"keep >= 1.*MoveFilter\(keep=0"),
+    ("gnubg:master", "'gnubg:master'"),
+    ("chess", "unknown setting 'chess'"),
+    ("greedy:1", "unknown setting 'greedy:1'"),  # a policy has no depth
+    ("", "unknown setting ''"),
+])
+def test_a_bad_settings_text_names_its_bad_part(text, part):
+    with pytest.raises(FastNardyError, match=part):
+        Setting.parse(text)
+    with pytest.raises(FastNardyError, match=part):
+        make_setting(text)
+
+
+def test_a_setting_that_is_not_a_setting_or_text_is_refused():
+    for bad in (3, 2.0, b"net:1", ["net"]):
+        with pytest.raises(FastNardyError):
+            make_setting(bad)
+        with pytest.raises(FastNardyError):
+            Setting.parse(bad)
+    for fields in ({"evaluator": "network"}, {"plies": 1, "evaluator": "greedy"},
+                   {"precision": "int8"}, {"cubeful": "yes"}, {"plies": 4},
+                   {"plies": 1, "filter": (3, 0.1)}):
+        with pytest.raises(FastNardyError):
+            Setting(**fields)
+
+
+@pytest.mark.parametrize("margin", [1e-5, float("inf"), 1e20, 0.123456789, 0.0, 2.5e-300])
+def test_a_settings_text_round_trips_for_every_margin(margin):
+    """A margin is written positionally, as the filter's KEEP,MARGIN reads it (no exponent;
+    inf keeps the KEEP best whatever their values)."""
+    written = Setting("net", 1, MoveFilter(2, margin))
+    assert "e" not in str(written).split(":")[-1].replace("inf", "")
+    assert Setting.parse(str(written)) == written
+
+
+SEARCH_CALLS = {  # each Search method that takes plies, called with a depth of {plies!r}
+    "values": "search.values(rows, {plies!r})",
+    "line": "search.line(rows, {plies!r})",
+    "cubeful": "search.cubeful(rows, [Cube()], {plies!r})",
+    "cube_equities": "search.cube_equities(rows, [Cube()], {plies!r})",
+    "choose": "search.choose(children, offsets, {plies!r})",
+    "rank": "search.rank(children, offsets, {plies!r})",
+}
+BAD_PLIES = (-1, 0.5, "1")  # (MAX_PLIES + 1 unchecked would be a real 4-ply search)
+
+
+@pytest.mark.parametrize("method", list(SEARCH_CALLS))
+def test_the_searchs_methods_check_their_plies(method):
+    """Search is public (search.tree's __all__): a depth that is not 0 to MAX_PLIES is a
+    FastNardyError naming plies, as best_turn's and expectimax's are. Run in a process of
+    its own with its address space capped, since an unchecked -1 or 0.5 recurses (plies - 1
+    never reaches 0) until memory runs out."""
+    import subprocess
+    import sys
+
+    code = [
+        "import resource",
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))",
+        "resource.setrlimit(resource.RLIMIT_CPU, (120, 120))",
+        "import numpy as np",
+        "from fastnardy import FastNardyError, Position, Rules, batch",
+        "from fastnardy.search.cubeful import Cube",
+        "from fastnardy.search.network import Evaluator",
+        "from fastnardy.search.tree import Search",
+        "search = Search(Rules.short(), Evaluator.load('short'), None)",
+        "rows = batch.encode([Position.start('short')])",
+        "children, parent = batch.expand('short', rows, np.array([[3, 1]]))",
+        "offsets = batch.offsets(parent, 1)"]
+    for plies in BAD_PLIES:
+        code += ["try:",
+                 f"    {SEARCH_CALLS[method].format(plies=plies)}",
+                 "except FastNardyError as error:",
+                 f"    print({repr(plies)!r}, type(error).__name__, error)",
+                 "except Exception as error:",
+                 f"    print({repr(plies)!r}, 'NOT A FastNardyError', type(error).__name__, error)",
+                 "else:",
+                 f"    print({repr(plies)!r}, 'NO ERROR')"]
+    result = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(BAD_PLIES), result.stdout
+    for plies, line in zip(BAD_PLIES, lines):
+        assert line.startswith(f"{plies!r} FastNardyError plies must be"), result.stdout

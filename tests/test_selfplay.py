@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from fastnardy import FastNardyError, Position, Rules, simulate
-from fastnardy.play.interactive import greedy
+from fastnardy.play.players import Greedy
 from fastnardy.search.selfplay import KINDS
 
 MASK = (1 << 64) - 1
+GREEDY = Greedy()  # the player of the setting "greedy", at every door
 
 
 class SplitMix:
@@ -36,8 +37,8 @@ class SplitMix:
 def replay_random_game(rules: Rules, seed: int, index: int,
                        policy: tuple = ("random", "random")) -> tuple:
     """Game ``index`` of ``simulate(rules, ..., seed, policy)``, played with
-    Position.legal_turns and, for a greedy side, fastnardy.play.interactive.greedy (which draws nothing
-    from the stream, as in the kernel): (winner, points, kind, turns)."""
+    Position.legal_turns and, for a greedy side, fastnardy.play.players.Greedy (which draws
+    nothing from the stream, as in the kernel): (winner, points, kind, turns)."""
     base = SplitMix(seed).next()
     rng = SplitMix(base ^ ((index * 0xD6E8FEB86659FD93) & MASK))  # the dice
     pick = SplitMix(rng.state ^ 0x5851F42D4C957F2D)  # the random policy's choices, apart
@@ -54,7 +55,7 @@ def replay_random_game(rules: Rules, seed: int, index: int,
     while True:
         legal = position.legal_turns((d1, d2))
         if policy[position.turn == "black"] == "greedy":
-            choice = greedy(position, legal)
+            choice = GREEDY.turn(position, (d1, d2))
         else:
             choice = legal[pick.below(len(legal)) if len(legal) > 1 else 0]
         position = position.play(choice)
@@ -83,7 +84,7 @@ def test_L9_L10_S9_kernel_games_replay_through_the_python_api(rules):
                                    Rules.short(), Rules.short(hit_and_hide="forbidden")],
                          ids=repr)
 def test_one_greedy_policy_the_kernels_games_replay_with_play_greedy(rules, policy):
-    """simulate(policy="greedy") and ``fastnardy play --policy greedy`` choose the same turn
+    """simulate(policy="greedy") and ``fastnardy play --player greedy`` choose the same turn
     at every position of these games: the kernel's choices are seen through the games they
     make (the dice never depend on a choice; a random side's draw depends on the number of
     legal turns), so one differing choice would change the game that follows."""

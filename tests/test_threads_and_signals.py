@@ -120,7 +120,7 @@ def test_kernel_calls_release_the_gil():
 def test_a_long_kernel_call_stops_on_keyboard_interrupt(call):
     """A real SIGINT (as Ctrl-C sends) during the call: KeyboardInterrupt from the call
     itself, not from after it. No wall-clock bound but a generous one (the latency is
-    bench/interrupt_latency.py's)."""
+    bench/speed/interrupt_latency.py's)."""
     long_start = Position.start("long")
     rows = np.tile(batch.encode(_SAMPLE), (600_000, 1))  # about a second of work
     work = {
@@ -330,14 +330,14 @@ def test_gnubg_after_an_interrupted_request_answers_the_next_one(processes):
     FIFO, and every later call got the answer before its own (right shape, wrong numbers).
     Now the interrupted drivers are stopped and started again: the next answers are right."""
     from fastnardy import Rules
-    from fastnardy.play.match import Gnubg
+    from fastnardy.play.gnubg import Gnubg
 
     rules = Rules.of("short")
     start = batch.encode([Position.start("short")])
     children, _ = batch.expand(rules, start, np.array([[3, 1]]))
     many = np.tile(children, (40, 1))[:400]
-    fresh = Gnubg("expert", processes=1)
-    player = Gnubg("expert", processes=processes)
+    fresh = Gnubg("gnubg:expert", processes=1)
+    player = Gnubg("gnubg:expert", processes=processes)
     try:
         expected = fresh.probabilities(start)
         main = threading.main_thread().ident

@@ -11,9 +11,11 @@ import numpy as np
 import numpy.typing as npt
 
 from fastnardy import (ALL_ROLLS, FastNardyError, Game, IllegalTurnError, LegalTurns, Outcome,
-                       PlayedTurn, Position, Rules, Step, Turn, batch, features, perft,
+                       PlayedTurn, Position, Rules, Step, Turn, analysis, batch, features, perft,
                        perft_divide, record, search)
+from fastnardy.play.players import Player, player
 from fastnardy.search import bearoff
+from fastnardy.search.setting import Setting, setting
 from fastnardy import rules as rulebook
 from fastnardy.formats import svg
 
@@ -102,10 +104,34 @@ def main() -> None:
     found = search.best_turn(start, (6, 5), pip_lead, plies=1)
     assert_type(found, search.BestTurn)
     assert_type(found.values, npt.NDArray[np.float64])
+    assert_type(found.plies, npt.NDArray[np.int64])
     assert found.turn in start.legal_turns((6, 5))
+    assert found.plies.tolist() == [1] * len(found.values)  # full width: all at 1 ply
     linear = search.evaluator(lambda inputs: inputs.sum(axis=1), ("features", "nardy"))
     values = search.expectimax("long", boards, linear, 1, search.MoveFilter(4, 0.5))
     assert_type(values, npt.NDArray[np.float64])
+
+    deeper = Setting.parse("net:1:cubeless")
+    assert_type(deeper, Setting)
+    assert_type(deeper.plies, int)
+    assert str(deeper) == "net:1:cubeless" and setting(str(deeper)) == deeper
+    ranked = analysis.hint(Position.start("short"), (3, 1), deeper)
+    assert_type(ranked, analysis.Hint)
+    best = ranked[0]
+    assert_type(best, analysis.Candidate)
+    assert_type(best.equity, float)
+    assert_type(best.cubeful, Optional[float])
+    assert best.cubeful is None and best.plies == 1  # ranked cubeless
+    assert_type(best.probabilities, analysis.Probabilities)
+    assert_type(best.probabilities.win, float)
+    judged = analysis.evaluate(Position.start("short"), "net:0")
+    assert_type(judged, analysis.Evaluation)
+    assert_type(judged.decision, analysis.CubeDecision)
+    assert_type(judged.cubeful, float)
+    with player("greedy", "short") as bot:
+        assert_type(bot, Player)
+        assert bot.name == "greedy"
+        assert_type(bot.turn(Position.start("short"), (3, 1)), Turn)
 
     game = Game("short", seed=3)
     while not game.is_over() and len(game.history) < 6:

@@ -21,7 +21,8 @@ from .basics import ALL_ROLLS
 from .errors import (CountOverflowError, EngineError, FastNardyError, IllegalActionError,
                      IllegalTurnError,
                      InvalidDiceError, InvalidPositionError, InvalidRecordError,
-                     InvalidRulesError, NotationError, ResourceLimitError)
+                     InvalidRulesError, MatchEquityError, NotationError,
+                     ResourceLimitError)
 from .counting import perft, perft_divide
 from .game import Game, Match
 from .position import LegalTurns, Outcome, PlayedTurn, Position, Step, Turn
@@ -50,7 +51,8 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "ALL_ROLLS", "CountOverflowError", "EngineError", "FastNardyError", "Game",
     "IllegalActionError", "IllegalTurnError", "InvalidDiceError", "InvalidPositionError",
-    "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Match", "NotationError",
+    "InvalidRecordError", "InvalidRulesError", "LegalTurns", "Match", "MatchEquityError",
+    "NotationError",
     "Outcome", "PlayedTurn", "Position", "ResourceLimitError", "Rules", "Step", "Turn",
     "features", "perft", "perft_divide", "simulate",
 ]

@@ -26,6 +26,7 @@ SIDES = (WHITE, BLACK)
 
 LONG_GAME, SHORT_GAME = 0, 1  # the game codes of Rules.code[0]
 CHECKERS = 15  # a side's checkers (L1, S1)
+ROW_WIDTH = 50  # a board row (fastnardy.batch): each side's 24 points and its bar
 
 # A bound on the legal turns (T1) of one position and roll in either game, proved in the
 # docstring of fastnardy.envs.openspiel: multisets of 4 chains' (start, length) over the n <= 15

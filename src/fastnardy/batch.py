@@ -37,19 +37,18 @@ from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _features, _kernel, checks
+from . import _features, _kernel, basics, checks
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, integer
 from .basics import ALL_ROLLS, BLACK, MIRROR_COLUMNS as _MIRROR, ROLL_PROBABILITIES, WHITE
 from .position import Position
 from .rules import Rules
 
 __all__ = ["KEY_DTYPE", "PROBABILITY", "ROLLS", "ROW_WIDTH", "ChanceNodes", "Expander",
-           "chance_expand",
-           "count_turns", "decode", "encode", "expand", "keys_from_rows", "pips", "rows_from_keys",
-           "segment_argmax"]
+           "chance_expand", "count_turns", "decode", "encode", "expand", "keys_from_rows",
+           "offsets", "pips", "roll_index", "rows_from_keys", "scores", "segment_argmax"]
 
 # a row: one position as 50 int8, the mover's 24 points and bar, then the opponent's
-ROW_WIDTH = 50
+ROW_WIDTH = basics.ROW_WIDTH
 ROW_DTYPE = np.int8
 KEY_DTYPE = _kernel.KEY_DTYPE
 
@@ -58,6 +57,18 @@ ROLLS = np.array(ALL_ROLLS, dtype=np.int8)
 ROLLS.setflags(write=False)
 PROBABILITY = np.array(ROLL_PROBABILITIES)
 PROBABILITY.setflags(write=False)
+
+
+def roll_index(dice: object) -> int:
+    """The index of a roll among the 21 of :data:`ROLLS` (T5; the dice in either order)."""
+    first, second = _kernel.dice_pair(dice)
+    return int(ROLL_OF_DICE[first - 1, second - 1])
+
+
+# the index into ROLLS of dice (d1, d2), either order: ROLL_OF_DICE[d1 - 1, d2 - 1]
+ROLL_OF_DICE = np.array([[ALL_ROLLS.index((min(a, b), max(a, b))) for b in range(1, 7)]
+                         for a in range(1, 7)])
+ROLL_OF_DICE.setflags(write=False)
 
 
 def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[Any]:
@@ -95,7 +106,7 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     if array.dtype == KEY_DTYPE:
         rows = rows_from_keys(rules, array)
     else:
-        rows = np.ascontiguousarray(_rows(array))
+        rows = checks.rows(array, "boards")
     swapped = np.concatenate([rows[:, ROW_WIDTH // 2:], rows[:, :ROW_WIDTH // 2]], axis=1)
     entries = _features.entries_of_rows(rules.game == "short", swapped,
                                         MIRROR_COLUMNS[rules.game])  # checks the rows
@@ -114,6 +125,36 @@ def decode(rules: object, boards: npt.ArrayLike, turn: str = WHITE) -> List[Posi
     if turn == WHITE:
         other = Position(rules, BLACK, other.white_points, 0, other.black_points, 0)
     return _kernel._positions_after(other, entries)
+
+
+def scores(rules: object, rows: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The one test of a game over on board rows (L9, S9) and its score (L10, S9, C9 at stake
+    1, no cube: :meth:`fastnardy.Position.outcome`, once per distinct finished row): the
+    points of each row's game for its side to move, + won, - lost; NaN while it goes on."""
+    rules = Rules.of(rules)
+    boards = checks.rows(rows)
+    out = np.full(len(boards), np.nan)
+    over = np.flatnonzero(_features.winners(boards))
+    if len(over):
+        distinct, inverse = np.unique(boards[over], axis=0, return_inverse=True)
+        points = [outcome.points if outcome.winner == WHITE else -outcome.points
+                  for outcome in (position.outcome() for position in decode(rules, distinct))
+                  if outcome is not None]
+        out[over] = np.array(points, dtype=np.float64)[inverse.reshape(-1)]
+    return out
+
+
+def offsets(parent: npt.ArrayLike, count: int) -> npt.NDArray[np.int64]:
+    """The offsets of the children of ``count`` rows (:func:`segment_argmax`'s layout, the
+    search's) from their ``parent`` rows (:func:`expand`'s: sorted, each row with a child):
+    (count + 1,) int64."""
+    rows = checks.number(count, "count", 0, checks.MAX_ITEMS)
+    owner = checks.array(parent, "parent")
+    if owner.ndim != 1 or owner.dtype.kind not in "iu":
+        raise FastNardyError(f"parent must be the row of each child, 1-D integers, not "
+                             f"{owner.dtype} {owner.shape}")
+    found = np.searchsorted(owner, np.arange(rows + 1)).astype(np.int64)
+    return checks.offsets(found, len(owner), rows)
 
 
 def _forbidden_blocks(rules: Rules, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
@@ -283,19 +324,12 @@ def segment_argmax(values: npt.ArrayLike, offsets: npt.ArrayLike) -> npt.NDArray
     (M,) real values and (N + 1,) increasing offsets from 0 to M; an empty segment, a NaN or
     offsets that do not fit are a FastNardyError."""
     array = checks.array(values, "values")
-    bounds = checks.array(offsets, "offsets")
     if array.ndim != 1 or array.dtype.kind not in "iuf":
         raise FastNardyError(f"values must be a 1-D real array, not {array.dtype} {array.shape}")
-    if bounds.ndim != 1 or bounds.dtype.kind not in "iu" or len(bounds) < 2 \
-            or bounds[0] != 0 or bounds[-1] != len(array):
-        raise FastNardyError(f"offsets must be N + 1 integers from 0 to len(values) = "
-                             f"{len(array)}, not {bounds!r}")
-    sizes = np.diff(bounds)
-    if (sizes <= 0).any():
-        raise FastNardyError(f"segment {int(np.argmax(sizes <= 0))} is empty (offsets must "
-                             f"increase): it has no best child")
+    bounds = checks.offsets(offsets, len(array))
     if array.dtype.kind == "f" and np.isnan(array).any():
         raise FastNardyError(f"values[{int(np.argmax(np.isnan(array)))}] is NaN")
+    sizes = np.diff(bounds)
     starts = bounds[:-1].astype(np.int64)
     segment = np.repeat(np.arange(len(starts)), sizes)
     hits = np.flatnonzero(array == np.maximum.reduceat(array, starts)[segment])
@@ -311,15 +345,6 @@ def _index(name: str, value: object, size: int) -> int:
     if number is None or not 0 <= number < size:
         raise FastNardyError(f"{name} must be an index from 0 to {size - 1}, not {value!r}")
     return number
-
-
-def _rows(boards: object) -> np.ndarray:
-    rows = checks.array(boards, "boards", InvalidPositionError)
-    if rows.ndim != 2 or rows.shape[1] != ROW_WIDTH or rows.dtype.kind not in "iu":
-        raise InvalidPositionError(
-            f"boards must be an integer array of shape (N, {ROW_WIDTH}), not "
-            f"{rows.dtype} {rows.shape}")
-    return rows
 
 
 # fastnardy.basics.MIRROR_COLUMNS as index arrays: the opponent's own point q is the mover's

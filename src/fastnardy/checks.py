@@ -14,12 +14,12 @@ import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from itertools import islice
-from typing import Any, List, Optional, Tuple, Type, cast
+from typing import Any, List, Optional, Tuple, Type, TypeVar, cast
 
 import numpy as np
 
 from ._kernel import PackedPosition, as_array
-from .basics import CHECKERS, MAX_DEPTH, SIDES, Points
+from .basics import CHECKERS, MAX_DEPTH, ROW_WIDTH, SIDES, Points
 from .errors import FastNardyError, InvalidPositionError, integer, shown
 
 array = as_array  # value, name, error=FastNardyError: one home, the kernel's
@@ -149,11 +149,47 @@ def text(value: object, name: str) -> str:
     return value
 
 
-def position(value: object) -> PackedPosition:
-    """A position (a :class:`fastnardy.Position`, whose compiled core is PackedPosition)."""
-    if not isinstance(value, PackedPosition):
-        raise InvalidPositionError(f"a Position is needed, not {value!r}")
+P = TypeVar("P", bound=PackedPosition)
+
+
+def position(value: object, kind: Type[P], name: str = "position") -> P:
+    """A position: a :class:`fastnardy.Position` (``kind``; the modules below it check for
+    its compiled core, PackedPosition)."""
+    if not isinstance(value, kind):
+        raise InvalidPositionError(f"{name} must be a Position, not {value!r}")
     return value
+
+
+def rows(value: object, name: str = "rows") -> "np.ndarray[Any, np.dtype[np.int8]]":
+    """Board rows (:mod:`fastnardy.batch`): an (N, 50) array of checker counts 0-15, as a
+    C-contiguous int8 array (the kernel checks each row's position where it reads it, T7)."""
+    given = array(value, name, InvalidPositionError)
+    if given.ndim != 2 or given.shape[1] != ROW_WIDTH or given.dtype.kind not in "iu" \
+            or (given.size and (given.min() < 0 or given.max() > CHECKERS)):
+        raise InvalidPositionError(f"{name} must be board rows, (N, {ROW_WIDTH}) checker "
+                                   f"counts from 0 to {CHECKERS}, not {given.dtype} "
+                                   f"{given.shape}")
+    return np.ascontiguousarray(given, dtype=np.int8)
+
+
+def offsets(value: object, children: int, groups: Optional[int] = None,
+            name: str = "offsets") -> "np.ndarray[Any, np.dtype[np.int64]]":
+    """The offsets of ``children`` children grouped (:func:`fastnardy.batch.segment_argmax`'s
+    layout, the search's and the players'): increasing integers from 0 to ``children``, one
+    more than the groups (``groups`` of them when given), no group empty."""
+    bounds = array(value, name)
+    if bounds.ndim != 1 or bounds.dtype.kind not in "iu" or len(bounds) < 2 \
+            or bounds[0] != 0 or bounds[-1] != children \
+            or (groups is not None and len(bounds) != groups + 1):
+        count = "N + 1" if groups is None else str(groups + 1)
+        raise FastNardyError(f"{name} must be {count} integers from 0 to {children} (the "
+                             f"bounds of the children's groups), not {bounds.dtype} "
+                             f"{bounds.shape}")
+    sizes = np.diff(bounds.astype(np.int64))
+    if (sizes <= 0).any():
+        raise FastNardyError(f"group {int(np.argmax(sizes <= 0))} of {name} is empty "
+                             f"(offsets must increase): it has no child")
+    return bounds.astype(np.int64)
 
 
 def side(value: object, name: str = "turn") -> str:

@@ -60,7 +60,7 @@ from . import _kernel, checks
 from . import backend as _backend
 from ._kernel import dice_pair
 from .basics import ALL_ROLLS, Roll
-from .errors import (CountOverflowError, FastNardyError, InvalidDiceError, InvalidPositionError,
+from .errors import (CountOverflowError, FastNardyError, InvalidDiceError,
                      ResourceLimitError, integer)
 from .position import Position, Turn
 
@@ -70,9 +70,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _position(position: object) -> Position:
-    if not isinstance(position, Position):
-        raise InvalidPositionError(f"perft needs a Position, not {position!r}")
-    return position
+    return checks.position(position, Position)
 
 
 class PerftProgress(NamedTuple):

@@ -9,7 +9,7 @@ from typing import Optional
 __all__ = ["CountOverflowError", "EngineError", "FastNardyError", "IllegalActionError",
            "IllegalTurnError",
            "InvalidDiceError", "InvalidPositionError", "InvalidRecordError", "InvalidRulesError",
-           "NotationError", "ResourceLimitError"]
+           "MatchEquityError", "NotationError", "ResourceLimitError"]
 
 
 def integer(value: object) -> Optional[int]:
@@ -92,6 +92,11 @@ class ResourceLimitError(FastNardyError, MemoryError):
 class InvalidRecordError(FastNardyError):
     """A game record (fastnardy's text record or a GNU Backgammon ``.mat`` export) that does not
     read: the message names the line (``"line 12: ..."``) where the text says where."""
+
+
+class MatchEquityError(FastNardyError):
+    """A match equity table that does not read (a file that is not one of GNU Backgammon's
+    explicit tables, values outside [0, 1]) or a score past the table's length."""
 
 
 class CountOverflowError(FastNardyError, OverflowError):

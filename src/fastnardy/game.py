@@ -39,7 +39,7 @@ from .basics import BLACK, CHECKERS, WHITE, DiceStream, Roll, win_points
 from .errors import (FastNardyError, IllegalActionError, IllegalTurnError, InvalidDiceError,
                      InvalidRecordError, NotationError)
 from .position import Outcome, Position, Turn
-from .record import (CubeAction, GameRecord, MatchRecord, RecordedTurn, check_name, read_match,
+from .record import (RecordedCube, GameRecord, MatchRecord, RecordedTurn, check_name, read_match,
                      read_record, write_match, write_record)
 from .rules import MAX_STAKE, Rules
 
@@ -120,8 +120,7 @@ class Game:
     def from_position(cls, position: Position, seed: Optional[int] = None, *,
                       players: Tuple[str, str] = ("white", "black")) -> "Game":
         """A game from a set position, with its side to move (T6 is skipped)."""
-        if not isinstance(position, Position):
-            raise FastNardyError(f"position must be a Position, not {position!r}")
+        position = checks.position(position, Position)
         game = cls.__new__(cls)
         game._stream = _stream(seed)
         game._begin(position, players, None, None)
@@ -349,7 +348,7 @@ class Game:
                       for number, (before, (roll, turn))
                       in enumerate(zip(self._positions, self._history), 1))
         start = None if self._opening is not None else self._positions[0]
-        cube = tuple((event.turns, CubeAction(event.turns + 1, event.side,  # the next move's
+        cube = tuple((event.turns, RecordedCube(event.turns + 1, event.side,  # the next move's
                                               "double" if event.action == "offer"
                                               else event.action, event.stake))
                      for event in self._cube)
@@ -382,7 +381,7 @@ class Game:
         if prepare is not None:
             prepare(game)
         for entry in record.actions():
-            if isinstance(entry, CubeAction):
+            if isinstance(entry, RecordedCube):
                 game._replay_cube(entry)
                 continue
             where = (f"move {entry.number}, {entry.side} {notation.format_roll(entry.roll)} "
@@ -400,7 +399,7 @@ class Game:
                 raise type(exc)(exc.rule, f"{reason} ({where})", exc.step) from None
         return game
 
-    def _replay_cube(self, action: CubeAction) -> None:
+    def _replay_cube(self, action: RecordedCube) -> None:
         """One recorded offer or answer, refereed (C1-C3, C7): its side must be the one that
         makes it, an offer's stake the one C3 gives."""
         where = (f"move {action.number}, {action.side} {action.action}"

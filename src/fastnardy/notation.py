@@ -27,17 +27,15 @@ GNU Backgammon Position IDs (short nardy): :func:`encode_position_id` and
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 from . import checks
-from ._kernel import dice_pair
+from ._kernel import PackedPosition, dice_pair
 from .basics import Points, mirror
 from .errors import (FastNardyError, IllegalTurnError, InvalidPositionError, InvalidRulesError,
                      NotationError, shown)
 from .rules import VARIANTS, Rules
 
-if TYPE_CHECKING:
-    from ._kernel import PackedPosition
 
 PASS = "pass"
 
@@ -131,7 +129,7 @@ def parse_side(text: str, who: str) -> Tuple[Points, int]:
 
 def format_position(position: PackedPosition) -> str:
     """The position string: rules, side to move, white's then black's checkers."""
-    checks.position(position)
+    checks.position(position, PackedPosition)
     return " ".join((format_rules(position.rules), position.turn[0],
                      format_side(position.white_points, position.white_bar),
                      format_side(position.black_points, position.black_bar)))
@@ -239,7 +237,7 @@ def _cell(white: int, black: int) -> str:
 def draw_board(position: PackedPosition) -> str:
     """An ASCII board in board coordinates (white's numbering), points 13-24 above, 12-1
     below, with the side to move, bars and borne-off checkers."""
-    checks.position(position)
+    checks.position(position, PackedPosition)
     game = 0 if position.rules.game == "long" else 1
     white = position.white_points
     black_on = [0] * 25

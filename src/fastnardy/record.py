@@ -43,7 +43,7 @@ record as above after a ``game K`` line (K = 1, 2, 3 …)::
 
 The scores, the Crawford game (C7) and the winner follow from the games' results.
 
-The items of a game that a record of it holds beside the turns: :class:`CubeAction` and
+The items of a game that a record of it holds beside the turns: :class:`RecordedCube` and
 :class:`Win`. GNU Backgammon's ``.mat`` match files are :mod:`fastnardy.formats.mat`'s.
 """
 
@@ -66,7 +66,7 @@ from .rules import Rules
 
 _T = TypeVar("_T")
 
-__all__ = ["CubeAction", "GameRecord", "MatchRecord", "RecordedTurn", "Win", "is_match_record",
+__all__ = ["RecordedCube", "GameRecord", "MatchRecord", "RecordedTurn", "Win", "is_match_record",
            "read_match", "read_record", "write_match", "write_record"]
 
 
@@ -173,7 +173,7 @@ class GameRecord:
     opening: Optional[Roll]
     turns: Tuple[RecordedTurn, ...]
     #: the offers and answers (section 5), each with the number of turns played before it
-    cube: Tuple[Tuple[int, "CubeAction"], ...] = ()
+    cube: Tuple[Tuple[int, "RecordedCube"], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
@@ -211,10 +211,10 @@ class GameRecord:
                                          f"after move {number}")
             side, number = (BLACK if side == WHITE else WHITE), entry.number
         if not isinstance(self.cube, tuple) or not all(
-                isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], CubeAction)
+                isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], RecordedCube)
                 and isinstance(item[0], int) and 0 <= item[0] <= len(self.turns)
                 for item in self.cube):
-            raise InvalidRecordError("cube must be a tuple of (turns before, CubeAction) pairs")
+            raise InvalidRecordError("cube must be a tuple of (turns before, RecordedCube) pairs")
         if [before for before, _ in self.cube] != sorted(before for before, _ in self.cube):
             raise InvalidRecordError("the cube actions must come in the order of the turns")
         if self.turns and self.opening is not None and not self.rules.is_long \
@@ -225,7 +225,7 @@ class GameRecord:
                 f"{self.opening[0]} and {self.opening[1]}, not "
                 f"{notation.format_roll(first.roll)}")
 
-    def actions(self) -> Iterator[Union[RecordedTurn, "CubeAction"]]:
+    def actions(self) -> Iterator[Union[RecordedTurn, "RecordedCube"]]:
         """The turns and the offers and answers, in the order they were made."""
         cube = iter(self.cube)
         pending = next(cube, None)
@@ -280,12 +280,12 @@ def write_record(record: GameRecord) -> str:
         assert record.opening is not None
         lines.append(f"opening {record.opening[0]} {record.opening[1]}")
     for item in record.actions():
-        lines.append(_cube_text(item) if isinstance(item, CubeAction) else
+        lines.append(_cube_text(item) if isinstance(item, RecordedCube) else
                      f"{item.number} {item.side} {notation.format_roll(item.roll)} {item.turn}")
     return "\n".join(lines) + "\n"
 
 
-def _cube_text(action: CubeAction) -> str:
+def _cube_text(action: RecordedCube) -> str:
     words = {"double": f"doubles {action.cube}", "take": "takes", "drop": "drops"}
     return f"{action.number} {action.side} {words[action.action]}"
 
@@ -307,7 +307,7 @@ def _read(lines: Iterable[Tuple[int, str]], known: Dict[Any, Any]) -> GameRecord
     start: Optional[Position] = None
     opening: Optional[Roll] = None
     turns: List[RecordedTurn] = []
-    cube: List[Tuple[int, CubeAction]] = []
+    cube: List[Tuple[int, RecordedCube]] = []
     offered = 1  # the stake the last offer made (1: none yet, for an answer C2 refuses)
     for number, raw in lines:
         line = raw.strip()
@@ -327,7 +327,7 @@ def _read(lines: Iterable[Tuple[int, str]], known: Dict[Any, Any]) -> GameRecord
                                          f"{shown(line)}")
             if name == "double":
                 offered = int(action.group(4))
-            cube.append((len(turns), CubeAction(int(action.group(1)), _SIDE[action.group(2)], name,
+            cube.append((len(turns), RecordedCube(int(action.group(1)), _SIDE[action.group(2)], name,
                                                 offered, number)))
             continue
         if key in seen:
@@ -386,9 +386,10 @@ def _read_turn(line: str, number: int, known: Dict[Any, Any]) -> RecordedTurn:
 # --------------------------------------------------------------------------- cube actions and wins
 
 @dataclass(frozen=True, **SLOTS)
-class CubeAction:
-    """A doubling-cube action in a ``.mat`` game: ``double`` (to ``cube``), ``take`` or
-    ``drop`` (of the cube offered at ``cube``)."""
+class RecordedCube:
+    """A cube action as a record writes it (a game's :class:`fastnardy.game.CubeEvent` in
+    text, as :class:`RecordedTurn` is a turn's): ``double`` (to ``cube``), ``take`` or
+    ``drop`` (of the cube offered at ``cube``), at move ``number`` by ``side``."""
 
     number: int
     side: str

@@ -267,7 +267,7 @@ def _whole_turn_problem(rules: ref.Rules, start: ref.State, dice: Roll, end: ref
 def check_played(position: PackedPosition, dice: Roll,
                  turn: object) -> Tuple[PackedTurn, Tuple[StepTuple, ...]]:
     """See :meth:`fastnardy.Position.check_played`: the legal Turn and the steps as played."""
-    checks.position(position)
+    checks.position(position, PackedPosition)
     found, played = _match(position, dice, _as_steps(turn))
     if isinstance(turn, PackedTurn) and turn != found:
         raise IllegalTurnError("T1", f"the Turn {turn} leads to a position that is not this "
@@ -298,7 +298,7 @@ def _match(position: PackedPosition, dice: Roll,
 def play(position: PackedPosition, turn: object, dice: Optional[Roll]) -> PackedTurn:
     """See :meth:`fastnardy.Position.play`: the legal Turn that ``turn`` is, for ``dice`` or
     else for some roll."""
-    checks.position(position)
+    checks.position(position, PackedPosition)
     if dice is not None:
         return check_played(position, dice, turn)[0]
     _as_steps(turn)  # unreadable notation is the same error for every roll: raise it once
@@ -327,7 +327,7 @@ def check_step(position: PackedPosition, dice: object, taken: object, src: objec
     begin (or go on with) a legal way to play the roll (T1 after L5-L7, S5-S8): the step's
     own rule, or L6/L7/S6 for the turn as a whole. ``step`` of the error is the step's
     1-based number; a refused step in ``taken`` is refused as its own number."""
-    checks.position(position)
+    checks.position(position, PackedPosition)
     roll = dice_pair(dice)
     items = checks.bounded(taken, 3)
     if items is None or len(items) > 3:

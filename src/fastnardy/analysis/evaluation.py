@@ -1,174 +1,223 @@
-"""Hint and eval, as GNU Backgammon gives them, on a trained evaluator.
+"""Hint and eval, as GNU Backgammon gives them, on a trained evaluator: every answer is for one
+:class:`~fastnardy.search.setting.Setting` (the network, plies, filter and precision;
+``net:0`` by default) and one :class:`~fastnardy.search.cubeful.Cube` context (money play
+with the rules' centred cube by default, C8), and records both.
 
 **Equity** is in points to the side to move, cubeless (L10, S9: 1, 2 or 3 points; the
-search module's values). The **probabilities** are the network's five outputs
-(:data:`fastnardy.search.network.OUTPUTS`: win, win by mars / gammon or more, win by koks /
-backgammon, the same lost) from the side to move's view; a finished game has its exact ones.
-At 1 ply or more they are those of the line the search values (:func:`probabilities`), so
-the equity is always the equity of the probabilities beside it, as in GNU Backgammon.
+search module's values); **cubeful** equity is normalised money equity in stakes (C1), the
+cube model of :mod:`fastnardy.search.cubeful`. The **probabilities** are the network's five
+outputs (:class:`~fastnardy.search.network.Probabilities`) from the side to move's view; a
+finished game has its exact ones. At 1 ply or more they are those of the line the search
+values, so the equity is always the equity of the probabilities beside it, as in GNU
+Backgammon.
 
-* :func:`hint`: every legal turn of a roll (T1), best first, valued as
-  :func:`fastnardy.search.tree.best_turn` values it at ``plies`` (a turn that a
-  :class:`fastnardy.search.tree.MoveFilter` dropped keeps its 0-ply value and says so),
-  with the probabilities of the position after it at the same plies.
-* :func:`evaluate`: the cubeless equity at ``plies`` (:func:`fastnardy.search.tree.expectimax`),
-  the probabilities at ``plies`` and the cube decision at ``plies``
-  (:func:`fastnardy.analysis.cube.cube_decision`: money play unless a match cube is given).
-
-Given a ``cube`` (:class:`fastnardy.analysis.cube.Cube`), :func:`hint` values each turn
-**cubeful** instead, as GNU Backgammon does (:func:`fastnardy.analysis.cube.cubeful_after`:
-normalised money equity in stakes, the opponent taking its proper cube action after it) and
-ranks by that value: every turn at 0 ply, the first level of ``filter`` keeping turns by
-their cubeful 0-ply value for ``plies``, inside the tree each roll's best turn at 0 ply. The
-cubeless equity of the same search stays beside it.
+* :func:`hint`: every legal turn of a roll (T1), best first, valued as the search
+  (:meth:`fastnardy.search.tree.Search.rank`) values it at the setting's plies: by its
+  cubeful equity, the opponent to move taking its proper cube action after it (cubeful
+  ties broken by the cubeless equity), or by its cubeless equity with a ``cubeless``
+  setting; a turn the filter dropped keeps its 0-ply value and says so (its ``plies``).
+  The same choice as every player of that setting (:mod:`fastnardy.play.players`).
+* :func:`evaluate`: the cubeless equity and probabilities of a position at the setting's
+  plies and its cube decision (:func:`cube_decision`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+import dataclasses
+import math
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
-import numpy.typing as npt
 
-from .. import _kernel
-from ..batch import encode
+from .. import _kernel, checks
+from ..basics import Roll
+from ..batch import encode, expand
 from ..errors import IllegalTurnError
-from ..search.network import OUTPUTS, Evaluator, equity, flip
 from ..position import Position, Turn
-from ..search.tree import Filters, Search, check_filters, filter_at, filter_kept
-from .outputs import evaluator_for, plies_arg, position_arg
-from .cube import Cube, CubeDecision, cube_decision, cubeful_after
-from .met import MatchEquityTable
+from ..search.cubeful import Cube, CubeDecision, decision, efficiencies, offered
+from ..search.network import Probabilities
+from ..search.setting import Setting, setting as as_setting
 
-__all__ = ["Candidate", "hint", "Evaluation", "probabilities", "evaluate"]
+__all__ = ["Candidate", "Evaluation", "Hint", "cube_decision", "evaluate", "hint",
+           "probabilities"]
 
 
-class Candidate(NamedTuple):
-    """One legal turn of :func:`hint`: its ``equity`` to the mover (at ``plies``; 0 when a
-    filter dropped it), ``difference`` to the best (<= 0) and the ``probabilities`` (the
-    five outputs of the position after it, mover's view, at ``plies``)."""
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One legal turn of a :class:`Hint`, to the side to move."""
 
     turn: Turn
+    """The legal turn (T1)."""
     equity: float
+    """The cubeless equity of the position after it, in points, at ``plies``."""
+    cubeful: Optional[float]
+    """Its cubeful equity, normalised, in stakes, under the hint's cube; None when the hint
+    ranks cubeless."""
     difference: float
-    probabilities: Tuple[float, ...]
+    """What it is worth less the best turn's (<= 0): cubeful, or cubeless when the hint
+    ranks cubeless."""
+    probabilities: Probabilities
+    """The five outputs of the position after it, at ``plies``."""
     plies: int
-    cubeful: float = float("nan")
+    """The depth it was valued at: the hint's, or 0 where the filter dropped it."""
 
     def as_dict(self) -> Dict[str, Any]:
-        """The candidate for JSON: ``turn`` in notation, ``equity`` (cubeless),
-        ``cubeful`` (when a cube was given), ``difference``, ``plies`` and the outputs by
-        name."""
-        out = {"turn": str(self.turn), "equity": round(self.equity, 6),
-               "difference": round(self.difference, 6), "plies": self.plies,
-               "probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities)))}
-        if self.cubeful == self.cubeful:
+        """The candidate for JSON: the turn in notation, the equities, the difference, the
+        plies and the outputs by name."""
+        out: Dict[str, Any] = {"turn": str(self.turn), "equity": round(self.equity, 6),
+                               "difference": round(self.difference, 6), "plies": self.plies,
+                               "probabilities": self.probabilities.as_dict()}
+        if self.cubeful is not None:
             out["cubeful"] = round(self.cubeful, 6)
         return out
 
 
-def hint(position: Position, dice: object, evaluator: Optional[Evaluator] = None,
-         plies: int = 0, filter: Filters = None, *, cube: Optional[Cube] = None,
-         met: Optional[MatchEquityTable] = None) -> List[Candidate]:
-    """Every legal turn (T1) of ``position`` for ``dice``, best first (ties in T2 order),
-    with its equity at ``plies``, and its cubeful equity when a ``cube`` is given (module
-    docstring; ``met`` the match's table, the game's own unless given). IllegalTurnError
-    (T4) once the game is over."""
-    position = position_arg(position)
-    depth = plies_arg(plies)
-    network = evaluator_for(position.rules, evaluator)
-    if cube is not None:
-        return _cubeful_hint(position, dice, network, depth, filter, cube, met)
-    turns = position.legal_turns(_kernel.dice_pair(dice))
-    if not turns:
-        raise IllegalTurnError("T4", "the game is over: there is no legal turn")
-    search = Search(position.rules, network, filter)
-    children = encode([turn.position for turn in turns])
-    values, outputs = search.line(children, 0)  # as best_turn's search
-    searched = np.ones(len(turns), dtype=bool)
-    move_filter = filter_at(search.filters, 0)
-    if depth and move_filter is not None:
-        searched = filter_kept(-values, np.zeros(1, dtype=np.int64), move_filter)
-    if depth:
-        deep = np.flatnonzero(searched)
-        values[deep], outputs[deep] = search.line(children[deep], depth)
-    values, outputs = -values, flip(outputs)  # to the mover
-    best = float(values[searched].max())
-    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
-    return [Candidate(turns[i], float(values[i]), float(values[i]) - best,
-                      tuple(float(p) for p in outputs[i]), depth if searched[i] else 0)
-            for i in order]
+@dataclasses.dataclass(frozen=True)
+class Hint(Sequence[Candidate]):
+    """:func:`hint`'s answer: a sequence of the candidates, best first, and what they were
+    valued at."""
 
+    position: Position
+    """The position the turns are played from."""
+    dice: Roll
+    """The roll."""
+    setting: Setting
+    """The evaluation setting."""
+    cube: Optional[Cube]
+    """The cube context of the cubeful equities; None when the turns were ranked
+    cubeless."""
+    candidates: Tuple[Candidate, ...]
+    """Every legal turn, best first (ties in T2 order)."""
 
-def _cubeful_hint(position: Position, dice: object, network: Evaluator, depth: int,
-                  filter: Filters, cube: Cube, met: Optional[MatchEquityTable]
-                  ) -> List[Candidate]:
-    """:func:`hint` with a cube (module docstring)."""
-    turns = position.legal_turns(_kernel.dice_pair(dice))
-    if not turns:
-        raise IllegalTurnError("T4", "the game is over: there is no legal turn")
-    children = [turn.position for turn in turns]
-    values, outputs = cubeful_after(children, cube, network, 0, met)
-    searched = np.ones(len(turns), dtype=bool)
-    filters = check_filters(filter)
-    if depth and filters is not None:
-        searched = filter_kept(values, np.zeros(1, dtype=np.int64), filters[0])
-    if depth:
-        deep = np.flatnonzero(searched)
-        values[deep], outputs[deep] = cubeful_after([children[i] for i in deep], cube,
-                                                    network, depth, met)
-    cubeless = equity(outputs)
-    best = float(values[searched].max())
-    order = sorted(range(len(turns)), key=lambda i: (not searched[i], -values[i], i))
-    return [Candidate(turns[i], float(cubeless[i]), float(values[i]) - best,
-                      tuple(float(p) for p in outputs[i]), depth if searched[i] else 0,
-                      float(values[i])) for i in order]
+    @overload
+    def __getitem__(self, index: int) -> Candidate: ...
 
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Candidate]: ...
 
-class Evaluation(NamedTuple):
-    """:func:`evaluate`'s answer: ``equity`` (cubeless, at ``plies``), ``probabilities``
-    (the five outputs), ``cube`` (the :class:`~fastnardy.analysis.cube.CubeDecision` at
-    ``plies``) and ``cubeful`` (the equity of its proper action, normalised, in stakes)."""
+    def __getitem__(self, index: Union[int, slice]) -> Union[Candidate, Sequence[Candidate]]:
+        return self.candidates[index]
 
-    equity: float
-    probabilities: Tuple[float, ...]
-    plies: int
-    cube: CubeDecision
-    cubeful: float = float("nan")
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    def __iter__(self) -> Iterator[Candidate]:
+        return iter(self.candidates)
 
     def as_dict(self) -> Dict[str, Any]:
-        return {"equity": round(self.equity, 6), "cubeful": round(self.cubeful, 6),
-                "plies": self.plies,
-                "probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities))),
-                "cube": self.cube.as_dict()}
+        """The hint for JSON, with its setting and cube conditions."""
+        return {"position": self.position.to_string(), "dice": list(self.dice),
+                **self.setting.as_dict(),
+                "cube": None if self.cube is None else self.cube.as_dict(),
+                "moves": [candidate.as_dict() for candidate in self.candidates]}
 
 
-def probabilities(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
-                  filter: Filters = None) -> npt.NDArray[np.float64]:
-    """The five outputs of ``position`` to its side to move at ``plies``: the network's at 0
-    ply; at 1 ply or more the mean over the 21 rolls (T5) of the outputs at ``plies - 1``
-    after the turn that :func:`~fastnardy.search.tree.expectimax` takes at that roll (the
-    best, the first of equals in T2 order, among those ``filter`` keeps), so that their
-    equity is expectimax's value; exact for a finished game."""
-    position = position_arg(position)
-    network = evaluator_for(position.rules, evaluator)
-    search = Search(position.rules, network, filter)
-    outputs = search.line(encode([position]), plies_arg(plies))[1]
-    one: npt.NDArray[np.float64] = outputs[0]
-    return one
+def _request(position: object, given: object, cube: object
+             ) -> Tuple[Position, Setting, Optional[Cube]]:
+    """The position, the setting (a network's) and the cube context of a request, checked:
+    None for a cubeless setting."""
+    position = checks.position(position, Position)
+    chosen = as_setting(given)
+    chosen.network(position.rules)  # a network's setting, of the position's game
+    context = Cube.of(cube, position.rules) if chosen.cubeful else None
+    return position, chosen, context
 
 
-def evaluate(position: Position, evaluator: Optional[Evaluator] = None, plies: int = 0,
-             filter: Filters = None, *, cube: Optional[Cube] = None,
-             met: Optional[MatchEquityTable] = None) -> Evaluation:
-    """The equity, probabilities and cube decision of ``position`` (module docstring):
-    money play with a centred cube unless a ``cube`` is given, ``met`` the match's table
-    (the game's own unless given)."""
-    position = position_arg(position)
-    depth = plies_arg(plies)
-    network = evaluator_for(position.rules, evaluator)
-    state = Cube.money(position.rules) if cube is None else Cube.of(cube)
-    values, outputs = Search(position.rules, network, filter).line(encode([position]), depth)
-    decision = cube_decision(position, state, network, depth, met)
-    return Evaluation(float(values[0]), tuple(float(p) for p in outputs[0]), depth, decision,
-                      decision.optimal)
+def hint(position: Position, dice: object, setting: Union[Setting, str, None] = None, *,
+         cube: Optional[Cube] = None) -> Hint:
+    """Every legal turn (T1) of ``position`` for ``dice``, best first (module docstring),
+    under the cube context ``cube`` (None: money play with the rules' centred cube; not read
+    by a ``cubeless`` setting). IllegalTurnError (T4) once the game is over."""
+    position, chosen, context = _request(position, setting, cube)
+    roll = _kernel.dice_pair(dice)
+    turns = position.legal_turns(roll)
+    if not turns:
+        raise IllegalTurnError("T4", "the game is over: there is no legal turn")
+    children, _ = expand(position.rules, encode([position]), np.array([roll]))
+    ranked = chosen.search(position.rules).rank(children, np.array([0, len(children)]),
+                                                chosen.plies, context, outputs=True)
+    assert ranked.outputs is not None
+    order = ranked.order()
+    best = float(ranked.worth[order[0]])
+    return Hint(position, (max(roll), min(roll)), chosen, context, tuple(
+        Candidate(turns[i], float(ranked.equity[i]),
+                  None if context is None else float(ranked.worth[i]),
+                  float(ranked.worth[i]) - best, Probabilities.of(ranked.outputs[i]),
+                  int(ranked.plies[i])) for i in order))
+
+
+def probabilities(position: Position, setting: Union[Setting, str, None] = None
+                  ) -> Probabilities:
+    """The five outputs of ``position`` to its side to move at the setting's plies: the
+    network's at 0 ply; at 1 ply or more the mean over the 21 rolls (T5) of the outputs one
+    ply shallower after the turn the search takes at each roll (the best, the first of
+    equals in T2 order, among those the filter keeps), so that their equity is the search's
+    value; exact for a finished game."""
+    position, chosen, _ = _request(position, setting, None)
+    outputs = chosen.search(position.rules).line(encode([position]), chosen.plies)[1]
+    return Probabilities.of(outputs[0])
+
+
+def cube_decision(position: Position, cube: Optional[Cube] = None,
+                  setting: Union[Setting, str, None] = None) -> CubeDecision:
+    """The side to move's cube decision in ``position`` under the cube context ``cube``
+    (None: money play with the rules' centred cube) at the setting's plies, as gnubg
+    evaluates it: the cube model at 0 ply, deeper the cubeful search
+    (:meth:`fastnardy.search.tree.Search.cubeful`)."""
+    position = checks.position(position, Position)
+    if position.outcome() is not None:
+        raise IllegalTurnError("T4", "the game is over: there is no cube decision")
+    chosen = as_setting(setting)
+    context = Cube.of(cube, position.rules)
+    rows = encode([position])
+    values, outputs = chosen.search(position.rules).cubeful(rows, offered(context),
+                                                            chosen.plies, top=True)
+    take = float(values[0, 1]) if values.shape[1] > 1 else math.nan
+    return decision(outputs, float(values[0, 0]), take,
+                    float(efficiencies(position.rules, rows)[0]), context,
+                    context.table(position.rules.game), chosen.plies)
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluation:
+    """:func:`evaluate`'s answer, to the side to move."""
+
+    position: Position
+    """The position valued."""
+    setting: Setting
+    """The evaluation setting."""
+    cube: Cube
+    """The cube context of the decision."""
+    equity: float
+    """The cubeless equity in points at the setting's plies (the search's value)."""
+    probabilities: Probabilities
+    """The five outputs of the line the search values (their equity is ``equity``)."""
+    decision: CubeDecision
+    """The cube decision under ``cube`` at the setting's plies."""
+
+    @property
+    def cubeful(self) -> float:
+        """The cubeful equity of the proper cube action, normalised, in stakes."""
+        return self.decision.optimal
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The evaluation for JSON, with its setting and cube conditions."""
+        return {"position": self.position.to_string(), **self.setting.as_dict(),
+                "cube": self.cube.as_dict(), "equity": round(self.equity, 6),
+                "cubeful": round(self.cubeful, 6),
+                "probabilities": self.probabilities.as_dict(),
+                "decision": self.decision.as_dict()}
+
+
+def evaluate(position: Position, setting: Union[Setting, str, None] = None, *,
+             cube: Optional[Cube] = None) -> Evaluation:
+    """The cubeless equity, probabilities and cube decision of ``position`` at the
+    setting's plies under the cube context ``cube`` (None: money play with the rules'
+    centred cube). IllegalTurnError (T4) once the game is over."""
+    position = checks.position(position, Position)
+    chosen = as_setting(setting)
+    context = Cube.of(cube, position.rules)
+    values, outputs = chosen.search(position.rules).line(encode([position]), chosen.plies)
+    made = cube_decision(position, context, chosen)
+    return Evaluation(position, chosen, context, float(values[0]),
+                      Probabilities.of(outputs[0]), made)

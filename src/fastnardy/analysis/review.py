@@ -27,28 +27,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _kernel, checks
 from ..basics import BLACK, WHITE, Roll
-from ..batch import PROBABILITY, encode, pips
+from ..batch import PROBABILITY, ChanceNodes, chance_expand, encode, pips, roll_index
 from ..errors import FastNardyError
-from ..game import Game, Match
-from ..search.network import Evaluator
-from ..position import Position, Turn
 from ..formats.mat import is_mat, read_mat
-from ..record import CubeAction, GameRecord, is_match_record, read_match, read_record
-from ..search.tree import Filters, expectimax
-from .cube import Cube, CubeDecision, cube_decision, cubeful_after, mwc_scale, shipped_met
-from .evaluation import Candidate, hint
-from .met import MatchEquityTable
-from .outputs import best_per_roll, evaluator_for, plies_arg, position_arg, roll_index
+from ..game import Game, Match
+from ..position import Position, Turn
+from ..record import RecordedCube, GameRecord, is_match_record, read_match, read_record
+from ..search.cubeful import Cube, CubeDecision, mwc_scale
+from ..search.met import MatchEquityTable
+from ..search.setting import Setting, setting as as_setting
+from ..search.tree import Search
+from .evaluation import Candidate, cube_decision, hint
 
 __all__ = ["MARKS", "LUCK_MARKS", "LUCK_RATINGS", "RATINGS", "CLOSE_CUBE", "CANDIDATES",
            "CUBE_PLAYS", "CUBE_ERRORS", "luck", "mark", "luck_mark", "luck_rating", "rating",
-           "AnalysedTurn", "CubeReview", "Analysis", "analyse_game", "analyse"]
+           "AnalysedTurn", "CubeReview", "Analysis", "analyse_game", "analyse", "roll_luck"]
 
 
 # gnubg's thresholds of a chequer-play error, in points lost (its arSkillLevel)
@@ -67,16 +67,30 @@ LUCK_RATINGS = {"very lucky": "Go to Las Vegas", "lucky": "Good dice, man!", Non
                 "unlucky": "Bad dice, man!", "very unlucky": "Go to bed"}
 
 
-def luck(position: Position, dice: object, evaluator: Optional[Evaluator] = None) -> float:
-    """gnubg's luck of ``dice`` for the side to move, at 0 ply: the value of its best turn
-    minus the mean of that over the 21 rolls (T5). 0 once the game is over."""
-    position = position_arg(position)
+def luck(position: Position, dice: object, setting: Union[Setting, str, None] = None
+         ) -> float:
+    """gnubg's luck of ``dice`` for the side to move, at 0 ply of the setting's network: the
+    value of its best turn minus the mean of that over the 21 rolls (T5). 0 once the game is
+    over."""
+    position = checks.position(position, Position)
     roll = _kernel.dice_pair(dice)
-    network = evaluator_for(position.rules, evaluator)
+    search = as_setting(setting).replace(plies=0).search(position.rules)
     if position.outcome() is not None:
         return 0.0
-    best = best_per_roll(position.rules, encode([position]), network)[0]
-    return float(best[roll_index(roll)] - best @ PROBABILITY)
+    return float(roll_luck(search, encode([position]), np.array([roll_index(roll)]))[0][0])
+
+
+def roll_luck(search: Search, rows: npt.NDArray[np.int8], rolled: npt.NDArray[np.int64]
+              ) -> Tuple[npt.NDArray[np.float64], ChanceNodes, npt.NDArray[np.float64]]:
+    """gnubg's luck of the roll ``rolled`` (an index into ROLLS) of each row of an unfinished
+    game, at 0 ply: its best turn's value less the mean of that over the 21 rolls; with the
+    chance nodes of the rows and the 0-ply worth of every child to its mover (what a 0-ply
+    player chooses by)."""
+    node = chance_expand(search.rules, rows)
+    worth = search.choose(node.children, node.offsets, 0)
+    best = np.maximum.reduceat(worth, node.offsets[:-1]).reshape(-1, len(PROBABILITY))
+    lucky: npt.NDArray[np.float64] = best[np.arange(len(rows)), rolled] - best @ PROBABILITY
+    return lucky, node, worth
 
 
 def mark(loss: float) -> Optional[str]:
@@ -156,13 +170,8 @@ class AnalysedTurn:
                 "forced": self.forced, "mark": self.mark, "luck": round(self.luck, 6),
                 "luck_mark": luck_mark(self.luck), "mwc_loss": round(self.mwc_loss, 6),
                 "pips": list(self.pips),
-                "cube": None if self.cube is None else _cube_dict(self.cube),
+                "cube": None if self.cube is None else self.cube.as_dict(),
                 "candidates": [c.as_dict() for c in self.candidates]}
-
-
-def _cube_dict(cube: Cube) -> Dict[str, Any]:
-    return {"value": cube.value, "owner": cube.owner, "length": cube.length,
-            "score": list(cube.score), "crawford": cube.crawford}
 
 
 # what was done at a cube decision, and gnubg's name of each error
@@ -175,7 +184,7 @@ class CubeReview:
     """One cube decision of an analysed game (C2), at move ``number`` of the record, after
     ``before`` of the game's turns: ``side`` decided (the side to move for "no double" and "double", its opponent for "take"
     and "pass"), ``position`` (the side to move's, before its roll), ``cube`` from the side
-    to move's view, the ``decision`` (:class:`~fastnardy.analysis.cube.CubeDecision`, the
+    to move's view, the ``decision`` (:class:`~fastnardy.search.cubeful.CubeDecision`, the
     side to move's view), what was ``played``, the equity lost to the proper action (>= 0,
     EMG, from the decider's side), ``mwc_loss`` in a match, ``close`` (counted: an action
     taken, or doubling not a very bad error), gnubg's ``error`` kind and ``mark``."""
@@ -207,7 +216,7 @@ class CubeReview:
     def as_dict(self) -> Dict[str, Any]:
         return {"game": self.game, "number": self.number, "before": self.before,
                 "side": self.side, "position": self.position.to_string(),
-                "cube": _cube_dict(self.cube),
+                "cube": self.cube.as_dict(),
                 "played": self.played, "proper": self.decision.action,
                 "loss": round(self.loss, 6), "mwc_loss": round(self.mwc_loss, 6),
                 "close": self.close, "error": self.error, "mark": self.mark,
@@ -227,17 +236,30 @@ def _cube_review(game: int, number: int, before: int, side: str, position: Posit
 
 @dataclass(frozen=True)
 class Analysis:
-    """:func:`analyse`'s answer: the analysed ``turns`` and ``cube_decisions`` of every game,
-    the players' names (white, black), the depth, the number of games, the match ``length``
-    (0: money play) and whether it is ``cubeful``."""
+    """:func:`analyse`'s answer."""
 
     turns: Tuple[AnalysedTurn, ...]
+    """Every analysed turn of every game, in order."""
     players: Tuple[str, str]
-    plies: int
+    """The players' names: white's, black's."""
+    setting: Setting
+    """The evaluation setting of the analysis."""
     games: int
+    """How many games."""
     cube_decisions: Tuple[CubeReview, ...] = ()
+    """Every cube decision of every game (none when cubeless)."""
     length: int = 0
-    cubeful: bool = False
+    """The match length; 0: money play."""
+
+    @property
+    def plies(self) -> int:
+        """The depth of the analysis (its setting's)."""
+        return self.setting.plies
+
+    @property
+    def cubeful(self) -> bool:
+        """Whether it is cubeful (its setting's), in EMG, or cubeless, in points."""
+        return self.setting.cubeful
 
     def side(self, side: str, game: Optional[int] = None) -> Dict[str, Any]:
         """One side's totals (module docstring), over every game or over ``game`` (1, 2 …)
@@ -311,8 +333,7 @@ class Analysis:
 
     def as_dict(self) -> Dict[str, Any]:
         scores = self.scores()
-        return {"plies": self.plies, "games": self.games, "length": self.length,
-                "cubeful": self.cubeful,
+        return {**self.setting.as_dict(), "games": self.games, "length": self.length,
                 "players": {side: self.side(side) for side in (WHITE, BLACK)},
                 "per_game": [{"game": number, "score": list(scores.get(number, (0, 0))),
                               "players": {side: self.side(side, number)
@@ -322,40 +343,30 @@ class Analysis:
                 "cube_decisions": [c.as_dict() for c in self.cube_decisions]}
 
 
-class _Context(NamedTuple):
-    """What every turn of an analysis reads: the network, depth, filter and table."""
-
-    network: Evaluator
-    plies: int
-    filter: Filters
-    met: Optional[MatchEquityTable]
-
-
-def _chequer(context: _Context, number: int, entry_number: int, before: Position, roll: Roll,
+def _chequer(chosen: Setting, number: int, entry_number: int, before: Position, roll: Roll,
              played: Turn, cube: Optional[Cube]) -> AnalysedTurn:
-    """One turn analysed by :func:`~fastnardy.analysis.evaluation.hint`: cubeless, or
-    cubeful with the cube."""
-    network, depth = context.network, context.plies
-    ranked = hint(before, roll, network, depth, context.filter, cube=cube, met=context.met)
+    """One turn analysed by :func:`~fastnardy.analysis.evaluation.hint`: cubeful under the
+    cube, or cubeless (no cube, a cubeless setting)."""
+    ranked = hint(before, roll, chosen, cube=cube)
 
     def value(candidate: Candidate) -> float:
-        return candidate.equity if cube is None else candidate.cubeful
+        return candidate.equity if candidate.cubeful is None else candidate.cubeful
 
     mine = next(c for c in ranked if c.turn.position == played.position)
     played_value = value(mine)
-    if mine.plies < depth:  # a filter dropped it: valued at full depth anyway
-        played_value = float(
-            -expectimax(before.rules, encode([played.position]), network, depth)[0]
-            if cube is None else
-            cubeful_after([played.position], cube, network, depth, context.met)[0][0])
+    if mine.plies < chosen.plies:  # a filter dropped it: valued at full depth anyway
+        alone = chosen.search(before.rules).rank(encode([played.position]), np.array([0, 1]),
+                                                 chosen.plies, ranked.cube)
+        played_value = float(alone.worth[0])
     best, best_value = ranked[0].turn, value(ranked[0])
     if played_value > best_value:
         best, best_value = played, played_value
     loss = max(0.0, best_value - played_value)
-    scale = mwc_scale(cube, context.met) if cube is not None and cube.length else 0.0
+    scale = mwc_scale(ranked.cube, before.rules.game) if ranked.cube is not None \
+        and ranked.cube.length else 0.0
     return AnalysedTurn(number, entry_number, before.turn, before, roll, played, best,
                         played_value, best_value, loss, len(ranked),
-                        luck(before, roll, network), cube, loss * scale,
+                        luck(before, roll, chosen), ranked.cube, loss * scale,
                         tuple(ranked[:CANDIDATES]))
 
 
@@ -368,7 +379,7 @@ def _walk(record: GameRecord) -> Iterator[Tuple[Game, Any, Optional[Turn], Optio
     game = Game.from_position(record.start) if record.start is not None else \
         Game(record.rules, opening=record.opening)
     for action in record.actions():
-        if isinstance(action, CubeAction):
+        if isinstance(action, RecordedCube):
             yield game, action, None, None
             {"double": game.offer, "take": game.take, "drop": game.drop}[action.action]()
             continue
@@ -378,24 +389,21 @@ def _walk(record: GameRecord) -> Iterator[Tuple[Game, Any, Optional[Turn], Optio
         game.play(played)
 
 
-def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plies: int = 0,
-                 filter: Filters = None, *, number: int = 1,
-                 progress: Optional[Callable[[int], None]] = None,
-                 cube: Optional[Cube] = None, met: Optional[MatchEquityTable] = None
-                 ) -> Analysis:
+def analyse_game(record: GameRecord, setting: Union[Setting, str, None] = None, *,
+                 number: int = 1, progress: Optional[Callable[[int], None]] = None,
+                 cube: Optional[Cube] = None) -> Analysis:
     """Every turn and cube decision of a recorded game (replayed by
     :meth:`fastnardy.Game.from_record`, which names an illegal turn's or offer's rule)
-    analysed at ``plies``, as game ``number``; ``progress(1)`` after each turn. Cubeful when
-    a ``cube`` is given: the cube as the game begins, from white's side (its ``length``,
-    ``score`` (white, black) and ``crawford`` the match's; ``met`` its table, the game's own
-    unless given)."""
+    analysed at the setting (module docstring), as game ``number``; ``progress(1)`` after
+    each turn. Cubeful unless the setting is cubeless, under ``cube``: the cube context as
+    the game begins, from white's side (its ``length``, ``score`` (white, black),
+    ``crawford`` and ``met`` the match's; money play with the rules' cube by default)."""
     if not isinstance(record, GameRecord):
         raise FastNardyError(f"record must be a GameRecord, not {record!r}")
     checks.callback(progress)
-    start = None if cube is None else Cube.of(cube)
-    if start is not None and start.length and met is None:
-        met = shipped_met(record.rules.game)
-    context = _Context(evaluator_for(record.rules, evaluator), plies_arg(plies), filter, met)
+    chosen = as_setting(setting)
+    chosen.network(record.rules)
+    start = Cube.of(cube, record.rules) if chosen.cubeful else None
     first = encode([Position.start(record.rules)])[0]
     offer: Optional[CubeDecision] = None
     turns: List[AnalysedTurn] = []
@@ -403,32 +411,33 @@ def analyse_game(record: GameRecord, evaluator: Optional[Evaluator] = None, plie
     for game, action, played, roll in _walk(record):
         before = game.position
         view = None if start is None else Cube.of_game(game)._replace(
-            length=start.length, crawford=start.crawford, jacoby=start.jacoby,
+            length=start.length, crawford=start.crawford, jacoby=start.jacoby, met=start.met,
             score=start.score if before.turn == WHITE else start.score[::-1])
-        if view is not None and isinstance(action, CubeAction):
+        scale = 0.0 if view is None else mwc_scale(view, record.rules.game)
+        if view is not None and isinstance(action, RecordedCube):
             if action.action == "double":
-                offer = cube_decision(before, view, context.network, context.plies, met)
+                offer = cube_decision(before, view, chosen)
                 cubes.append(_cube_review(number, action.number, len(turns), before.turn,
-                                          before, view, offer, "double", mwc_scale(view, met)))
+                                          before, view, offer, "double", scale))
             elif offer is not None:  # the answer to the offer just judged
                 cubes.append(_cube_review(number, action.number, len(turns), action.side,
                                           before, view, offer,
                                           "take" if action.action == "take" else "pass",
-                                          mwc_scale(view, met)))
+                                          scale))
                 offer = None
         elif view is not None and offer is None and view.may_offer and \
                 not np.array_equal(encode([before])[0], first):
-            decision = cube_decision(before, view, context.network, context.plies, met)
+            made = cube_decision(before, view, chosen)
             cubes.append(_cube_review(number, action.number, len(turns), before.turn, before,
-                                      view, decision, "no double", mwc_scale(view, met)))
+                                      view, made, "no double", scale))
         if played is not None:
             assert roll is not None
             offer = None
-            turns.append(_chequer(context, number, action.number, before, roll, played, view))
+            turns.append(_chequer(chosen, number, action.number, before, roll, played, view))
             if progress is not None:
                 progress(1)
-    return Analysis(tuple(turns), record.players, context.plies, 1, tuple(cubes),
-                    0 if start is None else start.length, start is not None)
+    return Analysis(tuple(turns), record.players, chosen, 1, tuple(cubes),
+                    0 if start is None else start.length)
 
 
 def _crawford(length: int, scores: Sequence[Tuple[int, int]], rule: bool) -> List[bool]:
@@ -442,16 +451,17 @@ def _crawford(length: int, scores: Sequence[Tuple[int, int]], rule: bool) -> Lis
     return out
 
 
-def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, plies: int = 0,
-            filter: Filters = None,
+def analyse(text: str, name: str = "", setting: Union[Setting, str, None] = None,
             progress: Optional[Callable[[int, int], None]] = None, *,
-            cubeful: bool = True, met: Optional[MatchEquityTable] = None) -> Analysis:
+            met: Optional[MatchEquityTable] = None) -> Analysis:
     """Analyse every game of a record file's text (a fastnardy record or a GNU Backgammon
-    ``.mat`` export, :func:`fastnardy.formats.mat.read_games`), cubeful at the match's scores
-    unless ``cubeful`` is False (module docstring; ``met`` the match's table, the game's own
-    unless given); ``progress(done, total)`` counts turns."""
+    ``.mat`` export, :func:`fastnardy.formats.mat.read_games`) at the setting, cubeful at the
+    match's scores unless the setting is cubeless (module docstring; ``met`` the match's
+    table, the game's own unless given); ``progress(done, total)`` counts turns."""
     checks.callback(progress)
-    cubeful = checks.flag(cubeful, "cubeful")
+    chosen = as_setting(setting)
+    if met is not None and not isinstance(met, MatchEquityTable):
+        raise FastNardyError(f"met must be a MatchEquityTable or None, not {met!r}")
     length = 0
     if is_mat(text, name):  # each file read once: its games, scores and length
         games = read_mat(text)
@@ -485,16 +495,12 @@ def analyse(text: str, name: str = "", evaluator: Optional[Evaluator] = None, pl
     turns: List[AnalysedTurn] = []
     cubes: List[CubeReview] = []
     for number, record in enumerate(records, 1):
-        cube = None
-        if cubeful:
-            score = starts[number - 1] if length else (0, 0)
-            cube = Cube.money(record.rules)._replace(
-                length=length, score=score, crawford=crawford[number - 1],
-                jacoby=bool(record.rules.jacoby) and not length)
-        one = analyse_game(record, evaluator, plies, filter, number=number, progress=step,
-                           cube=cube, met=met)
+        score = starts[number - 1] if length else (0, 0)
+        cube = Cube.money(record.rules)._replace(
+            length=length, score=score, crawford=crawford[number - 1], met=met,
+            jacoby=bool(record.rules.jacoby) and not length)
+        one = analyse_game(record, chosen, number=number, progress=step, cube=cube)
         turns += one.turns
         cubes += one.cube_decisions
     players = records[0].players if records else ("white", "black")
-    return Analysis(tuple(turns), players, plies_arg(plies), len(records), tuple(cubes),
-                    length, bool(cubeful))
+    return Analysis(tuple(turns), players, chosen, len(records), tuple(cubes), length)

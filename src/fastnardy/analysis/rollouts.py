@@ -1,14 +1,15 @@
 """Rollouts of a position or of every turn of a roll, and of a cube decision, with
 variance reduction.
 
-* :func:`rollout`: games played on by the evaluator (0 or 1 ply), each game's result minus
-  the luck of every roll in it (gnubg's variance reduction: the luck has mean 0 whatever the
-  position, so the mean is unbiased and its noise much smaller), a 95% interval per
-  candidate. Game j of every candidate uses dice stream j of the seed (a hash of seed, j and
+* :func:`rollout`: games played on by the player of a network's setting (``net:0`` by
+  default; the same turns as that player's at every door), each game's result minus the
+  luck of every roll in it (gnubg's variance reduction, :func:`fastnardy.analysis.review.roll_luck`
+  at 0 ply: the luck has mean 0 whatever the position, so the mean is unbiased and its
+  noise much smaller), a 95% interval per candidate. Game j of every candidate uses dice stream j of the seed (a hash of seed, j and
   the turn), so the result is the same however the games are split over ``workers``.
 * :func:`cube_rollout`: the no double and the double, take of a cube decision rolled out
-  cubeful (the cube live in every game, the network deciding it at 0 ply), on the same dice
-  streams, each game's result less its luck.
+  cubeful (the cube live in every game, the setting's player deciding it and its turns), on
+  the same dice streams, each game's result less its luck.
 """
 
 from __future__ import annotations
@@ -16,27 +17,26 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Executor
 from contextlib import closing
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import _features, _kernel, checks
+from .. import _kernel, checks
 from .._utils import executors as _executors
 from ..basics import MAX_TURNS, dice, dice_states
-from ..batch import PROBABILITY, ROLLS, chance_expand, decode, encode, segment_argmax
+from ..batch import ROLL_OF_DICE, ROLLS, decode, encode, scores, segment_argmax
 from ..errors import FastNardyError, IllegalTurnError
 from ..game import scored
-from ..search.network import Evaluator
 from ..position import Position, Turn
 from ..rules import Rules
-from ..search.tree import expectimax
-from .cube import Cube, choose_cubeful, cube_equities, leaves
-from .met import MatchEquityTable
-from .outputs import evaluator_for, position_arg, roll_index
+from ..search.cubeful import Cube, action_of, mwc_after, normalised
+from ..search.setting import Setting, setting as as_setting
+from ..play.games import play
+from ..play.players import Player, player
+from .review import roll_luck
 
-__all__ = ["CubeRollout", "RolledCandidate", "MAX_TURNS", "cube_rollout", "dice_stream",
-           "rollout"]
+__all__ = ["CubeRollout", "RolledCandidate", "cube_rollout", "dice_stream", "rollout"]
 
 
 class RolledCandidate(NamedTuple):
@@ -63,7 +63,6 @@ class RolledCandidate(NamedTuple):
                 "plain_stderr": round(self.plain_stderr, 6)}
 
 
-_ROLL_OF_DICE = np.array([[roll_index((a, b)) for b in range(1, 7)] for a in range(1, 7)])
 _CHUNK = 64  # games of one start played together (one evaluator call a turn for them all)
 
 
@@ -83,15 +82,14 @@ def dice_stream(seed: int, games: npt.ArrayLike, turn: int) -> npt.NDArray[np.in
 def _dice_stream(seed: int, games: npt.NDArray[Any], turn: int) -> npt.NDArray[np.int64]:
     states = dice_states(seed, games)
     first, second = dice(states, 2 * turn), dice(states, 2 * turn + 1)
-    return _ROLL_OF_DICE[first - 1, second - 1]
+    return ROLL_OF_DICE[first - 1, second - 1]
 
 
 class _Plan(NamedTuple):
     """What every game of a rollout shares (picklable, for an executor's workers)."""
 
     rules: Rules
-    network: Evaluator
-    plies: int
+    setting: Setting  # a network's, its Evaluator given (it travels to the workers)
     truncate: Optional[int]
     seed: int
     games: int  # per candidate
@@ -101,14 +99,6 @@ class _Plan(NamedTuple):
 # it plays, and the token of its call (fastnardy._utils.executors)
 _Task = Tuple[_Plan, npt.NDArray[np.int8], float, int, Tuple[int, ...], _executors.Token]
 _Chunk = Tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]]  # first, results, luck
-
-
-def _first_best(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64]
-                ) -> npt.NDArray[np.int64]:
-    """The index of the first highest value of each group (T2 order breaks ties)."""
-    offsets = np.append(starts, len(values))
-    out: npt.NDArray[np.int64] = starts + segment_argmax(values, offsets)
-    return out
 
 
 def _rolled(task: _Task) -> Optional[List[_Chunk]]:
@@ -124,75 +114,60 @@ def _rolled(task: _Task) -> Optional[List[_Chunk]]:
 def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
                 games: npt.NDArray[np.int64], stop: Optional[_executors.Flag]
                 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Play games ``games`` from ``row`` (its side to move rolls first); ``sign`` turns that
-    side's values into the reporter's. Returns each game's result and the sum of the luck of
-    its rolls, both to the reporter. KeyboardInterrupt at the next turn once ``stop`` is
-    set."""
-    rules, network = plan.rules, plan.network
-    rows = np.repeat(row[None], len(games), axis=0)
-    signs = np.full(len(games), sign)
-    result = np.zeros(len(games))
+    """Play games ``games`` from ``row`` (its side to move rolls first; the one loop of
+    :func:`fastnardy.play.games.play`); ``sign`` turns that side's values into the
+    reporter's. Returns each game's result (a game cut or still going valued by the network
+    at 0 ply) and the sum of the luck of its rolls, both to the reporter. KeyboardInterrupt
+    at the next turn once ``stop`` is set."""
+    rules = plan.rules
+    search = plan.setting.replace(plies=0).search(rules)  # the luck's: gnubg's, at 0 ply
     lucky = np.zeros(len(games))
-    live = np.ones(len(games), dtype=bool)
-    for turn in range(MAX_TURNS):
+
+    def roll(turn: int, at: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
         if stop is not None and stop.is_set():
             raise KeyboardInterrupt("the rollout was stopped")
-        at = np.flatnonzero(live)
-        if not len(at):
-            break
-        if plan.truncate is not None and turn >= plan.truncate:
-            result[at] = signs[at] * expectimax(rules, rows[at], network, 0)
-            break
-        node = chance_expand(rules, rows[at])
-        values = -expectimax(rules, node.children, network, 0)
-        starts = node.offsets[:-1]
-        best = np.maximum.reduceat(values, starts).reshape(-1, len(ROLLS))
-        rolled = _dice_stream(plan.seed, games[at], turn)
-        index = np.arange(len(at))
-        lucky[at] += signs[at] * (best[index, rolled] - best @ PROBABILITY)
-        group = 21 * index + rolled
-        if plan.plies == 0:
-            chosen = _first_best(values, starts)[group]
-        else:
-            low, high = node.offsets[group], node.offsets[group + 1]
-            picked = np.concatenate([np.arange(a, b) for a, b in zip(low, high)])
-            deep = -expectimax(rules, node.children[picked], network, plan.plies)
-            chosen = picked[_first_best(deep, np.cumsum(np.append(0, high - low))[:-1])]
-        rows[at] = node.children[chosen]
-        signs[at] = -signs[at]
-        over = (rows[at, 25:] == 0).all(axis=1)  # the mover bore off its 15th (L9/S9)
-        if over.any():
-            ended = at[over]
-            result[ended] = signs[ended] * expectimax(rules, rows[ended], network, 0)
-            live[ended] = False
-    else:
-        at = np.flatnonzero(live)
-        result[at] = signs[at] * expectimax(rules, rows[at], network, 0)
+        rolled: npt.NDArray[np.int8] = ROLLS[_dice_stream(plan.seed, games[at], turn)]
+        return rolled
+
+    def watch(turn: int, at: npt.NDArray[np.int64], rows: npt.NDArray[np.int8],
+              dice: npt.NDArray[np.int8]) -> None:
+        luck = roll_luck(search, rows, ROLL_OF_DICE[dice[:, 0] - 1, dice[:, 1] - 1])[0]
+        lucky[at] += (sign if turn % 2 == 0 else -sign) * luck
+
+    with player(plan.setting, rules) as bot:
+        done = play(rules, np.repeat(row[None], len(games), axis=0),
+                    np.ones(len(games), dtype=bool), (bot, bot), roll,
+                    turns=MAX_TURNS if plan.truncate is None else plan.truncate, watch=watch)
+    result = sign * done.points
+    cut = done.turns == 0  # cut, or still going after MAX_TURNS: the network's value
+    if cut.any():
+        values = search.values(done.rows[cut], 0)
+        result[cut] = sign * np.where(done.first[cut], values, -values)
     return result, lucky
 
 
 def rollout(position: Position, dice: object = None, games: int = 1296, *,
-            evaluator: Optional[Evaluator] = None, plies: int = 0,
-            truncate: Optional[int] = None, seed: int = 0, workers: Optional[int] = None,
-            executor: Optional[Executor] = None,
+            setting: Union[Setting, str, None] = None, truncate: Optional[int] = None,
+            seed: int = 0, workers: Optional[int] = None, executor: Optional[Executor] = None,
             progress: Optional[Callable[[int, int], None]] = None) -> List[RolledCandidate]:
     """Roll out ``position`` (or, with ``dice``, every legal turn of that roll, T2 order)
-    ``games`` times, the evaluator playing both sides at ``plies`` (0 or 1), games cut
-    after ``truncate`` turns and valued by the evaluator; see the module docstring. The
+    ``games`` times, the player of a network's ``setting`` (``net:0`` by default) playing
+    both sides, games cut after ``truncate`` turns and valued by the network at 0 ply; see
+    the module docstring. The
     games are played here, on ``workers`` threads or on ``executor`` (a process pool, a Dask
     ``distributed.Client`` or its ``get_executor()``; never shut down here), with the same
     result. ``progress(done, total)`` counts chunks of 64 games. Ctrl-C (any exception)
     stops every piece, on the workers too (:mod:`fastnardy._utils.executors`)."""
-    position = position_arg(position)
+    position = checks.position(position, Position)
     count = checks.number(games, "games", 2, 1 << 31)
-    depth = checks.number(plies, "plies", 0, 1)
+    chosen = as_setting(setting)
+    chosen = chosen.replace(evaluator=chosen.network(position.rules))  # to every worker
     if truncate is not None:
         truncate = checks.number(truncate, "truncate", 0)
     seed = checks.number(seed, "seed", 0)
     threads = checks.workers(workers, executor, checks.MAX_THREADS)
     pool = None if executor is None else checks.as_executor(executor)  # a Client's executor
     checks.callback(progress)
-    network = evaluator_for(position.rules, evaluator)
     if dice is None:
         turns: List[Optional[Turn]] = [None]
         starts, sign = [position], 1.0
@@ -203,15 +178,16 @@ def rollout(position: Position, dice: object = None, games: int = 1296, *,
         turns, starts, sign = list(legal), [t.position for t in legal], -1.0
     if starts[0].outcome() is not None and dice is None:
         raise IllegalTurnError("T4", "the game is over: there is nothing to roll out")
-    plan = _Plan(position.rules, network, depth, truncate, seed, count)
+    plan = _Plan(position.rules, chosen, truncate, seed, count)
     rows = encode(starts)
     outcome = np.zeros((len(starts), count))
     lucky = np.zeros((len(starts), count))
+    ended = scores(position.rules, rows)
     for s, start in enumerate(starts):
-        if start.outcome() is not None:  # the turn ended the game: its exact score
-            outcome[s] = sign * expectimax(position.rules, rows[s:s + 1], network, 0)[0]
+        if not np.isnan(ended[s]):  # the turn ended the game: its exact score
+            outcome[s] = sign * ended[s]
     firsts = range(0, count, _CHUNK)
-    live = [s for s, start in enumerate(starts) if start.outcome() is None]
+    live = [s for s in range(len(starts)) if np.isnan(ended[s])]
     # an executor's subtask plays several chunks (about 64 subtasks in all: each carries the
     # network to its worker), a thread's one
     per = 1 if pool is None else -(-len(live) * len(firsts) // 64)
@@ -258,14 +234,14 @@ class CubeRollout(NamedTuple):
                 "double_pass": round(self.double_pass, 6), "action": self.action}
 
 
-def _cube_games(rules: Rules, network: Evaluator, row: npt.NDArray[np.int8], start: Cube,
-                met: Optional[MatchEquityTable], seed: int, games: npt.NDArray[np.int64]
+def _cube_games(rules: Rules, bot: Player, row: npt.NDArray[np.int8], start: Cube,
+                seed: int, games: npt.NDArray[np.int64]
                 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Play ``games`` from ``row`` under the cube ``start`` (the side to move's view, which
     throws first and may not offer on that throw) with the cube live: before each later
-    throw the side to move offers when the network's cube decision makes doubling proper
-    and the cube can gain, the other takes when taking is no worse for it, each turn chosen
-    knowing the cube (:func:`fastnardy.analysis.cube.choose_cubeful`). Returns each game's
+    throw the side to move offers when ``bot``'s cube decision makes doubling proper and the
+    cube can gain, the other takes when taking is no worse for it, each turn ``bot``'s with
+    the cube in play (:class:`fastnardy.play.players.Player`). Returns each game's
     result (the points won times the stake, or in a match the match-winning chance after it)
     and its luck (each roll's, cubeless at 0 ply, times the stake then in play over the
     first), both to the first mover."""
@@ -278,6 +254,7 @@ def _cube_games(rules: Rules, network: Evaluator, row: npt.NDArray[np.int8], sta
     points = np.zeros(count)  # to the first mover, times the stake
     lucky = np.zeros(count)
     live = np.ones(count, dtype=bool)
+    luck_search = bot.setting.replace(plies=0).search(rules)  # gnubg's luck: at 0 ply
 
     def cube_of(i: int) -> Cube:
         held = owner[i] if mine[i] else -owner[i]
@@ -294,8 +271,8 @@ def _cube_games(rules: Rules, network: Evaluator, row: npt.NDArray[np.int8], sta
             may = np.array([c.may_offer for c in cubes])
             if may.any():
                 asked = np.flatnonzero(may)
-                outputs, x, _ = leaves(rules, network, rows[at[asked]])
-                seen = cube_equities(outputs, x, [cubes[k] for k in asked], met)
+                seen = bot.cube_equities(rules, rows[at[asked]], [cubes[k] for k in asked])
+                assert seen is not None  # a network's player
                 doubled = asked[(seen[:, 1] >= seen[:, 0]) & (seen[:, 2] >= seen[:, 0])]
                 takes = (seen[:, 1] <= seen[:, 2])[np.isin(asked, doubled)]
                 for k, taken in zip(doubled, takes):
@@ -307,72 +284,69 @@ def _cube_games(rules: Rules, network: Evaluator, row: npt.NDArray[np.int8], sta
                 at, sign = at[live[at]], sign[live[at]]
                 if not len(at):
                     break
-        node = chance_expand(rules, rows[at])
-        values = -expectimax(rules, node.children, network, 0)
-        best = np.maximum.reduceat(values, node.offsets[:-1]).reshape(-1, len(ROLLS))
         rolled = _dice_stream(seed, games[at], turn)
-        index = np.arange(len(at))
-        lucky[at] += sign * value[at] / start.value * (best[index, rolled] - best @ PROBABILITY)
+        luck = roll_luck(luck_search, rows[at], rolled)[0]
+        lucky[at] += sign * value[at] / start.value * luck
         cubes = [cube_of(int(i)) for i in at]
-        rows[at] = choose_cubeful(rules, network, rows[at], ROLLS[rolled], cubes, met)
+        rows[at] = bot.choose(rules, rows[at], ROLLS[rolled], cubes)
         mine[at] = ~mine[at]
-        over = _features.winners(np.ascontiguousarray(rows[at])) != 0
+        over = ~np.isnan(scores(rules, rows[at]))
         for k in np.flatnonzero(over):
             i = at[k]
             position = decode(rules, rows[i:i + 1])[0]
-            outcome = scored(position, int(value[i]), not start.length)
+            outcome = scored(position, int(value[i]), not start.length)  # C4, C8
             assert outcome is not None
             points[i] = sign[k] * outcome.points  # the side that just moved won
             live[i] = False
     # a game past MAX_TURNS: the cubeless value at its stake
     at = np.flatnonzero(live)
     if len(at):
-        points[at] = np.where(mine[at], 1.0, -1.0) * value[at] * expectimax(
-            rules, rows[at], network, 0)
+        points[at] = np.where(mine[at], 1.0, -1.0) * value[at] * luck_search.values(rows[at],
+                                                                                     0)
     return points, lucky
 
 
 def cube_rollout(position: Position, cube: Optional[Cube] = None, games: int = 1296, *,
-                 evaluator: Optional[Evaluator] = None, seed: int = 0,
-                 met: Optional[MatchEquityTable] = None) -> CubeRollout:
-    """Roll out the side to move's cube decision in ``position`` (C1, C2): its no double
+                 setting: Union[Setting, str, None] = None, seed: int = 0) -> CubeRollout:
+    """Roll out the side to move's cube decision in ``position`` under the cube context
+    ``cube`` (money play with the rules' centred cube by default; C1, C2): its no double
     (the cube as it stands) and its double, take (the cube raised, the other holding it),
     ``games`` games each on the same dice streams (game j throws stream j of ``seed``), the
-    network playing both sides at 0 ply with the cube live (offers, answers and turns as
-    ``fastnardy match`` plays them); each game's result less its luck (the variance
-    reduction of :func:`rollout`), in normalised equity. ``met`` is the match's table (the
-    game's own unless given)."""
-    from .cube import _action, _after, _equity, _met_for  # the model's own, not copies
-
-    position = position_arg(position)
+    player of a network's ``setting`` (``net:0`` by default) playing both sides with the
+    cube live (offers, answers and turns as ``fastnardy match`` plays them); each game's
+    result less its luck (the variance reduction of :func:`rollout`), in normalised
+    equity."""
+    position = checks.position(position, Position)
     if position.outcome() is not None:
         raise IllegalTurnError("T4", "the game is over: there is no cube decision")
     rules = position.rules
-    start = Cube.money(rules) if cube is None else Cube.of(cube)
+    start = Cube.of(cube, rules)
     if not start.may_offer:
         raise FastNardyError("the side to move may not offer here (C2, C6, C7): there is no "
                              "cube decision to roll out")
     count = checks.number(games, "games", 2, 1 << 24)
     seed = checks.number(seed, "seed", 0)
-    network = evaluator_for(rules, evaluator)
-    table = _met_for(start, met, rules.game)
+    chosen = as_setting(setting)
+    chosen.network(rules)  # a network's setting
+    table = start.table(rules.game)
     row = encode([position])[0]
     ids = np.arange(count)
     lines = []
-    for state in (start, start.taken()):
-        won, luck_sum = _cube_games(rules, network, row, state, table, seed, ids)
-        if table is None:  # money: the points per the stake of the cube decided on
-            plain = won / start.value
-        else:  # a match: the match-winning chance after the game, normalised
-            plain = np.array([_equity(_after(table, start, max(p, 0), max(-p, 0)), start,
-                                      table) for p in won.astype(int)])
-        reduced = plain - luck_sum / start.value  # the luck has mean 0: still unbiased
-        mean, error = float(reduced.mean()), float(reduced.std(ddof=1) / np.sqrt(count))
-        lines.append(RolledCandidate(None, mean, error, (mean - 1.96 * error,
-                                                         mean + 1.96 * error),
-                                     float(plain.mean()),
-                                     float(plain.std(ddof=1) / np.sqrt(count)), reduced,
-                                     plain))
+    with player(chosen, rules) as bot:
+        for state in (start, start.taken()):
+            won, luck_sum = _cube_games(rules, bot, row, state, seed, ids)
+            if table is None:  # money: the points per the stake of the cube decided on
+                plain = won / start.value
+            else:  # a match: the match-winning chance after the game, normalised
+                plain = np.array([normalised(mwc_after(table, start, max(p, 0), max(-p, 0)),
+                                             start, table) for p in won.astype(int)])
+            reduced = plain - luck_sum / start.value  # the luck has mean 0: still unbiased
+            mean, error = float(reduced.mean()), float(reduced.std(ddof=1) / np.sqrt(count))
+            lines.append(RolledCandidate(None, mean, error, (mean - 1.96 * error,
+                                                             mean + 1.96 * error),
+                                         float(plain.mean()),
+                                         float(plain.std(ddof=1) / np.sqrt(count)), reduced,
+                                         plain))
     no_double, double_take = lines
-    action = _action(start, no_double.mean, double_take.mean, 1.0, True)
+    action = action_of(start, no_double.mean, double_take.mean, 1.0, True)
     return CubeRollout(no_double, double_take, 1.0, action, start)

@@ -14,11 +14,11 @@ from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
 from ..formats.mat import iter_games
 from ..notation import format_roll
 
-from .options import (Parser, add_cube_options, add_dask, add_filter, add_json, add_met,
-                      add_position, add_progress, add_search_options, at_least, cube_label,
-                      dask_executor, depth_arg, percent,
-                      positive_arg, print_json, progress_printer, read_cube, read_filters,
-                      read_met_option, read_network, read_position, read_roll, write_file)
+from .options import (Parser, add_cube_options, add_dask, add_json, add_met, add_position,
+                      add_progress, add_setting_options, at_least, conditions, dask_executor,
+                      depth_arg, percent, positive_arg, print_json, progress_printer,
+                      read_cube, read_met_option, read_position, read_roll, read_setting,
+                      write_file)
 
 if TYPE_CHECKING:
     from ..position import Position
@@ -33,14 +33,15 @@ def add_hint(sub: "argparse._SubParsersAction[Parser]") -> None:
         description="Every legal turn of DICE, best first by its cubeful equity to the side to "
                     "move (normalised money equity in stakes, the opponent taking its proper "
                     "cube action after it; money play with a centred cube unless --match, "
-                    "--score, --cube, --owner say otherwise), with the difference to the "
+                    "--score, --cube, --owner say otherwise; ties by the cubeless equity), "
+                    "or by its cubeless equity with --cubeless, with the difference to the "
                     "best, the cubeless equity beside it and the network's probabilities of "
                     "the position after it (win, win by mars/gammon, by koks/backgammon, the "
-                    "same lost).")
+                    "same lost). The same ranking as fastnardy.analysis.hint and as every "
+                    "player of the setting.")
     add_position(p_hint)
     p_hint.add_argument("dice", nargs="+", metavar="DICE", help="the roll: '6 5' or '6-5'")
-    add_search_options(p_hint)
-    add_filter(p_hint)
+    add_setting_options(p_hint, cubeless=True)
     add_cube_options(p_hint)
     p_hint.add_argument("--top", type=positive_arg, default=None, metavar="N",
                         help="list only the N best turns")
@@ -55,10 +56,9 @@ def add_eval(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "move, and its cube decision from cubeful equities (no double, double "
                     "take, double pass, the proper action, the take point) by Janowski's "
                     "model as GNU Backgammon computes it, for money play or a match score "
-                    "(fastnardy.analysis.cube).")
+                    "(fastnardy.search.cubeful).")
     add_position(p_eval)
-    add_search_options(p_eval)
-    add_filter(p_eval)
+    add_setting_options(p_eval)
     add_cube_options(p_eval)
     add_json(p_eval)
     p_eval.set_defaults(run=_run_eval)
@@ -76,7 +76,7 @@ def add_rollout(sub: "argparse._SubParsersAction[Parser]") -> None:
                         help="a roll ('6 5' or '6-5'): roll out each of its legal turns")
     p_roll.add_argument("--games", type=at_least(2), default=144, metavar="N",
                         help="games per candidate (default 144)")
-    add_search_options(p_roll, (0, 1))
+    add_setting_options(p_roll)
     p_roll.add_argument("--truncate", type=depth_arg, default=None, metavar="T",
                         help="stop each game after T turns and take the evaluator's value")
     p_roll.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
@@ -105,10 +105,7 @@ def add_analyse(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "overall error rates (mEMG per decision) with gnubg's ratings, and the "
                     "luck.")
     p_an.add_argument("file", metavar="FILE", help="a fastnardy record or a .mat export")
-    add_search_options(p_an)
-    add_filter(p_an)
-    p_an.add_argument("--cubeless", action="store_true",
-                      help="chequer play only, in cubeless points (no cube decisions)")
+    add_setting_options(p_an, cubeless=True)
     add_met(p_an)
     p_an.add_argument("--html", metavar="OUT", default=None,
                       help="also write one self-contained page walking the game(s), with "
@@ -123,23 +120,24 @@ def _run_hint(args: argparse.Namespace) -> int:
 
     position = read_position(args)
     roll = read_roll(args.dice)
-    cube, met = read_cube(args, position.rules)
-    moves = analysis.hint(position, roll, read_network(args, position.rules.game), args.plies,
-                          read_filters(args), cube=cube, met=met)
-    shown = moves[:args.top] if args.top else moves
+    ranked = analysis.hint(position, roll, read_setting(args),
+                           cube=read_cube(args, position.rules))
+    shown = ranked[:args.top] if args.top else ranked
     if args.json:
-        print_json({"position": position.to_string(), "dice": list(roll),
-                     "plies": args.plies, "cube": cube._asdict(),
-                     "moves": [m.as_dict() for m in shown]})
+        document = ranked.as_dict()
+        document["moves"] = [move.as_dict() for move in shown]
+        print_json(document)
         return 0
-    print(f"{position.to_string()}   {position.turn} to play {format_roll(roll)}, "
-          f"{args.plies} ply; {cube_label(cube)}")
-    print(f"{'':4} {'turn':<28} {'cubeful':>8} {'diff':>8} {'cubeless':>9}   "
-          + " ".join(f"{name:>9}" for name in ("win", "win mars", "win koks", "lose mars",
-                                                "lose koks")))
+    print(f"{position.to_string()}   {position.turn} to play {format_roll(roll)}; "
+          f"{conditions(ranked.setting, ranked.cube)}")
+    cubeful = ranked.cube is not None
+    print(f"{'':4} {'turn':<28} {'cubeful' if cubeful else '':>8} {'diff':>8} "
+          f"{'cubeless':>9}   " + " ".join(f"{name:>9}" for name in (
+              "win", "win mars", "win koks", "lose mars", "lose koks")))
     for rank, move in enumerate(shown, 1):
-        ply = "" if move.plies == args.plies else f"  ({move.plies} ply)"
-        print(f"{rank:3}. {str(move.turn):<28} {move.cubeful:+8.3f} {move.difference:+8.3f} "
+        ply = "" if move.plies == ranked.setting.plies else f"  ({move.plies} ply)"
+        worth = "" if move.cubeful is None else f"{move.cubeful:+8.3f}"
+        print(f"{rank:3}. {str(move.turn):<28} {worth:>8} {move.difference:+8.3f} "
               f"{move.equity:+9.3f}   "
               + " ".join(f"{percent(p):>9}" for p in move.probabilities) + ply)
     return 0
@@ -151,22 +149,21 @@ def _run_eval(args: argparse.Namespace) -> int:
     position = read_position(args)
     if position.outcome() is not None:
         raise IllegalTurnError("T4", "the game is over: there is nothing to evaluate")
-    cube, met = read_cube(args, position.rules)
-    result = analysis.evaluate(position, read_network(args, position.rules.game), args.plies,
-                               read_filters(args), cube=cube, met=met)
+    result = analysis.evaluate(position, read_setting(args),
+                               cube=read_cube(args, position.rules))
     if args.json:
-        print_json({"position": position.to_string(), "cube_state": cube._asdict(),
-                    **result.as_dict()})
+        print_json(result.as_dict())
         return 0
     names = ("win", "win by mars/gammon", "win by koks/backgammon", "lose by mars/gammon",
              "lose by koks/backgammon")
-    print(f"{position.to_string()}   {position.turn} on roll, {args.plies} ply")
+    print(f"{position.to_string()}   {position.turn} on roll; "
+          f"{conditions(result.setting, result.cube)}")
     for name, value in zip(names, result.probabilities):
         print(f"  {name:<26} {percent(value)}")
     print(f"  cubeless equity            {result.equity:+.3f}")
-    decision = result.cube
-    print(f"cube decision ({cube_label(cube)}; Janowski's model as GNU Backgammon computes it, "
-          f"x = {decision.efficiency:.2f}), cubeful equities in stakes"
+    decision = result.decision
+    print(f"cube decision (Janowski's model as GNU Backgammon computes it, x = "
+          f"{decision.efficiency:.2f}), cubeful equities in stakes"
           + (", match-winning chances beside:" if decision.mwc else ":"))
     rows = (("no double", decision.no_double), ("double, take", decision.double_take),
             ("double, pass", decision.double_pass))
@@ -189,21 +186,22 @@ def _run_rollout(args: argparse.Namespace) -> int:
     roll = read_roll(args.dice) if args.dice else None
     if args.workers is not None and args.dask is not None:
         raise FastNardyError("give --workers or --dask, not both")
+    setting = read_setting(args)
     with contextlib.ExitStack() as stack:
         executor = None if args.dask is None else stack.enter_context(dask_executor(args.dask))
-        moves = analysis.rollout(position, roll, args.games,
-                                 evaluator=read_network(args, position.rules.game),
-                                 plies=args.plies, truncate=args.truncate, seed=args.seed,
-                                 workers=args.workers, executor=executor,
+        moves = analysis.rollout(position, roll, args.games, setting=setting,
+                                 truncate=args.truncate, seed=args.seed, workers=args.workers,
+                                 executor=executor,
                                  progress=progress_printer(args, "rollout chunks"))
     if args.json:
         print_json({"position": position.to_string(),
                      "dice": None if roll is None else list(roll), "games": args.games,
-                     "plies": args.plies, "truncate": args.truncate, "seed": args.seed,
+                     **setting.as_dict(), "truncate": args.truncate, "seed": args.seed,
                      "moves": [m.as_dict() for m in moves]})
         return 0
-    print(f"{position.to_string()}   {args.games} games a candidate, {args.plies} ply, "
-          f"seed {args.seed}" + (f", truncated at {args.truncate}" if args.truncate else ""))
+    print(f"{position.to_string()}   {args.games} games a candidate, seed {args.seed}"
+          + (f", truncated at {args.truncate}" if args.truncate else "")
+          + f"; {conditions(setting, None)}")
     for move in moves:
         name = "(no roll)" if move.turn is None else str(move.turn)
         print(f"  {name:<28} {move.mean:+.3f}  95% [{move.ci[0]:+.3f}, {move.ci[1]:+.3f}]"
@@ -221,16 +219,14 @@ def _run_cube_rollout(args: argparse.Namespace, position: "Position") -> int:
     if args.workers is not None or args.dask is not None:
         raise FastNardyError("--cube-decision plays its games here: --workers and --dask are "
                              "for a rollout of turns")
-    cube, met = read_cube(args, position.rules)
-    result = cube_rollout(position, cube, args.games,
-                          evaluator=read_network(args, position.rules.game), seed=args.seed,
-                          met=met)
+    cube, setting = read_cube(args, position.rules), read_setting(args)
+    result = cube_rollout(position, cube, args.games, setting=setting, seed=args.seed)
     if args.json:
         print_json({"position": position.to_string(), "games": args.games, "seed": args.seed,
-                    "cube": cube._asdict(), **result.as_dict()})
+                    **setting.as_dict(), "cube": cube.as_dict(), **result.as_dict()})
         return 0
-    print(f"{position.to_string()}   {args.games} games each, the cube live, 0 ply, seed "
-          f"{args.seed}; {cube_label(cube)}")
+    print(f"{position.to_string()}   {args.games} games each, the cube live, seed "
+          f"{args.seed}; {conditions(setting, cube)}")
     for name, line in (("no double", result.no_double), ("double, take", result.double_take)):
         print(f"  {name:<13} {line.mean:+.3f}  95% [{line.ci[0]:+.3f}, {line.ci[1]:+.3f}]"
               f"   without variance reduction {line.plain_mean:+.3f} "
@@ -250,10 +246,9 @@ def _run_analyse(args: argparse.Namespace) -> int:
     first = next(iter_games(text, args.file), None)  # its game names the network
     if first is None:
         raise InvalidRecordError(f"{args.file} holds no game")
-    result = analysis.analyse(text, args.file, read_network(args, first.rules.game),
-                              args.plies, read_filters(args),
+    result = analysis.analyse(text, args.file, read_setting(args),
                               progress_printer(args, "turns analysed"),
-                              cubeful=not args.cubeless, met=read_met_option(args))
+                              met=read_met_option(args))
     if args.html is not None:
         from ..analysis import page as analysis_page
 
@@ -261,6 +256,9 @@ def _run_analyse(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"file": args.file, **result.as_dict()})
         return 0
+    cube = next((turn.cube for turn in result.turns if turn.cube is not None), None)
+    print(f"{args.file}: {result.games} game{'s' * (result.games != 1)}; "
+          f"{conditions(result.setting, cube, stake=False)}")
     for item in result.in_order():
         if isinstance(item, analysis.CubeReview):
             note = f"  lost {item.loss:.3f} ({item.error})" if item.error else ""
@@ -310,8 +308,10 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "out as they were (the set's games and seed). See "
                     "fastnardy.play.benchmarks.")
     p_err.add_argument("player", metavar="PLAYER",
-                       help="net:P (the shipped network, P = 0, 1, 2 plies), FILE.npz[:P], "
-                            "either with :int16 after it (integer arithmetic), greedy, random or, in short nardy, gnubg:P")
+                       help="a player's setting: net[:PLIES][:int16][:FILTER] (the shipped "
+                            "network), FILE.npz[...] (a saved one), greedy, random or, in "
+                            "short nardy, gnubg[:beginner|:expert][:PLIES] "
+                            "(fastnardy.search.setting)")
     p_err.add_argument("--game", choices=("long", "short"), default="short",
                        help="the game whose set (default short)")
     p_err.add_argument("--set", metavar="FILE", default=None,

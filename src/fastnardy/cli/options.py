@@ -28,10 +28,9 @@ from ..notation import ID_LENGTH
 from ..rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS, Rules
 
 if TYPE_CHECKING:
-    from ..analysis.cube import Cube
-    from ..analysis.met import MatchEquityTable
-    from ..search.network import Evaluator
-    from ..search.tree import Filters, MoveFilter
+    from ..search.cubeful import Cube
+    from ..search.met import MatchEquityTable
+    from ..search.setting import Setting
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -178,20 +177,51 @@ def add_picture_options(parser: argparse.ArgumentParser) -> None:
                         help="draw this legal turn's steps as arrows in the pictures")
 
 
-def add_search_options(parser: argparse.ArgumentParser, plies: Sequence[int] = (0, 1, 2)
-                        ) -> None:
-    parser.add_argument("--plies", type=int, choices=plies, default=0,
-                        help="search depth of the evaluator (default 0)")
-    parser.add_argument("--weights", metavar="FILE", default=None,
-                        help="an evaluator .npz (Evaluator.save); default: the shipped one")
+def add_setting_options(parser: argparse.ArgumentParser, cubeless: bool = False) -> None:
+    """The evaluation setting's options (:mod:`fastnardy.search.setting`, whose defaults
+    they show); with ``cubeless`` the option to rank turns cubeless."""
+    from ..search.setting import Setting
+    from ..search.tree import MAX_PLIES
+
+    default = Setting()
+    group = parser.add_argument_group("the evaluation setting (fastnardy.search.setting)")
+    group.add_argument("--plies", type=int, choices=range(MAX_PLIES + 1), default=default.plies,
+                       help=f"search depth of the network (default {default.plies})")
+    group.add_argument("--weights", metavar="FILE", default=None,
+                       help="an evaluator .npz (Evaluator.save); default: the shipped one")
+    group.add_argument("--filter", type=filter_arg, metavar="FILTER", default=None,
+                       help="at 1 ply or more, the move filters: KEEP,MARGIN per level of the "
+                            "tree, joined by / (the last for the levels below), or full "
+                            "(default: GNU Backgammon's, 8,0.16/1,0: the 8 best turns within "
+                            "0.16 at the root, the best turn at 0 ply of each roll inside the "
+                            "tree)")
+    group.add_argument("--int16", action="store_true",
+                       help="the network in integer arithmetic (default float)")
+    if cubeless:
+        group.add_argument("--cubeless", action="store_true",
+                           help="rank turns by their cubeless equity (default: cubeful, under "
+                                "the cube options)")
 
 
-def add_filter(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--filter", type=move_filter_arg, metavar="KEEP,MARGIN", default=None,
-                        help="at 1 ply or more, search only the KEEP best turns within MARGIN "
-                             "points at 0 ply deeper, at every level (default: gnubg's filters, "
-                             "8,0.16 at the root and the best turn at 0 ply of each roll "
-                             "inside the tree)")
+def filter_arg(text: str) -> str:
+    """An argparse type: a setting's filter as text, checked
+    (:func:`fastnardy.search.setting.parse_filter` reads it)."""
+    from ..search.setting import parse_filter
+
+    try:
+        parse_filter(text)
+    except FastNardyError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def read_setting(args: argparse.Namespace) -> "Setting":
+    """The evaluation setting of the options of :func:`add_setting_options`."""
+    from ..search.setting import Setting, parse_filter
+
+    given = {"filter": parse_filter(args.filter)} if args.filter is not None else {}
+    return Setting(args.weights or "net", args.plies, precision="int16" if args.int16
+                   else "float", cubeful=not getattr(args, "cubeless", False), **given)
 
 
 def score_arg(text: str) -> Tuple[int, int]:
@@ -212,9 +242,10 @@ def add_cube_options(parser: argparse.ArgumentParser) -> None:
                        help="the match score, the side to move's points first (default 0-0)")
     group.add_argument("--cube", type=at_least(1), default=1, metavar="V",
                        help="the stake the cube shows (C1, default 1)")
-    group.add_argument("--owner", "--cube-owner", choices=("centered", "mover", "opponent"),
-                       default="centered", help="who holds the right to offer (C2, default "
-                                                "centered: both)")
+    from ..search.cubeful import OWNERS
+
+    group.add_argument("--owner", "--cube-owner", choices=OWNERS, default=OWNERS[0],
+                       help="who holds the right to offer (C2, default centered: both)")
     group.add_argument("--crawford", action="store_true",
                        help="this game is the Crawford game (C7: no offers)")
     group.add_argument("--jacoby", action="store_true",
@@ -231,46 +262,51 @@ def add_met(parser: "argparse._ActionsContainer") -> None:
 
 def read_met_option(args: argparse.Namespace) -> "Optional[MatchEquityTable]":
     """The table of ``--met``, or None for the game's own."""
-    from ..analysis.met import read_met
+    from ..search.met import read_met
 
     return read_met(args.met) if args.met else None
 
 
-def read_cube(args: argparse.Namespace, rules: "Rules") -> "Tuple[Cube, Optional[MatchEquityTable]]":
-    """The Cube and the table of the cube options (:func:`add_cube_options`)."""
-    from ..analysis.cube import Cube
+def read_cube(args: argparse.Namespace, rules: "Rules") -> "Cube":
+    """The cube context of the cube options (:func:`add_cube_options`), checked."""
+    from ..search.cubeful import Cube
 
-    cube = Cube.of(Cube.money(rules)._replace(
+    return Cube.of(Cube.money(rules)._replace(
         value=args.cube, owner=args.owner, length=args.match, score=args.score,
-        crawford=args.crawford, jacoby=args.jacoby or (bool(rules.jacoby) and not args.match)))
-    return cube, read_met_option(args)
+        crawford=args.crawford, jacoby=args.jacoby or (bool(rules.jacoby) and not args.match),
+        met=read_met_option(args)))
 
 
-def cube_label(cube: "Cube") -> str:
-    """The cube and score in words, for the headings of eval and hint."""
+def conditions(setting: "Setting", cube: "Optional[Cube]", stake: bool = True) -> str:
+    """What an answer was valued at, in words: the setting (its plies, filter and
+    precision) and the cube conditions (money play and the Jacoby option, or the match, its
+    score and table; with ``stake`` the cube's value and owner), or cubeless."""
+    from ..search.setting import describe_filter
+
+    valued = (f"{setting} ({setting.plies} ply"
+              + (f", filter {describe_filter(setting.filter)}" if setting.plies else "")
+              + (", int16" if setting.precision == "int16" else "") + ")")
+    if cube is None:
+        return valued + "; cubeless"
+    if not cube.length:
+        where = "money play, " + ("Jacoby" if cube.jacoby else "no Jacoby (C8; gnubg's "
+                                                               "default is on: --jacoby)")
+    else:
+        table = "fastnardy's" if cube.met is None else (cube.met.name or "given")
+        where = (f"match to {cube.length}" + (
+            f" at {cube.score[0]}-{cube.score[1]} ({cube.away[0]}-away {cube.away[1]}-away"
+            + (", Crawford game" if cube.crawford else ", post-Crawford"
+               if cube.post_crawford else "") + ")" if stake else "") + f", table {table}")
+    if not stake:
+        return f"{valued}; cubeful, {where}"
     owner = {"centered": "centred", "mover": "owned by the side to move",
              "opponent": "owned by the opponent"}[cube.owner]
-    where = "money play" if not cube.length else (
-        f"match to {cube.length} at {cube.score[0]}-{cube.score[1]} "
-        f"({cube.away[0]}-away {cube.away[1]}-away)"
-        + (", Crawford game" if cube.crawford else ", post-Crawford" if cube.post_crawford
-           else ""))
-    return f"{where}, cube {cube.value} {owner}"
+    return f"{valued}; {where}; cube {cube.value} {owner}"
 
 
 def add_progress(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="a progress line on stderr (default: when stderr is a terminal)")
-
-
-def move_filter_arg(text: str) -> "MoveFilter":
-    from ..search.tree import MoveFilter
-
-    match = re.fullmatch(r"([0-9]+),([0-9]*\.?[0-9]+)", text.strip())
-    if match is None or int(match.group(1)) < 1:
-        raise argparse.ArgumentTypeError(f"expected KEEP,MARGIN such as 8,0.16 (KEEP 1 or "
-                                         f"more), not {text!r}")
-    return MoveFilter(int(match.group(1)), float(match.group(2)))
 
 
 def read_position(args: argparse.Namespace) -> Position:
@@ -331,24 +367,6 @@ def turn_json(turn: Turn) -> Dict[str, object]:
 def write_file(path: str, content: bytes) -> None:
     """Write a file whole, or leave the old one as it was (FastNardyError: exit 2)."""
     _files.write_whole(path, content)
-
-
-def read_filters(args: argparse.Namespace) -> "Filters":
-    """--filter at every level, by default GNU Backgammon's filters (search.GNUBG_FILTERS)
-    at 1 ply or more."""
-    from ..search.tree import GNUBG_FILTERS
-
-    return args.filter if args.filter is not None or not args.plies else GNUBG_FILTERS
-
-
-def read_network(args: argparse.Namespace, game: str) -> "Evaluator":
-    from ..search.network import Evaluator
-
-    network = Evaluator.load(args.weights if args.weights is not None else game)
-    if network.game != game:
-        raise FastNardyError(f"{args.weights} is an evaluator for {network.game} nardy, not "
-                             f"{game}")
-    return network
 
 
 def progress_printer(args: argparse.Namespace, what: str) -> "Optional[Callable[[int, int], None]]":

@@ -80,7 +80,7 @@ def add_bench(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "one _kernel.count_turns call each, len(legal_turns), perft from the "
                     "start and random self-play; short nardy on the 2,000 GNU Backgammon "
                     "benchmark positions, long nardy on seeded random playouts. "
-                    "bench/peers.py in the source tree times wildbg, bkgm, bgsage and "
+                    "bench/speed/peers.py in the source tree times wildbg, bkgm, bgsage and "
                     "OpenSpiel beside the same levels.")
     p_bench.add_argument("--seconds", type=seconds_arg, default=0.5, metavar="S",
                          help="repeat each measurement for at least S seconds and report the "

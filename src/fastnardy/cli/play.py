@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import List
+from typing import TYPE_CHECKING, List
 
 from ..game import Game, Match
 from ..position import Position
 from ..basics import Roll
 from ..errors import FastNardyError
-from ..play.interactive import POLICIES as PLAY_POLICIES
 from ..notation import parse_rules
 from ..rules import LONG, SHORT, Rules
+
+if TYPE_CHECKING:
+    from ..play.duel import Interval
 
 from .options import (Parser, add_json, add_met, add_position, add_progress, at_least,
                       depth_arg, positive_arg, print_json, progress_printer, read_met_option,
@@ -26,9 +28,9 @@ def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_play = sub.add_parser(
         "play", help="play a game in the terminal: self-play, or you against the computer",
         description="Self-play (random turns by default), printing each turn and the board; "
-                    "or, with --human, you play one side against a policy (greedy by "
+                    "or, with --human, you play one side against a player (greedy by "
                     "default): type a turn in notation, '?' lists the legal turns (then a "
-                    "number picks one), 'q' quits.")
+                    "number picks one), 'h' the network's hint, 'q' quits.")
     add_position(p_play)
     p_play.add_argument("--seed", type=int, default=None,
                         help="seed the dice and the policy (the same seed plays the same game)")
@@ -37,18 +39,16 @@ def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_play.add_argument("--quiet", action="store_true", help="print the turns, not the boards")
     p_play.add_argument("--human", choices=("white", "black"), default=None,
                         help="you play this side, reading turns from stdin")
-    p_play.add_argument("--policy", choices=PLAY_POLICIES, default=None,
-                        metavar="{random,greedy,net[:PLIES]}",
-                        help="how the computer chooses: uniformly at random (self-play's "
-                             "default), the turn with the best simple evaluation (the "
-                             "default against a person; see "
-                             "fastnardy.play.interactive.evaluate) or the "
-                             "shipped network searched PLIES deep (0-2, default 0); against "
-                             "a person, 'h' prints the network's hint")
+    p_play.add_argument("--player", metavar="SETTING", default=None,
+                        help="the computer's setting (fastnardy.search.setting): random "
+                             "(self-play's default), greedy (the default against a person), "
+                             "net[:PLIES] (the shipped network), FILE.npz[:PLIES] or, in "
+                             "short nardy, gnubg[:PRESET][:PLIES]")
     p_play.add_argument("--cube", action="store_true",
                         help="play with the cube (C1-C5, C8): before each throw the side to "
                              "move may offer ('d'), the other takes ('t') or passes ('p'); "
-                             "the network policies offer and answer by their cube decision")
+                             "a network's or gnubg's player offers and answers by its cube "
+                             "decision")
     p_play.add_argument("--record", metavar="FILE", default=None,
                         help="write the game as a fastnardy record (check-game reads it)")
     p_play.set_defaults(run=_run_play)
@@ -57,14 +57,15 @@ def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
 def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_match = sub.add_parser(
         "match", help="seeded paired games between two players: wins and points a game",
-        description="Games of A against B in pairs with the same dice (A white in one, black "
-                    "in the other), scored by L10/S9 without a cube: A's wins and points a "
-                    "game with 95%% intervals (fastnardy.play.match); with --to N, matches to "
-                    "N points with the cube (C1-C7: the bots offer, take and drop), A's match "
-                    "wins; with --cube, money games with the cube (C8). Players: random, greedy, "
-                    "net:PLIES (the shipped evaluator, 0-2 plies), FILE.npz[:PLIES] (a saved "
-                    "one), either with :int16 after it (integer arithmetic: net:0:int16), gnubg:beginner or gnubg:expert (GNU Backgammon, short nardy, when "
-                    "installed; gnubg:expert:PLIES at 1 or 2 plies).")
+        description="A duel: games of A against B in pairs with the same dice (A white in "
+                    "one, black in the other), scored by L10/S9 without a cube: A's wins and "
+                    "points a game with 95%% intervals (fastnardy.play.duel); with --to N, "
+                    "matches to N points with the cube (C1-C7: the bots offer, take and "
+                    "drop), A's match wins; with --cube, money games with the cube (C8). "
+                    "Players are settings (fastnardy.search.setting): random, greedy, "
+                    "net[:PLIES][:int16][:FILTER] (the shipped network), FILE.npz[...] (a "
+                    "saved one), gnubg[:beginner|:expert][:PLIES] (GNU Backgammon, short "
+                    "nardy, when installed).")
     p_match.add_argument("a", metavar="A", help="the first player")
     p_match.add_argument("b", metavar="B", help="the second player")
     p_match.add_argument("--game", type=_rules_arg, default=None, metavar="RULES",
@@ -83,11 +84,9 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_match.add_argument("--record", metavar="FILE", default=None,
                          help="with --to or --cube: write the first match as a record (a "
                               "fastnardy match record, or with FILE.mat in short nardy GNU "
-                              "Backgammon's .mat), its players named a and b; analyse reads "
-                              "both")
+                              "Backgammon's .mat), its players named by their settings; "
+                              "analyse reads both")
     p_match.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
-    p_match.add_argument("--weights", metavar="FILE", default=None,
-                         help="an evaluator .npz for net:PLIES instead of the shipped one")
     add_progress(p_match)
     add_json(p_match)
     p_match.set_defaults(run=_run_match)
@@ -99,15 +98,17 @@ def add_serve(sub: "argparse._SubParsersAction[Parser]") -> None:
         description="Listen on HOST:PORT and play for GNU Backgammon's player 1 (in gnubg: "
                     "set player 1 external HOST:PORT, then new match N): gnubg writes a FIBS "
                     "board line at each of the bot's decisions and reads its roll, double, "
-                    "take, drop or move (fastnardy.play.external). Prints the address, then "
-                    "serves GAMES connections.")
+                    "take, drop or move (fastnardy.play.external), the bot's choices those "
+                    "of its setting at every door. Prints the address, then serves GAMES "
+                    "connections.")
     p_serve.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1")
     p_serve.add_argument("--port", type=_port_arg, default=0, metavar="PORT",
                          help="default 0: any free port (printed)")
     p_serve.add_argument("--games", type=positive_arg, default=1, metavar="N",
                          help="connections to serve, one after another (default 1)")
-    p_serve.add_argument("--weights", metavar="FILE", default=None,
-                         help="a short-nardy evaluator .npz instead of the shipped one")
+    p_serve.add_argument("--player", metavar="SETTING", default="net:0",
+                         help="the bot's setting (fastnardy.search.setting; default net:0: "
+                              "the shipped short network at 0 ply)")
     add_met(p_serve)
     p_serve.set_defaults(run=_run_serve)
 
@@ -123,9 +124,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     import socket
 
     from ..play import external
-    from ..search.network import Evaluator
 
-    network = Evaluator.load(args.weights or "short")
     try:
         listener = socket.create_server((args.host, args.port))
     except OSError as error:
@@ -135,25 +134,26 @@ def _run_serve(args: argparse.Namespace) -> int:
         host, port = listener.getsockname()[:2]
         print(f"listening on {host}:{port} (gnubg: set player 1 external {host}:{port})",
               flush=True)
-        lines = external.serve(network=network, met=read_met_option(args), ready=listener,
+        lines = external.serve(setting=args.player, met=read_met_option(args), ready=listener,
                                games=args.games)
     print(f"served {len(lines)} decisions")
     return 0
 
 
 def _run_play(args: argparse.Namespace) -> int:
-    from ..play import interactive as play
+    from ..play import interactive
+    from ..play.players import player
 
     position = read_position(args)
     if args.position in (LONG, SHORT):
         game = Game(position.rules, args.seed)
     else:
         game = Game.from_position(position, args.seed)
-    policy = args.policy or ("greedy" if args.human else "random")
-    play.play_game(game, play.policy(policy, args.seed), human=args.human,
-                   max_turns=args.turns, boards=not args.quiet,
-                   hint=_hint_text if args.human else None, cube=args.cube,
-                   cube_choice=play.net_cube if policy.startswith("net") else None)
+    spec = args.player or ("greedy" if args.human else "random")
+    with player(spec, position.rules, args.seed or 0) as computer:
+        interactive.play_game(game, computer, human=args.human, max_turns=args.turns,
+                              boards=not args.quiet, hint=_hint_text if args.human else None,
+                              cube=args.cube)
     if args.record is not None:
         write_file(args.record, game.record().encode("utf-8"))
     return 0
@@ -182,59 +182,71 @@ def _write_match(path: str, played: object) -> None:
 
 
 def _hint_text(position: Position, roll: Roll) -> str:
-    """The network's five best turns at 0 ply, for play's 'h' key."""
+    """The shipped network's five best turns at 0 ply (play's 'h' key), numbered as the
+    list '?' prints: the number picks that turn."""
     from .. import analysis
 
-    return "\n".join(f"{rank:4}) {str(move.turn):<28} {move.equity:+.3f}"
-                     for rank, move in enumerate(analysis.hint(position, roll)[:5], 1))
+    ranked = analysis.hint(position, roll)
+    turns = list(position.legal_turns(roll))
+    return "\n".join(f"{turns.index(move.turn) + 1:4}) {str(move.turn):<28} "
+                     f"{move.cubeful if move.cubeful is not None else move.equity:+.3f}"
+                     for move in ranked[:5])
 
 
 def _run_match(args: argparse.Namespace) -> int:
-    from ..play import match
+    from ..play import duel
 
     if args.games % 2:
         raise FastNardyError(f"--games must be even (pairs of games with the same dice), not "
                              f"{args.games}")
-    gnubg = any(spec.startswith("gnubg:") for spec in (args.a, args.b))
+    gnubg = any(spec.startswith("gnubg") for spec in (args.a, args.b))
     rules = args.game or Rules.of(SHORT if gnubg else LONG)
     game = rules.game
     if args.to is not None or args.cube:
         length = args.to or 0
-        row = match.cube_match(rules, args.a, args.b, args.games, length, args.seed,
-                               weights=args.weights, met=read_met_option(args),
-                               progress=progress_printer(args, "matches" if length
-                                                         else "games"),
-                               record=None if args.record is None
-                               else lambda played: _write_match(args.record, played))
+        played = duel.cube_duel(rules, args.a, args.b, args.games, length, args.seed,
+                                met=read_met_option(args),
+                                progress=progress_printer(args, "matches" if length
+                                                          else "games"))
+        first = played.result.first
+        if args.record is not None and first is not None:
+            _write_match(args.record, first)
         if args.json:
-            print_json(row)
+            print_json(played.as_dict())
             return 0
-        what = f"{row['matches']} matches to {length}" if length else \
-            f"{row['matches']} money games with the cube"
-        print(f"{game} nardy, {args.a} against {args.b}: {what} (seed {args.seed}, "
-              f"{row['unfinished']} unfinished, {row['games']} games)")
-        key = "a points - b's a match" if length else "a points/game"
-        wins, half = row["a wins 95%"], row["points 95%"]
-        print(f"  {args.a} wins {row['a wins']:.1%} +- "
-              f"{'n/a' if wins is None else format(wins, '.1%')}, {row[key]:+.3f} +- "
-              f"{'n/a' if half is None else format(half, '.3f')} points "
+        what = f"{played.matches} matches to {length}" if length else \
+            f"{played.matches} money games with the cube"
+        print(f"{game} nardy, {played.a} against {played.b}: {what} (seed {args.seed}, "
+              f"{played.unfinished} unfinished, {int(played.result.games.sum())} games)")
+        print(f"  {played.a} wins {_share(played.wins)}, {_points(played.points)} points "
               f"{'ahead a match' if length else 'a game'} (95%"
-              + ("; one pair has no interval)" if half is None else ")"))
-        for side, name in (("a", args.a), ("b", args.b)):
-            counts = row[f"{side} offers, takes, drops"]
-            assert isinstance(counts, list)
-            print(f"  {name} offered {counts[0]} times, took {counts[1]}, dropped "
-                  f"{counts[2]}")
+              + ("; one pair has no interval)" if played.points.half is None else ")"))
+        result = played.result
+        for name, offers, takes, drops in ((played.a, result.offers[0], result.takes[0],
+                                            result.drops[0]),
+                                           (played.b, result.offers[1], result.takes[1],
+                                            result.drops[1])):
+            print(f"  {name} offered {offers} times, took {takes}, dropped {drops}")
         return 0
-    row = match.match(rules, args.a, args.b, args.games, args.seed, weights=args.weights,
-                      progress=progress_printer(args, "games"))
+    if args.record is not None:
+        raise FastNardyError("--record writes a match or a money game with the cube: give "
+                             "--to N or --cube with it")
+    done = duel.duel(rules, args.a, args.b, args.games, args.seed,
+                     progress=progress_printer(args, "games"))
     if args.json:
-        print_json(row)
+        print_json(done.as_dict())
         return 0
-    print(f"{game} nardy, {args.a} against {args.b}: {row['games']} games (seed {args.seed}, "
-          f"{row['unfinished']} unfinished)")
-    wins, half = row["a wins 95%"], row["points 95%"]
-    print(f"  {args.a} wins {row['a wins']:.1%} +- "
-          f"{'n/a' if wins is None else format(wins, '.1%')}, {row['a points/game']:+.3f} +- "
-          f"{'n/a' if half is None else format(half, '.3f')} points a game (95%)")
+    print(f"{game} nardy, {done.a} against {done.b}: {done.games} games (seed {args.seed}, "
+          f"{done.unfinished} unfinished)")
+    print(f"  {done.a} wins {_share(done.wins)}, {_points(done.points)} points a game (95%)")
     return 0
+
+
+def _share(wins: "Interval") -> str:
+    """A share of wins with its interval, in percent."""
+    return f"{wins.mean:.1%} +- " + ("n/a" if wins.half is None else f"{wins.half:.1%}")
+
+
+def _points(points: "Interval") -> str:
+    """Points with their interval."""
+    return f"{points.mean:+.3f} +- " + ("n/a" if points.half is None else f"{points.half:.3f}")

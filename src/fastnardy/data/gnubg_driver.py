@@ -1,5 +1,5 @@
 """Run inside GNU Backgammon (``gnubg -t -q -p .../fastnardy/data/gnubg_driver.py``) by
-fastnardy.play.match (``fastnardy match``, bench/strength.py),
+fastnardy.play.gnubg (``fastnardy match``, bench/strength/strength.py),
 which names two FIFOs in the environment. Each line of GNUBG_DRIVER_IN is
 ``best NOISE PLIES ROW;ROW;...``, a ROW being a fastnardy board row (50 counts: the side to
 move's points 1-24 and bar, then the opponent's) and the two dice, comma separated. The

@@ -22,7 +22,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from .. import checks
 from ..basics import ALL_ROLLS, Roll
 from ..counting import perft
-from ..errors import (FastNardyError, InvalidPositionError)
+from ..errors import FastNardyError
 from ..notation import format_roll
 from ..position import Position, Turn
 from .explain import ExtraTurn as ExtraTurn
@@ -204,8 +204,7 @@ def random_positions(position: Position, count: int, seed: int,
     legal turns): each game is stopped after each turn with probability ``stop`` (0.05 stops
     early, 0.01 reaches races and bear-offs), or before its last turn, and gives the
     position it stopped at. Deterministic for a seed; the cross-checker's ``--random``."""
-    if not isinstance(position, Position):
-        raise InvalidPositionError(f"expected a Position, not {position!r}")
+    position = checks.position(position, Position)
     if position.is_game_over():
         raise FastNardyError("random games cannot start from a game-over position (T4)")
     number = checks.number(count, "count", 1, 1_000_000)

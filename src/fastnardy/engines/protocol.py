@@ -62,7 +62,7 @@ from typing import List, Optional, Sequence, Tuple, Type, Union
 from .. import checks
 from .._kernel import dice_pair
 from ..basics import MAX_DEPTH, Roll
-from ..errors import (EngineError, FastNardyError, InvalidPositionError)
+from ..errors import EngineError, FastNardyError
 from ..notation import ID_LENGTH
 from ..notation import format_roll, format_rules
 from ..position import Position
@@ -101,8 +101,7 @@ def request_words(fmt: str, depth: object, roll: object, position: object) -> Tu
     travel with the position: a position string names its variants; a GNU Backgammon ID
     cannot, so a position under a move variant (S8's ``hit_and_hide=forbidden``) is refused
     in that format rather than sent as standard backgammon."""
-    if not isinstance(position, Position):
-        raise InvalidPositionError(f"expected a Position, not {position!r}")
+    position = checks.position(position, Position)
     dice = dice_pair(roll)
     plies = checks.number(depth, "depth", 1, MAX_DEPTH)
     if fmt == "gnubg":

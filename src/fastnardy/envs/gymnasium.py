@@ -7,10 +7,11 @@ arguments of :class:`NardyEnv` pass through ``make``); without importing it firs
 
 **Episode.** A game from the start (T6 opening decides who begins) between the agent, playing
 ``side``, and ``opponent``, whose turns and the agent's forced turns (a pass or a single
-legal turn) are played between the agent's steps. The opponent is ``"random"`` or
-``"greedy"`` (as :func:`fastnardy.simulate`) or a network (an
-:class:`fastnardy.search.network.Evaluator` of the game, shipped or saved: it plays its best child
-at 0 ply), all three inside the kernel; or, for :class:`NardyEnv`, a callable
+legal turn) are played between the agent's steps. The opponent is a setting of 0 ply
+(:class:`fastnardy.search.setting.Setting` or its text: ``"random"``, ``"greedy"``, ``"net"``,
+``"FILE.npz"``, either with ``:int16``; the same player as at every door) or an
+:class:`fastnardy.search.network.Evaluator` of the game (its best child at 0 ply), all
+played inside the kernel; or, for :class:`NardyEnv`, a callable
 ``opponent(observation, action_mask) -> action`` that sees the game from its side in the
 agent's encoding (the agent's own policy makes it self-play). ``reset(options={"opponent":
 ...})`` changes it from that episode on. Dice come from the environment's seeded stream: episode k
@@ -62,6 +63,7 @@ from ..basics import BLACK, EPISODE_TURNS, MAX_TURNS_PER_ROLL, SIDES, WHITE
 from ..batch import decode, rows_from_keys
 from ..errors import FastNardyError, integer
 from ..search.network import Evaluator
+from ..search.setting import POLICIES, Setting, setting as as_setting
 from .._utils.threads import one_thread
 from ..position import Position, Step
 from ..rules import Rules
@@ -74,7 +76,6 @@ ACTIONS = ("turns", "steps")  # the action encodings
 
 
 RENDER_MODES = ["human", "ansi"]
-_OPPONENTS = ("random", "greedy")
 Opponent = Tuple[int, Any, Optional[Callable[..., Any]]]  # kernel policy, network, callable
 
 
@@ -103,8 +104,14 @@ def sides(opponent: Opponent, me: int) -> Tuple[Tuple[int, int], Tuple[Any, Any]
 def check_opponent(rules: Rules, opponent: object, callable_ok: bool = True) -> Opponent:
     """The kernel policy of ``opponent`` (0 random, 1 greedy, 3 a network, 2 a callable
     played in Python), its compiled network and the callable; FastNardyError otherwise."""
-    if isinstance(opponent, str) and opponent in _OPPONENTS:
-        return _OPPONENTS.index(opponent), None, None
+    if isinstance(opponent, (str, Setting)):
+        chosen = as_setting(opponent)
+        if chosen.evaluator in POLICIES:
+            return POLICIES.index(str(chosen.evaluator)), None, None
+        if not chosen.is_network or chosen.plies:
+            raise FastNardyError(f"the kernel plays an opponent at 0 ply: random, greedy or "
+                                 f"a network's setting at 0 plies, not {chosen}")
+        return 3, chosen.network(rules).network, None
     if isinstance(opponent, Evaluator):
         if opponent.game != rules.game:
             raise FastNardyError(f"the opponent network is for {opponent.game} nardy, not "
@@ -112,7 +119,8 @@ def check_opponent(rules: Rules, opponent: object, callable_ok: bool = True) -> 
         return 3, opponent.network, None
     if callable_ok and callable(opponent):
         return 2, None, opponent
-    kinds = "'random', 'greedy', an Evaluator" + (" or a callable" if callable_ok else "")
+    kinds = "a setting of 0 ply ('random', 'greedy', 'net' ...), an Evaluator" + (
+        " or a callable" if callable_ok else "")
     raise FastNardyError(f"opponent must be {kinds}, not {opponent!r}")
 
 

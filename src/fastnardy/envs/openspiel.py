@@ -89,11 +89,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("fastnardy.envs.openspiel needs OpenSpiel: "
                       "pip install 'fastnardy[openspiel]'") from exc
 
-from .. import _kernel
+from .. import _kernel, checks
 from ..notation import format_roll
 from ..basics import ALL_ROLLS, EPISODE_TURNS, MAX_TURNS_PER_ROLL, Roll
 from ..batch import PROBABILITY, encode
-from ..errors import IllegalTurnError, InvalidDiceError, InvalidPositionError, InvalidRulesError
+from ..errors import IllegalTurnError, InvalidDiceError, InvalidRulesError
 from ..search.inputs import WIDTHS, features
 from ..position import Position, Turn
 from ..rules import CUBE_VARIANTS, LONG, SHORT, VARIANTS, Rules, defaults
@@ -196,8 +196,7 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
         """A state at ``position`` (of this game's rules), after the opening: its side to
         move rolls next (a chance node of the 21 rolls, T5) or, with ``dice``, plays them;
         ``max_turns`` counts from here. A finished game (L9/S9) is a terminal state."""
-        if not isinstance(position, Position):
-            raise InvalidPositionError(f"position must be a Position, not {position!r}")
+        position = checks.position(position, Position)
         if position.rules != self.rules:
             raise InvalidRulesError(f"the position is of {position.rules}, the game of "
                                     f"{self.rules}")

@@ -24,7 +24,7 @@ environments play the same partial turns batched in the kernel.
 from __future__ import annotations
 
 import copy
-from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple, cast
+from typing import Iterable, NamedTuple, Optional, SupportsIndex, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -72,7 +72,7 @@ class TurnInProgress:
     has no turn to play: IllegalTurnError (T4). One thread at a time (FastNardyError)."""
 
     def __init__(self, position: Position, dice: Iterable[SupportsIndex]) -> None:
-        self.position = cast(Position, checks.position(position))
+        self.position = checks.position(position, Position)
         roll = dice_pair(dice)
         self.dice: Roll = (max(roll), min(roll))
         self._partial = PartialTurn(self.position, *self.dice)

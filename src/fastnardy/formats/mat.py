@@ -26,7 +26,7 @@ from ..basics import BLACK, SIDES, WHITE
 from ..errors import InvalidRecordError, shown
 from ..game import Match
 from ..position import Position
-from ..record import (ROLLS, SLOTS, CubeAction, GameRecord, RecordedTurn, Win, at_line,
+from ..record import (ROLLS, SLOTS, RecordedCube, GameRecord, RecordedTurn, Win, at_line,
                       check_count, check_name, is_match_record, read_match, read_record,
                       shared)
 from ..rules import Rules
@@ -35,7 +35,7 @@ __all__ = ["MatGame", "is_mat", "iter_games", "iter_mat", "match_games", "read_g
            "read_mat", "write_mat"]
 
 
-MatAction = Union[RecordedTurn, CubeAction, Win]
+MatAction = Union[RecordedTurn, RecordedCube, Win]
 _SHORT = Rules.short()  # the rules of every game a .mat holds
 
 
@@ -64,15 +64,15 @@ class MatGame:
             raise InvalidRecordError(f"scores must be two non-negative integers, "
                                      f"not {self.scores!r}")
         if not (isinstance(self.actions, tuple) and all(
-                isinstance(a, (RecordedTurn, CubeAction, Win)) for a in self.actions)):
-            raise InvalidRecordError("actions must be a tuple of RecordedTurn, CubeAction and Win")
+                isinstance(a, (RecordedTurn, RecordedCube, Win)) for a in self.actions)):
+            raise InvalidRecordError("actions must be a tuple of RecordedTurn, RecordedCube and Win")
 
     @property
     def cube(self) -> int:
         """The cube's value when the game ended: the last double that was taken, else 1."""
         value = 1
         for action in self.actions:
-            if isinstance(action, CubeAction) and action.action == "take":
+            if isinstance(action, RecordedCube) and action.action == "take":
                 value = action.cube
         return value
 
@@ -89,11 +89,11 @@ class MatGame:
         like a pass), so it is left out: no turn was played. The offers and answers come
         along where they were made (C2)."""
         turns: List[RecordedTurn] = []
-        cube: List[Tuple[int, CubeAction]] = []
+        cube: List[Tuple[int, RecordedCube]] = []
         for action in self.actions:
             if isinstance(action, RecordedTurn):
                 turns.append(action)
-            elif isinstance(action, CubeAction):
+            elif isinstance(action, RecordedCube):
                 cube.append((len(turns), action))
         if len(self.actions) >= 2 and isinstance(self.actions[-1], Win):
             last, win = self.actions[-2], self.actions[-1]
@@ -224,8 +224,8 @@ class _MatReader:
             return Win(side, int(cell.group("points")), line)
         if cell.group("cube"):
             self.cube = int(cell.group("cube"))
-            return CubeAction(label, side, "double", self.cube, line)
-        return CubeAction(label, side, "take" if cell.group("take") else "drop", self.cube, line)
+            return RecordedCube(label, side, "double", self.cube, line)
+        return RecordedCube(label, side, "take" if cell.group("take") else "drop", self.cube, line)
 
     def _close(self) -> None:
         if self.number:
@@ -315,7 +315,7 @@ def _write_actions(game: MatGame) -> str:
     for index, (action, cell) in enumerate(zip(actions, _cells(actions))):
         previous = actions[index - 1] if index else None
         if isinstance(action, Win):
-            if not (isinstance(previous, CubeAction) and previous.action == "drop"):
+            if not (isinstance(previous, RecordedCube) and previous.action == "drop"):
                 out.append(_win_text(action, open_line))
                 open_line = False
             continue
@@ -328,7 +328,7 @@ def _write_actions(game: MatGame) -> str:
                                      f"action where the .mat grid has player {cell % 2}'s cell")
         text = _cell_text(action)
         following = actions[index + 1] if index + 1 < len(actions) else None
-        dropped = isinstance(action, CubeAction) and action.action == "drop"
+        dropped = isinstance(action, RecordedCube) and action.action == "drop"
         if dropped and isinstance(following, Win):
             text += ("\n      " if player else " " * 23) + _points(following.points)
         out.append(f"{text}\n" if player else f"{cell // 2 + 1:3d}) {text:<27} ")
@@ -346,7 +346,7 @@ def _win_text(win: Win, open_line: bool) -> str:
     return f"{' ' if open_line else ' ' * 34}{_points(win.points)}\n\n"
 
 
-def _cell_text(action: Union[RecordedTurn, CubeAction]) -> str:
+def _cell_text(action: Union[RecordedTurn, RecordedCube]) -> str:
     if isinstance(action, RecordedTurn):
         steps = _to_gnubg(action.turn).split()
         moves = "".join(f"{s} " if i < 3 else s for i, s in enumerate(steps))

@@ -15,15 +15,17 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
   play, those piled on its 1 and 2 points beyond the first on each not counted) and
   ``race``. The same number of positions of each class, drawn uniformly from those met;
 * **candidates**: the union of the best 3 turns by the shipped network at 0 ply, the best 3
-  at 1 ply, the greedy policy's best 2 and, in short nardy, GNU Backgammon's best 3 at 0 ply;
+  at 1 ply searched full width (``net:1:full``), the greedy policy's best 2 and, in short
+  nardy, GNU Backgammon's best 3 at 0 ply (:meth:`fastnardy.play.players.Player.worth`);
 * **equities**: each candidate's position rolled out
   (:func:`fastnardy.analysis.rollouts.rollout`: the shipped network at 0 ply playing both
   sides, whole games, gnubg's variance reduction, every candidate of a position on the same
   dice streams), cubeless money equity to the side that played the turn, with its standard
   error.
 
-:func:`errors` scores a player (``net:P``, ``FILE.npz[:P]``, either with ``:int16``,
-``greedy``, ``random``, ``gnubg:P``) on a set: the equity its turn loses against the best
+:func:`errors` scores a player (any setting: ``net:P``, ``FILE.npz[:P]``, either with
+``:int16``, ``greedy``, ``random``, ``gnubg[:PRESET][:P]`` …, made by
+:func:`fastnardy.play.players.player`, the same player as at every door) on a set: the equity its turn loses against the best
 candidate, in thousandths of a point, per class. A turn outside the candidates (a new
 network's may be) is rolled out there as the candidates were (the set's games and seed,
 :func:`rollout_settings`) and scored against the best of the candidates and itself; on a
@@ -52,15 +54,14 @@ from .. import checks
 from .._utils import files as _files
 from ..analysis.rollouts import rollout
 from ..basics import Roll
-from ..batch import decode, encode, expand
+from ..batch import count_turns, decode, encode, expand
 from ..errors import FastNardyError, shown
 from ..position import Position, Turn
 from ..rules import Rules
-from ..search.network import Evaluator, crashes, equity, races
-from ..search.tree import expectimax
-from .gnubg import Gnubg
-from .match import network_spec, player
-from .players import greedy_scores
+from ..search.network import crashes, races
+from ..search.setting import Setting
+from .games import play
+from .players import Player, player
 
 __all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Difference", "Score", "build_set",
            "classify", "errors", "header", "paired", "read_set", "rollout_settings",
@@ -139,8 +140,7 @@ def _rounded(value: float) -> Optional[float]:
 
 def classify(position: Position) -> str:
     """The class of ``position`` (module docstring) for its side to move."""
-    if not isinstance(position, Position):
-        raise FastNardyError(f"position must be a Position, not {type(position).__name__}")
+    position = checks.position(position, Position)
     row = encode([position])
     race = bool(races(position.rules, row)[0])
     if position.rules.is_long:
@@ -155,71 +155,10 @@ def classify(position: Position) -> str:
 
 # --------------------------------------------------------------------------- players
 
-Choose = Callable[[Rules, npt.NDArray[np.int8], npt.NDArray[np.int8]], npt.NDArray[np.float64]]
-
-
-def _network_values(evaluator: Evaluator, plies: int) -> Choose:
-    def values(rules: Rules, row: npt.NDArray[np.int8], children: npt.NDArray[np.int8]
-               ) -> npt.NDArray[np.float64]:
-        return -expectimax(rules, children, evaluator, plies)
-
-    return values
-
-
-def _greedy_values(rules: Rules, row: npt.NDArray[np.int8], children: npt.NDArray[np.int8]
-                   ) -> npt.NDArray[np.float64]:
-    return greedy_scores(rules, children).astype(np.float64)
-
-
-class _Chooser(NamedTuple):
-    """A player of the benchmark: its ``name``; ``values(rules, row, children)``, each
-    child's value to the side to move, the first highest chosen; and ``close()``, which ends
-    it and returns the CPU seconds of its other processes."""
-
-    name: str
-    values: Choose
-    close: Callable[[], float]
-
-
-def _chooser(spec: str, game: str, seed: int = 0) -> _Chooser:
-    """A player of the benchmark: ``net:P`` (the shipped network, full P-ply search, P = 0,
-    1, 2), ``FILE.npz[:P]`` (a saved evaluator), either with ``:int16`` after it (in integer
-    arithmetic), ``greedy``, ``random`` (seeded) or, in short nardy, ``gnubg:P`` (GNU
-    Backgammon's cubeless evaluation of every child at P plies)."""
-    spec, game = checks.text(spec, "player"), Rules.of(game).game
-    if spec == "greedy":
-        return _Chooser(spec, _greedy_values, lambda: 0.0)
-    if spec == "random":
-        rng = np.random.default_rng([checks.number(seed, "seed", 0), 11])
-        return _Chooser(spec, lambda rules, row, children: rng.random(len(children)),
-                        lambda: 0.0)
-    path, _, plies = spec.rpartition(":") if ":" in spec else (spec, ":", "0")
-    if path == "gnubg" and plies in ("0", "1", "2"):
-        return _gnubg_chooser(spec, game, int(plies))
-    named = network_spec(spec, game)
-    if named is None:
-        raise FastNardyError(f"unknown player {spec!r}: net[:P][:int16], "
-                             f"FILE.npz[:P][:int16], greedy, random or gnubg:P, with P = 0, "
-                             f"1 or 2")
-    return _Chooser(spec, _network_values(*named), lambda: 0.0)
-
-
-def _gnubg_chooser(spec: str, game: str, plies: int) -> _Chooser:
-    if game != "short":
-        raise FastNardyError("GNU Backgammon plays short nardy (backgammon) only")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    engine = Gnubg("expert", processes=2)
-
-    def values(rules: Rules, row: npt.NDArray[np.int8], children: npt.NDArray[np.int8]
-               ) -> npt.NDArray[np.float64]:
-        return -equity(engine.probabilities(children, plies))
-
-    def close() -> float:
-        engine.close()  # its processes end and are waited for: their CPU is counted
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-
-    return _Chooser(spec, values, close)
+def _children_cpu() -> float:
+    """The CPU seconds of this process's finished children (GNU Backgammon's processes)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _row(position: str) -> bytes:
@@ -248,16 +187,14 @@ def _equity(made: Position, games: int, seed: int, executor: Optional[Executor] 
 
 # --------------------------------------------------------------------------- scoring
 
-def errors(player: str, game: str,
+def errors(setting: Union[Setting, str], game: str,
            benchmark: Union[None, str, Sequence[BenchmarkPosition]] = None, seed: int = 0, *,
            rollouts: Optional[Tuple[int, int]] = None) -> Score:
-    """The error of ``player`` on ``benchmark``: the shipped set of ``game`` (None), a set
-    file (its name, read as :func:`read_set` and :func:`rollout_settings` read it) or a
-    sequence of BenchmarkPosition; module docstring. ``player`` is ``net:P`` (the shipped
-    network, a full P-ply search, P = 0, 1 or 2), ``FILE.npz[:P]`` (a saved evaluator),
-    either with ``:int16`` after it (the evaluator in integer arithmetic), ``greedy``,
-    ``random`` (``seed``-ed) or, in short nardy, ``gnubg:P`` (GNU Backgammon's cubeless
-    evaluation of every turn at P plies); the first best turn is its choice. A turn outside
+    """The error of the player of ``setting`` on ``benchmark``: the shipped set of ``game``
+    (None), a set file (its name, read as :func:`read_set` and :func:`rollout_settings`
+    read it) or a sequence of BenchmarkPosition; module docstring. The player is
+    :func:`fastnardy.play.players.player`'s (``random`` seeded ``seed``), choosing as at every
+    door, cubeless. A turn outside
     the candidates is rolled out with ``rollouts`` = (games, seed), by default the set
     file's own (the shipped network at 0 ply, as :func:`build_set` rolled out the
     candidates), or counted apart when there are none."""
@@ -273,19 +210,19 @@ def errors(player: str, game: str,
             raise FastNardyError(f"rollouts is (games, seed), not {shown(repr(rollouts))}")
         rollouts = (checks.number(rollouts[0], "rollout games", 2, 1 << 20),
                     checks.number(rollouts[1], "rollout seed", 0))
-    choose = _chooser(player, game, seed)
     losses: Dict[str, List[float]] = {kind: [] for kind in CLASSES[game]}  # nan: not counted
     outside = dict.fromkeys(CLASSES[game], 0)
     rolling = 0.0
-    started = time.process_time()
-    try:
+    started, engines = time.process_time(), _children_cpu()
+    with player(setting, game, seed) as chooser:
         for item in positions:
             if item.position.rules.game != game:
                 raise FastNardyError(f"a {item.position.rules.game}-nardy position in a "
                                      f"{game}-nardy set")
             row, children = _children(item.position, item.dice)
-            values = choose.values(item.position.rules, row, children)
-            chosen = children[int(np.argmax(values))]
+            chosen = children[chooser.pick(item.position.rules, row[None],
+                                           np.array([item.dice]),
+                                           children, np.array([0, len(children)]))[0]]
             equities = {_row(c.position): c.equity for c in item.candidates}
             best = max(equities.values())  # whatever order the candidates were given in
             loss = float("nan")  # a turn outside the candidates, not rolled out
@@ -299,8 +236,7 @@ def errors(player: str, game: str,
                     rolling += time.process_time() - begun
                     loss = max(best, mine) - mine
             losses[item.kind].append(1000 * loss)
-    finally:
-        seconds = time.process_time() - started - rolling + choose.close()
+    seconds = time.process_time() - started - rolling + _children_cpu() - engines
     summaries = {kind: _summary(values) for kind, values in losses.items()}
     summaries["all"] = _summary([x for values in losses.values() for x in values])
     counts = {**{kind: len(values) for kind, values in losses.items()}, "all": len(positions)}
@@ -308,7 +244,7 @@ def errors(player: str, game: str,
     classes = {kind: (counts[kind], mean, outside[kind])
                for kind, (_, mean, _) in summaries.items()}
     spread = {kind: error for kind, (_, _, error) in summaries.items()}
-    return Score(choose.name, game, classes, seconds, rollouts is not None, rolling, spread,
+    return Score(chooser.name, game, classes, seconds, rollouts is not None, rolling, spread,
                  {kind: tuple(values) for kind, values in losses.items()})
 
 
@@ -392,43 +328,48 @@ def _is_candidate(value: object) -> bool:
 
 def _games(game: str, count: int, seed: int) -> List[Tuple[Position, Roll]]:
     """(position, roll) pairs met in ``count`` seeded games of each pair of players, where
-    the roll has two legal turns or more (the T6 opening not played: white throws first)."""
+    the roll has two legal turns or more (the T6 opening not played: white throws first),
+    each position from its side to move's view (white to move). The games are played one at
+    a time, so the dice come from one stream in the games' order."""
     rules = Rules.of(game)
     met: List[Tuple[Position, Roll]] = []
+    start = encode([Position.start(rules)])
+
+    def roll(turn: int, games: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
+        return np.array([[rng.randint(1, 6), rng.randint(1, 6)]], dtype=np.int8)
+
+    def watch(turn: int, games: npt.NDArray[np.int64], rows: npt.NDArray[np.int8],
+              dice: npt.NDArray[np.int8]) -> None:
+        if count_turns(rules, rows, dice)[0] > 1:
+            met.append((decode(rules, rows)[0], (int(dice[0, 0]), int(dice[0, 1]))))
+
     for number, (white, black) in enumerate(_PAIRS[game]):
-        sides = [player(white, game, seed + 2 * number), player(black, game, seed + 2 * number
-                                                                  + 1)]
-        try:
+        with player(white, rules, seed + 2 * number) as first, \
+                player(black, rules, seed + 2 * number + 1) as second:
             rng = random.Random(seed * 1009 + number)
             for _ in range(count):
-                position, mover = Position.start(game), 0
-                for _ in range(_TURNS_PLAYED):
-                    if position.is_game_over():
-                        break
-                    dice = (rng.randint(1, 6), rng.randint(1, 6))
-                    row, children = _children(position, dice)
-                    if len(children) > 1:
-                        met.append((position, dice))
-                    pick = sides[mover].pick(rules, row[None], np.array([dice]), children,
-                                             np.zeros(len(children), dtype=np.int64))[0]
-                    position, mover = decode(rules, children[pick][None])[0], 1 - mover
-        finally:
-            for side in sides:
-                side.close()
+                play(rules, start, np.ones(1, dtype=bool), (first, second), roll,
+                     turns=_TURNS_PLAYED, watch=watch)
     return met
 
 
-def _candidates(position: Position, dice: Roll, scorers: Sequence[Tuple[Choose, int]]
+def _candidates(position: Position, dice: Roll, scorers: Sequence[Tuple[Player, int]]
                 ) -> List[Turn]:
-    """The union of each scorer's best ``k`` turns, in T2 order."""
+    """The union of each scorer's best ``k`` turns (by its worth), in T2 order."""
     row, children = _children(position, dice)
     kept = np.zeros(len(children), dtype=bool)
-    for values_of, k in scorers:
-        values = values_of(position.rules, row, children)
+    for scorer, k in scorers:
+        values = scorer.worth(position.rules, children, np.array([0, len(children)]))
+        assert values is not None  # every scorer ranks turns
         kept[np.argsort(-values, kind="stable")[:k]] = True
     wanted = {children[i].tobytes() for i in np.flatnonzero(kept)}
     return [turn for turn in position.legal_turns(dice)
             if encode([turn.position])[0].tobytes() in wanted]
+
+
+# (setting, how many of its best turns) of a set's candidates, per game
+_SCORERS = {"long": (("net:0", 3), ("net:1:full", 3), ("greedy", 2)),
+            "short": (("net:0", 3), ("net:1:full", 3), ("greedy", 2), ("gnubg:expert", 3))}
 
 
 def build_set(game: str, per_class: int = 40, games: int = 128, seed: int = 1, *,
@@ -459,17 +400,12 @@ def build_set(game: str, per_class: int = 40, games: int = 128, seed: int = 1, *
             raise FastNardyError(f"{len(keys)} {kind} positions met in {played} games a pair: "
                                  f"fewer than {per_class}; play more games")
         chosen += [(kind, *found[key]) for key in rng.sample(keys, per_class)]
-    network = Evaluator.load(game)
-    scorers: List[Tuple[Choose, int]] = [(_network_values(network, 0), 3),
-                                         (_network_values(network, 1), 3), (_greedy_values, 2)]
-    gnubg = _gnubg_chooser("gnubg:0", game, 0) if game == "short" else None
-    if gnubg is not None:
-        scorers.append((gnubg.values, 3))
+    scorers = [(player(spec, game), k) for spec, k in _SCORERS[game]]
     try:  # every candidate chosen first: gnubg is done before the rollouts' pool starts
         turns = [_candidates(position, dice, scorers) for _, position, dice in chosen]
     finally:
-        if gnubg is not None:
-            gnubg.close()
+        for scorer, _ in scorers:
+            scorer.close()
     out = []
     for done, ((kind, position, dice), candidates) in enumerate(zip(chosen, turns), 1):
         rolled = []

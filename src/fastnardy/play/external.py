@@ -13,10 +13,10 @@ the may-double flags are player 1's whoever is on roll: positive counts its chec
 points 1-24, negative the other's, entry 0 the other's bar and 25 its own. So the bot is
 served as gnubg's **player 1**.
 
-The bot decides as ``fastnardy match`` does (:mod:`fastnardy.play.players`): it offers when
-the network's cube decision at 0 ply makes doubling proper and the cube can gain (C2, C6,
-C7), takes when taking is no worse for it, and plays the turn that leaves the opponent least
-under its proper cube action. Every line is checked: a board that is not a legal short-nardy
+The bot is a player of any setting of short nardy (``net:0`` by default), deciding as at
+every other door (:mod:`fastnardy.play.players`): it offers when its cube decision makes
+doubling proper and the cube can gain (C2, C6, C7), takes when taking is no worse for it,
+and plays the turn its setting ranks first with the cube in play. Every line is checked: a board that is not a legal short-nardy
 position (T7) or a roll that does not fit is answered ``Error (...)``, which gnubg prints and
 stops on; a connection that closes ends the game served."""
 
@@ -25,17 +25,16 @@ from __future__ import annotations
 import socket
 from typing import List, NamedTuple, Optional, Tuple
 
-import numpy as np
 
-from ..analysis.cube import Cube, cube_equities, leaves
-from ..analysis.met import MatchEquityTable
 from ..basics import BLACK, WHITE
 from ..batch import encode
 from ..errors import FastNardyError
 from ..position import Position, Turn
 from ..rules import Rules
-from ..search.network import Evaluator
-from .players import Network
+from ..search.cubeful import Cube
+from ..search.met import MatchEquityTable
+from ..search.setting import Setting
+from .players import Player, player
 
 __all__ = ["FibsBoard", "read_board", "answer", "serve"]
 
@@ -114,61 +113,55 @@ def _move_text(turn: Turn) -> str:
     return " ".join(f"{src}/{dst}" for src, dst, *_ in turn.steps)
 
 
-def answer(line: str, network: Evaluator, met: Optional[MatchEquityTable] = None) -> str:
-    """The bot's answer to one FIBS board line (module docstring)."""
+def answer(line: str, bot: Player, met: Optional[MatchEquityTable] = None) -> str:
+    """The bot's answer to one FIBS board line (module docstring); ``met`` the match's
+    table (fastnardy's own of short nardy unless given)."""
     board = read_board(line)
     rules = Rules.short()
-    cube = board.cube
+    cube = board.cube._replace(met=met)
     rows = encode([board.position])  # the side on roll's view
-    outputs, x, _ = leaves(rules, network, rows)
     if board.doubled:  # the doubler on roll: take when it is no worse for the bot
-        seen = cube_equities(outputs, x, [cube], met)[0]
-        return "take" if seen[1] <= seen[2] else "drop"
+        seen = bot.cube_equities(rules, rows, [cube])
+        return "take" if seen is None or seen[0, 1] <= seen[0, 2] else "drop"
     if board.position.turn != WHITE:
         raise FastNardyError("the bot is gnubg's player 1: it decides on its own roll or "
                              "on an offer to it")
     if board.dice is None:
-        seen = cube_equities(outputs, x, [cube], met)[0]
-        double = cube.may_offer and seen[1] >= seen[0] and seen[2] >= seen[0]
+        seen = bot.cube_equities(rules, rows, [cube])
+        double = seen is not None and cube.may_offer and seen[0, 1] >= seen[0, 0] \
+            and seen[0, 2] >= seen[0, 0]
         return "double" if double else "roll"
     turns = board.position.legal_turns(board.dice)
     if len(turns) == 1 and turns[0].is_pass():
         return ""
-    player = Network(network, 0)
-    chosen = player.choose_cubeful(rules, rows, np.array([board.dice], dtype=np.int8), [cube],
-                                   met)[0]
-    found = encode([turn.position for turn in turns])
-    index = int(np.flatnonzero((found == chosen).all(axis=1))[0])
-    return _move_text(turns[index])
+    return _move_text(bot.turn(board.position, board.dice, cube))
 
 
-def serve(port: int = 0, network: Optional[Evaluator] = None,
+def serve(port: int = 0, setting: "Setting | str | None" = None,
           met: Optional[MatchEquityTable] = None, host: str = "127.0.0.1",
           ready: Optional["socket.socket"] = None, games: int = 1) -> List[str]:
     """Listen on ``host:port`` (0: any free port; ``ready``: an already bound listening
-    socket), accept gnubg's connection ``games`` times and answer its board lines until it
-    closes; returns the lines read (the transcript's requests)."""
-    evaluator = Evaluator.load("short") if network is None else network
-    if evaluator.game != "short":
-        raise FastNardyError("GNU Backgammon plays short nardy (backgammon): the network must "
-                             "be a short-nardy one")
-    listener = ready if ready is not None else socket.create_server((host, port))
-    seen: List[str] = []
-    try:
-        for _ in range(games):
-            connection, _ = listener.accept()
-            with connection, connection.makefile("rb") as stream:
-                for raw in iter(lambda: stream.readline(MAX_LINE), b""):
-                    line = raw.replace(b"\0", b"").decode("ascii", "replace").strip()
-                    if not line:
-                        continue
-                    seen.append(line)
-                    try:
-                        reply = answer(line, evaluator, met)
-                    except FastNardyError as error:
-                        reply = f"Error ({error})"
-                    connection.sendall(reply.encode("ascii") + b"\n")
-    finally:
-        if ready is None:
-            listener.close()
+    socket), accept gnubg's connection ``games`` times and answer its board lines with the
+    player of ``setting`` (short nardy; ``net:0`` by default) until it closes; returns the
+    lines read (the transcript's requests)."""
+    with player(setting, Rules.short()) as bot:
+        listener = ready if ready is not None else socket.create_server((host, port))
+        seen: List[str] = []
+        try:
+            for _ in range(games):
+                connection, _ = listener.accept()
+                with connection, connection.makefile("rb") as stream:
+                    for raw in iter(lambda: stream.readline(MAX_LINE), b""):
+                        line = raw.replace(b"\0", b"").decode("ascii", "replace").strip()
+                        if not line:
+                            continue
+                        seen.append(line)
+                        try:
+                            reply = answer(line, bot, met)
+                        except FastNardyError as error:
+                            reply = f"Error ({error})"
+                        connection.sendall(reply.encode("ascii") + b"\n")
+        finally:
+            if ready is None:
+                listener.close()
     return seen

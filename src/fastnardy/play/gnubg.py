@@ -1,9 +1,10 @@
-"""GNU Backgammon as a player of matches (short nardy): its presets ``beginner`` and
-``expert`` (noise 0.060 / none) at 0 ply or at 1 or 2 plies (its own move filters;
+"""GNU Backgammon as an engine (short nardy; the player of the setting
+``gnubg:PRESET[:PLIES]`` is :class:`fastnardy.play.players.GnubgPlayer`): its presets
+``beginner`` and ``expert`` (noise 0.060 / none) at 0 to 4 plies (its own move filters;
 cubeless, or with the cube cubeful under each game's cube and score, its own cube decisions
-at the same plies), driven headless through
-``data/gnubg_driver.py`` in a process of its own; each move gnubg returns must be one of
-fastnardy's legal turns (T1) or the match stops with an EngineError."""
+at the same plies), driven headless through ``data/gnubg_driver.py`` in processes of its
+own; each move gnubg returns must be one of fastnardy's legal turns (T1)
+(:func:`chosen`), or an EngineError."""
 
 from __future__ import annotations
 
@@ -14,28 +15,28 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, TextIO, Tuple, cast
+from typing import Any, List, Optional, Sequence, TextIO, Tuple, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import checks
-from ..batch import MIRROR_COLUMNS, ROW_WIDTH, decode, expand
+from ..batch import MIRROR_COLUMNS, decode
 from ..errors import EngineError, FastNardyError
 from ..rules import Rules
+from ..search.cubeful import Cube
+from ..basics import ROW_WIDTH
+from ..search.setting import GNUBG_PLIES, Setting, setting as as_setting
 
-from .players import HALF, Indices, Player, Rows
+__all__ = ["GNUBG", "Gnubg", "chosen"]
 
-if TYPE_CHECKING:
-    from ..analysis.cube import Cube
-    from ..analysis.met import MatchEquityTable
-
-__all__ = ["GNUBG", "Gnubg"]
+HALF = ROW_WIDTH // 2
+Rows = npt.NDArray[np.int8]
+Indices = npt.NDArray[np.int64]
 
 GNUBG = "/usr/games/gnubg"
 DRIVER = Path(__file__).parent.parent / "data" / "gnubg_driver.py"
 NOISE = {"beginner": 0.060, "expert": 0.0}  # gnubg's presets (eval.c aecSettings), 0 ply
-PLAYER_PLIES = 2  # a player's deepest search (gnubg's "world class" is 2 plies)
 
 
 class _Driver:
@@ -113,8 +114,6 @@ class _Driver:
 def cube_numbers(cube: Any) -> List[int]:
     """The driver's six numbers of a cube (the mover's view): value, owner (-1 centred, 0 the
     mover, 1 the other), length, the two scores and the Crawford flag."""
-    from ..analysis.cube import Cube
-
     cube = Cube.of(cube)
     if cube.jacoby or cube.stakes != "geometric" or cube.cancels_mars:
         raise FastNardyError("gnubg's cube is geometric, without Jacoby or C4")
@@ -131,21 +130,12 @@ def _cubes(given: Any, count: int) -> List[Any]:
     return [given] * count
 
 
-def _rows(rows: Rows) -> npt.NDArray[Any]:
-    boards = np.asarray(rows)
-    if boards.ndim != 2 or boards.shape[1] != ROW_WIDTH or boards.dtype.kind not in "iu":
-        raise FastNardyError(f"rows must be (N, {ROW_WIDTH}) integers, not "
-                             f"{boards.shape} {boards.dtype}")
-    return boards
-
-
-def _chosen(rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
-            parent: npt.NDArray[Any], moves: List[List[int]]) -> Indices:
+def chosen(rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
+            offsets: Indices, moves: List[List[int]]) -> Indices:
     """The index into ``children`` of each of gnubg's moves (from, to pairs in the mover's
     numbering), each checked to be one of the row's legal turns (T1)."""
     mirror = MIRROR_COLUMNS["short"]
     chosen = np.empty(len(rows), dtype=np.int64)
-    starts = np.searchsorted(parent, np.arange(len(rows) + 1))
     for i, (row, move) in enumerate(zip(rows, moves)):
         after = row.astype(np.int64).copy()
         for source, target in zip(move[::2], move[1::2]):  # 25 the bar, 0 off
@@ -154,35 +144,35 @@ def _chosen(rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
                 after[target - 1] += 1
                 hit = HALF + int(mirror[target - 1])
                 if after[hit] == 1:  # a blot of the opponent's: to its bar (S3)
-                    after[hit], after[ROW_WIDTH - 1] = 0, after[ROW_WIDTH - 1] + 1
+                    after[hit], after[-1] = 0, after[-1] + 1
         swapped = np.concatenate([after[HALF:], after[:HALF]])
-        group = children[starts[i]:starts[i + 1]]
+        group = children[offsets[i]:offsets[i + 1]]
         same = np.flatnonzero((group == swapped).all(axis=1))
         if len(same) != 1:
             position = decode(rules, row[None])[0]
             raise EngineError(f"T1: gnubg's move {move} for dice {tuple(dice[i])} in "
                               f"{position} is not one of its legal turns")
-        chosen[i] = starts[i] + same[0]
+        chosen[i] = offsets[i] + same[0]
     return chosen
 
 
-class Gnubg(Player):
-    """GNU Backgammon's move at ``plies`` plies (cubeless, money game without Jacoby) for
-    each row, its legality checked against fastnardy's children (T1: a turn is the position
-    it makes); named ``gnubg:SETTING``, or ``gnubg:SETTING:PLIES`` above 0 ply.
-    gnubg's Python calls wait on its task queue (about 10 ms a call however little they
-    compute), so a request is shared among ``processes`` gnubg processes asked at once."""
+class Gnubg:
+    """GNU Backgammon's processes for a setting ``gnubg:PRESET[:PLIES]``: its moves
+    (cubeless, money game without Jacoby; with the cube, cubeful under each row's), its
+    evaluations and its cube decisions. gnubg's Python calls wait on its task queue (about
+    10 ms a call however little they compute), so a request is shared among ``processes``
+    gnubg processes asked at once."""
 
-    def __init__(self, setting: str, processes: int = 8, plies: int = 0) -> None:
-        if setting not in NOISE:
-            raise FastNardyError(f"gnubg setting must be one of {sorted(NOISE)}, not "
-                                 f"{setting!r}")
+    def __init__(self, setting: "Setting | str" = "gnubg:expert", processes: int = 8) -> None:
+        chosen = as_setting(setting)
+        if not isinstance(chosen.evaluator, str) or chosen.evaluator not in _PRESETS:
+            raise FastNardyError(f"a GNU Backgammon player's setting is gnubg[:PRESET][:PLIES], "
+                                 f"not {chosen}")
         processes = checks.number(processes, "processes", 1)
-        self.plies = checks.number(plies, "plies", 0, PLAYER_PLIES)
         if not Path(GNUBG).exists():
             raise EngineError(f"{GNUBG} not found: apt-get install -y gnubg")
-        self.name = f"gnubg:{setting}" + (f":{self.plies}" if self.plies else "")
-        self.noise = NOISE[setting]
+        self.setting, self.plies = chosen, chosen.plies
+        self.noise = NOISE[_PRESETS[chosen.evaluator]]
         self.drivers: List[Optional[_Driver]] = []
         try:
             for _ in range(processes):
@@ -232,8 +222,8 @@ class Gnubg(Player):
         none finished) for its side to move: (N, 5), the five outputs of
         :data:`fastnardy.search.network.OUTPUTS` (gnubg's win, win gammon, win backgammon, lose
         gammon, lose backgammon)."""
-        boards = _rows(rows)
-        plies = checks.number(plies, "plies", 0, 4)
+        boards = checks.rows(rows)
+        plies = checks.number(plies, "plies", 0, GNUBG_PLIES)
         items = [",".join(map(str, row)) for row in boards.astype(np.int64)]
         answer = self._ask(f"evaluate {plies}", items)
         return np.array([[float(x) for x in part.split(",")] for part in answer]).reshape(-1, 5)
@@ -241,11 +231,11 @@ class Gnubg(Player):
     def cube_decisions(self, rows: Rows, cube: Any, plies: int = 0
                        ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], List[str]]:
         """gnubg's cube decision of each board row for its side to move under ``cube`` (a
-        :class:`fastnardy.analysis.cube.Cube`, geometric stakes, no Jacoby, or a sequence
+        :class:`fastnardy.search.cubeful.Cube`, geometric stakes, no Jacoby, or a sequence
         of them, one per row) at ``plies``: its five outputs (N, 5), its no double, double
         take and double pass equities (N, 3, normalised) and its recommendation's words."""
-        boards = _rows(rows)
-        plies = checks.number(plies, "plies", 0, 4)
+        boards = checks.rows(rows)
+        plies = checks.number(plies, "plies", 0, GNUBG_PLIES)
         items = [",".join(map(str, list(row) + cube_numbers(one)))
                  for row, one in zip(boards.astype(np.int64), _cubes(cube, len(boards)))]
         answer = self._ask(f"cube {plies}", items)
@@ -259,31 +249,19 @@ class Gnubg(Player):
         """gnubg's cubeful move at its plies for each row under its cube (the mover's
         view): from, to pairs in the mover's numbering."""
         items = [",".join(map(str, list(row) + list(d) + cube_numbers(cube)))
-                 for row, d, cube in zip(_rows(rows).astype(np.int64), dice,
+                 for row, d, cube in zip(checks.rows(rows).astype(np.int64), dice,
                                          _cubes(cubes, len(rows)))]
         return [[int(x) for x in part.split(",") if x]
                 for part in self._ask(f"move {self.noise} {self.plies}", items)]
 
-    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
-              parent: Indices) -> Indices:
-        return _chosen(rules, rows, dice, children, parent, self.moves(rows, dice))
-
-    def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
-                      met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
-        """gnubg's own cube decision at its plies (its table, not ``met``)."""
-        return self.cube_decisions(rows, list(cubes), self.plies)[1]
-
-    def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
-                       cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
-        children, parent = expand(rules, rows, dice)
-        chosen: Rows = children[_chosen(rules, rows, dice, children, parent,
-                                        self.cubeful_moves(rows, dice, cubes))]
-        return chosen
-
     def close(self) -> None:
+        """End the processes."""
         pool = getattr(self, "pool", None)  # not made when a driver failed to start
         if pool is not None:
             pool.shutdown()
-        for driver in self.drivers:
+        for driver in getattr(self, "drivers", ()):
             if driver is not None:  # None: abandoned by an interrupted request
                 driver.close()
+
+
+_PRESETS = {f"gnubg:{preset}": preset for preset in NOISE}

@@ -1,17 +1,8 @@
-"""Games in the terminal (``fastnardy play``): self-play, or a person against a policy.
+"""Games in the terminal (``fastnardy play``): self-play, or a person against a player.
 
-A **policy** chooses one of the legal turns (T1) for the side to move:
-
-* ``random``: uniformly, with ``random.Random(seed)`` (the dice have their own generator,
-  :class:`fastnardy.Game`'s);
-* ``greedy``: the turn whose resulting position :func:`evaluate` scores best for the mover,
-  the first in T2 order on a tie. It looks no further than its own turn. It is the policy
-  that ``fastnardy.simulate(policy="greedy")`` plays inside the kernel (the same score and
-  tie-break, compiled; tests/test_selfplay.py replays the kernel's games with this one).
-* ``net`` or ``net:PLIES``: the shipped evaluator of the game
-  (:meth:`fastnardy.search.network.Evaluator.load`), each turn's position valued by
-  :func:`fastnardy.search.tree.expectimax` at PLIES (0, 1 or 2; deeper levels with the default
-  :class:`fastnardy.search.tree.MoveFilter`), the first best in T2 order.
+The computer is a :class:`~fastnardy.play.players.Player` of any setting (``random``,
+``greedy``, ``net:2``, ``gnubg:expert`` …: :func:`fastnardy.play.players.player`), the same
+choice as at every other door: its turn is :meth:`~fastnardy.play.players.Player.turn`.
 
 A person types a turn in notation (``24/18 18/13``), ``?`` for the numbered list of legal
 turns (then a number picks one), ``h`` for a hint (the caller's ranking of the turns, e.g.
@@ -20,114 +11,49 @@ A forced pass (T3) is played for them.
 
 With the cube (``fastnardy play --cube``: C1-C5, C8, money play), the side to move may offer
 before it throws. A person is asked first (``d`` offers, Enter throws) and answers an offer
-with ``t`` (take) or ``p`` (pass, dropping the game, C2); ``net`` policies offer and answer
-by the cube decision of the shipped network at 0 ply (:func:`net_cube`), the others never
-offer and always take.
+with ``t`` (take) or ``p`` (pass, dropping the game, C2); the computer offers and answers by
+its player's cube decision (:meth:`~fastnardy.play.players.Player.cube_equities`; a player
+without one never offers and always takes).
 """
 
 from __future__ import annotations
 
-import random
 import sys
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
-
-import numpy as np
+from typing import Callable, Optional, Sequence
 
 from ..basics import BLACK, WHITE, Roll
 from ..batch import encode
-from ..errors import FastNardyError, IllegalTurnError, NotationError
+from ..errors import IllegalTurnError, NotationError
 from ..game import Game, next_stake
 from ..notation import format_roll
 from ..position import Position, Turn
-from .players import HALF, greedy_scores
+from ..search.cubeful import Cube
+from .players import Player
 
-Policy = Callable[[Position, Sequence[Turn]], Turn]
+__all__ = ["play_game"]
+
 Hint = Callable[[Position, Roll], str]
-# a computer's cube: (whether the side to move should offer, whether the other should take)
-CubeChoice = Callable[[Game], Tuple[bool, bool]]
-
-POLICIES = ("random", "greedy", "net", "net:0", "net:1", "net:2")
 
 
-def pips(points: Sequence[int], bar: int) -> int:
-    """A side's pip count: the dice total it still needs to bear off, from its own numbering
-    (a checker on point p needs p pips; the bar is point 25)."""
-    return sum(point * count for point, count in enumerate(points, 1)) + 25 * bar
+def _cube_choice(player: Player, game: Game) -> "tuple[bool, bool]":
+    """The computer's cube for ``game``'s side to move: whether it should offer (double,
+    take and double, pass both at least no double) and whether the other should take; a
+    player without a cube never offers and always takes."""
+    seen = player.cube_equities(game.rules, encode([game.position]), [Cube.of_game(game)])
+    if seen is None:
+        return False, True
+    no_double, take, drop = (float(v) for v in seen[0])
+    return take >= no_double and drop >= no_double, take <= drop
 
 
-def evaluate(position: Position, side: str) -> int:
-    """The greedy policy's score of ``position`` for ``side``, higher is better
-    (:func:`fastnardy.play.players.greedy_scores` defines it)."""
-    row = encode([position])  # the side to move's half first
-    if side == position.turn:  # the score is of the row's second half
-        row = np.concatenate([row[:, HALF:], row[:, :HALF]], axis=1)
-    return int(greedy_scores(position.rules, row)[0])
-
-
-def greedy(position: Position, turns: Sequence[Turn]) -> Turn:
-    """The legal turn that :func:`evaluate` scores best for the mover (first on a tie)."""
-    return max(turns, key=lambda turn: evaluate(turn.position, position.turn))
-
-
-def policy(name: str, seed: Optional[int] = None) -> Policy:
-    """The policy called ``name`` (``random`` seeded with ``seed``, ``greedy``, or
-    ``net[:PLIES]``)."""
-    if name == "greedy":
-        return greedy
-    if name == "random":
-        rng = random.Random(seed)
-        return lambda position, turns: turns[rng.randrange(len(turns))]
-    if name in POLICIES and name.startswith("net"):
-        return _network_policy(int(name[4:] or 0))
-    raise FastNardyError(f"policy must be one of {', '.join(map(repr, POLICIES))}, "
-                         f"not {name!r}")
-
-
-def _network_policy(plies: int) -> Policy:
-    """The shipped evaluator's choice: the turn whose position is best for the mover at
-    ``plies`` (first in T2 order on a tie)."""
-    from ..batch import encode
-    from ..search.network import Evaluator
-    from ..search.tree import GNUBG_FILTERS, expectimax
-
-    loaded: Dict[str, Any] = {}
-
-    def choose(position: Position, turns: Sequence[Turn]) -> Turn:
-        game = position.rules.game
-        if game not in loaded:
-            loaded[game] = Evaluator.load(game)
-        values = -expectimax(position.rules, encode([turn.position for turn in turns]),
-                             loaded[game], plies, GNUBG_FILTERS[1:])
-        return turns[int(values.argmax())]
-
-    return choose
-
-
-def net_cube(game: Game) -> Tuple[bool, bool]:
-    """The shipped network's cube decision for ``game``'s side to move at 0 ply
-    (:func:`fastnardy.analysis.cube.cube_action`): whether it should offer (double, take and
-    double, pass both at least no double) and whether the other side should take."""
-    from ..analysis.cube import Cube, cube_action, efficiency
-    from ..analysis.evaluation import probabilities
-
-    position = game.position
-    decision = cube_action(probabilities(position), efficiency(position),
-                           cube=Cube.of_game(game))
-    double = decision.double_take >= decision.no_double and \
-        decision.double_pass >= decision.no_double
-    return double, bool(decision.double_take <= decision.double_pass)
-
-
-def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
+def play_game(game: Game, computer: Player, *, human: Optional[str] = None,
               max_turns: Optional[int] = None, boards: bool = True,
-              hint: Optional[Hint] = None, cube: bool = False,
-              cube_choice: Optional[CubeChoice] = None) -> None:
+              hint: Optional[Hint] = None, cube: bool = False) -> None:
     """Play ``game`` on, printing each turn (``7. black 6-5: 24/18 18/13``) and, with
     ``boards``, the board after it; the ``human`` side's turns are read from stdin and the
-    others chosen by ``choose``; ``hint(position, roll)`` is what ``h`` prints. With
-    ``cube``, offers before each throw (module docstring): the computer's by ``cube_choice``
-    (none: it never offers and always takes). Stops when the game is over, after
-    ``max_turns`` turns or when the person quits."""
+    others are the ``computer``'s; ``hint(position, roll)`` is what ``h`` prints. With
+    ``cube``, offers before each throw (module docstring). Stops when the game is over,
+    after ``max_turns`` turns or when the person quits."""
     if game.opening is not None:
         white_die, black_die = game.opening
         print(f"opening throw: white {white_die}, black {black_die}; "
@@ -136,7 +62,7 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
         print(game.position, end="\n\n")
     while not game.is_over() and (max_turns is None or len(game.history) < max_turns):
         if cube and game.may_offer():
-            if _offer(game, human, cube_choice) is None:
+            if _offer(game, human, computer) is None:
                 print("quit")
                 return
             if game.is_over():
@@ -150,7 +76,7 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
                 return
             turn = answer
         else:
-            turn = choose(game.position, turns)
+            turn = computer.turn(game.position, roll, Cube.of_game(game) if cube else None)
         played = game.play(turn)
         print(f"{len(game.history)}. {side} {format_roll(roll)}: {played}")
         if boards:
@@ -164,8 +90,7 @@ def play_game(game: Game, choose: Policy, *, human: Optional[str] = None,
               f"point{'s' * (outcome.points != 1)}")
 
 
-def _offer(game: Game, human: Optional[str], cube_choice: Optional[CubeChoice]
-           ) -> Optional[bool]:
+def _offer(game: Game, human: Optional[str], computer: Player) -> Optional[bool]:
     """The side to move's offer and its answer (C2), asked of the person or decided by the
     computer; whether an offer was made, None when the person quits."""
     side = game.position.turn
@@ -175,7 +100,7 @@ def _offer(game: Game, human: Optional[str], cube_choice: Optional[CubeChoice]
                        f"{next_stake(game.rules, game.stake)}, Enter throws): ", ("d", ""))
         if answer != "d":
             return None if answer is None else False
-    elif cube_choice is None or not cube_choice(game)[0]:
+    elif not _cube_choice(computer, game)[0]:
         return False
     print(f"{side} offers: the game for {game.offer()}")
     if other == human:
@@ -184,7 +109,7 @@ def _offer(game: Game, human: Optional[str], cube_choice: Optional[CubeChoice]
             return None
         takes = answer == "t"
     else:
-        takes = cube_choice is None or cube_choice(game)[1]
+        takes = _cube_choice(computer, game)[1]
     if takes:
         print(f"{other} takes: the game is played for {game.take()}")
     else:

@@ -1,164 +1,182 @@
-"""The players of matches (:mod:`fastnardy.play.match`): ``random`` (uniform over the legal
-turns), ``greedy`` (the policy of ``fastnardy play``: :func:`fastnardy.play.interactive.evaluate`,
-first best in T2 order) and a network (an :class:`fastnardy.search.network.Evaluator`
-searched 0, 1 or 2 plies by :func:`fastnardy.search.tree.expectimax`, at 1 ply or more with
-GNU Backgammon's filters, :data:`fastnardy.search.tree.GNUBG_FILTERS`). A player chooses one
-child of each row of a numpy batch for its dice.
+"""The one player protocol: a :class:`Player` is made from an evaluation setting
+(:class:`~fastnardy.search.setting.Setting`, or its text: ``net:2``, ``greedy``,
+``gnubg:expert`` …) by :func:`player`, the same at every door (``fastnardy match``,
+``benchmark-error``, ``play``, ``serve``, the analysis, the rollouts). It plays games over
+numpy batches of board rows: one turn for each row and its dice, and with the cube (C1-C8)
+its offers and answers. A player is a context manager: ``with player("gnubg:expert",
+"short") as bot: ...`` closes what it holds (GNU Backgammon's processes).
 
-With the cube (C1-C8, matches to N points), a player also sees each row's cube decision
-(:meth:`Player.cube_equities`: a network by :func:`fastnardy.analysis.cube.cube_equities`
-from its own 0-ply outputs; random and greedy have none: they never offer and always take)
-and chooses its turn knowing the cube (:meth:`Player.choose_cubeful`: a network at 0 ply by
-the opponent's proper cube action after each turn, at 1-2 ply by its cubeless search)."""
+* ``random``: uniform over the legal turns, seeded; ``greedy``: the first best turn by
+  :func:`greedy_scores` (the kernel's greedy policy, compiled, is its twin). Neither knows the
+  cube: they never offer and always take.
+* a network's setting (:class:`Searcher`): the turn :meth:`fastnardy.search.tree.Search.rank`
+  puts first at the setting's plies and filter, as :func:`fastnardy.analysis.evaluation.hint` ranks
+  them (with a cube in play cubeful, the opponent taking its proper cube action after the
+  turn, unless the setting is cubeless); its cube decisions those of
+  :func:`fastnardy.analysis.evaluation.cube_decision` at the setting's plies.
+* ``gnubg:PRESET[:PLIES]`` (:class:`GnubgPlayer`, short nardy): GNU
+  Backgammon's own move and cube decisions.
+
+Another engine plugs in here: subclass :class:`Player` (its :meth:`Player.pick`, and
+:meth:`Player.cube_equities` to use the cube) and every door plays it.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from types import TracebackType
+from typing import Dict, List, Optional, Sequence, Type, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import checks
-from ..batch import ROW_WIDTH, expand, segment_argmax
-from ..errors import FastNardyError, InvalidDiceError, InvalidPositionError
-from ..search.network import Evaluator
+from .. import _kernel, checks
+from ..basics import ROW_WIDTH
+from ..batch import encode, expand, offsets as offsets_of, segment_argmax
+from ..errors import FastNardyError, IllegalTurnError, InvalidDiceError
+from ..position import Position, Turn
 from ..rules import Rules
-from ..search.tree import GNUBG_FILTERS, expectimax, filter_kept
+from ..search.cubeful import Cube
+from ..search.network import equity
+from ..search.setting import Setting, setting as as_setting
+from ..search.tree import Search
+from .gnubg import Gnubg, chosen
 
-if TYPE_CHECKING:
-    from ..analysis.cube import Cube
-    from ..analysis.met import MatchEquityTable
-
-
-__all__ = ["Greedy", "Network", "Player", "Random", "first_best", "greedy_scores"]
+__all__ = ["GnubgPlayer", "Greedy", "Player", "Random", "Searcher", "greedy_scores",
+           "player"]
 
 HALF = ROW_WIDTH // 2
 Rows = npt.NDArray[np.int8]
 Indices = npt.NDArray[np.int64]
+Values = npt.NDArray[np.float64]
 
 
-def first_best(values: npt.NDArray[Any], parent: npt.NDArray[Any], count: int) -> Indices:
-    """The index of the first highest value among each parent's children (parents sorted,
-    each with at least one child; T2 order)."""
-    values = checks.array(values, "values")
-    if values.ndim != 1 or values.dtype.kind not in "biuf":
-        raise FastNardyError(f"values must be one number per child, not {values.dtype} "
-                             f"{values.shape}")
-    count = checks.number(count, "count", 0, checks.MAX_ITEMS)
-    return _first_best(values, _parents(parent, len(values), count), count)
-
-
-def _first_best(values: npt.NDArray[Any], parent: Indices, count: int) -> Indices:
-    """:func:`first_best` of checked input (what a player's ``_pick`` is given)."""
-    offsets = np.searchsorted(parent, np.arange(count + 1))
-    out: Indices = offsets[:-1] + segment_argmax(values, offsets)
-    return out
-
-
-def _boards(value: object, name: str) -> Rows:
-    """(N, 50) board rows, integers (the kernel checks the checkers where it reads them)."""
-    rows = checks.array(value, name, InvalidPositionError)
-    if rows.ndim != 2 or rows.shape[1] != ROW_WIDTH or rows.dtype.kind not in "iu" \
-            or not ((rows >= 0) & (rows <= 15)).all():
-        raise InvalidPositionError(f"{name} must be board rows, integers from 0 to 15 of "
-                                   f"shape (N, {ROW_WIDTH}), not {rows.dtype} {rows.shape}")
-    return rows.astype(np.int8)
-
-
-def _parents(parent: object, children: int, rows: int) -> Indices:
-    """The row of each of ``children`` children, sorted, every one of ``rows`` rows with a
-    child."""
-    owner = checks.array(parent, "parent")
-    if owner.shape != (children,) or owner.dtype.kind not in "iu" \
-            or not np.array_equal(np.unique(owner), np.arange(rows)) \
-            or (np.diff(owner.astype(np.int64)) < 0).any():
-        raise FastNardyError(f"parent must be the sorted row of each child, every one of "
-                             f"the {rows} rows with a child, not {owner.dtype} {owner.shape}")
-    return owner.astype(np.int64)
-
-
-def _batch(rules: object, rows: object, dice: object) -> "tuple[Rules, Rows, Rows]":
-    """The rules, (N, 50) rows and their (N, 2) dice, each die from 1 to 6."""
-    boards = _boards(rows, "rows")
-    thrown = checks.array(dice, "dice", InvalidDiceError)
-    if thrown.shape != (len(boards), 2) or thrown.dtype.kind not in "iu" \
+def _rolls(value: object, count: int) -> Rows:
+    """The dice of ``count`` rows: (count, 2) integers from 1 to 6."""
+    thrown = checks.array(value, "dice", InvalidDiceError)
+    if thrown.shape != (count, 2) or thrown.dtype.kind not in "iu" \
             or not ((thrown >= 1) & (thrown <= 6)).all():
-        raise InvalidDiceError(f"dice must be two dice from 1 to 6 for each of the "
-                               f"{len(boards)} rows, not {thrown.dtype} {thrown.shape}")
-    return Rules.of(rules), boards, thrown.astype(np.int8)
+        raise InvalidDiceError(f"dice must be two dice from 1 to 6 for each of the {count} "
+                               f"rows, not {thrown.dtype} {thrown.shape}")
+    return thrown.astype(np.int8)
+
+
+def _cubes(value: object, rows: int) -> Optional[List[Cube]]:
+    """One cube context per row, each checked, or None (a game without the cube)."""
+    if value is None:
+        return None
+    items = checks.bounded(value, rows)
+    if items is None or len(items) != rows:
+        raise FastNardyError(f"cubes must be None or one Cube per row ({rows}), not "
+                             f"{value!r}")
+    return [Cube.of(cube) for cube in items]
 
 
 class Player(ABC):
-    """Chooses one child of each row for its dice: ``choose`` returns the chosen rows. A
-    player is made by overriding ``_pick`` (what :meth:`pick` does with checked input)."""
+    """A player of games over board rows, made from a setting (module docstring)."""
 
-    name = "player"
+    setting: Setting
 
-    def choose(self, rules: object, rows: npt.ArrayLike, dice: npt.ArrayLike) -> Rows:
-        """The chosen child of each of the (N, 50) ``rows`` for its (N, 2) ``dice``."""
-        checked, boards, thrown = _batch(rules, rows, dice)
+    @property
+    def name(self) -> str:
+        """The player's setting as text."""
+        return str(self.setting)
+
+    def __enter__(self) -> "Player":
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], error: Optional[BaseException],
+                 trace: Optional[TracebackType]) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release what the player holds (GNU Backgammon's processes)."""
+
+    def choose(self, rules: object, rows: npt.ArrayLike, dice: npt.ArrayLike,
+               cubes: Optional[Sequence[Cube]] = None) -> Rows:
+        """The chosen child of each of the (N, 50) ``rows`` for its (N, 2) ``dice``, with
+        each row's cube in play (the side to move's view) or None for a game without it."""
+        checked = Rules.of(rules)
+        boards = checks.rows(rows)
+        thrown = _rolls(dice, len(boards))
         children, parent = expand(checked, boards, thrown)
-        chosen: Rows = children[self._pick(checked, boards, thrown, children,
-                                           parent.astype(np.int64))]
+        at = self._pick(checked, boards, thrown, children, offsets_of(parent, len(boards)),
+                        _cubes(cubes, len(boards)))
+        chosen: Rows = children[at]
         return chosen
 
     def pick(self, rules: object, rows: npt.ArrayLike, dice: npt.ArrayLike,
-             children: npt.ArrayLike, parent: npt.ArrayLike) -> Indices:
-        """The index into ``children`` (the rows' legal turns, :func:`fastnardy.batch.expand`)
-        of each row's choice; ``parent`` the row of each child, sorted, every row with one
-        child or more."""
-        checked, boards, thrown = _batch(rules, rows, dice)
-        kids = _boards(children, "children")
-        return self._pick(checked, boards, thrown, kids, _parents(parent, len(kids),
-                                                                  len(boards)))
+             children: npt.ArrayLike, offsets: npt.ArrayLike,
+             cubes: Optional[Sequence[Cube]] = None) -> Indices:
+        """The index into ``children`` (the rows' legal turns, T2 order, in the groups of
+        ``offsets``) of each row's choice, with each row's cube or None (:meth:`choose`)."""
+        checked = Rules.of(rules)
+        boards = checks.rows(rows)
+        kids = checks.rows(children, "children")
+        return self._pick(checked, boards, _rolls(dice, len(boards)), kids,
+                          checks.offsets(offsets, len(kids), len(boards)),
+                          _cubes(cubes, len(boards)))
+
+    def turn(self, position: Position, dice: object, cube: Optional[Cube] = None) -> Turn:
+        """The player's turn (T1) of one position for ``dice``, with ``cube`` in play or
+        None; IllegalTurnError (T4) once the game is over."""
+        position = checks.position(position, Position)
+        roll = _kernel.dice_pair(dice)
+        turns = position.legal_turns(roll)
+        if not turns:
+            raise IllegalTurnError("T4", "the game is over: there is no legal turn")
+        rows = encode([position])
+        children, _ = expand(position.rules, rows, np.array([roll], dtype=np.int8))
+        at = self._pick(position.rules, rows, np.array([roll], dtype=np.int8), children,
+                        np.array([0, len(children)]), None if cube is None else
+                        [Cube.of(cube, position.rules)])
+        return turns[int(at[0])]
 
     @abstractmethod
-    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
-              parent: Indices) -> Indices:
-        """The index into ``children`` of each row's choice (the input checked)."""
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        """:meth:`pick` of checked input."""
 
-    def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
-                      met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
+    def worth(self, rules: object, children: npt.ArrayLike, offsets: npt.ArrayLike
+              ) -> Optional[Values]:
+        """What each child is worth to the mover who chooses it, cubeless, higher better
+        (the order the player ranks turns by), or None for a player that ranks none."""
+        return None
+
+    def cube_equities(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
+                      ) -> Optional[Values]:
         """The no double, double take and double pass equities (N, 3, normalised) this
         player sees for each row's side to move under its cube, or None for a player without
         a cube: it never offers and always takes."""
         return None
 
-    def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
-                       cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
-        """The chosen child of each row with its cube in play (the mover's view); by
-        default the cubeless choice."""
-        return self.choose(rules, rows, dice)
-
-    def close(self) -> None:
-        """Release what the player holds (a gnubg process)."""
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
 
 
 class Random(Player):
     """Uniform over the legal turns, seeded."""
 
-    def __init__(self, seed: int) -> None:
-        self.name, self.rng = "random", np.random.default_rng([checks.number(seed, "seed", 0),
-                                                                7])
+    def __init__(self, seed: int = 0) -> None:
+        self.setting = Setting("random")
+        self.rng = np.random.default_rng([checks.number(seed, "seed", 0), 7])
 
-    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
-              parent: Indices) -> Indices:
-        counts = np.bincount(parent, minlength=len(rows))
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        out: Indices = starts + (self.rng.random(len(rows)) * counts).astype(np.int64)
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        counts = np.diff(offsets)
+        out: Indices = offsets[:-1] + (self.rng.random(len(rows)) * counts).astype(np.int64)
         return out
 
 
-def greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
+def greedy_scores(rules: object, children: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """The greedy policy's score of each child for the side that just moved (the child's
     opponent half), higher is better: the race (the other side's pips minus its own), plus 2
     for each point it holds with two or more checkers; in long nardy plus 1 for each point it
     occupies (one checker closes a point, L3); in short nardy minus 2 for each of its blots
     (a lone checker can be hit, S3) and plus 3 for each of the other side's checkers on the
-    bar. The one home of that score in Python (:func:`fastnardy.play.interactive.evaluate`
-    asks it of one position; the kernel's greedy policy is its compiled twin)."""
-    return _greedy_scores(Rules.of(rules), _boards(children, "children"))
+    bar. The one home of that score in Python (the kernel's greedy policy is its compiled
+    twin)."""
+    return _greedy_scores(Rules.of(rules), checks.rows(children, "children"))
 
 
 def _greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
@@ -177,48 +195,115 @@ def _greedy_scores(rules: Rules, children: Rows) -> npt.NDArray[np.int64]:
 
 
 class Greedy(Player):
-    """The greedy policy of ``fastnardy play``."""
+    """The greedy policy: the first best turn by :func:`greedy_scores`."""
 
-    name = "greedy"
+    def __init__(self) -> None:
+        self.setting = Setting("greedy")
 
-    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
-              parent: Indices) -> Indices:
-        return _first_best(_greedy_scores(rules, children), parent, len(rows))
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        out: Indices = offsets[:-1] + segment_argmax(_greedy_scores(rules, children), offsets)
+        return out
+
+    def worth(self, rules: object, children: npt.ArrayLike, offsets: npt.ArrayLike
+              ) -> Optional[Values]:
+        kids = checks.rows(children, "children")
+        checks.offsets(offsets, len(kids))
+        return greedy_scores(rules, kids).astype(np.float64)
 
 
-class Network(Player):
-    """The evaluator searched ``plies`` deep with GNU Backgammon's filters: each child of the
-    root screen valued -V_plies (search module)."""
+class Searcher(Player):
+    """A network's setting: the search's choice and cube decisions (module docstring)."""
 
-    def __init__(self, evaluator: Evaluator, plies: int, name: str = "") -> None:
-        if not isinstance(evaluator, Evaluator):
-            raise FastNardyError(f"evaluator must be a fastnardy.search.network.Evaluator, "
-                                 f"not {type(evaluator).__name__}")
-        self.evaluator, self.plies = evaluator, checks.number(plies, "plies", 0, 2)
-        self.name = checks.text(name, "name") or f"net:{self.plies}"
+    def __init__(self, setting: Union[Setting, str], rules: object) -> None:
+        self.setting = as_setting(setting)
+        self.rules = Rules.of(rules)
+        self.search = self.setting.search(self.rules)
 
-    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows,
-              parent: Indices) -> Indices:
-        values = -expectimax(rules, children, self.evaluator, 0)
-        if self.plies:
-            starts = np.searchsorted(parent, np.arange(len(rows)))
-            kept = filter_kept(values, starts, GNUBG_FILTERS[0])
-            values[~kept] = -np.inf
-            values[kept] = -expectimax(rules, children[kept], self.evaluator, self.plies,
-                                       GNUBG_FILTERS[1:])
-        return _first_best(values, parent, len(rows))
+    def _checked(self, rules: Rules) -> Search:
+        """The search, for the rules it was made for."""
+        if rules != self.rules:
+            raise FastNardyError(f"{self.name} plays {self.rules}, not {rules}")
+        return self.search
 
-    def cube_equities(self, rules: Rules, rows: Rows, cubes: "Sequence[Cube]",
-                      met: "Optional[MatchEquityTable]") -> Optional[npt.NDArray[np.float64]]:
-        from ..analysis.cube import cube_equities, leaves
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        search = self._checked(rules)
+        plies = self.setting.plies
+        if cubes is None or not self.setting.cubeful:
+            return search.rank(children, offsets, plies).best(offsets)
+        chosen = np.empty(len(rows), dtype=np.int64)
+        groups: Dict[Cube, List[int]] = {}
+        for i, cube in enumerate(cubes):
+            groups.setdefault(cube, []).append(i)
+        for cube, members in groups.items():
+            spans = [np.arange(offsets[i], offsets[i + 1]) for i in members]
+            picked = np.concatenate(spans)
+            bounds = np.concatenate([[0], np.cumsum([len(span) for span in spans])])
+            best = search.rank(children[picked], bounds, plies, cube).best(bounds)
+            chosen[members] = picked[best]
+        return chosen
 
-        outputs, x, _ = leaves(rules, self.evaluator, rows)
-        return cube_equities(outputs, x, cubes, met)
+    def worth(self, rules: object, children: npt.ArrayLike, offsets: npt.ArrayLike
+              ) -> Optional[Values]:
+        kids = checks.rows(children, "children")
+        return self._checked(Rules.of(rules)).rank(kids, checks.offsets(offsets, len(kids)),
+                                                   self.setting.plies).worth
 
-    def choose_cubeful(self, rules: Rules, rows: Rows, dice: npt.NDArray[Any],
-                       cubes: "Sequence[Cube]", met: "Optional[MatchEquityTable]") -> Rows:
-        if self.plies:
-            return self.choose(rules, rows, dice)
-        from ..analysis.cube import choose_cubeful
+    def cube_equities(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
+                      ) -> Optional[Values]:
+        search = self._checked(Rules.of(rules))
+        return search.cube_equities(rows, cubes, self.setting.plies)[0]
 
-        return choose_cubeful(rules, self.evaluator, rows, dice, cubes, met)
+
+class GnubgPlayer(Player):
+    """GNU Backgammon's setting (short nardy): its own move and cube decisions
+    (:class:`fastnardy.play.gnubg.Gnubg`), each move checked to be a legal turn (T1)."""
+
+    def __init__(self, setting: Union[Setting, str] = "gnubg:expert") -> None:
+        self.engine = Gnubg(setting)
+        self.setting = self.engine.setting
+
+    @property
+    def seconds(self) -> float:
+        """The wall seconds gnubg's processes took."""
+        return self.engine.seconds
+
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        moves = self.engine.moves(rows, dice) if cubes is None or not self.setting.cubeful \
+            else self.engine.cubeful_moves(rows, dice, cubes)
+        return chosen(rules, rows, dice, children, offsets, moves)
+
+    def worth(self, rules: object, children: npt.ArrayLike, offsets: npt.ArrayLike
+              ) -> Optional[Values]:
+        """gnubg's cubeless equity at its plies of each child, to the mover who chooses it."""
+        kids = checks.rows(children, "children")
+        checks.offsets(offsets, len(kids))
+        return -equity(self.engine.probabilities(kids, self.setting.plies))
+
+    def cube_equities(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
+                      ) -> Optional[Values]:
+        """gnubg's own cube decision at its plies (its table, not the cube's)."""
+        return self.engine.cube_decisions(checks.rows(rows), list(cubes),
+                                          self.setting.plies)[1]
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def player(spec: Union[Setting, str, None], rules: object, seed: int = 0) -> Player:
+    """The player of a setting (or its text; None: ``net:0``) for ``rules``' game, the one
+    builder of every door; ``seed`` seeds ``random``."""
+    chosen = as_setting(spec)
+    rules = Rules.of(rules)
+    seed = checks.number(seed, "seed", 0)
+    if chosen.evaluator == "random":
+        return Random(seed)
+    if chosen.evaluator == "greedy":
+        return Greedy()
+    if chosen.is_network:
+        return Searcher(chosen, rules)
+    if rules.game != "short":
+        raise FastNardyError("GNU Backgammon plays short nardy (backgammon) only")
+    return GnubgPlayer(chosen)

@@ -24,7 +24,7 @@ rows, keys, positions, the search and self-play). In short nardy it may hold a t
 ``fastnardy/weights/`` (fitted by ``examples/train_teacher.py`` to GNU Backgammon's
 evaluations in short nardy and to its own 1-ply search in long nardy; ``examples/train_td.py``
 trains by TD(lambda) self-play; how each was trained is in its ``metadata`` and in
-``weights/README.md``); ``Evaluator.load(path)`` reads any ``.npz`` that
+``docs/weights.md`` in the source tree); ``Evaluator.load(path)`` reads any ``.npz`` that
 :meth:`Evaluator.save` wrote.
 
 Inference runs in compiled code (:mod:`fastnardy._nnet`, float32, no BLAS and no thread
@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -54,8 +54,8 @@ from .inputs import ENCODING_CODES, ENCODINGS, WIDTHS
 from ..position import Position
 from ..rules import Rules
 
-__all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "crashes", "equity", "exact", "exact_rows",
-           "flip", "races"]
+__all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "Probabilities", "checked", "crashes",
+           "equity", "exact", "exact_rows", "flip", "races"]
 
 # how an Evaluator values boards: "float" (float32, the oracle) or "int16" (its class docstring)
 ARITHMETICS: Tuple[str, ...] = _nnet.ARITHMETICS
@@ -235,8 +235,7 @@ class Evaluator:
 
     def value(self, position: Position) -> float:
         """The equity of ``position`` for its side to move (no look-ahead)."""
-        if not isinstance(position, Position):
-            raise InvalidPositionError(f"position must be a Position, not {position!r}")
+        position = checks.position(position, Position)
         if position.rules.game != self.game:
             raise InvalidPositionError(f"this evaluator values {self.game} nardy positions only")
         lo, hi = position.key
@@ -253,6 +252,17 @@ class Evaluator:
                          if net is not None)
         arithmetic = "" if self.arithmetic == "float" else f" {self.arithmetic}"
         return f"<Evaluator {self.kind!r} hidden={len(self.hidden_bias)}{others}{arithmetic}>"
+
+
+def checked(value: object, rules: object) -> Evaluator:
+    """``value``, checked to be an :class:`Evaluator` of the game of ``rules``."""
+    game = Rules.of(rules).game
+    if not isinstance(value, Evaluator):
+        raise FastNardyError(f"evaluator must be a fastnardy.search.network.Evaluator, not "
+                             f"{value!r}")
+    if value.game != game:
+        raise FastNardyError(f"the evaluator is for {value.game} nardy, not {game} nardy")
+    return value
 
 
 def races(rules: object, boards: object) -> npt.NDArray[np.bool_]:
@@ -313,10 +323,52 @@ def flip(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return out
 
 
+class Probabilities(NamedTuple):
+    """The five outputs (:data:`OUTPUTS`) of a position for its side to move, before it
+    rolls (L10, S9: 1, 2 and 3 points, no cube; cumulative: a win by koks is a win by mars
+    too), as wildbg's ``Probabilities``."""
+
+    win: float
+    """The chance to win."""
+    win_mars: float
+    """The chance to win by mars / gammon or more."""
+    win_3: float
+    """The chance to win by koks / backgammon (3 points)."""
+    lose_mars: float
+    """The chance to lose by mars / gammon or more."""
+    lose_3: float
+    """The chance to lose by koks / backgammon."""
+
+    @classmethod
+    def of(cls, outputs: npt.ArrayLike) -> "Probabilities":
+        """The Probabilities of five outputs (one row of an (N, 5) array)."""
+        row = _real(np.reshape(checks.array(outputs, "probabilities"), (1, -1)),
+                    "probabilities", len(OUTPUTS), np.float64)
+        return cls(*(float(p) for p in row[0]))
+
+    @classmethod
+    def exact(cls, position: Position) -> "Probabilities":
+        """L10/S9: those of a finished game, to its side to move (who has lost)."""
+        return cls.of(exact(position))
+
+    @property
+    def equity(self) -> float:
+        """The equity in points (:func:`equity`: ``2 win - 1 + win_mars + win_3 - lose_mars
+        - lose_3``)."""
+        return float(equity(np.array([self]))[0])
+
+    def flipped(self) -> "Probabilities":
+        """The same seen by the other side."""
+        return Probabilities.of(flip(np.array(self)))
+
+    def as_dict(self) -> Dict[str, float]:
+        """For JSON: each output by name, to 6 places."""
+        return {name: round(p, 6) for name, p in zip(OUTPUTS, self)}
+
+
 def exact(position: Position) -> npt.NDArray[np.float64]:
     """L10/S9: the outputs of a finished game to its side to move (who has lost)."""
-    if not isinstance(position, Position):
-        raise InvalidPositionError(f"position must be a Position, not {position!r}")
+    position = checks.position(position, Position)
     outcome = position.outcome()
     if outcome is None:
         raise FastNardyError("the game is not over: its outputs are not exact")

@@ -1,4 +1,4 @@
-"""Fast self-play and rollouts: many games played inside the kernel, from the start or from
+"""Fast self-play and playouts: many games played inside the kernel, from the start or from
 given positions, results as numpy arrays.
 
 A game from the start begins with the T6 opening; a game from a given position begins with
@@ -7,9 +7,9 @@ scored by L10/S9 with the cube at 1. At every turn the side's policy picks one o
 turns in T2 order:
 
 * ``"random"``: uniformly at random;
-* ``"greedy"``: the greedy policy of ``fastnardy play`` (:func:`fastnardy.play.interactive.evaluate`
-  defines its score), compiled: the first turn in T2 order whose result scores highest
-  from the mover's view;
+* ``"greedy"``: the greedy policy (:func:`fastnardy.play.players.greedy_scores` defines its
+  score), compiled: the first turn in T2 order whose result scores highest from the
+  mover's view;
 * an **evaluator** (:mod:`fastnardy.search`'s protocol: a callable on a numpy batch, its
   ``inputs`` attribute saying rows, keys or features): the turn whose child has the highest
   value ``-evaluate(child)`` for the mover, a child that ends the game valued exactly by
@@ -23,7 +23,7 @@ turns in T2 order:
 
 Game ``i`` of a run throws its dice from stream ``i`` of ``seed``
 (:class:`fastnardy.basics.DiceStream`: the dice :class:`fastnardy.Game` throws with that seed
-for ``i = 0``, and a rollout's game ``i``) and the random policy chooses from a stream apart,
+for ``i = 0``, and a playout's game ``i``) and the random policy chooses from a stream apart,
 so the dice do not depend on the turns chosen (common random numbers) and a run gives the
 same results on any machine, whether it runs serially, on
 ``workers`` threads (the kernel runs without the GIL) or on an ``executor`` (a process pool,
@@ -35,8 +35,8 @@ Ctrl-C (or any exception) stops a run at once, every chunk with it: those on thr
 Dask cluster watch the run's :class:`fastnardy._kernel.Stop`, a process pool's workers are
 terminated.
 
-:func:`rollout` rolls a position out ``n`` times and gives the mean equity and its standard
-error; with ``dice`` it rolls out every legal turn of that roll on the same ``n`` dice
+:func:`playouts` plays a position out ``n`` times and gives the mean equity and its standard
+error; with ``dice`` it plays out every legal turn of that roll on the same ``n`` dice
 streams (common random numbers). In contact positions the candidates' games soon diverge
 and their results correlate only weakly (0.06-0.11), so a difference between candidates is
 about as noisy as two means: :func:`fastnardy.analysis.rollouts.rollout` narrows the intervals by
@@ -60,11 +60,11 @@ from ..batch import encode, keys_from_rows, rows_from_keys
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError
 from ..position import Position, Turn
 from ..rules import Rules
+from .setting import POLICIES
 from .tree import Search
 
-__all__ = ["KINDS", "POLICIES", "Rollout", "Simulation", "rollout", "simulate"]
+__all__ = ["KINDS", "Playouts", "Simulation", "playouts", "simulate"]
 
-POLICIES = ("random", "greedy")
 KINDS = ("oin", "mars", "koks", "backgammon", "unfinished")  # the codes of Simulation.kind
 _CHUNK = 2000  # games per subtask
 _IN_FLIGHT = 64  # subtasks submitted and not yet read: a run of any length holds few
@@ -286,8 +286,8 @@ def _values(task: _Task, games: Any, children: npt.NDArray[Any], exact: npt.NDAr
     return values
 
 
-class Rollout(NamedTuple):
-    """:func:`rollout`'s answer, equity in points to the side to move of the rolled-out
+class Playouts(NamedTuple):
+    """:func:`playouts`' answer, equity in points to the side to move of the rolled-out
     position (L10/S9, cube at 1; an unfinished game counts 0). Without dice: ``mean`` and
     ``stderr`` are floats, ``equities`` the (n,) equity of each game and ``turns`` empty.
     With dice: one entry per legal turn of the roll (T2 order, ``turns``), ``equities``
@@ -299,15 +299,14 @@ class Rollout(NamedTuple):
     turns: List[Turn]
 
 
-def rollout(position: Position, n: int, policy: PolicyArg = "greedy", seed: int = 0, *,
-            dice: object = None, workers: Optional[int] = None,
-            executor: Optional[Executor] = None, max_turns: int = MAX_TURNS) -> Rollout:
-    """Roll ``position`` out ``n`` times with ``policy`` (as :func:`simulate`'s); with
-    ``dice``, roll out the child of every legal turn of that roll (T1, T2 order) on the same
+def playouts(position: Position, n: int, policy: PolicyArg = "greedy", seed: int = 0, *,
+             dice: object = None, workers: Optional[int] = None,
+             executor: Optional[Executor] = None, max_turns: int = MAX_TURNS) -> Playouts:
+    """Play ``position`` out ``n`` times with ``policy`` (as :func:`simulate`'s); with
+    ``dice``, play out the child of every legal turn of that roll (T1, T2 order) on the same
     ``n`` dice streams (common random numbers). Equity is the mean points won by the side to
     move of ``position``; ``stderr`` the standard error of the mean (ddof 1)."""
-    if not isinstance(position, Position):
-        raise InvalidPositionError(f"position must be a Position, not {position!r}")
+    position = checks.position(position, Position)
     count = checks.number(n, "n", 1, (1 << 31) - 1)
     if dice is None:
         starts = [position]
@@ -333,5 +332,5 @@ def rollout(position: Position, n: int, policy: PolicyArg = "greedy", seed: int 
     means = equities.mean(axis=1)
     errors = equities.std(axis=1, ddof=1) / np.sqrt(count) if count > 1 else np.zeros(len(rows))
     if dice is None:
-        return Rollout(float(means[0]), float(errors[0]), equities[0], turns)
-    return Rollout(means, errors, equities, turns)
+        return Playouts(float(means[0]), float(errors[0]), equities[0], turns)
+    return Playouts(means, errors, equities, turns)

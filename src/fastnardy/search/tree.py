@@ -1,4 +1,5 @@
-"""Search over batches: n-ply expectimax, the evaluator called once per level of the tree.
+"""Search over batches: n-ply expectimax, the evaluator called once per level of the tree;
+cubeless, or over cube states (the cubeful search of GNU Backgammon).
 
 **Values.** The value of a position is the equity in points of its side to move, before it
 rolls: +2 is a mars won, -1 an oin lost (L10, S9). An evaluator estimates it; the search
@@ -11,7 +12,15 @@ with p(r) = 1/36 for a double and 2/36 otherwise. A child is the position after 
 turn (T1; a pass is one child), the other side to move, so its value is negated. A finished
 game (L9/S9: a side has borne off its 15th checker) is never evaluated: at every depth its
 value is the exact score of :meth:`fastnardy.Position.outcome` (no cube), +points when the
-side to move has won, -points when it has lost.
+side to move has won, -points when it has lost (:func:`fastnardy.batch.scores`).
+
+**Cubeful values** (:meth:`Search.cubeful`, an :class:`~fastnardy.search.network.Evaluator`'s
+search) are the same recursion over cube states (:class:`~fastnardy.search.cubeful.Cube`), as
+gnubg's ``EvaluatePositionCubeful``: at 0 ply the cube model of the five outputs
+(:mod:`fastnardy.search.cubeful`); deeper, for each roll the turn the mover takes (by its
+cubeful value under the first cube, among those the filter keeps), the opponent taking its
+proper cube action at every node below; the mean over the rolls, in money equity per stake
+or, in a match, as a match-winning chance.
 
 **Evaluators.** An evaluator is a callable that takes one numpy batch of N positions, each
 from its side to move's view, and returns N floats: the value above, for each position's
@@ -35,43 +44,46 @@ cannot change the search's own buffers.
 
 **Children and turns.** The children of one (position, roll) that :func:`fastnardy.batch.expand`
 returns are in T2 order, the order of :meth:`fastnardy.Position.legal_turns`: child i is the
-position of ``legal_turns(roll)[i]``. :func:`best_turn` returns its values in that order.
+position of ``legal_turns(roll)[i]``. Children grouped by their max node are given with the
+``offsets`` of the groups (group i is ``children[offsets[i]:offsets[i + 1]]``, every group
+non-empty), the one layout of :func:`fastnardy.batch.segment_argmax`.
 
 **Move filters** (as GNU Backgammon's): at a max node whose children are searched one ply or
 more deeper, every child is first valued at 0 ply (one evaluator call for the whole level)
 and only the ``keep`` best within ``margin`` points of the best are searched deeper; the
-others cannot be chosen. Without a filter the search is full-width. ``filter`` is one
-MoveFilter for every level, or a tuple of them, one per level of max nodes from the root
-down (the last one for the levels below it). :data:`GNUBG_FILTERS` is GNU Backgammon's
-way: the root's candidates screened by ``MoveFilter(8, 0.16)``, and at every max node
-inside the tree only the best child at 0 ply searched deeper (``MoveFilter(1, 0.0)``:
-gnubg chooses the move of each roll of its look-ahead at 0 ply).
+others cannot be chosen, and keep their 0-ply value. Without a filter the search is
+full-width. ``filter`` is one MoveFilter for every level, or a tuple of them, one per level
+of max nodes from the root down (the last one for the levels below it). :data:`GNUBG_FILTERS`
+is GNU Backgammon's way: the root's candidates screened by ``MoveFilter(8, 0.16)``, and at
+every max node inside the tree only the best child at 0 ply searched deeper
+(``MoveFilter(1, 0.0)``: gnubg chooses the move of each roll of its look-ahead at 0 ply).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import _features, _kernel, checks
 from .._utils.executors import Flag
-from ..batch import (PROBABILITY, chance_expand, decode, encode, expand, keys_from_rows,
-                     roll_mean, rows_from_keys, segment_argmax)
+from ..batch import (PROBABILITY, chance_expand, encode, expand, keys_from_rows, roll_mean,
+                     rows_from_keys, scores, segment_argmax)
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
-from .inputs import ENCODINGS, features
-from .network import OUTPUTS, Evaluator, equity, exact_rows, flip
-from ..basics import WHITE
 from ..position import Position, Turn
 from ..rules import Rules
+from .cubeful import Cube, decide, leaves, normalised, offered, offers, under
+from .inputs import ENCODINGS, features
+from .met import MatchEquityTable
+from .network import OUTPUTS, Evaluator, equity, exact_rows, flip
 
-__all__ = ["BestTurn", "Evaluator", "GNUBG_FILTERS", "MoveFilter", "best_turn", "evaluator",
-           "expectimax"]
+__all__ = ["BestTurn", "Evaluator", "GNUBG_FILTERS", "MAX_PLIES", "MoveFilter", "Ranked",
+           "Search", "best_turn", "evaluator", "expectimax"]
 
 Inputs = Union[str, Tuple[str, str]]
 Evaluate = Callable[[npt.NDArray[Any]], npt.ArrayLike]
-MAX_PLIES = 3
+MAX_PLIES = 3  # the deepest search of an evaluator
 # at most this many rows' chance nodes are expanded together, so that a search's memory is
 # bounded at any depth and width (long nardy's full 2 ply of its benchmark set had asked for
 # 18 GB at once)
@@ -79,10 +91,7 @@ EXPAND_ROWS = 4096
 # with a stop flag (Search.line), rows expanded at a time: a look at the flag every few
 # hundredths of a second at 2 plies
 STOP_ROWS = 128
-
-
-# V of rows, and their outputs when asked (Search.line)
-_Searched = Tuple[npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]]
+_ROLLS = len(PROBABILITY)  # T5: the 21 rolls of a chance node
 
 
 class MoveFilter(NamedTuple):
@@ -98,13 +107,18 @@ Filters = Union[None, MoveFilter, Tuple[MoveFilter, ...]]
 
 
 class BestTurn(NamedTuple):
-    """:func:`best_turn`'s answer: the Turn, ``choice`` its index in ``legal_turns(dice)``,
-    and the value of every candidate to the side to move, in that order (float64; NaN for a
-    candidate a filter dropped)."""
+    """:func:`best_turn`'s answer."""
 
     turn: Turn
+    """The chosen turn: the first best in T2 order."""
     choice: int
+    """Its index in ``legal_turns(dice)``."""
     values: npt.NDArray[np.float64]
+    """The value of every candidate to the side to move, in T2 order (float64), at the depth
+    in ``plies``."""
+    plies: npt.NDArray[np.int64]
+    """The depth each candidate was valued at: the search's, or 0 for one the filter
+    dropped (which cannot be chosen)."""
 
 
 class _Evaluator:
@@ -142,6 +156,128 @@ def _check_inputs(inputs: object) -> Inputs:
                          f"with kind one of {', '.join(map(repr, ENCODINGS))}, not {inputs!r}")
 
 
+Values = npt.NDArray[np.float64]
+# a level's values (N,) or (N, cubes), and the five outputs of its line (N, 5) or None
+_Searched = Tuple[Values, Optional[Values]]
+
+
+class _Cubeless:
+    """How a level of a cubeless search values its rows: V of each for its side to move, and
+    with ``outputs`` the five outputs of the line (:meth:`Search.line`)."""
+
+    shape: Tuple[int, ...] = ()
+
+    def __init__(self, outputs: bool) -> None:
+        self.outputs = outputs
+
+    def below(self) -> "_Cubeless":
+        return self
+
+    def leaf(self, search: "Search", rows: npt.NDArray[np.int8]) -> _Searched:
+        if not self.outputs:
+            return search.leaves(rows), None
+        assert search.network is not None
+        search.evaluations += len(rows)
+        out = search.network.probabilities(rows).astype(np.float64)
+        return equity(out), out
+
+    def exact(self, search: "Search", rows: npt.NDArray[np.int8]) -> _Searched:
+        return scores(search.rules, rows), exact_rows(search.rules, rows) if self.outputs \
+            else None
+
+    def worth(self, values: Values) -> Values:
+        """The worth of children to the mover who chooses among them: -V."""
+        return -values
+
+    def up(self, values: Values, worth: Values) -> Values:
+        """A level's values from its chosen children's, (N, 21, ...) per roll."""
+        return roll_mean(worth)
+
+
+class _Cubes:
+    """How a level of a cubeful search values its rows: the model's value (money equity per
+    stake, or a match-winning chance) of each row for its side to move under each of
+    ``cubes``, the mover taking its proper cube action unless ``top`` (gnubg's ``GetECF3``);
+    the five outputs of the line beside them."""
+
+    outputs = True
+
+    def __init__(self, rules: Rules, cubes: Sequence[Cube], top: bool) -> None:
+        self.rules, self.cubes = rules, list(cubes)
+        self.table: Optional[MatchEquityTable] = self.cubes[0].table(rules.game)
+        self.shape = (len(self.cubes),)
+        self.states: List[Optional[Cube]] = []  # each cube's no double, then double, take
+        for cube in self.cubes:
+            self.states += [cube, cube.taken() if (not top and cube.may_offer) else None]
+
+    def below(self) -> "_Cubes":
+        """The children's cubes: each state's, turned to the opponent, who decides."""
+        return _Cubes(self.rules, [s.turned() for s in self.states if s is not None], False)
+
+    def leaf(self, search: "Search", rows: npt.NDArray[np.int8]) -> _Searched:
+        assert search.evaluator is not None
+        p, x, over = leaves(self.rules, search.evaluator, rows)
+        search.evaluations += int((~over).sum())
+        return decide(under(p, x, self.states, self.table), self.states, self.table), p
+
+    exact = leaf  # a finished game's outputs are exact, its efficiency 0: the score
+
+    def worth(self, values: Values) -> Values:
+        """The worth of children to the mover who chooses among them: its normalised
+        equity under its first cube (the children's first, turned back)."""
+        mine = -values[:, 0] if self.table is None else 1.0 - values[:, 0]
+        out: Values = normalised(mine, self.cubes[0].turned(), self.table)
+        return out
+
+    def up(self, values: Values, worth: Values) -> Values:
+        """A level's values from its chosen children's, (N, 21, cubes below) per roll: the
+        mean over the rolls, to this level's mover, who then takes its proper action."""
+        mean = roll_mean(values)
+        full = np.zeros((len(mean), len(self.states)))
+        full[:, [i for i, s in enumerate(self.states) if s is not None]] = mean
+        mine = -full if self.table is None else 1.0 - full
+        return decide(mine, self.states, self.table)
+
+
+_Way = Union[_Cubeless, _Cubes]
+
+
+class Ranked(NamedTuple):
+    """:meth:`Search.rank`'s answer: per child, to the mover who chooses it."""
+
+    worth: Values
+    """What the child is worth to the mover: -V (cubeless points), or its cubeful equity,
+    normalised, in stakes; a child the filter dropped keeps its 0-ply worth."""
+    equity: Values
+    """The cubeless equity of the same search (``worth`` when cubeless): what breaks a
+    cubeful tie."""
+    outputs: Optional[Values]
+    """The five outputs of the child's line (N, 5), the mover's view, when asked."""
+    plies: npt.NDArray[np.int64]
+    """The depth the child was valued at: the search's, or 0 for one the filter dropped."""
+
+    def best(self, offsets: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """The index of each group's choice: the highest worth among those searched to the
+        full depth, then the highest cubeless equity, then the first in T2 order."""
+        offsets = checks.offsets(offsets, len(self.worth))
+        searched = self.plies == self.plies.max(initial=0)
+        worth = np.where(searched, self.worth, -np.inf)
+        if self.equity is self.worth:  # cubeless: the worth is the equity
+            out: npt.NDArray[np.int64] = offsets[:-1] + segment_argmax(worth, offsets)
+            return out
+        group = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        order = np.lexsort((np.arange(len(worth)), -self.equity, -worth, group))
+        chosen: npt.NDArray[np.int64] = order[offsets[:-1]]
+        return chosen
+
+    def order(self) -> List[int]:
+        """The children of one max node best first (:meth:`best`'s order), those the filter
+        dropped last."""
+        searched = self.plies == self.plies.max(initial=0)
+        return sorted(range(len(self.worth)),
+                      key=lambda i: (not searched[i], -self.worth[i], -self.equity[i], i))
+
+
 class Search:
     """One search: the rules, the evaluator and the filter, checked once."""
 
@@ -157,17 +293,19 @@ class Search:
         self.rules = rules
         self.evaluate: Evaluate = evaluate
         # a shipped or saved network runs compiled on the rows (Evaluator.evaluate)
-        self.network = evaluate.network if isinstance(evaluate, Evaluator) else None
+        self.evaluator = evaluate if isinstance(evaluate, Evaluator) else None
+        self.network = None if self.evaluator is None else self.evaluator.network
         self.filters = check_filters(filter)
         self.evaluations = 0  # positions handed to the evaluator so far
 
-    def leaves(self, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
+    def leaves(self, rows: npt.ArrayLike) -> Values:
         """The evaluator on rows of unfinished games: one call."""
+        rows = checks.rows(rows)
         if not len(rows):
             return np.empty(0)
         self.evaluations += len(rows)
         if self.network is not None:
-            values: npt.NDArray[np.float64] = self.network.equities(rows)
+            values: Values = self.network.equities(rows)
             return values
         if self.inputs == "rows":
             given: npt.NDArray[Any] = rows.view()
@@ -189,15 +327,14 @@ class Search:
             raise FastNardyError("the evaluator returned a value that is not finite")
         return values
 
-    def values(self, rows: npt.NDArray[np.int8], plies: int,
-               level: int = 0) -> npt.NDArray[np.float64]:
+    def values(self, rows: npt.ArrayLike, plies: int, level: int = 0) -> Values:
         """V_plies of every row, for its side to move; ``level``: the level of max nodes
         below these rows (0 at the root's children), which picks the filter."""
-        return self._search(rows, plies, level, False, None)[0]
+        return self._search(checks.rows(rows), check_plies(plies), _level(level),
+                            _Cubeless(False), None)[0]
 
-    def line(self, rows: npt.NDArray[np.int8], plies: int, level: int = 0,
-             stop: Optional[Flag] = None
-             ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def line(self, rows: npt.ArrayLike, plies: int, level: int = 0,
+             stop: Optional[Flag] = None) -> Tuple[Values, Values]:
         """:meth:`values`' floats and the five outputs (N, 5) of the line they value, to each
         row's side to move: at 0 ply the network's (their :func:`~fastnardy.search.network.equity`
         is the value, bit for bit), a finished game's exact ones (L10, S9); at 1 ply or more
@@ -206,97 +343,170 @@ class Search:
         in T2 order), flipped. An :class:`~fastnardy.search.network.Evaluator`'s search only.
         With a ``stop`` flag, STOP_ROWS rows are expanded at a time and KeyboardInterrupt
         comes before the next group once it is set."""
-        if self.network is None:
-            raise FastNardyError("the outputs of a search need an Evaluator, not "
-                                 f"{self.evaluate!r}")
-        values, outputs = self._search(rows, plies, level, True, stop)
+        self._needs_network("the outputs of a search")
+        if stop is not None and not callable(getattr(stop, "is_set", None)):
+            raise FastNardyError(f"stop must be None or a flag with is_set(), not {stop!r}")
+        values, outputs = self._search(checks.rows(rows), check_plies(plies), _level(level),
+                                       _Cubeless(True), stop)
         assert outputs is not None
         return values, outputs
 
-    def choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
-               plies: int, level: int = 0) -> npt.NDArray[np.float64]:
-        """-V_plies of children grouped by max node (``starts``: the first child of each,
-        every group non-empty), to the mover of the node; -inf for those a filter drops.
-        ``level`` is the level of these max nodes (0: the root)."""
-        return self._choose(children, starts, plies, level, False, None)[0]
+    def cubeful(self, rows: npt.ArrayLike, cubes: Sequence[Cube], plies: int,
+                level: int = 0, top: bool = False) -> Tuple[Values, Values]:
+        """The cubeful values (N, len(cubes)) of the rows for their side to move under each
+        of ``cubes`` (the mover's view; one match score and table for all), at ``plies``
+        (module docstring), in money equity per stake or a match-winning chance, the mover
+        taking its proper cube action unless ``top``; and the cubeless outputs (N, 5) of the
+        line the cubeful search follows. An Evaluator's search only."""
+        self._needs_network("a cubeful search")
+        given = _cubes(cubes)
+        if len({(cube.length, cube.score, cube.crawford, id(cube.met)) for cube in given}) > 1:
+            raise FastNardyError("the cubes of one cubeful search share one match: its "
+                                 "length, score, Crawford game and table")
+        way = _Cubes(self.rules, given, checks.flag(top, "top"))
+        values, outputs = self._search(checks.rows(rows), check_plies(plies), _level(level),
+                                       way, None)
+        assert outputs is not None
+        return values, outputs
 
-    def _search(self, rows: npt.NDArray[np.int8], plies: int, level: int, outputs: bool,
+    def cube_equities(self, rows: npt.ArrayLike, cubes: Sequence[Cube], plies: int
+                      ) -> Tuple[Values, Values]:
+        """For each row of an unfinished game and its own cube (the side to move's view), the
+        no double, double take and double pass equities at ``plies``, normalised (N, 3;
+        double, take NaN past 64), and the outputs (N, 5) of the line (the no double's)."""
+        rows = checks.rows(rows)
+        given = _cubes(cubes, len(rows))
+        plies = check_plies(plies)
+        equities, outputs = np.empty((len(rows), 3)), np.empty((len(rows), len(OUTPUTS)))
+        groups: Dict[Cube, List[int]] = {}
+        for i, cube in enumerate(given):
+            groups.setdefault(cube, []).append(i)
+        for cube, members in groups.items():
+            at = np.array(members)
+            values, outputs[at] = self.cubeful(rows[at], offered(cube), plies, top=True)
+            equities[at] = offers(values, cube, cube.table(self.rules.game))
+        return equities, outputs
+
+    def choose(self, children: npt.ArrayLike, offsets: npt.ArrayLike,
+               plies: int, level: int = 0) -> Values:
+        """-V_plies of children grouped by max node (module docstring), to the mover of the
+        node; -inf for those a filter drops. ``level`` is the level of these max nodes (0:
+        the root)."""
+        children = checks.rows(children, "children")
+        bounds = checks.offsets(offsets, len(children))
+        return self._choose(children, bounds[:-1], check_plies(plies), _level(level),
+                            _Cubeless(False), None)[2]
+
+    def rank(self, children: npt.ArrayLike, offsets: npt.ArrayLike,
+             plies: int, cube: Optional[Cube] = None, outputs: bool = False) -> Ranked:
+        """Every child of root max nodes valued for the mover who chooses it (:class:`Ranked`),
+        cubeless, or cubeful under ``cube`` (the mover's: the opponent to move after the turn
+        takes its proper cube action), the root filter keeping those searched to ``plies``;
+        with ``outputs`` the five outputs of each child's line (always with a cube)."""
+        plies = check_plies(plies)
+        children = checks.rows(children, "children")
+        bounds = checks.offsets(offsets, len(children))
+        if cube is None:
+            way: _Way = _Cubeless(checks.flag(outputs, "outputs"))
+        else:
+            self._needs_network("a cubeful search")
+            way = _Cubes(self.rules, [Cube.of(cube).turned()], False)
+        values, out, keys = self._choose(children, bounds[:-1], plies, 0, way, None)
+        kept = keys > -np.inf
+        worth = way.worth(values)
+        mine = None if out is None else flip(out)
+        equities = worth if cube is None or mine is None else equity(mine)
+        return Ranked(worth, equities, mine, np.where(kept, plies, 0))
+
+    def _needs_network(self, what: str) -> None:
+        if self.evaluator is None:
+            raise FastNardyError(f"{what} needs an Evaluator, not {self.evaluate!r}")
+
+    def _search(self, rows: npt.NDArray[np.int8], plies: int, level: int, way: _Way,
                 stop: Optional[Flag]) -> _Searched:
-        """:meth:`values`, with :meth:`line`'s outputs when ``outputs`` (else None)."""
+        """The one recursion: the values of rows under ``way`` at ``plies``, with the
+        outputs of their line when ``way`` carries them (else None)."""
         finished = _features.winners(rows) != 0
         if not finished.any():
-            return self._live(rows, plies, level, outputs, stop)
-        values = np.empty(len(rows))
-        values[finished] = self.scores(rows[finished])
-        values[~finished], alive = self._live(rows[~finished], plies, level, outputs, stop)
-        if alive is None:
+            return self._live(rows, plies, level, way, stop)
+        values = np.empty((len(rows),) + way.shape)
+        values[finished], done = way.exact(self, rows[finished])
+        values[~finished], alive = self._live(rows[~finished], plies, level, way, stop)
+        if alive is None or done is None:
             return values, None
         out = np.empty((len(rows), len(OUTPUTS)))
-        out[finished] = exact_rows(self.rules, rows[finished])
-        out[~finished] = alive
+        out[finished], out[~finished] = done, alive
         return values, out
 
-    def _live(self, rows: npt.NDArray[np.int8], plies: int, level: int, outputs: bool,
+    def _live(self, rows: npt.NDArray[np.int8], plies: int, level: int, way: _Way,
               stop: Optional[Flag]) -> _Searched:
         """:meth:`_search` of rows of unfinished games; EXPAND_ROWS rows at a time, or
         STOP_ROWS with a ``stop`` flag (each row's value is its own subtree's, so the same
         values in any split)."""
         if plies == 0 or not len(rows):
-            if not outputs:
-                return self.leaves(rows), None
-            assert self.network is not None
-            self.evaluations += len(rows)
-            out = self.network.probabilities(rows).astype(np.float64)
-            return equity(out), out
+            return way.leaf(self, rows)
         group = EXPAND_ROWS if stop is None else STOP_ROWS
         if len(rows) > group:
-            parts = [self._live(rows[i:i + group], plies, level, outputs, stop)
+            parts = [self._live(rows[i:i + group], plies, level, way, stop)
                      for i in range(0, len(rows), group)]
+            outputs = [part[1] for part in parts if part[1] is not None]
             return (np.concatenate([part[0] for part in parts]),
-                    None if not outputs else np.concatenate([part[1] for part in parts]))
+                    np.concatenate(outputs) if outputs else None)
         if stop is not None and stop.is_set():
             raise KeyboardInterrupt("the search was stopped")
         node = chance_expand(self.rules, rows)
         starts = node.offsets[:-1]
-        chosen, below = self._choose(node.children, starts, plies - 1, level + 1, outputs,
-                                     stop)
-        if below is None:  # the best value of each roll; its place only for its outputs
-            best_values = np.maximum.reduceat(chosen, starts)
-            return roll_mean(best_values.reshape(-1, len(PROBABILITY))), None
-        best = starts + segment_argmax(chosen, node.offsets)
-        return (roll_mean(chosen[best].reshape(-1, len(PROBABILITY))),
-                roll_mean(flip(below[best]).reshape(-1, len(PROBABILITY), len(OUTPUTS))))
+        below = way.below()
+        values, out, keys = self._choose(node.children, starts, plies - 1, level + 1, below,
+                                         stop)
+        if out is None and isinstance(way, _Cubeless):  # each roll's best value is enough
+            best_values = np.maximum.reduceat(keys, starts)
+            return roll_mean(best_values.reshape(-1, _ROLLS)), None
+        best = starts + segment_argmax(keys, node.offsets)
+        up = way.up(values[best].reshape((-1, _ROLLS) + below.shape),
+                    keys[best].reshape(-1, _ROLLS))
+        if out is None:
+            return up, None
+        return up, roll_mean(flip(out[best]).reshape(-1, _ROLLS, len(OUTPUTS)))
 
     def _choose(self, children: npt.NDArray[np.int8], starts: npt.NDArray[np.int64],
-                plies: int, level: int, outputs: bool, stop: Optional[Flag]) -> _Searched:
-        """:meth:`choose`, with the children's outputs (:meth:`line`) when ``outputs``."""
+                plies: int, level: int, way: _Way, stop: Optional[Flag]
+                ) -> Tuple[Values, Optional[Values], Values]:
+        """The children of max nodes (``starts``: the first child of each) at ``level``:
+        their values under ``way`` at ``plies`` (a child the filter drops keeps its 0-ply
+        value), their outputs when ``way`` carries them, and their worth to the mover who
+        chooses (-inf for a child the filter drops)."""
         move_filter = filter_at(self.filters, level)
         if move_filter is None or plies == 0:
-            values, out = self._search(children, plies, level, outputs, stop)
-            return -values, out
-        quick, out = self._search(children, 0, level, outputs, stop)
-        kept = filter_kept(-quick, starts, move_filter)
-        chosen = np.full(len(children), -np.inf)
-        deep, deep_out = self._search(children[kept], plies, level, outputs, stop)
-        chosen[kept] = -deep
+            values, out = self._search(children, plies, level, way, stop)
+            return values, out, way.worth(values)
+        values, out = self._search(children, 0, level, way, stop)
+        kept = filter_kept(way.worth(values), starts, move_filter)
+        deep, deep_out = self._search(children[kept], plies, level, way, stop)
+        values[kept] = deep
         if out is not None:
             out[kept] = deep_out
-        return chosen, out
-
-    def scores(self, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
-        """L10/S9: the exact score of finished games, for the side to move (the one
-        definition, Position.outcome, once per distinct row)."""
-        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
-        points = np.empty(len(distinct))
-        for i, position in enumerate(decode(self.rules, distinct)):  # white: the mover
-            outcome = position.outcome()
-            assert outcome is not None  # a side has borne off 15
-            points[i] = outcome.points if outcome.winner == WHITE else -outcome.points
-        return points[inverse.reshape(-1)]
+        worth = np.full(len(children), -np.inf)
+        worth[kept] = way.worth(deep)
+        return values, out, worth
 
 
-def filter_kept(values: npt.NDArray[np.float64], starts: npt.NDArray[np.int64],
-          move_filter: MoveFilter) -> npt.NDArray[np.bool_]:
+def _level(level: object) -> int:
+    """A level of max nodes: 0 (the root) to MAX_PLIES."""
+    return checks.number(level, "level", 0, MAX_PLIES)
+
+
+def _cubes(given: object, count: Optional[int] = None) -> List[Cube]:
+    """Cube contexts, each checked: a non-empty sequence of them (``count`` when given)."""
+    items = checks.bounded(given, checks.MAX_ITEMS)
+    if not items or (count is not None and len(items) != count):
+        one = "one per row" if count is not None else "at least one"
+        raise FastNardyError(f"cubes must be a sequence of Cubes, {one}, not {given!r}")
+    return [Cube.of(cube) for cube in items]
+
+
+def filter_kept(values: Values, starts: npt.NDArray[np.int64],
+                move_filter: MoveFilter) -> npt.NDArray[np.bool_]:
     """The children a filter keeps: per group, the ``keep`` best (ties in T2 order) within
     ``margin`` of the group's best."""
     sizes = np.diff(np.append(starts, len(values)))
@@ -336,19 +546,17 @@ def check_filters(given: object) -> Optional[Tuple[MoveFilter, ...]]:
                          f"of 1 to {MAX_PLIES} of them (one per level), not {given!r}")
 
 
-def _plies(plies: object) -> int:
-    number = integer(plies)
-    if number is None or not 0 <= number <= MAX_PLIES:
-        raise FastNardyError(f"plies must be an int from 0 to {MAX_PLIES}, not {plies!r}")
-    return number
+def check_plies(plies: object) -> int:
+    """A depth of the search: 0 to :data:`MAX_PLIES`."""
+    return checks.number(plies, "plies", 0, MAX_PLIES)
 
 
 def expectimax(rules: object, boards: object, evaluate: Evaluate, plies: int = 1,
-               filter: Filters = None) -> npt.NDArray[np.float64]:
+               filter: Filters = None) -> Values:
     """V_plies (module docstring) of every board row or packed key, for its side to move:
     a float64 array of N."""
     rules = Rules.of(rules)
-    depth = _plies(plies)
+    depth = check_plies(plies)
     search = Search(rules, evaluate, filter)
     array = checks.array(boards, "boards", InvalidPositionError)
     if array.dtype == _kernel.KEY_DTYPE:
@@ -366,16 +574,14 @@ def best_turn(position: Position, dice: object, evaluate: Evaluate, plies: int =
     mean over the opponent's 21 rolls of its best reply valued by the evaluator, at 2 ply one
     level more. Ties go to the first in T2 order. IllegalTurnError (T4) once the game is
     over."""
-    if not isinstance(position, Position):
-        raise InvalidPositionError(f"position must be a Position, not {position!r}")
+    position = checks.position(position, Position)
     roll = _kernel.dice_pair(dice)
-    depth = _plies(plies)
+    depth = check_plies(plies)
     search = Search(position.rules, evaluate, filter)
     turns = position.legal_turns(roll)
     if not turns:
         raise IllegalTurnError("T4", "the game is over: there is no legal turn")
     children, _ = expand(position.rules, encode([position]), np.array([roll]))
-    values = search.choose(children, np.zeros(1, dtype=np.int64), depth)
-    choice = int(np.argmax(values))
-    values[np.isneginf(values)] = np.nan
-    return BestTurn(turns[choice], choice, values)
+    ranked = search.rank(children, np.array([0, len(children)]), depth)
+    choice = int(ranked.best(np.array([0, len(children)]))[0])
+    return BestTurn(turns[choice], choice, ranked.worth, ranked.plies)

@@ -13,7 +13,7 @@ positions x the 21 rolls:
 
 Short nardy runs on the 2,000 GNU Backgammon benchmark positions shipped in
 ``fastnardy/data`` (the wildbg project's; 1,000 contact and 1,000 race), the positions
-bench/peers.py times wildbg and bkgm on; long nardy on positions met in seeded random
+bench/speed/peers.py times wildbg and bkgm on; long nardy on positions met in seeded random
 playouts. Every figure is this thread's CPU time, the best of rounds repeated for at least
 the given seconds; the levels of a game are interleaved round by round.
 """
@@ -225,6 +225,6 @@ def report(timings: List[Timing]) -> str:
         lines.append(f"{timing.game:<6} {timing.name:<32} {figures}")
     lines.append("(thread CPU time, the best of interleaved rounds; short nardy: the 2,000 GNU "
                  "Backgammon benchmark positions, long: seeded random playouts; x "
-                 f"{len(ALL_ROLLS)} rolls. bench/peers.py in the source tree times wildbg, "
+                 f"{len(ALL_ROLLS)} rolls. bench/speed/peers.py in the source tree times wildbg, "
                  "bkgm, bgsage and OpenSpiel beside these)")
     return "\n".join(lines)

@@ -7,9 +7,9 @@ the package's position generators.
 * :func:`playouts`: positions met along random games played with the kernel's turns;
 * :func:`sample_positions`: Positions met in random playouts of :class:`fastnardy.Game`;
 * :func:`cube_states`: ten cube states (money and match scores) the cube's tests and
-  ``bench/cube_gnubg.py`` compare with GNU Backgammon at.
+  ``bench/strength/cube_gnubg.py`` compare with GNU Backgammon at.
 
-``bench/differential.py`` compares the kernel with the twin on the first two,
+``bench/correctness/differential.py`` compares the kernel with the twin on the first two,
 ``tests/strategies.py`` draws Hypothesis examples from :func:`place`, and ``fastnardy bench``
 times the third.
 """
@@ -26,7 +26,7 @@ from ..position import Position
 from ..rules import BLOCK_RULES
 
 if TYPE_CHECKING:
-    from ..analysis.cube import Cube
+    from ..search.cubeful import Cube
 
 Code = Tuple[int, int, int, int, int]  # Rules.code
 Sides = Tuple[Tuple[int, ...], int, Tuple[int, ...], int]  # me, me_bar, opp, opp_bar
@@ -219,7 +219,7 @@ def cube_states() -> "List[Tuple[str, Cube]]":
     """(name, cube) from the side to move's view: money centred and owned, match scores from
     2-away 2-away to 11-away 11-away, the Crawford game and post-Crawford, an owned cube
     both ways."""
-    from ..analysis.cube import Cube
+    from ..search.cubeful import Cube
 
     return [("money centred", Cube()),
             ("money, mover owns 2", Cube(value=2, owner="mover")),

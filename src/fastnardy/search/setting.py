@@ -1,0 +1,235 @@
+"""The evaluation setting: what values a position and chooses a turn, as one value that every
+door shares (the Python API, the command line, every player), as GNU Backgammon's
+``evalcontext`` does. Its defaults are defined here and nowhere else.
+
+A setting is written as text (:meth:`Setting.parse`; ``str`` writes it back):
+
+* ``random``, ``greedy``: a policy of one turn, no search (``greedy``: the score of
+  :func:`fastnardy.play.players.greedy_scores`);
+* ``net[:PLIES][:int16][:FILTER][:cubeless]``: the game's shipped network
+  (:meth:`~fastnardy.search.network.Evaluator.load`), searched PLIES plies (0 to
+  :data:`~fastnardy.search.tree.MAX_PLIES`; default 0) in float arithmetic, or int16;
+* ``FILE.npz[...]``: the same with an evaluator saved in FILE.npz;
+* ``gnubg[:beginner|:expert][:PLIES]``: GNU Backgammon (short nardy), its preset (default
+  expert) at PLIES (0 to 4), with its own move filters.
+
+FILTER is ``full`` (every child searched deeper) or ``KEEP,MARGIN`` per level of max nodes
+from the root down, joined by ``/`` (the last for the levels below); by default at 1 ply or
+more GNU Backgammon's, ``8,0.16/1,0`` (:data:`~fastnardy.search.tree.GNUBG_FILTERS`).
+``cubeless`` ranks turns by their cubeless equity even where a cube is in play (by default
+a turn is chosen by its cubeful equity there, as gnubg's ``fCubeful``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from functools import lru_cache
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from .. import checks
+from ..errors import FastNardyError, shown
+from ..rules import Rules
+from .network import ARITHMETICS, Evaluator, checked
+from .tree import GNUBG_FILTERS, MAX_PLIES, Filters, MoveFilter, Search, check_filters
+
+__all__ = ["GNUBG_PLIES", "POLICIES", "Setting", "describe_filter", "parse_filter", "setting"]
+
+POLICIES = ("random", "greedy")  # the settings without a search
+GNUBG_PRESETS = ("beginner", "expert")  # GNU Backgammon's (noise 0.060 / none)
+GNUBG_PLIES = 4  # GNU Backgammon's deepest evaluation here
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """How positions are valued and turns chosen (module docstring); checked once, here."""
+
+    evaluator: Union[str, Evaluator] = "net"
+    """``"net"`` (the game's shipped network), the path of a saved one (``FILE.npz``), an
+    :class:`~fastnardy.search.network.Evaluator`, ``"gnubg:expert"`` or
+    ``"gnubg:beginner"`` (GNU Backgammon), ``"greedy"`` or ``"random"``."""
+    plies: int = 0
+    """The depth of the search: 0 values each turn's position by the evaluator itself."""
+    filter: Filters = GNUBG_FILTERS
+    """The move filters of the search (:mod:`fastnardy.search.tree`): a tuple of one per
+    level, or None (full width). None at 0 ply and where the evaluator searches itself."""
+    precision: str = "float"
+    """A network's arithmetic: ``"float"`` (the oracle) or ``"int16"``."""
+    cubeful: bool = True
+    """Where a cube is in play, turns are chosen by their cubeful equity; False: cubeless."""
+
+    def __post_init__(self) -> None:
+        given = self.evaluator
+        if isinstance(given, Evaluator):
+            precision = given.arithmetic
+        elif isinstance(given, str) and (given in POLICIES + ("net",) or _is_file(given)
+                                         or given in _GNUBG):
+            precision = checks.choice(self.precision, "precision", ARITHMETICS)
+        else:
+            raise FastNardyError(f"evaluator must be 'net', FILE.npz, an Evaluator, "
+                                 f"{', '.join(map(repr, _GNUBG))} or one of {POLICIES}, not "
+                                 f"{given!r}")
+        if given in POLICIES:
+            plies = checks.number(self.plies, "plies", 0, 0)
+        elif given in _GNUBG:
+            plies = checks.number(self.plies, "plies", 0, GNUBG_PLIES)
+        else:
+            plies = checks.number(self.plies, "plies", 0, MAX_PLIES)
+        filters = check_filters(self.filter) if self.is_network and plies > 0 else None
+        check_filters(self.filter)  # checked at every depth, read only where it searches
+        if not self.is_network:
+            precision = "float"
+        object.__setattr__(self, "plies", plies)
+        object.__setattr__(self, "filter", filters)
+        object.__setattr__(self, "precision", precision)
+        object.__setattr__(self, "cubeful", checks.flag(self.cubeful, "cubeful"))
+
+    @property
+    def is_network(self) -> bool:
+        """Whether the evaluator is a network of fastnardy's (searched by
+        :class:`~fastnardy.search.tree.Search`)."""
+        return isinstance(self.evaluator, Evaluator) or self.evaluator == "net" \
+            or _is_file(self.evaluator)
+
+    @classmethod
+    def parse(cls, text: str) -> "Setting":
+        """The setting ``text`` writes (module docstring); FastNardyError names what does
+        not read."""
+        text = checks.text(text, "setting")
+        if text in POLICIES:
+            return cls(text)
+        head, _, rest = text.partition(":")
+        if head == "gnubg":
+            match = re.fullmatch(r"(?:(beginner|expert)(?::|$))?([0-9])?", rest)
+            if match is None:
+                raise FastNardyError(f"a GNU Backgammon setting is gnubg[:beginner|:expert]"
+                                     f"[:PLIES], not {shown(text)}")
+            return cls(f"gnubg:{match.group(1) or 'expert'}", int(match.group(2) or 0))
+        if head == "net":
+            source = "net"
+        elif text.endswith(".npz") or ".npz:" in text:  # a path may hold a colon
+            cut = len(text) if text.endswith(".npz") else text.rindex(".npz:") + 4
+            source, rest = text[:cut], text[cut + 1:]
+        else:
+            raise FastNardyError(
+                f"unknown setting {shown(text)}: random, greedy, "
+                f"net[:PLIES][:int16][:FILTER][:cubeless], FILE.npz[...] or "
+                f"gnubg[:beginner|:expert][:PLIES]")
+        parts = rest.split(":") if rest else []
+        fields: Dict[str, Any] = {"evaluator": source}
+        for part in parts:
+            if part.isdigit() and "plies" not in fields:
+                fields["plies"] = int(part)
+            elif part in ARITHMETICS and "precision" not in fields:
+                fields["precision"] = part
+            elif part == "cubeless" and "cubeful" not in fields:
+                fields["cubeful"] = False
+            elif "filter" not in fields and (part == "full" or _FILTER.fullmatch(part)):
+                fields["filter"] = parse_filter(part)
+            else:
+                raise FastNardyError(f"{shown(text)}: {shown(part)} is not "
+                                     f"PLIES, int16, full, KEEP,MARGIN[/KEEP,MARGIN] or "
+                                     f"cubeless (each at most once)")
+        return cls(**fields)
+
+    def __str__(self) -> str:
+        if not isinstance(self.evaluator, str):
+            name = "evaluator"  # an Evaluator given as a value has no text of its own
+        elif self.evaluator.startswith("gnubg:"):
+            return self.evaluator + (f":{self.plies}" if self.plies else "")
+        else:
+            name = self.evaluator
+        if name in POLICIES:
+            return name
+        parts = [name, str(self.plies)]
+        if self.precision != "float":
+            parts.append(self.precision)
+        if self.plies and self.filter != GNUBG_FILTERS:
+            parts.append(describe_filter(self.filter))
+        if not self.cubeful:
+            parts.append("cubeless")
+        return ":".join(parts)
+
+    def replace(self, **changes: Any) -> "Setting":
+        """This setting with ``changes`` (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+    def network(self, rules: object) -> Evaluator:
+        """The network of ``rules``' game that this setting searches: the shipped one or a
+        saved one in its precision (each read once), or the Evaluator given."""
+        rules = Rules.of(rules)
+        if isinstance(self.evaluator, Evaluator):
+            return checked(self.evaluator, rules)
+        if not self.is_network:
+            raise FastNardyError(f"{self} is not a network of fastnardy's")
+        if self.evaluator == "net":
+            return _load(rules.game, self.precision, None)
+        try:
+            stamp = os.stat(self.evaluator)
+        except OSError as error:
+            raise FastNardyError(f"cannot read {self.evaluator}: {error.strerror}") from None
+        return checked(_load(self.evaluator, self.precision,
+                             (stamp.st_mtime_ns, stamp.st_size)), rules)
+
+    def search(self, rules: object) -> Search:
+        """The search of this setting's network for ``rules``."""
+        rules = Rules.of(rules)
+        return Search(rules, self.network(rules), self.filter)
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The setting for JSON: its text and its parts."""
+        return {"setting": str(self), "plies": self.plies,
+                "filter": describe_filter(self.filter) if self.plies else None,
+                "precision": self.precision, "cubeful": self.cubeful}
+
+
+_GNUBG = tuple(f"gnubg:{preset}" for preset in GNUBG_PRESETS)
+_MARGIN = r"(?:[0-9]*\.?[0-9]+|inf)"
+_FILTER = re.compile(rf"[0-9]+,{_MARGIN}(?:/[0-9]+,{_MARGIN})*")
+
+
+def parse_filter(text: str) -> Optional[Tuple[MoveFilter, ...]]:
+    """A filter as a setting writes it: ``full`` (None), or ``KEEP,MARGIN`` per level joined
+    by ``/``."""
+    text = checks.text(text, "filter")
+    if text == "full":
+        return None
+    if not _FILTER.fullmatch(text):
+        raise FastNardyError(f"a filter is full or KEEP,MARGIN per level joined by / (8,0.16 "
+                             f"or 8,0.16/1,0), not {shown(text)}")
+    return check_filters(tuple(MoveFilter(int(keep), float(margin))
+                               for keep, margin in (level.split(",") for level in
+                                                    text.split("/"))))
+
+
+def describe_filter(given: Filters) -> str:
+    """A filter as a setting writes it (:func:`parse_filter`)."""
+    filters = check_filters(given)
+    return "full" if filters is None else "/".join(
+        f"{f.keep},{np.format_float_positional(f.margin, trim='-')}" for f in filters)
+
+
+def _is_file(name: object) -> bool:
+    return isinstance(name, str) and name.endswith(".npz")
+
+
+@lru_cache(maxsize=16)
+def _load(source: str, precision: str, stamp: Optional[Tuple[int, int]]) -> Evaluator:
+    """An evaluator read once per source, precision and file version (``stamp``)."""
+    return Evaluator.load(source, precision)
+
+
+def setting(value: object = None) -> Setting:
+    """``value`` as a Setting: a Setting, its text (:meth:`Setting.parse`), or None for the
+    default, ``net:0``."""
+    if value is None:
+        return Setting()
+    if isinstance(value, Setting):
+        return value
+    if isinstance(value, str):
+        return Setting.parse(value)
+    raise FastNardyError(f"a setting is a Setting or its text (net:2, greedy, ...), not "
+                         f"{value!r}")
