@@ -24,7 +24,6 @@ Backgammon.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
@@ -114,11 +113,10 @@ class Hint(Sequence[Candidate]):
 
 def _request(position: object, given: object, cube: object
              ) -> Tuple[Position, Setting, Optional[Cube]]:
-    """The position, the setting (a network's) and the cube context of a request, checked:
-    None for a cubeless setting."""
+    """The position, the setting and the cube context of a request, checked (the context
+    None for a cubeless setting; a network's setting where its search is made)."""
     position = checks.position(position, Position)
     chosen = as_setting(given)
-    chosen.network(position.rules)  # a network's setting, of the position's game
     context = Cube.of(cube, position.rules) if chosen.cubeful else None
     return position, chosen, context
 
@@ -142,7 +140,7 @@ def hint(position: Position, dice: object, setting: Union[Setting, str, None] = 
     return Hint(position, (max(roll), min(roll)), chosen, context, tuple(
         Candidate(turns[i], float(ranked.equity[i]),
                   None if context is None else float(ranked.worth[i]),
-                  float(ranked.worth[i]) - best, Probabilities.of(ranked.outputs[i]),
+                  float(ranked.worth[i]) - best, Probabilities(*ranked.outputs[i].tolist()),
                   int(ranked.plies[i])) for i in order))
 
 
@@ -155,7 +153,7 @@ def probabilities(position: Position, setting: Union[Setting, str, None] = None
     value; exact for a finished game."""
     position, chosen, _ = _request(position, setting, None)
     outputs = chosen.search(position.rules).line(encode([position]), chosen.plies)[1]
-    return Probabilities.of(outputs[0])
+    return Probabilities(*outputs[0].tolist())
 
 
 def cube_decision(position: Position, cube: Optional[Cube] = None,
@@ -172,9 +170,7 @@ def cube_decision(position: Position, cube: Optional[Cube] = None,
     rows = encode([position])
     values, outputs = chosen.search(position.rules).cubeful(rows, offered(context),
                                                             chosen.plies, top=True)
-    take = float(values[0, 1]) if values.shape[1] > 1 else math.nan
-    return decision(outputs, float(values[0, 0]), take,
-                    float(efficiencies(position.rules, rows)[0]), context,
+    return decision(outputs, values, float(efficiencies(position.rules, rows)[0]), context,
                     context.table(position.rules.game), chosen.plies)
 
 
@@ -220,4 +216,4 @@ def evaluate(position: Position, setting: Union[Setting, str, None] = None, *,
     values, outputs = chosen.search(position.rules).line(encode([position]), chosen.plies)
     made = cube_decision(position, context, chosen)
     return Evaluation(position, chosen, context, float(values[0]),
-                      Probabilities.of(outputs[0]), made)
+                      Probabilities(*outputs[0].tolist()), made)

@@ -32,10 +32,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 import numpy.typing as npt
 
-from .. import _kernel, checks
+from .. import _features, _kernel, checks
 from ..basics import BLACK, WHITE, Roll
 from ..batch import PROBABILITY, ChanceNodes, chance_expand, encode, pips, roll_index
-from ..errors import FastNardyError
+from ..errors import FastNardyError, IllegalTurnError
 from ..formats.mat import is_mat, read_mat
 from ..game import Game, Match
 from ..position import Position, Turn
@@ -86,10 +86,20 @@ def roll_luck(search: Search, rows: npt.NDArray[np.int8], rolled: npt.NDArray[np
     game, at 0 ply: its best turn's value less the mean of that over the 21 rolls; with the
     chance nodes of the rows and the 0-ply worth of every child to its mover (what a 0-ply
     player chooses by)."""
+    if not isinstance(search, Search):
+        raise FastNardyError(f"search must be a fastnardy.search.tree.Search, not {search!r}")
+    rows = checks.rows(rows)
+    index = checks.array(rolled, "rolled")
+    if index.shape != (len(rows),) or index.dtype.kind not in "iu" or (
+            index.size and not ((index >= 0) & (index < len(PROBABILITY))).all()):
+        raise FastNardyError(f"rolled must be one index into ROLLS (0 to 20) per row, not "
+                             f"{index.dtype} {index.shape}")
+    if (_features.winners(rows) != 0).any():
+        raise IllegalTurnError("T4", "a game of these rows is over: it has no roll")
     node = chance_expand(search.rules, rows)
     worth = search.choose(node.children, node.offsets, 0)
     best = np.maximum.reduceat(worth, node.offsets[:-1]).reshape(-1, len(PROBABILITY))
-    lucky: npt.NDArray[np.float64] = best[np.arange(len(rows)), rolled] - best @ PROBABILITY
+    lucky: npt.NDArray[np.float64] = best[np.arange(len(rows)), index] - best @ PROBABILITY
     return lucky, node, worth
 
 

@@ -5,5 +5,6 @@ bot other programs play through GNU Backgammon's external-player socket
 (:mod:`fastnardy.play.external`) and a game at the terminal
 (:mod:`fastnardy.play.interactive`)."""
 
-from .players import Player as Player
-from .players import player as player
+from .players import Player, player
+
+__all__ = ["Player", "player"]

@@ -24,7 +24,7 @@ from .. import checks
 from ..batch import MIRROR_COLUMNS, decode
 from ..errors import EngineError, FastNardyError
 from ..rules import Rules
-from ..search.cubeful import Cube
+from ..search.cubeful import Cube, cubes_of
 from ..basics import ROW_WIDTH
 from ..search.setting import GNUBG_PLIES, Setting, setting as as_setting
 
@@ -119,15 +119,6 @@ def cube_numbers(cube: Any) -> List[int]:
         raise FastNardyError("gnubg's cube is geometric, without Jacoby or C4")
     owner = {"centered": -1, "mover": 0, "opponent": 1}[cube.owner]
     return [cube.value, owner, cube.length, cube.score[0], cube.score[1], int(cube.crawford)]
-
-
-def _cubes(given: Any, count: int) -> List[Any]:
-    """One cube per row: a sequence of them, or one for all."""
-    if isinstance(given, (list, tuple)) and not hasattr(given, "_fields"):
-        if len(given) != count:
-            raise FastNardyError(f"one cube per row: {len(given)} cubes for {count} rows")
-        return list(given)
-    return [given] * count
 
 
 def chosen(rules: Rules, rows: Rows, dice: npt.NDArray[Any], children: Rows,
@@ -237,7 +228,7 @@ class Gnubg:
         boards = checks.rows(rows)
         plies = checks.number(plies, "plies", 0, GNUBG_PLIES)
         items = [",".join(map(str, list(row) + cube_numbers(one)))
-                 for row, one in zip(boards.astype(np.int64), _cubes(cube, len(boards)))]
+                 for row, one in zip(boards.astype(np.int64), cubes_of(cube, len(boards)))]
         answer = self._ask(f"cube {plies}", items)
         fields = [part.split(",", 8) for part in answer]
         outputs = np.array([[float(x) for x in f[:5]] for f in fields]).reshape(-1, 5)
@@ -250,7 +241,7 @@ class Gnubg:
         view): from, to pairs in the mover's numbering."""
         items = [",".join(map(str, list(row) + list(d) + cube_numbers(cube)))
                  for row, d, cube in zip(checks.rows(rows).astype(np.int64), dice,
-                                         _cubes(cubes, len(rows)))]
+                                         cubes_of(cubes, len(rows)))]
         return [[int(x) for x in part.split(",") if x]
                 for part in self._ask(f"move {self.noise} {self.plies}", items)]
 

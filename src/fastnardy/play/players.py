@@ -36,7 +36,7 @@ from ..batch import encode, expand, offsets as offsets_of, segment_argmax
 from ..errors import FastNardyError, IllegalTurnError, InvalidDiceError
 from ..position import Position, Turn
 from ..rules import Rules
-from ..search.cubeful import Cube
+from ..search.cubeful import Cube, cubes_of
 from ..search.network import equity
 from ..search.setting import Setting, setting as as_setting
 from ..search.tree import Search
@@ -62,14 +62,8 @@ def _rolls(value: object, count: int) -> Rows:
 
 
 def _cubes(value: object, rows: int) -> Optional[List[Cube]]:
-    """One cube context per row, each checked, or None (a game without the cube)."""
-    if value is None:
-        return None
-    items = checks.bounded(value, rows)
-    if items is None or len(items) != rows:
-        raise FastNardyError(f"cubes must be None or one Cube per row ({rows}), not "
-                             f"{value!r}")
-    return [Cube.of(cube) for cube in items]
+    """One cube context per row, or None (a game without the cube)."""
+    return None if value is None else cubes_of(value, rows)
 
 
 class Player(ABC):

@@ -1,13 +1,13 @@
-"""Evaluators and search: the networks and their inputs, expectimax and the best turn,
-self-play and rollouts in the kernel, the bear-off table.
+"""Valuing positions: the networks and their inputs, the search (expectimax and the best
+turn, cubeless and over cube states), the evaluation setting, the cube model and match
+equity tables, self-play and playouts in the kernel, the bear-off table.
 
-The search's own names (``best_turn``, ``expectimax`` …, :mod:`fastnardy.search.tree`'s) are
-read from here too."""
+The search's own names (``best_turn``, ``expectimax`` …, :mod:`fastnardy.search.tree`'s) and
+the setting (:class:`~fastnardy.search.setting.Setting`) are read from here too."""
 
-from .tree import GNUBG_FILTERS as GNUBG_FILTERS
-from .tree import BestTurn as BestTurn
-from .tree import Evaluator as Evaluator
-from .tree import MoveFilter as MoveFilter
-from .tree import best_turn as best_turn
-from .tree import evaluator as evaluator
-from .tree import expectimax as expectimax
+from .setting import Setting
+from .tree import (GNUBG_FILTERS, BestTurn, Evaluator, MoveFilter, best_turn, evaluator,
+                   expectimax)
+
+__all__ = ["GNUBG_FILTERS", "BestTurn", "Evaluator", "MoveFilter", "Setting", "best_turn",
+           "evaluator", "expectimax"]

@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from .. import _features, checks
 from ..batch import encode, pips
-from ..errors import FastNardyError, MatchEquityError, integer
+from ..errors import FastNardyError, MatchEquityError, integer, shown
 from ..game import Game, Match, next_stake
 from ..position import Position
 from ..rules import MAX_STAKE, Rules
@@ -102,6 +102,15 @@ class Cube(NamedTuple):
         if not isinstance(cube, Cube):
             raise FastNardyError(f"cube must be a fastnardy.search.cubeful.Cube, not "
                                  f"{type(given).__name__}")
+        if all(type(field) is kind for field, kind in zip(cube, _TYPES)) \
+                and type(cube.met) in (MatchEquityTable, type(None)) \
+                and len(cube.score) == 2 and all(type(s) is int for s in cube.score):
+            return _checked(cube)  # plain values: each cube checked once
+        return cube._checked()
+
+    def _checked(self) -> "Cube":
+        """:meth:`of`'s checks."""
+        cube = self
         if cube.met is not None and not isinstance(cube.met, MatchEquityTable):
             raise FastNardyError(f"met must be a MatchEquityTable or None, not "
                                  f"{type(cube.met).__name__}")
@@ -224,6 +233,15 @@ class Cube(NamedTuple):
             return True
         a, b = self.away
         return not (self.crawford or (a <= self.value and b <= self.value) or a == b == 2)
+
+
+# the types of a plain cube's fields (bools for flags, ints for numbers)
+_TYPES = (int, str, int, tuple, bool, bool, str, bool)
+
+
+@lru_cache(maxsize=4096)
+def _checked(cube: Cube) -> Cube:
+    return cube._checked()
 
 
 class CubeDecision(NamedTuple):
@@ -473,12 +491,16 @@ def _efficiencies(x: object, count: int) -> npt.NDArray[np.float64]:
     return np.broadcast_to(given.astype(np.float64), (count,))
 
 
-def _cubes(cubes: object, count: int) -> List[Cube]:
-    """``cubes``, one Cube per row (each checked by :meth:`Cube.of`)."""
-    items = checks.bounded(cubes, count)
-    if items is None or len(items) != count:
-        given = "more" if items is not None and len(items) > count else repr(cubes)
-        raise FastNardyError(f"cubes must be one Cube per row ({count}), not {given}")
+def cubes_of(given: object, count: Optional[int] = None) -> List[Cube]:
+    """Cube contexts, each checked by :meth:`Cube.of`: a sequence of them, ``count`` when
+    given (one Cube for all of them too), else at least one."""
+    if isinstance(given, Cube) and count is not None:
+        return [Cube.of(given)] * count
+    items = checks.bounded(given, checks.MAX_ITEMS)
+    if not items or (count is not None and len(items) != count):
+        many = f"one per row ({count})" if count is not None else "at least one"
+        raise FastNardyError(f"cubes must be a sequence of Cubes, {many}, not "
+                             f"{shown(repr(given))}")
     return [Cube.of(cube) for cube in items]
 
 
@@ -532,18 +554,15 @@ def action_of(cube: Cube, no_double: float, take: float, drop: float, gammons: b
         f"{'Redouble' if re else 'Double'}, pass"
 
 
-def decision(p: npt.NDArray[np.float64], no_double_value: float, take_value: float,
-              x: float, cube: Cube, met: Optional[MatchEquityTable], plies: int
-              ) -> CubeDecision:
-    """A CubeDecision from the values of no double and of double, take (money: per stake of
-    the raised cube; match: match-winning chances)."""
-    drop_value = 1.0 if met is None else mwc_after(met, cube, cube.value, 0)
-    if met is None:
-        take_value = take_value * cube.raised() / cube.value
-    no_double = normalised(no_double_value, cube, met)
-    take, drop = normalised(take_value, cube, met), normalised(drop_value, cube, met)
+def decision(p: npt.NDArray[np.float64], values: npt.NDArray[np.float64], x: float,
+             cube: Cube, met: Optional[MatchEquityTable], plies: int) -> CubeDecision:
+    """A CubeDecision from the five outputs (1, 5) and the values (1, 1 or 2) under
+    :func:`offered`'s cubes (money: per stake of each; a match: match-winning chances)."""
+    no_double, take, drop = (float(v) for v in offers(values, cube, met)[0])
     cubeless = normalised(float(_dead(p, cube, met)[0]), cube, met)
-    mwc = None if met is None else (no_double_value, take_value, drop_value)
+    mwc = None if met is None else (float(values[0, 0]), float(values[0, -1]) if
+                                    len(values[0]) > 1 else math.nan,
+                                    mwc_after(met, cube, cube.value, 0))
     action = action_of(cube, no_double, take, drop, bool(p[0, 1] > 0))
     if not cube.may_offer:
         optimal, take_point = no_double, None
@@ -555,8 +574,8 @@ def decision(p: npt.NDArray[np.float64], no_double_value: float, take_value: flo
             take_point = float((w - 0.5) / (w + lose + 0.5))
         else:
             take_point = float(1.0 - _cash_points(p, cube, met)[0][0])
-    return CubeDecision(float(no_double), float(take), float(drop), action, float(x),
-                        float(optimal), float(cubeless), mwc, plies, take_point)
+    return CubeDecision(no_double, take, drop, action, float(x), float(optimal),
+                        float(cubeless), mwc, plies, take_point)
 
 
 def cube_action(outputs: npt.ArrayLike, x: float, *, cube: Optional[Cube] = None,
@@ -570,11 +589,8 @@ def cube_action(outputs: npt.ArrayLike, x: float, *, cube: Optional[Cube] = None
         raise FastNardyError(f"cube_action takes the five outputs of one position, not {len(p)}")
     table = cube.table(Rules.of(game).game)
     efficiency_x = checks.real(x, "x", 0.0, 1.0)
-    xs = np.array([efficiency_x])
-    no_double = float(_cubeful(p, xs, cube, table)[0])
-    take = float(_cubeful(p, xs, cube.taken(), table)[0]) if cube.value < MAX_STAKE \
-        else math.nan
-    return decision(p, no_double, take, efficiency_x, cube, table, 0)
+    values = under(p, np.array([efficiency_x]), offered(cube), table)
+    return decision(p, values, efficiency_x, cube, table, 0)
 
 
 def cube_equities(outputs: npt.ArrayLike, x: npt.ArrayLike, cubes: Sequence[Cube],
@@ -584,7 +600,7 @@ def cube_equities(outputs: npt.ArrayLike, x: npt.ArrayLike, cubes: Sequence[Cube
     normalised (N, 3): :func:`cube_action`'s numbers for many positions at once (double,
     take NaN at 64; a match cube without a table reads ``game``'s own)."""
     p = _outputs(outputs)
-    xs, given = _efficiencies(x, len(p)), _cubes(cubes, len(p))
+    xs, given = _efficiencies(x, len(p)), cubes_of(cubes, len(p))
     game = Rules.of(game).game
     groups: Dict[Cube, List[int]] = {}
     for i, cube in enumerate(given):
@@ -653,15 +669,16 @@ def efficiencies(rules: object, rows: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """gnubg's cube efficiency x of each unfinished board row (module docstring): contact,
     race (no checker of one side can still meet one of the other) or bear-off (every checker
     of both sides in its home)."""
-    rules = Rules.of(rules)
-    boards = checks.rows(rows)
+    return _efficiencies_of(Rules.of(rules), checks.rows(rows))
+
+
+def _efficiencies_of(rules: Rules, boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
     out = np.full(len(boards), CONTACT_EFFICIENCY)
     if len(boards) == 0:
         return out
     race = races(rules, boards)
     base, slope, low, high = RACE_EFFICIENCY
-    mine = pips(boards)[:, 0]
-    out[race] = np.clip(base + slope * mine[race], low, high)
+    out[race] = np.clip(base + slope * pips(boards[race])[:, 0], low, high)
     home = race & (boards[:, 6:25] == 0).all(axis=1) & (boards[:, 31:50] == 0).all(axis=1)
     out[home] = BEAROFF_EFFICIENCY
     return out
@@ -675,18 +692,23 @@ def efficiency(position: Position) -> float:
     return float(efficiencies(position.rules, encode([position]))[0])
 
 
-def leaves(rules: object, network: Evaluator, rows: npt.ArrayLike
-           ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+Leaves = Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]
+
+
+def leaves(rules: object, network: Evaluator, rows: npt.ArrayLike) -> Leaves:
     """The 0-ply outputs of board rows (exact once a game is over), their cube efficiencies
     (0 once over) and which are over: what the cube model reads of a position."""
     rules = Rules.of(rules)
-    network = checked(network, rules)
-    rows = checks.rows(rows)  # each row's position checked below (T7)
+    return leaves_of(rules, checked(network, rules), checks.rows(rows))
+
+
+def leaves_of(rules: Rules, network: Evaluator, rows: npt.NDArray[np.int8]) -> Leaves:
+    """:func:`leaves` of checked input (the search's; each row's position checked, T7)."""
     over = _features.winners(rows) != 0
     out, x = np.empty((len(rows), 5)), np.zeros(len(rows))
     if (~over).any():
         out[~over] = network.network.probabilities(rows[~over])  # compiled, on the rows
-        x[~over] = efficiencies(rules, rows[~over])
+        x[~over] = _efficiencies_of(rules, rows[~over])
     if over.any():
         out[over] = exact_rows(rules, rows[over])
     return out, x, over

@@ -73,7 +73,7 @@ from ..batch import (PROBABILITY, chance_expand, encode, expand, keys_from_rows,
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
 from ..position import Position, Turn
 from ..rules import Rules
-from .cubeful import Cube, decide, leaves, normalised, offered, offers, under
+from .cubeful import Cube, cubes_of, decide, leaves_of, normalised, offered, offers, under
 from .inputs import ENCODINGS, features
 from .met import MatchEquityTable
 from .network import OUTPUTS, Evaluator, equity, exact_rows, flip
@@ -173,6 +173,9 @@ class _Cubeless:
     def below(self) -> "_Cubeless":
         return self
 
+    def first(self) -> "_Cubeless":
+        return self
+
     def leaf(self, search: "Search", rows: npt.NDArray[np.int8]) -> _Searched:
         if not self.outputs:
             return search.leaves(rows), None
@@ -214,9 +217,15 @@ class _Cubes:
         """The children's cubes: each state's, turned to the opponent, who decides."""
         return _Cubes(self.rules, [s.turned() for s in self.states if s is not None], False)
 
+    def first(self) -> "_Cubes":
+        """The way of the first cube alone: what the mover chooses its turn by."""
+        if len(self.cubes) == 1:
+            return self
+        return _Cubes(self.rules, self.cubes[:1], not self.states[1])
+
     def leaf(self, search: "Search", rows: npt.NDArray[np.int8]) -> _Searched:
         assert search.evaluator is not None
-        p, x, over = leaves(self.rules, search.evaluator, rows)
+        p, x, over = leaves_of(self.rules, search.evaluator, rows)
         search.evaluations += int((~over).sum())
         return decide(under(p, x, self.states, self.table), self.states, self.table), p
 
@@ -359,7 +368,7 @@ class Search:
         taking its proper cube action unless ``top``; and the cubeless outputs (N, 5) of the
         line the cubeful search follows. An Evaluator's search only."""
         self._needs_network("a cubeful search")
-        given = _cubes(cubes)
+        given = cubes_of(cubes)
         if len({(cube.length, cube.score, cube.crawford, id(cube.met)) for cube in given}) > 1:
             raise FastNardyError("the cubes of one cubeful search share one match: its "
                                  "length, score, Crawford game and table")
@@ -375,7 +384,7 @@ class Search:
         no double, double take and double pass equities at ``plies``, normalised (N, 3;
         double, take NaN past 64), and the outputs (N, 5) of the line (the no double's)."""
         rows = checks.rows(rows)
-        given = _cubes(cubes, len(rows))
+        given = cubes_of(cubes, len(rows))
         plies = check_plies(plies)
         equities, outputs = np.empty((len(rows), 3)), np.empty((len(rows), len(OUTPUTS)))
         groups: Dict[Cube, List[int]] = {}
@@ -477,32 +486,32 @@ class Search:
         value), their outputs when ``way`` carries them, and their worth to the mover who
         chooses (-inf for a child the filter drops)."""
         move_filter = filter_at(self.filters, level)
-        if move_filter is None or plies == 0:
+        first = way.first()  # what the mover chooses by; the same way where one cube
+        if (move_filter is None and plies) or (first is way and plies == 0):
             values, out = self._search(children, plies, level, way, stop)
             return values, out, way.worth(values)
-        values, out = self._search(children, 0, level, way, stop)
-        kept = filter_kept(way.worth(values), starts, move_filter)
-        deep, deep_out = self._search(children[kept], plies, level, way, stop)
-        values[kept] = deep
+        quick, out = self._search(children, 0, level, first, stop)
+        worth = first.worth(quick)
+        if plies == 0:  # each max node's choice, valued under every cube
+            kept = np.zeros(len(children), dtype=bool)
+            kept[starts + segment_argmax(worth, np.append(starts, len(children)))] = True
+        else:
+            assert move_filter is not None
+            kept = filter_kept(worth, starts, move_filter)
+        # a child the filter drops keeps its 0-ply value (read where there is one cube)
+        values = quick if first is way else np.full((len(children),) + way.shape, np.nan)
+        values[kept], deep_out = self._search(children[kept], plies, level, way, stop)
         if out is not None:
             out[kept] = deep_out
-        worth = np.full(len(children), -np.inf)
-        worth[kept] = way.worth(deep)
+        if plies:
+            worth[~kept] = -np.inf
+            worth[kept] = way.worth(values[kept])
         return values, out, worth
 
 
 def _level(level: object) -> int:
     """A level of max nodes: 0 (the root) to MAX_PLIES."""
     return checks.number(level, "level", 0, MAX_PLIES)
-
-
-def _cubes(given: object, count: Optional[int] = None) -> List[Cube]:
-    """Cube contexts, each checked: a non-empty sequence of them (``count`` when given)."""
-    items = checks.bounded(given, checks.MAX_ITEMS)
-    if not items or (count is not None and len(items) != count):
-        one = "one per row" if count is not None else "at least one"
-        raise FastNardyError(f"cubes must be a sequence of Cubes, {one}, not {given!r}")
-    return [Cube.of(cube) for cube in items]
 
 
 def filter_kept(values: Values, starts: npt.NDArray[np.int64],
