@@ -14,7 +14,7 @@ threads) or, on Dask, by the busiest worker, less what that worker spends idle i
 
     python bench/speed/interrupt_latency.py [--rounds N] [--no-dask]
 
-The tests check generous bounds (tests/test_long_runs.py); this measures.
+The tests check generous bounds (tests/interfaces/test_long_runs.py); this measures.
 """
 
 from __future__ import annotations

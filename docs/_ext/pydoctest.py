@@ -1,7 +1,7 @@
 """Every ``>>>`` example of the site is a doctest: a Markdown ```` ```python ```` block that
 starts with ``>>>`` is marked as a test of its page's default group (as sphinx.ext.doctest's
 own directive marks one), so ``sphinx-build -b doctest`` runs it. The blocks of one page
-share a namespace, in page order, as the README's examples do in tests/test_docs.py."""
+share a namespace, in page order, as the README's examples do in tests/interfaces/test_docs.py."""
 
 from __future__ import annotations
 

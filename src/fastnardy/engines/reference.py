@@ -12,7 +12,7 @@ depth 2 by counts and to depth 3 with ``--movegen`` (3,780 requests, 22 s), from
 start at depth 1 over GNU Backgammon IDs, at depth 1 on 100 positions of random games of
 long nardy and 100 of short nardy under ``hit_and_hide=forbidden`` (``--random 100 --seed
 1``: 2,100 requests each, 16 and 19 s); its one-shot answers equal its process's. Each of
-the twelve breaks is caught and named at depth 1 (tests/test_crosscheck.py).
+the twelve breaks is caught and named at depth 1 (tests/interfaces/test_crosscheck.py).
 """
 
 from __future__ import annotations

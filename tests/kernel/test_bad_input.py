@@ -147,7 +147,7 @@ def test_endless_iterables_are_read_no_further_than_their_largest_legal_length(m
     with pytest.raises(InvalidPositionError, match="at most 50 positions"):
         batch.encode(itertools.repeat(start))
     assert len(batch.encode(itertools.repeat(start, 50))) == 50
-    games = read_mat((Path(__file__).parent / "data" / "gnubg" / "selfplay_0001.mat").read_text())
+    games = read_mat((Path(__file__).parents[1] / "data" / "gnubg" / "selfplay_0001.mat").read_text())
     with pytest.raises(InvalidRecordError, match="at most 50 games"):
         write_mat(itertools.repeat(games[0]))
 

@@ -28,7 +28,7 @@ from fastnardy.search.tree import MoveFilter, best_turn, expectimax
 from fastnardy.training.labels import labels
 from fastnardy import search
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KINDS = {"long": "nardy", "short": "shots"}  # the shipped networks' inputs
 WIDTHS = {"long": 248, "short": 206}
 

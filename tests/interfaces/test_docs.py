@@ -15,7 +15,7 @@ import pytest
 from fastnardy import rules as rulebook
 from fastnardy.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)
 GETTING_STARTED = ROOT / "docs" / "getting-started.md"

@@ -149,7 +149,7 @@ SHORT_NET, LONG_NET = Evaluator.load("short"), Evaluator.load("long")
 MIDDLE = SHORT.play("13/7 8/7").play("24/22 13/10")  # short nardy: blots, a hit possible
 TURN = START.legal_turns((6, 5))[0]
 GAME_TEXT = Game("short", seed=5).record()
-MAT_TEXT = (Path(__file__).parent / "data" / "gnubg" / "selfplay_0001.mat").read_text()
+MAT_TEXT = (Path(__file__).parents[1] / "data" / "gnubg" / "selfplay_0001.mat").read_text()
 MAT_GAMES = read_mat(MAT_TEXT)
 CHILDREN = batch.expand("short", batch.encode([MIDDLE]), [[2, 1]])[0]
 MATCH_CUBE = Cube(2, "opponent", 5, (1, 3))
@@ -569,7 +569,7 @@ def _deep_search(value: Any) -> bool:
 
 def _a_file_name(value: Any) -> bool:
     """Text that would name a file: perft's checkpoint would write it (the walk's right
-    checkpoint is None; tests/test_long_runs.py checks the files)."""
+    checkpoint is None; tests/interfaces/test_long_runs.py checks the files)."""
     return isinstance(value, str)
 
 
@@ -584,7 +584,7 @@ def _long_match(value: Any) -> bool:
 
 def _a_set_size(value: Any) -> bool:
     """A benchmark set's positions a class: every right one builds a set (seconds to minutes;
-    tests/test_benchmark_sets.py builds small ones), so the walk gives only wrong ones."""
+    tests/analysis/test_benchmark_sets.py builds small ones), so the walk gives only wrong ones."""
     try:
         return not isinstance(value, bool) and operator.index(value) >= 1
     except TypeError:

@@ -163,7 +163,7 @@ def _gnubg_games(count: int) -> str:
     """A money-play .mat of ``count`` games, GNU Backgammon's own self-play games
     (tests/data/gnubg) one after another, renumbered."""
     games = []
-    for path in sorted((Path(__file__).parent / "data" / "gnubg").glob("*.mat")):
+    for path in sorted((Path(__file__).parents[1] / "data" / "gnubg").glob("*.mat")):
         games += re.split(r"\n(?= Game \d+\n)", path.read_text())[1:]
     return " 0 point match\n" + "".join(
         "\n" + re.sub(r"^ Game \d+", f" Game {number}", games[number % len(games)]).rstrip()

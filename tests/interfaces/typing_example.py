@@ -1,5 +1,5 @@
 """A user's script over the public API, written to type-check with ``mypy --strict`` (CI runs
-``mypy --strict tests/typing_example.py`` against the installed package) and to run (it is
+``mypy --strict tests/interfaces/typing_example.py`` against the installed package) and to run (it is
 also a test: ``test_typing_example`` below). ``assert_type`` pins the types a checker must
 infer, so an ``Any`` leaking out of the compiled values fails the check."""
 

@@ -12,7 +12,7 @@ from fastnardy import Game, IllegalTurnError, InvalidRecordError, Position, Rule
 from fastnardy.formats.mat import MatGame, is_mat, read_games, read_mat, write_mat
 from fastnardy.record import RecordedCube, GameRecord, RecordedTurn, Win, read_record, write_record
 
-GNUBG_DATA = Path(__file__).parent / "data" / "gnubg"
+GNUBG_DATA = Path(__file__).parents[1] / "data" / "gnubg"
 MAT_FILES = sorted(GNUBG_DATA.glob("*.mat"))
 
 EXAMPLE = """\

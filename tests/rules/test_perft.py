@@ -11,7 +11,7 @@ import pytest
 from fastnardy import InvalidDiceError, Position, perft, perft_divide
 from fastnardy.counting import read_perft_file
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 ENTRIES = [e for f in sorted(DATA.glob("*.perft")) for e in read_perft_file(f)]
 
 

@@ -101,7 +101,7 @@ def test_eval_at_0_and_1_ply_agrees_with_the_search_T5(game):
     zero = analysis.evaluate(position, Setting(network, 0))
     rows = encode([position])
     # a board and its feature array are summed by two paths, each within 1e-6 of the
-    # network's definition in every output (tests/test_nnet.py): equities within 3e-6
+    # network's definition in every output (tests/kernel/test_nnet.py): equities within 3e-6
     assert zero.equity == pytest.approx(float(network(features(game, rows, network.kind))[0]),
                                         abs=3e-6)
     one = analysis.evaluate(position, Setting(network, 1, filter=None))

@@ -1,6 +1,6 @@
 """Threads and signals: the kernel is re-entrant from finalizers, threads give the serial
 results, kernel calls release the GIL, and Ctrl-C stops a long kernel call (the command line's
-Ctrl-C, on worker threads and processes too, is tests/test_long_runs.py's). (Moved from
+Ctrl-C, on worker threads and processes too, is tests/interfaces/test_long_runs.py's). (Moved from
 test_search_path.py.)"""
 
 from __future__ import annotations

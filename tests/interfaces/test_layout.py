@@ -4,7 +4,7 @@ value module reaches its satellites only lazily.
 
 The graph is read from the source (the AST of every module): every ``import`` and ``from``
 statement anywhere in a file counts, inside functions and under ``TYPE_CHECKING`` too, since
-each is a dependency a reader must follow. ``python tests/test_layout.py`` prints it.
+each is a dependency a reader must follow. ``python tests/interfaces/test_layout.py`` prints it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Dict, List, Set
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "fastnardy"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "fastnardy"
 
 
 def _imports(tree: ast.AST, modules: Set[str], package: str = "") -> Set[str]:
@@ -132,7 +132,7 @@ def test_the_twin_is_imported_only_for_a_second_opinion():
     """The backend switch runs it; the referee names the broken rule with its step rules
     (of a whole turn, and of a single step the step encoding refuses); the reference engine
     adapter serves it to the cross-checker. The step encoding plays the kernel's partial
-    turns (issue 38), and tests/test_partial_turns.py holds them against the twin's."""
+    turns (issue 38), and tests/rules/test_partial_turns.py holds them against the twin's."""
     importers = {name for name, deps in import_graph().items() if "reference" in deps}
     assert importers == {"backend", "referee", "engines.reference"}
 

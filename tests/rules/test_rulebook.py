@@ -16,8 +16,8 @@ from fastnardy import IllegalTurnError, InvalidRulesError, Position
 from fastnardy import rules as rulebook
 from fastnardy.cli import main
 
-SOURCES = Path(__file__).resolve().parents[1] / "src" / "fastnardy"
-SHARED_RULES = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+SOURCES = Path(__file__).resolve().parents[2] / "src" / "fastnardy"
+SHARED_RULES = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"
 RULE_ID = re.compile(r"\b[LSTC][0-9]+\b")
 ALL_IDS = ([f"L{n}" for n in range(1, 11)] + [f"S{n}" for n in range(1, 10)]
            + [f"T{n}" for n in range(1, 8)] + [f"C{n}" for n in range(1, 10)])

@@ -442,7 +442,7 @@ def test_fed_gnubgs_probabilities_the_cube_is_gnubgs():
 
 # -- analyse: cube decisions and cubeful chequer play --------------------------------------
 
-GNUBG_MATCHES = Path(__file__).parent / "data" / "gnubg"
+GNUBG_MATCHES = Path(__file__).parents[1] / "data" / "gnubg"
 # GNU Backgammon 1.07's "show statistics match" of its own self-play matches: per player
 # (white, black) its total cube decisions, doubles, takes and passes (they do not depend on
 # the evaluation: a decision counts whenever the side to move may offer, C2, C7, and is not

@@ -10,7 +10,7 @@ import pytest
 from fastnardy import Game, Position
 from fastnardy.cli import main
 
-GNUBG_DATA = Path(__file__).parent / "data" / "gnubg"
+GNUBG_DATA = Path(__file__).parents[1] / "data" / "gnubg"
 
 LEGAL = "rules long\nwhite a\nblack b\nopening 6 1\n1 white 6-5 24/18 18/13\n"
 ILLEGAL = LEGAL + "2 black 4-2 24/20 24/22\n"

@@ -289,7 +289,7 @@ def test_the_command_line_stops_on_ctrl_c_with_one_line_and_exit_130(extra):
 def test_the_td_trainer_stops_on_ctrl_c_with_one_line_and_exit_130(tmp_path):
     """examples/train_td.py: SIGINT once training has begun (its first progress line) ends
     it with ``interrupted`` and 130, no traceback."""
-    script = Path(__file__).resolve().parent.parent / "examples" / "train_td.py"
+    script = Path(__file__).resolve().parents[2] / "examples" / "train_td.py"
     child = subprocess.Popen([sys.executable, str(script), "--game", "short", "--games",
                               "1000000", "--report", "0.1", "--out", str(tmp_path / "x.npz")],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
