@@ -60,9 +60,10 @@ class IllegalTurnError(FastNardyError):
 
 
 class IllegalActionError(IllegalTurnError):
-    """An offer, take or drop (section 5) that the rules do not allow now: the message starts
-    with the rule id (``"C2: ..."``: no right to offer, during a turn, an answer with nothing
-    offered; ``"C7: ..."``: the Crawford game; ``"C1: ..."``: past the last stake, 64)."""
+    """An offer, take, drop or undo (section 5) that the rules do not allow now: the message
+    starts with the rule id (``"C2: ..."``: no right to offer, during a turn, an answer with
+    nothing offered, a turn in a game a drop ended; ``"C7: ..."``: the Crawford game;
+    ``"C1: ..."``: past the last stake, 64; ``"C5: ..."``: an undo once the turn is final)."""
 
 
 class NotationError(FastNardyError):

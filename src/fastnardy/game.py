@@ -318,6 +318,9 @@ class Game:
         self._check_no_offer()
         dice = self.dice
         if dice is None:
+            if self._dropped is not None:
+                raise IllegalActionError("C2", f"the game is over: {self._dropped} won it "
+                                               f"when the offer was dropped")
             raise IllegalTurnError("T4", "the game is over: there is no legal turn")
         position = self.position
         if isinstance(turn, Turn) and turn._is_turn_of(position, dice):
@@ -331,11 +334,16 @@ class Game:
 
     def undo(self) -> Tuple[Roll, Turn]:
         """Take back the last turn; its roll (high die first) becomes the current roll again.
-        Returns the ``(roll, Turn)`` taken back."""
+        Returns the ``(roll, Turn)`` taken back. IllegalActionError (C5) once the turn is
+        final: the opponent has thrown its dice (:attr:`dice` throws them; after an undo, the
+        roll given back was thrown after the turn before) or made an offer."""
         if not self._history:
             raise FastNardyError("there is no turn to undo")
         if self._cube and self._cube[-1].turns == len(self._history):
-            raise FastNardyError("C5: the last turn is final: an offer came after it")
+            raise IllegalActionError("C5", "the last turn is final: an offer came after it")
+        if self._dice is not None:
+            raise IllegalActionError("C5", f"the last turn is final: {self.position.turn} has "
+                                           f"thrown {self._dice[0]}-{self._dice[1]}")
         self._positions.pop()
         roll, turn = self._history.pop()
         self._dice = roll
@@ -433,9 +441,9 @@ class Match:
     result, or the stake as it stood for a drop) to its total, and the first total to reach
     ``length`` wins. With the ``crawford`` variant (C7, the default) no one may offer in the
     game that starts right after a player's total first reaches ``length - 1``; offers are
-    allowed again in the games after it. Game ``g`` (0 = the first) throws stream ``g`` of
-    ``seed`` (:class:`fastnardy.basics.DiceStream`). C8 (``jacoby``) is money play's, not a
-    match's."""
+    allowed again in the games after it; a match to 1 point has no Crawford game. Game ``g``
+    (0 = the first) throws stream ``g`` of ``seed`` (:class:`fastnardy.basics.DiceStream`).
+    C8 (``jacoby``) is money play's, not a match's."""
 
     def __init__(self, rules: object = "short", length: int = 1, seed: Optional[int] = None,
                  *, players: Tuple[str, str] = ("white", "black")) -> None:
@@ -457,7 +465,8 @@ class Match:
         """A new game of the match: not money play (C8), and no offers in the Crawford game
         (C7), the one that starts right after a total first reaches ``length - 1``."""
         game._money = False
-        if (self._rules.crawford and self._crawford is None
+        # a match to 1 point has no Crawford game: no total reaches N - 1 = 0 after a game
+        if (self._rules.crawford and self._crawford is None and self._length > 1
                 and max(self.score) == self._length - 1):
             self._crawford = len(self._games)
             game._offers_allowed = False
@@ -560,10 +569,11 @@ class Match:
         """Start the next game (T6) once the current one is over; returns it.
         FastNardyError while the current game goes on, or once the match is over."""
         if not self.game.is_over():
-            raise FastNardyError("the current game is not over: finish it before the next")
+            raise FastNardyError("C6: the current game is not over: finish it before the "
+                                 "next")
         if self.is_over():
             white, black = self.score
-            raise FastNardyError(f"the match is over: {self.winner} won {white}-{black}")
+            raise FastNardyError(f"C6: the match is over: {self.winner} won {white}-{black}")
         self._start_game()
         return self.game
 

@@ -276,6 +276,19 @@ def test_analyse_reads_a_gnubg_mat_export(tmp_path, capsys):
     assert document["players"]["white"]["error_rate"] == 0.0
 
 
+def test_C7_analyse_reads_a_1_point_match_as_post_crawford():
+    """A match to 1 point has no Crawford game (C7): its game is analysed at 0-0 of 1,
+    not refused as a Crawford game where both players need 1 point."""
+    import dataclasses
+
+    from fastnardy.formats.mat import read_mat
+
+    game = dataclasses.replace(read_mat(_mat_text())[0], match_length=1)
+    result = analysis.analyse(write_mat([game]), "match.mat", "net:0")
+    assert result.length == 1 and len(result.turns) == 12
+    assert all(turn.cube.score == (0, 0) and not turn.cube.crawford for turn in result.turns)
+
+
 def test_the_html_page_is_self_contained_with_a_board_per_turn():
     network = NETWORKS["long"]
     game = Game("long", 2)

@@ -295,6 +295,17 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv):
     assert status == 2 and out == "" and one_line_error(err)
 
 
+def test_C7_a_match_to_1_point_plays_and_records_post_crawford_games(capsys, tmp_path):
+    from fastnardy import Match
+
+    record = tmp_path / "matches.txt"
+    status, out, err = run(capsys, "match", "greedy", "greedy", "--game", "long", "--to",
+                           "1", "--games", "4", "--record", str(record))
+    assert status == 0 and err == "" and "4 matches to 1" in out
+    match = Match.from_record(record.read_text())  # the first match
+    assert match.length == 1 and match.is_over() and match.crawford_game is None
+
+
 def test_the_double_dash_case_prints_no_traceback():
     result = process("perft", "long", "--", "--")
     assert result.returncode == 2 and result.stdout == ""
@@ -510,10 +521,11 @@ def test_play_player_is_a_setting_whose_turns_the_game_plays_T1(capsys, tmp_path
     assert run(capsys, *argv)[1] == run(capsys, *argv, "--player", "random")[1]
     game = Game.from_record(path.read_text())
     assert len(game.history) == 6
+    befores = [Position.opening(game.rules, *game.opening)[0]]
+    befores += [turn.position for _, turn in game.history]
     with player(spec, game.rules) as computer:
-        while game.history:
-            roll, turn = game.undo()
-            assert computer.turn(game.position, roll) == turn
+        for before, (roll, turn) in zip(befores, game.history):
+            assert computer.turn(before, roll) == turn
 
 
 def test_a_person_plays_through_stdin():

@@ -452,11 +452,11 @@ def analyse_game(record: GameRecord, setting: Union[Setting, str, None] = None, 
 
 def _crawford(length: int, scores: Sequence[Tuple[int, int]], rule: bool) -> List[bool]:
     """C7: which games of a match are the Crawford game: the first at whose start a player
-    needs 1 point (when the rule is in play)."""
+    needs 1 point (when the rule is in play; none in a match to 1 point)."""
     out, seen = [], False
     for score in scores:
-        here = rule and bool(length) and not seen and length - 1 in score
-        seen = seen or (bool(length) and length - 1 in score)
+        here = rule and length > 1 and not seen and length - 1 in score
+        seen = seen or (length > 1 and length - 1 in score)
         out.append(here)
     return out
 

@@ -69,7 +69,7 @@ def add_rollout(sub: "argparse._SubParsersAction[Parser]") -> None:
         "rollout", help="roll out a position, or every turn of a roll, with 95%% intervals",
         description="Games played on by the evaluator from the position (or from each legal "
                     "turn of DICE), each game's result minus the luck of its rolls (gnubg's "
-                    "variance reduction); per candidate the mean equity and its 95%% interval. "
+                    "variance reduction); per candidate the mean equity and its 95% interval. "
                     "The same seed gives the same result however the games are split.")
     add_position(p_roll)
     p_roll.add_argument("dice", nargs="*", metavar="DICE",

@@ -59,7 +59,7 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
         "match", help="seeded paired games between two players: wins and points a game",
         description="A duel: games of A against B in pairs with the same dice (A white in "
                     "one, black in the other), scored by L10/S9 without a cube: A's wins and "
-                    "points a game with 95%% intervals (fastnardy.play.duel); with --to N, "
+                    "points a game with 95% intervals (fastnardy.play.duel); with --to N, "
                     "matches to N points with the cube (C1-C7: the bots offer, take and "
                     "drop), A's match wins; with --cube, money games with the cube (C8). "
                     "Players are settings (fastnardy.search.setting): random, greedy, "

@@ -160,8 +160,40 @@ def test_C5_a_turn_followed_by_an_offer_is_final():
     game.play(game.legal_turns()[0])
     game.offer()
     game.take()
-    with pytest.raises(FastNardyError, match="C5"):
+    with pytest.raises(IllegalActionError, match="C5: .*an offer came after it") as info:
         game.undo()
+    assert info.value.rule == "C5" and len(game.history) == 1
+
+
+@pytest.mark.parametrize("rules", ["long", "short"])
+def test_C5_a_turn_is_final_once_the_opponent_has_thrown_the_dice(rules):
+    game = Game(rules, seed=6)
+    game.play(game.legal_turns()[0])
+    position, history = game.position, tuple(game.history)
+    game.undo()  # not final yet: the opponent has not thrown
+    game.play(history[-1][1])
+    roll = game.dice  # the opponent throws
+    with pytest.raises(IllegalActionError, match=f"C5: .*{position.turn} has thrown "
+                                                 f"{roll[0]}-{roll[1]}") as info:
+        game.undo()
+    assert info.value.rule == "C5"
+    assert game.position == position and game.history == history and game.dice == roll
+    game.dice = (3, 1)  # a roll set by hand is thrown too
+    with pytest.raises(IllegalActionError, match="C5"):
+        game.undo()
+    game.play(game.legal_turns()[0])
+    game.undo()  # the roll it gives back was thrown after the turn before: that one is final
+    with pytest.raises(IllegalActionError, match="C5: .*has thrown 3-1"):
+        game.undo()
+
+
+def test_C2_a_game_a_drop_ended_has_no_turn_to_play():
+    game = Game("long", seed=2)
+    game.offer()
+    game.drop()
+    with pytest.raises(IllegalActionError, match="C2: the game is over: .* dropped") as info:
+        game.play("24/18 24/23")
+    assert info.value.rule == "C2" and game.is_over() and not game.history
 
 
 def test_illegal_actions_are_illegal_turn_errors_with_the_rule():
@@ -191,7 +223,8 @@ def test_C6_C7_matches_score_their_games_and_skip_offers_in_the_crawford_game(ru
         totals, crawford_seen = [0, 0], False
         while True:
             game = match.game
-            crawford = (rules.crawford and not crawford_seen and max(totals) == length - 1)
+            crawford = (rules.crawford and length > 1 and not crawford_seen
+                        and max(totals) == length - 1)
             assert match.is_crawford() == crawford
             crawford_seen |= crawford
             assert game.may_offer() is False or not crawford
@@ -206,11 +239,38 @@ def test_C6_C7_matches_score_their_games_and_skip_offers_in_the_crawford_game(ru
             assert not match.is_over()
             match.next_game()
         assert match.is_over() and match.winner == ("white" if totals[0] >= length else "black")
-        with pytest.raises(FastNardyError, match="match is over"):
+        with pytest.raises(FastNardyError, match="C6: the match is over"):
             match.next_game()
         # game g throws stream g of the seed: the same games from Game(seed, stream=g)
         for number, game in enumerate(match.games):
             assert Game(rules, seed, stream=number).opening == game.opening
+
+
+def test_C6_the_next_game_waits_for_the_current_one_to_end():
+    match = Match("long", 3, seed=1)
+    with pytest.raises(FastNardyError, match="C6: the current game is not over"):
+        match.next_game()
+    assert len(match.games) == 1
+
+
+@pytest.mark.parametrize("rules", [Rules.short(), Rules.long()], ids=repr)
+def test_C7_a_match_to_1_point_has_no_crawford_game(rules):
+    """C7 (RULES.md): both totals start at N - 1 = 0, none reaches it after a game, so every
+    game of a 1-point match is post-Crawford and offers are allowed."""
+    for seed in range(4):
+        match = Match(rules, 1, seed=seed)
+        assert not match.is_crawford() and match.crawford_game is None
+        game = match.game
+        if rules.is_long:
+            assert game.may_offer()
+        else:  # short nardy's first roll is the opening throw (C2: offers come before it)
+            game.play(game.legal_turns()[0])
+            assert game.may_offer() or game.is_over()
+        game.offer()
+        game.take()
+        assert game.stake == 2 and [e.action for e in game.cube_history] == ["offer", "take"]
+    text = _played_match(rules, 1, 4).record()
+    assert Match.from_record(text).crawford_game is None
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=repr)
