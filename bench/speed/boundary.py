@@ -22,7 +22,7 @@ from typing import Callable, Dict, List
 import numpy as np
 
 from fastnardy import Game, Position, Turn, batch, features
-from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.testing.speed import gnubg_positions
 
 GAME_KINDS = {"short": ("tdgammon", "raw"), "long": ("nardy", "raw")}
 

@@ -15,7 +15,7 @@ import random
 
 from fastnardy import ALL_ROLLS, Position
 from fastnardy.basics import mirror
-from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.testing.speed import gnubg_positions
 
 PHASES = ("contact", "race", "bear-off")
 

@@ -47,7 +47,7 @@ import numpy as np
 from boundary import race
 
 from fastnardy import ALL_ROLLS, Position, batch
-from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.testing.speed import gnubg_positions
 from fastnardy.search.network import Evaluator, races
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, best_turn
 from fastnardy.search.selfplay import simulate

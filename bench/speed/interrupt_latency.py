@@ -35,7 +35,7 @@ from fastnardy.analysis.rollouts import rollout
 from fastnardy.batch import encode
 from fastnardy.training.labels import labels
 from fastnardy.search.network import Evaluator
-from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.testing.speed import gnubg_positions
 
 LONG = Position.start("long")
 SHORT_ROWS = np.repeat(encode([Position.start("short")]), 10**6, axis=0)  # labels: minutes

@@ -27,13 +27,13 @@ import time
 from typing import Callable, Dict, List, Tuple
 
 from fastnardy import ALL_ROLLS, Position, perft, simulate
-from fastnardy.testing.benchmark import LEVELS
+from fastnardy.testing.speed import LEVELS
 
 Setup = Callable[[List[Position]], Tuple[int, Callable[[], int]]]
 
 
 def fastnardy_level(name: str) -> Setup:
-    """One level of fastnardy.testing.benchmark.LEVELS (the levels ``fastnardy bench`` times)."""
+    """One level of fastnardy.testing.speed.LEVELS (the levels ``fastnardy bench`` times)."""
     return lambda positions: LEVELS[name].setup("short", positions)
 
 

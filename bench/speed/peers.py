@@ -48,7 +48,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional
 
-from fastnardy.testing.benchmark import GNUBG_ID_FILES, LEVELS
+from fastnardy.testing.speed import GNUBG_ID_FILES, LEVELS
 
 HERE = Path(__file__).resolve().parent
 DATA = resources.files("fastnardy").joinpath("data")
@@ -144,7 +144,7 @@ def programs(drivers: Optional[Path], passes: int, depth: int, games: int) -> "t
 
 def previous_rows(table: List[Program], src: str) -> List[Program]:
     """The fastnardy rows again, run with the copy in ``src`` (the levels it has)."""
-    found = subprocess.run([sys.executable, "-c", "import fastnardy.testing.benchmark as b; "
+    found = subprocess.run([sys.executable, "-c", "import fastnardy.testing.speed as b; "
                             "print('\\n'.join(b.LEVELS))"], env={**os.environ, "PYTHONPATH": src},
                            check=True, capture_output=True, text=True).stdout.splitlines()
     rows = []

@@ -31,7 +31,7 @@ from fastnardy.search.cubeful import cube_action, efficiencies
 from fastnardy.search.met import read_met
 from fastnardy.batch import encode
 from fastnardy.play.gnubg import Gnubg
-from fastnardy.testing.benchmark import gnubg_ids
+from fastnardy.testing.speed import gnubg_ids
 from fastnardy.testing.samples import cube_states
 
 KAZAROSS = "/usr/share/gnubg/met/Kazaross-XG2.xml"

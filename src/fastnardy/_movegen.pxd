@@ -1,5 +1,5 @@
 # fastnardy._movegen: the nogil generator of legal turns, its working memory (the context)
-# and the pool of contexts. The algorithm, the bound NB_MAX_TURNS and the contexts are
+# and the pool of contexts. The algorithm, the bound NB_TURN_SLOTS and the contexts are
 # described in the docstring of _movegen.pyx.
 
 from libc.stdint cimport uint64_t, uint32_t
@@ -47,7 +47,7 @@ ctypedef struct nb_ctx:
     uint64_t tt_mask    # slots of the transposition table in use - 1
     uint32_t gen        # generation of the result table
     uint32_t tgen       # generation of the transposition table
-    nb_entry* out       # result buffer, NB_MAX_TURNS + 1 entries (owned)
+    nb_entry* out       # result buffer, NB_TURN_SLOTS + 1 entries (owned)
     nb_slot* ht         # result table, NB_HT_SLOTS slots (owned)
     nb_tslot* tt        # transposition table, NB_TT_SLOTS slots (owned)
     int poll            # 1: look for signals (Ctrl-C) now and then (main thread, no GIL)

@@ -23,14 +23,14 @@ can bear off and no L6 check is in force (a double's third step, a non-double's 
 its distinct path): the last step's sources then come from the occupancy masks, every one
 of them a legal step.
 
-Bound on the number of distinct turns (sizes NB_MAX_TURNS = 23751)
------------------------------------------------------------------
+Bound on the number of distinct turns (sizes NB_TURN_SLOTS = 23751)
+------------------------------------------------------------------
 A step with die d from source s (bar = 25, or a point) always produces the same change of
 the counts (s -> s-d, or s -> off, and a hit of the blot on s-d if one is there, which is
 independent of order), so a turn's position depends only on the multiset of its step
 sources. All legal turns of one roll use the same number of dice m (or end the game), so
 they are distinct multisets of size <= 4 (non-double: one source per die, <= 26 * 26 = 676)
-over 25 sources: at most C(25 + 4, 4) = 23751. The result buffer has NB_MAX_TURNS + 1 entries,
+over 25 sources: at most C(25 + 4, 4) = 23751. The result buffer has NB_TURN_SLOTS + 1 entries,
 the result table 65536 slots (load <= 0.37; non-doubles use 1024 slots, load <= 0.67), so
 the linear probing always finds a free slot and terminates. The transposition table is lossy:
 when 8 probes find no slot the node is just searched again.
@@ -53,7 +53,7 @@ from libc.stdlib cimport calloc, malloc, free
 from cpython.exc cimport PyErr_Occurred
 from cpython.pythread cimport PyThread_get_thread_ident
 
-from fastnardy._packed cimport (BAR, HOME, NB_MAX_TURNS, PTS, hkey, key_add, mir, nb_board,
+from fastnardy._packed cimport (BAR, HOME, NB_TURN_SLOTS, PTS, hkey, key_add, mir, nb_board,
                                 nb_entry, nb_rules, nb_unit_hi, nb_unit_lo, seq_add)
 
 import threading
@@ -100,7 +100,7 @@ cdef extern from *:
 nb_detect_popcnt()
 
 cdef enum:
-    # Open-addressing table of result positions: power of two > NB_MAX_TURNS.
+    # Open-addressing table of result positions: power of two > NB_TURN_SLOTS.
     NB_HT_BITS = 16
     NB_HT_SLOTS = 65536
     # Non-doubles give at most 26 * 26 = 676 turns: they use only the first 1024 slots.
@@ -707,7 +707,7 @@ cdef nb_ctx* ctx_acquire() except NULL:
         return _pool[_pool_n]
     c = <nb_ctx*>calloc(1, sizeof(nb_ctx))
     if c != NULL:
-        c.out = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
+        c.out = <nb_entry*>malloc((NB_TURN_SLOTS + 1) * sizeof(nb_entry))
         c.ht = <nb_slot*>calloc(NB_HT_SLOTS, sizeof(nb_slot))
         c.tt = <nb_tslot*>calloc(NB_TT_SLOTS, sizeof(nb_tslot))
         if c.out != NULL and c.ht != NULL and c.tt != NULL:

@@ -118,10 +118,11 @@ cdef extern from *:
     const uint64_t nb_unit_hi[26]
 
 cdef enum:
-    # Worst-case number of distinct legal turns (T1) of one position and roll:
-    # C(29, 4) = 23751 multisets of at most 4 step sources out of 25 (the bound is argued
-    # in the docstring of _movegen.pyx).
-    NB_MAX_TURNS = 23751
+    # Slots for the distinct legal turns (T1) of one position and roll: C(29, 4) = 23751
+    # multisets of at most 4 step sources out of 25 (argued in the docstring of
+    # _movegen.pyx); a loose bound that sizes the buffers. The tight bound on the turns
+    # themselves is fastnardy.basics.MAX_TURNS_PER_ROLL (5220), the action spaces' size.
+    NB_TURN_SLOTS = 23751
     # perft depth limit (the child buffers are allocated per ply).
     NB_MAX_DEPTH = 64
 

@@ -9,7 +9,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from libc.stdlib cimport calloc, malloc, free
 
-from fastnardy._packed cimport (NB_FIELDS, NB_MAX_DEPTH, NB_MAX_TURNS, hkey, nb_board,
+from fastnardy._packed cimport (NB_FIELDS, NB_MAX_DEPTH, NB_TURN_SLOTS, hkey, nb_board,
                                 nb_board_from_key, nb_entry, nb_rules, nb_swap_key)
 from fastnardy._movegen cimport (ctx_acquire, ctx_raise_if_stopped, ctx_release, ctx_watch,
                                  forbidden_blocks, NB_COUNT, NB_ENTRIES, nb_ctx, nb_generate,
@@ -94,7 +94,7 @@ cdef void tt_store(nb_tt_entry* e, uint64_t lo, uint64_t hi, uint64_t meta,
 
 cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int depth,
                        int weighted, nb_entry** bufs, nb_tt* tt) noexcept nogil:
-    """T5 perft; bufs[k] holds NB_MAX_TURNS + 1 entries for the children at remaining depth k;
+    """T5 perft; bufs[k] holds NB_TURN_SLOTS + 1 entries for the children at remaining depth k;
     tt (or NULL) is an exact transposition table of subtree counts (key, depth, weighted,
     rules). Every sum is checked: past 2**128 - 1 it sets c.stop = 2. Returns 0 early when
     the context stops (c.stop: a signal, the overflow, or the call's Stop set)."""
@@ -126,7 +126,7 @@ cdef nb_count nb_perft(nb_ctx* c, const nb_rules* r, const nb_board* b, int dept
             if nb_tick(c):
                 return nb_count_of(0, 0)
             if depth == 1:
-                nb_count_add_small(&total, <uint64_t>((1 + twice) * n))  # <= 2 * 36 * NB_MAX_TURNS
+                nb_count_add_small(&total, <uint64_t>((1 + twice) * n))  # <= 2 * 36 * NB_TURN_SLOTS
                 continue
             memcpy(bufs[depth], c.out, n * sizeof(nb_entry))
             for i in range(n):
@@ -233,7 +233,7 @@ def perft_count(code, me, me_bar, opp, opp_bar, depth, weighted=False, table=Non
     try:
         c = ctx_acquire()
         for k in range(2, dp + 1):
-            bufs[k] = <nb_entry*>malloc((NB_MAX_TURNS + 1) * sizeof(nb_entry))
+            bufs[k] = <nb_entry*>malloc((NB_TURN_SLOTS + 1) * sizeof(nb_entry))
             if bufs[k] == NULL:
                 raise ResourceLimitError("cannot allocate perft's buffers")
         ctx_watch(c, stop)

@@ -35,11 +35,11 @@ _LOCATIONS = CHECKERS
 MAX_TURNS_PER_ROLL = (_LOCATIONS + _LOCATIONS ** 2 + comb(_LOCATIONS + 1, 2)
                       + _LOCATIONS * comb(_LOCATIONS + 1, 2) + comb(_LOCATIONS + 3, 4))
 
-# A game still going after MAX_TURNS turns is cut off and reported unfinished (in short
+# A game still going after MAX_GAME_TURNS turns is cut off and reported unfinished (in short
 # nardy both sides can be forced to pass turn after turn): self-play, rollouts and matches.
 # An RL episode (the environments, OpenSpiel's games) is truncated after EPISODE_TURNS by
 # default, a limit of the learner's choosing rather than of the game.
-MAX_TURNS = 10_000
+MAX_GAME_TURNS = 10_000
 EPISODE_TURNS = 1000
 
 Roll = Tuple[int, int]

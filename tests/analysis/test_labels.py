@@ -23,7 +23,7 @@ from fastnardy.play.gnubg import GNUBG, Gnubg
 from fastnardy.search.network import Evaluator, equity, exact
 from fastnardy.search.setting import Setting
 from fastnardy.search.tree import GNUBG_FILTERS, STOP_ROWS, MoveFilter, Search, expectimax
-from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.testing.speed import gnubg_positions
 from fastnardy.training import labels as play_labels
 from fastnardy.training.labels import labels
 

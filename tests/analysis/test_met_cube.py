@@ -410,7 +410,7 @@ def test_fed_gnubgs_probabilities_the_cube_is_gnubgs():
     equities within 0.005 and its proper action, except where gnubg reads its two-sided
     bear-off database (every checker of both sides home)."""
     from fastnardy.play.gnubg import Gnubg
-    from fastnardy.testing.benchmark import gnubg_ids
+    from fastnardy.testing.speed import gnubg_ids
     from fastnardy.testing.samples import cube_states
 
     found = [Position.from_gnubg_id(pid) for name, n in (("bg_contact_ids.txt", 30),

@@ -547,7 +547,7 @@ def test_gnubg_players_search_at_their_plies() -> None:
     move is a legal turn (T1, checked by the match); gnubg's plies are 0 to 4, deeper is
     refused."""
     from fastnardy.play.gnubg import Gnubg
-    from fastnardy.testing.benchmark import gnubg_positions
+    from fastnardy.testing.speed import gnubg_positions
     rules = Rules.of("short")
     rows = batch.encode(gnubg_positions()[:60])  # contact positions
     dice = np.tile([[6, 2]], (len(rows), 1))

@@ -17,7 +17,7 @@ import fastnardy.cli as cli
 import fastnardy.cli.turns
 import fastnardy
 from fastnardy import Game, Position, __version__, perft
-from fastnardy.testing import benchmark
+from fastnardy.testing import speed
 from fastnardy.cli import build_parser, main
 from fastnardy.cli.perft import UNFORCED_DEPTH
 
@@ -544,18 +544,18 @@ def test_a_person_plays_through_stdin():
 
 @pytest.fixture
 def quick_bench(monkeypatch):
-    monkeypatch.setattr(benchmark, "PERFT_DEPTH", {"long": 2, "short": 1})
-    monkeypatch.setattr(benchmark, "SAMPLE_SIZE", 10)
-    monkeypatch.setattr(benchmark, "SELFPLAY_GAMES", 5)
-    short = benchmark.gnubg_positions()[::200]  # 10 of the 2,000
-    monkeypatch.setattr(benchmark, "gnubg_positions", lambda: short)
+    monkeypatch.setattr(speed, "PERFT_DEPTH", {"long": 2, "short": 1})
+    monkeypatch.setattr(speed, "SAMPLE_SIZE", 10)
+    monkeypatch.setattr(speed, "SELFPLAY_GAMES", 5)
+    short = speed.gnubg_positions()[::200]  # 10 of the 2,000
+    monkeypatch.setattr(speed, "gnubg_positions", lambda: short)
 
 
 def test_bench_json(capsys, quick_bench):
     status, out, _ = run(capsys, "bench", "--seconds", "0", "--json")
     document = json.loads(out)
     assert status == 0 and document["version"] == __version__
-    levels = len(benchmark.LEVELS)
+    levels = len(speed.LEVELS)
     assert [(t["game"], t["work"]) for t in document["timings"]] == [
         *[("long", 210)] * levels, ("long", 484), ("long", 5),
         *[("short", 210)] * levels, ("short", 447), ("short", 5)]
@@ -565,7 +565,7 @@ def test_bench_json(capsys, quick_bench):
 def test_bench_text(capsys, quick_bench):
     status, out, _ = run(capsys, "bench", "--seconds", "0")
     lines = out.splitlines()
-    levels = len(benchmark.LEVELS)
+    levels = len(speed.LEVELS)
     assert status == 0 and len(lines) == 2 * (levels + 2) + 1
     assert lines[levels].startswith("long   perft(2) from the start          484 nodes in ")
     assert lines[levels + 1].startswith("long   simulate, random                 5 games in ")

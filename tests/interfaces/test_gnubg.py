@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fastnardy.testing.benchmark import GNUBG_ID_FILES, gnubg_ids
+from fastnardy.testing.speed import GNUBG_ID_FILES, gnubg_ids
 from fastnardy.errors import InvalidPositionError
 from fastnardy.notation import decode_position_id, encode_position_id
 

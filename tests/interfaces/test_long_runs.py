@@ -32,7 +32,7 @@ from fastnardy._utils import files as _files
 from fastnardy.counting import PerftProgress, available_memory
 from fastnardy.play.gnubg import GNUBG
 from fastnardy.search.network import Evaluator
-from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.testing.speed import gnubg_positions
 from fastnardy.training.labels import labels
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

@@ -77,7 +77,7 @@ NOT_WALKED = {
                            "test_openspiel_constructors_raise_only_documented_errors",
     "fastnardy.cli": "the command line: its bad input is exit status 2 (test_cli)",
     "fastnardy.play": "the names of its players module, which is walked",
-    "fastnardy.testing.benchmark": "the CLI's bench command (timings)",
+    "fastnardy.testing.speed": "the CLI's bench command (timings)",
     "fastnardy.analysis": "the names of its modules, which are walked",
     "fastnardy.reference": "the reference's machinery in the mover's frame (test_differential); "
                            "its two documented functions are in EXTRA",
@@ -290,7 +290,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.record import GameRecord
     from fastnardy.search.selfplay import Simulation
     from fastnardy.envs.steps import TurnInProgress
-    from fastnardy.envs.vector import Step, VectorEnv
+    from fastnardy.envs.vector import TurnState, VectorEnv
 
     def environments() -> List[Any]:
         ready = VectorEnv("short", 3, 1)
@@ -321,7 +321,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         Simulation: lambda: [simulate("short", 3, seed=1), simulate("long", 0)],
         VectorEnv: environments,
         **_rl_samples(),
-        Step: lambda: [VectorEnv("long", 2, 3).reset()],
+        TurnState: lambda: [VectorEnv("long", 2, 3).reset()],
         TurnInProgress: lambda: [TurnInProgress(START, (6, 5)), TurnInProgress(MIDDLE, (2, 2))],
         crosscheck.ProcessEngine: lambda: [crosscheck.ProcessEngine(engine, timeout=20)],
         crosscheck.OneShotEngine: lambda: [crosscheck.OneShotEngine(engine + ["--one-shot"],

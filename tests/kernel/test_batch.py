@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fastnardy import (ALL_ROLLS, FastNardyError, InvalidDiceError, InvalidPositionError,
                        Position, _nnet, batch)
-from fastnardy.testing.benchmark import gnubg_positions as benchmark_positions
+from fastnardy.testing.speed import gnubg_positions as benchmark_positions
 from fastnardy.errors import ResourceLimitError
 from strategies import ALL_RULES, positions
 
@@ -119,7 +119,7 @@ def test_T1_counts_equal_children_along_random_games(rules):
 CHILD_KEYS = """
 import hashlib
 from fastnardy import Position, _nnet, batch
-from fastnardy.testing.benchmark import gnubg_positions
+from fastnardy.testing.speed import gnubg_positions
 digest, count = hashlib.sha256(), 0
 boards = {"short": batch.encode(gnubg_positions()[::4], keys=True)}
 for game in ("short", "long"):  # long nardy: two plies from the start

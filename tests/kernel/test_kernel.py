@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from fastnardy import ALL_ROLLS, FastNardyError, Position, Rules
 from fastnardy import _kernel as kernel
 from fastnardy import reference
+from fastnardy.basics import MAX_TURNS_PER_ROLL  # 5220, proved in fastnardy.envs.openspiel
 from strategies import positions
 
-MAX_TURNS = 23751  # C(25 + 4, 4): the bound argued in _kernel.pyx's docstring
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
@@ -50,7 +50,7 @@ def test_worst_positions_stay_within_the_bound_and_agree(position):
     for die in range(1, 7):
         args = (position.rules.code, *position.mover_frame(), die, die)
         turns = kernel.enumerate_turns(*args)
-        assert len(turns) == kernel.count_turns(*args) <= MAX_TURNS
+        assert len(turns) == kernel.count_turns(*args) <= MAX_TURNS_PER_ROLL
         assert turns == reference.enumerate_turns(*args)
     assert kernel.count_turns(WORST[0].rules.code, *WORST[0].mover_frame(), 1, 1) == 2226
 

@@ -102,12 +102,12 @@ def test_T1_L7_S8_step_masks_of_the_batch_are_the_turn_in_progress_masks(rules):
     """actions="steps": every game's mask, board and dice left are those of a TurnInProgress
     of its position and roll after the same steps, through whole games with restarts."""
     from fastnardy.envs.steps import TurnInProgress
-    from fastnardy.envs.vector import Steps
+    from fastnardy.envs.vector import StepState
 
     parsed = Position.from_string(f"{rules} w 24:15 24:15").rules
     env = VectorEnv(parsed, 6, seed=4, actions="steps")
     out = env.reset()
-    assert isinstance(out, Steps)
+    assert isinstance(out, StepState)
     rng = np.random.default_rng(1)
     turns = [None] * 6
     ended = 0

@@ -7,7 +7,7 @@ import pytest
 
 import fastnardy
 from fastnardy import Position, Rules, Step, Turn
-from fastnardy.testing.benchmark import GNUBG_ID_FILES, gnubg_ids
+from fastnardy.testing.speed import GNUBG_ID_FILES, gnubg_ids
 from conftest import short_pos
 
 

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from .. import _kernel, checks
 from .._utils import executors as _executors
-from ..basics import MAX_TURNS, dice, dice_states
+from ..basics import MAX_GAME_TURNS, dice, dice_states
 from ..batch import ROLL_OF_DICE, ROLLS, decode, encode, scores, segment_argmax
 from ..errors import FastNardyError, IllegalTurnError
 from ..game import scored
@@ -137,9 +137,9 @@ def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
     with player(plan.setting, rules) as bot:
         done = play(rules, np.repeat(row[None], len(games), axis=0),
                     np.ones(len(games), dtype=bool), (bot, bot), roll,
-                    turns=MAX_TURNS if plan.truncate is None else plan.truncate, watch=watch)
+                    turns=MAX_GAME_TURNS if plan.truncate is None else plan.truncate, watch=watch)
     result = sign * done.points
-    cut = done.turns == 0  # cut, or still going after MAX_TURNS: the network's value
+    cut = done.turns == 0  # cut, or still going after MAX_GAME_TURNS: the network's value
     if cut.any():
         values = search.values(done.rows[cut], 0)
         result[cut] = sign * np.where(done.first[cut], values, -values)
@@ -261,7 +261,7 @@ def _cube_games(rules: Rules, bot: Player, row: npt.NDArray[np.int8], start: Cub
         return start._replace(value=int(value[i]), owner=("centered", "mover", "opponent")[
             held], score=start.score if mine[i] else start.score[::-1])
 
-    for turn in range(MAX_TURNS):
+    for turn in range(MAX_GAME_TURNS):
         at = np.flatnonzero(live)
         if not len(at):
             break
@@ -298,7 +298,7 @@ def _cube_games(rules: Rules, bot: Player, row: npt.NDArray[np.int8], start: Cub
             assert outcome is not None
             points[i] = sign[k] * outcome.points  # the side that just moved won
             live[i] = False
-    # a game past MAX_TURNS: the cubeless value at its stake
+    # a game past MAX_GAME_TURNS: the cubeless value at its stake
     at = np.flatnonzero(live)
     if len(at):
         points[at] = np.where(mine[at], 1.0, -1.0) * value[at] * luck_search.values(rows[at],

@@ -208,13 +208,13 @@ def _perft_divide(args: argparse.Namespace, position: Position,
 
 
 def _run_bench(args: argparse.Namespace) -> int:
-    from ..testing import benchmark
+    from ..testing import speed
 
-    timings = benchmark.measure(args.seconds)
+    timings = speed.measure(args.seconds)
     if args.json:
         print_json({"version": __version__, "python": sys.version.split()[0],
                      "timings": [timing.as_dict() for timing in timings]})
     else:
-        print(benchmark.report(timings))
+        print(speed.report(timings))
 
     return 0

@@ -4,7 +4,7 @@ Every step, each of the N games waits for its side to move to choose one of its 
 (T1) for the roll it has thrown (its own seeded dice stream, splitmix64 of ``seed`` and the
 game's number, as :func:`fastnardy.simulate`): the action of game i is an index into its
 legal turns in T2 order, which are ``Position.legal_turns(dice)`` and the ``children`` of
-the :class:`Step` (the resulting positions from the next mover's view). A forced turn (a
+the :class:`TurnState` (the resulting positions from the next mover's view). A forced turn (a
 pass, or a single legal turn) is played without asking. One kernel call plays the N actions
 and the forced turns after them and throws the next rolls.
 
@@ -22,7 +22,7 @@ N games are always waiting for an action.
 **Steps** (``actions="steps"``): each game waits at its own step of its own turn, and the
 action of game i is a step of :mod:`fastnardy.envs.steps` (``6 * (src - 1) + (die - 1)``)
 allowed by its mask. :meth:`VectorEnv.reset` and :meth:`VectorEnv.step` then return
-:class:`Steps`: the boards after the steps taken, the dice left and the masks; a game whose
+:class:`StepState`: the boards after the steps taken, the dice left and the masks; a game whose
 steps make a legal turn plays it, and the forced turns and new games after it, in the same
 kernel call. With ``auto_forced=True`` a step that is the only one allowed is played without
 asking (never by default).
@@ -50,12 +50,12 @@ from ..errors import FastNardyError
 from ..search.inputs import ENCODINGS, features
 from ..rules import Rules
 
-__all__ = ["MAX_TURNS_PER_ROLL", "Step", "Steps", "VectorEnv"]
+__all__ = ["MAX_TURNS_PER_ROLL", "StepState", "TurnState", "VectorEnv"]
 
 Observation = Union[str, Tuple[str, str]]
 
 
-class Step(NamedTuple):
+class TurnState(NamedTuple):
     """What :meth:`VectorEnv.reset` and :meth:`VectorEnv.step` return, one entry per game:
     ``observation`` (see the module docstring), ``dice`` (N, 2) int8 the roll to play,
     ``mover`` (N,) int8, ``children`` (M,) KEY_DTYPE every legal turn's result (next mover's
@@ -84,13 +84,13 @@ class Step(NamedTuple):
         return mask
 
 
-class Steps(NamedTuple):
+class StepState(NamedTuple):
     """What :meth:`VectorEnv.reset` and :meth:`VectorEnv.step` return with
     ``actions="steps"``, one entry per game: ``observation`` the board after the steps taken
     this turn (as ``"rows"``, ``"keys"`` or features), ``dice`` (N, 2) int8 the roll being
     played, ``dice_left`` (N, 4) int8 its dice not yet played (largest first, 0-padded),
     ``mover`` (N,) int8, ``mask`` (N, STEP_ACTIONS) bool the allowed steps, ``rewards`` (N, 2)
-    float64, ``terminated`` and ``truncated`` (N,) bool (as :class:`Step`)."""
+    float64, ``terminated`` and ``truncated`` (N,) bool (as :class:`TurnState`)."""
 
     observation: npt.NDArray[Any]
     dice: npt.NDArray[np.int8]
@@ -122,7 +122,7 @@ class VectorEnv:
         self._steps: Any = None
 
     @one_thread("VectorEnv", begins=True)
-    def reset(self, seed: Optional[int] = None) -> Union[Step, Steps]:
+    def reset(self, seed: Optional[int] = None) -> Union[TurnState, StepState]:
         """Begin ``num_envs`` new games from the start (T6 opening), games 0 .. N - 1 of the
         run (``seed``, when given, replaces the run's seed)."""
         if seed is not None:
@@ -138,7 +138,7 @@ class VectorEnv:
         return self._settle_steps()
 
     @one_thread("VectorEnv")
-    def step(self, actions: npt.ArrayLike) -> Union[Step, Steps]:
+    def step(self, actions: npt.ArrayLike) -> Union[TurnState, StepState]:
         """Play action ``actions[i]`` in every game: an index into game i's legal turns (T2
         order), or with ``actions="steps"`` a step its mask allows; FastNardyError names a
         game whose action is not allowed, and then no game moves."""
@@ -157,23 +157,23 @@ class VectorEnv:
         self._games.play_choices(array)
         return self._settle()
 
-    def _settle(self) -> Step:
+    def _settle(self) -> TurnState:
         """One kernel call: forced turns played, ended games scored and begun again, until
         every game waits; the new rolls and children."""
         games = self._games
         children, _, _, offsets = games.prepare()
         keys, mover, dice, _ = games.state()
         rewards, terminated, truncated = self._ended()
-        return Step(self._observe(keys), dice, mover, children, offsets, rewards, terminated,
-                    truncated)
+        return TurnState(self._observe(keys), dice, mover, children, offsets, rewards,
+                         terminated, truncated)
 
-    def _settle_steps(self) -> Steps:
+    def _settle_steps(self) -> StepState:
         """After the kernel call of a step: the boards, dice left and masks."""
         keys, rows, left, masks = self._steps.observe()
         _, mover, dice, _ = self._games.state()
         rewards, terminated, truncated = self._ended()
         observation = rows if self.observation == "rows" else self._observe(keys)
-        return Steps(observation, dice, left, mover, masks, rewards, terminated, truncated)
+        return StepState(observation, dice, left, mover, masks, rewards, terminated, truncated)
 
     def _ended(self) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_],
                               npt.NDArray[np.bool_]]:

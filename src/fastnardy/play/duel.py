@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import checks
-from ..basics import BLACK, MAX_TURNS, WHITE, DiceStream, dice, dice_states
+from ..basics import BLACK, MAX_GAME_TURNS, WHITE, DiceStream, dice, dice_states
 from ..batch import encode
 from ..errors import FastNardyError, integer
 from ..game import Game, Match
@@ -199,7 +199,7 @@ class Duel:
 
     @property
     def unfinished(self) -> int:
-        """Games still going after MAX_TURNS turns (scored 0)."""
+        """Games still going after MAX_GAME_TURNS turns (scored 0)."""
         return int((self.result.turns == 0).sum())
 
     @property
@@ -241,7 +241,7 @@ class CubeResult(NamedTuple):
     """Matches (or money games) with the cube."""
 
     won: npt.NDArray[np.int8]
-    """Per match, whether a won it: 1, 0; -1 when a game ran past MAX_TURNS."""
+    """Per match, whether a won it: 1, 0; -1 when a game ran past MAX_GAME_TURNS."""
     points: npt.NDArray[np.float64]
     """Per match, a's points less b's."""
     games: npt.NDArray[np.int64]
@@ -379,9 +379,9 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
         # finished games and matches
         kept: List[Tuple[int, Union[Match, Game]]] = []
         for index, slot, game in current:
-            if not game.is_over() and len(game.history) < MAX_TURNS:
+            if not game.is_over() and len(game.history) < MAX_GAME_TURNS:
                 kept.append((index, slot))
-            elif not game.is_over():  # past MAX_TURNS: the match is left unfinished
+            elif not game.is_over():  # past MAX_GAME_TURNS: the match is left unfinished
                 finish(index, slot, False)
             elif isinstance(slot, Match) and not slot.is_over():
                 slot.next_game()
@@ -421,7 +421,7 @@ class CubeDuel:
 
     @property
     def unfinished(self) -> int:
-        """Matches with a game still going after MAX_TURNS turns."""
+        """Matches with a game still going after MAX_GAME_TURNS turns."""
         return int((self.result.won < 0).sum())
 
     @property

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import checks
-from ..basics import MAX_TURNS
+from ..basics import MAX_GAME_TURNS
 from ..batch import scores
 from ..errors import FastNardyError
 from ..rules import Rules
@@ -44,7 +44,7 @@ class Games(NamedTuple):
 
 
 def play(rules: Rules, rows: npt.ArrayLike, first: npt.ArrayLike,
-         players: Sequence[Player], roll: Roll, *, turns: int = MAX_TURNS,
+         players: Sequence[Player], roll: Roll, *, turns: int = MAX_GAME_TURNS,
          watch: Optional[Watch] = None) -> Games:
     """Play the games of ``rows`` (N, 50) on, at most ``turns`` turns: player 0 moves where
     ``first`` (N,) is True, ``players[1]`` elsewhere, then they alternate, each throwing

@@ -55,7 +55,7 @@ import numpy.typing as npt
 
 from .._utils import executors as _executors
 from .. import _kernel, checks
-from ..basics import BLACK, MAX_TURNS, WHITE
+from ..basics import BLACK, MAX_GAME_TURNS, WHITE
 from ..batch import encode, keys_from_rows, rows_from_keys
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError
 from ..position import Position, Turn
@@ -104,7 +104,7 @@ Start = Union[Position, Sequence[Position], npt.ArrayLike, None]
 
 def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "random", *,
              start: Start = None, turn: object = WHITE, workers: Optional[int] = None,
-             executor: Optional[Executor] = None, max_turns: int = MAX_TURNS) -> Simulation:
+             executor: Optional[Executor] = None, max_turns: int = MAX_GAME_TURNS) -> Simulation:
     """Play ``n_games`` games of ``rules``; ``policy`` is one of ``POLICIES`` or an evaluator
     for both sides, or a pair (white's, black's). ``start``: None (the start, T6 opening), a
     Position or a list of them, or board rows (N, 50) / KEY_DTYPE keys with ``turn`` the side
@@ -301,7 +301,7 @@ class Playouts(NamedTuple):
 
 def playouts(position: Position, n: int, policy: PolicyArg = "greedy", seed: int = 0, *,
              dice: object = None, workers: Optional[int] = None,
-             executor: Optional[Executor] = None, max_turns: int = MAX_TURNS) -> Playouts:
+             executor: Optional[Executor] = None, max_turns: int = MAX_GAME_TURNS) -> Playouts:
     """Play ``position`` out ``n`` times with ``policy`` (as :func:`simulate`'s); with
     ``dice``, play out the child of every legal turn of that roll (T1, T2 order) on the same
     ``n`` dice streams (common random numbers). Equity is the mean points won by the side to

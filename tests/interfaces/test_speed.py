@@ -1,13 +1,13 @@
-"""fastnardy.testing.benchmark: the quick kernel timing behind ``fastnardy bench``."""
+"""fastnardy.testing.speed: the quick kernel timing behind ``fastnardy bench``."""
 
 from __future__ import annotations
 
 import pytest
 
-from fastnardy.testing import benchmark
+from fastnardy.testing import speed
 from fastnardy import ALL_ROLLS, Position
-from fastnardy.testing.benchmark import (Timing, best_time, gnubg_ids, measure, report,
-                                         sample_positions)
+from fastnardy.testing.speed import (Timing, best_time, gnubg_ids, measure, report,
+                                     sample_positions)
 
 
 def test_sample_positions_are_seeded_and_never_finished_T4():
@@ -36,13 +36,13 @@ def test_timing_rates():
 
 
 def test_measure_times_every_level_of_both_games_and_counts_perft_T5(monkeypatch):
-    monkeypatch.setattr(benchmark, "PERFT_DEPTH", {"long": 2, "short": 1})
-    monkeypatch.setattr(benchmark, "SAMPLE_SIZE", 20)
-    monkeypatch.setattr(benchmark, "SELFPLAY_GAMES", 10)
-    monkeypatch.setattr(benchmark, "gnubg_positions",
+    monkeypatch.setattr(speed, "PERFT_DEPTH", {"long": 2, "short": 1})
+    monkeypatch.setattr(speed, "SAMPLE_SIZE", 20)
+    monkeypatch.setattr(speed, "SELFPLAY_GAMES", 10)
+    monkeypatch.setattr(speed, "gnubg_positions",
                         lambda: [Position.from_gnubg_id(pid) for pid in gnubg_ids("bg_race_ids.txt")[:30]])
     timings = measure(0)
-    levels = list(benchmark.LEVELS)
+    levels = list(speed.LEVELS)
     assert [(t.game, t.name) for t in timings] == [
         (game, name) for game, depth in (("long", 2), ("short", 1))
         for name in [*levels, f"perft({depth}) from the start", "simulate, random"]]
@@ -52,15 +52,15 @@ def test_measure_times_every_level_of_both_games_and_counts_perft_T5(monkeypatch
 
 
 def test_every_level_counts_the_same_turns_T1():
-    positions = sample_positions("short", 15, seed=5) + benchmark.gnubg_positions()[::200]
+    positions = sample_positions("short", 15, seed=5) + speed.gnubg_positions()[::200]
     expected = sum(len(p.legal_turns(roll)) for p in positions for roll in ALL_ROLLS)
-    for name, level in benchmark.LEVELS.items():
+    for name, level in speed.LEVELS.items():
         items, run = level.setup("short", positions)
         assert (name, items, run()) == (name, len(positions) * 21, expected)
 
 
 def test_the_benchmark_positions_ship_with_the_package():
-    positions = benchmark.gnubg_positions()
+    positions = speed.gnubg_positions()
     assert len(positions) == 2000 == len(set(positions))
     assert positions[0].gnubg_id() == gnubg_ids("bg_contact_ids.txt")[0]
 
