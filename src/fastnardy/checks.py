@@ -192,6 +192,14 @@ def offsets(value: object, children: int, groups: Optional[int] = None,
     return bounds.astype(np.int64)
 
 
+def actions(value: object, games: int) -> "np.ndarray[Any, np.dtype[np.integer[Any]]]":
+    """One integer action per game of a vector environment's ``step``: shape (games,)."""
+    given = array(value, "actions")
+    if given.shape != (games,) or given.dtype.kind not in "iu":
+        raise FastNardyError(f"actions must be {games} ints, not {given.dtype} {given.shape}")
+    return given
+
+
 def side(value: object, name: str = "turn") -> str:
     """A side: ``"white"`` or ``"black"``."""
     if not isinstance(value, str) or value not in SIDES:

@@ -57,7 +57,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import List, Optional, Sequence, Tuple, Type, Union
+from typing import List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from .. import checks
 from .._kernel import dice_pair
@@ -345,10 +345,12 @@ class _Timeout(Exception):
     """The request's deadline passed (turned into an EngineError naming the request)."""
 
 
-class ProcessEngine:
-    """One long-running engine process speaking the protocol on stdin/stdout, started by the
-    first request in a process group of its own (a context manager: leaving it sends
-    ``quit`` and ends the process group)."""
+E = TypeVar("E", bound="_Command")
+
+
+class _Command:
+    """An engine run as a command (``format`` of the requests, ``timeout`` seconds for each
+    answer, ``requests`` made so far); a context manager that closes it when left."""
 
     def __init__(self, command: Union[str, Sequence[str]], format: str = "string",
                  timeout: float = 60.0) -> None:
@@ -356,6 +358,26 @@ class ProcessEngine:
         self.format, self.timeout = _check_options(format, timeout)
         self.name = _name(self.command)
         self.requests = 0
+
+    def close(self) -> None:
+        """Nothing runs between requests."""
+
+    def __enter__(self: E) -> E:
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
+                 traceback: Optional[TracebackType]) -> None:
+        self.close()
+
+
+class ProcessEngine(_Command):
+    """One long-running engine process speaking the protocol on stdin/stdout, started by the
+    first request in a process group of its own (a context manager: leaving it sends
+    ``quit`` and ends the process group)."""
+
+    def __init__(self, command: Union[str, Sequence[str]], format: str = "string",
+                 timeout: float = 60.0) -> None:
+        super().__init__(command, format, timeout)
         self._process: "Optional[subprocess.Popen[bytes]]" = None
         self._pipes: Optional[_Pipes] = None
 
@@ -425,25 +447,11 @@ class ProcessEngine:
         pipes.close()
         _end(process, grace)
 
-    def __enter__(self) -> "ProcessEngine":
-        return self
 
-    def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
-                 traceback: Optional[TracebackType]) -> None:
-        self.close()
-
-
-class OneShotEngine:
+class OneShotEngine(_Command):
     """An engine run once per request as ``ENGINE DEPTH ROLL POSITION`` (as perftree runs
     chess engines), answering on stdout and exiting with status 0 within ``timeout``
     seconds; each run is in a process group of its own, killed afterwards."""
-
-    def __init__(self, command: Union[str, Sequence[str]], format: str = "string",
-                 timeout: float = 60.0) -> None:
-        self.command = _command(command)
-        self.format, self.timeout = _check_options(format, timeout)
-        self.name = _name(self.command)
-        self.requests = 0
 
     def divide(self, position: Position, roll: Roll, depth: int) -> List[EngineChild]:
         """The engine's stdout for ``ENGINE DEPTH ROLL POSITION``."""
@@ -469,16 +477,6 @@ class OneShotEngine:
             raise EngineError(f"the engine {self.name!r} answered {request!r} with nothing "
                               f"(no child and no 'end')")
         return _read_answer(lines, request, f"the engine {self.name!r}")
-
-    def close(self) -> None:
-        """Nothing runs between requests."""
-
-    def __enter__(self) -> "OneShotEngine":
-        return self
-
-    def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
-                 traceback: Optional[TracebackType]) -> None:
-        pass
 
 
 Engine = Union[ProcessEngine, OneShotEngine]

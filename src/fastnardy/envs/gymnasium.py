@@ -283,14 +283,21 @@ class KernelGame:
         """The side to move (0 white, 1 black)."""
         return int(self.games.state()[1][0])
 
-    def text(self) -> str:
-        """The text board, the roll to play and the steps taken."""
+    def render(self, mode: Optional[str]) -> Optional[str]:
+        """The text board, the roll to play and the steps taken: returned for ``"ansi"``,
+        printed for ``"human"``; None without a mode."""
+        if mode is None:
+            return None
         keys, mover, dice, _ = self.games.state()
         waiting = bool(self.mask.any())
         played = self.steps.played(0) if self.steps is not None and waiting else ()
         key = self.steps.key(0) if self.steps is not None else keys[0]
-        return board_text(self.rules, np.asarray(key), int(mover[0]),
+        text = board_text(self.rules, np.asarray(key), int(mover[0]),
                           dice[0] if waiting else None, played)
+        if mode == "human":
+            print(text)
+            return None
+        return text
 
 
 class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
@@ -385,13 +392,7 @@ class NardyEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
     @one_thread("NardyEnv")
     def render(self) -> Optional[str]:
         """The text board (``"ansi"``), printed with ``"human"``; None without a mode."""
-        if self.render_mode is None or self._game is None:
-            return None
-        text = self._game.text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return None if self._game is None else self._game.render(self.render_mode)
 
     def _report(self) -> Tuple[npt.NDArray[np.int8], float, bool, bool, Dict[str, Any]]:
         """The agent's observation, reward and flags, and the info."""
@@ -486,10 +487,7 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv):
         end)."""
         if self._games is None:
             raise FastNardyError("call reset() before step()")
-        array = checks.array(actions, "actions")
-        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
-            raise FastNardyError(f"actions must be {self.num_envs} ints, not {array.dtype} "
-                                 f"{array.shape}")
+        array = checks.actions(actions, self.num_envs)
         if self.actions == "turns":
             illegal = (array < 0) | (array >= self._legal)
             self._games.play_choices(np.where(illegal, 0, array))

@@ -159,13 +159,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
     @one_thread("NardyAEC")
     def render(self) -> Optional[str]:
         """The text board (``"ansi"``), printed with ``"human"``; None without a mode."""
-        if self.render_mode is None or self._game is None:
-            return None
-        text = self._game.text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return None if self._game is None else self._game.render(self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -144,10 +144,7 @@ class VectorEnv:
         game whose action is not allowed, and then no game moves."""
         if self._games is None:
             raise FastNardyError("call reset() before step()")
-        array = checks.array(actions, "actions")
-        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
-            raise FastNardyError(f"actions must be {self.num_envs} ints, not "
-                                 f"{array.dtype} {array.shape}")
+        array = checks.actions(actions, self.num_envs)
         if self._steps is not None:
             if array.size and int(array.min()) < 0:
                 raise FastNardyError(f"action {int(array.min())} is not a step: actions are "

@@ -40,6 +40,7 @@ from .players import Player, player
 __all__ = ["CubeDuel", "CubeResult", "Duel", "Interval", "Result", "cube_duel", "duel",
            "interval", "play_cube_matches", "play_games"]
 
+
 class Result(NamedTuple):
     """Games of a duel."""
 
