@@ -1,6 +1,6 @@
 """Players' errors on the shipped benchmark sets of checker play (issue 39): per class, the
 equity a player's turn loses against the best rolled-out candidate, in thousandths of a
-point a move (:func:`fastnardy.play.benchmarks.errors`), with the CPU seconds each spent
+point a move (:func:`fastnardy.analysis.benchmarks.errors`), with the CPU seconds each spent
 choosing (for GNU Backgammon, its processes'). The same table as ``fastnardy
 benchmark-error`` row by row.
 
@@ -21,7 +21,7 @@ import math
 import shutil
 from pathlib import Path
 
-from fastnardy.play.benchmarks import CLASSES, errors
+from fastnardy.analysis.benchmarks import CLASSES, errors
 from fastnardy.play.gnubg import GNUBG
 
 PLAYERS = {"long": ["random", "greedy", "net:0", "net:1:full"],

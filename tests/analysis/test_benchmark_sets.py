@@ -16,8 +16,8 @@ import pytest
 
 from fastnardy import FastNardyError, Position
 from fastnardy.analysis import rollout
-from fastnardy.play import benchmarks
-from fastnardy.play.benchmarks import (CLASSES, BenchmarkPosition, Candidate, build_set,
+from fastnardy.analysis import benchmarks
+from fastnardy.analysis.benchmarks import (CLASSES, BenchmarkPosition, Candidate, build_set,
                                            classify, errors, paired, read_set, write_set)
 from fastnardy.cli import main
 from fastnardy.play.gnubg import GNUBG

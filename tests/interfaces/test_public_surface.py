@@ -61,7 +61,7 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.search.cubeful", "fastnardy.search.met",
            "fastnardy.analysis.evaluation", "fastnardy.analysis.review",
            "fastnardy.analysis.rollouts", "fastnardy.analysis.page",
-           "fastnardy.play.benchmarks", "fastnardy.training.labels", "fastnardy.play.duel",
+           "fastnardy.analysis.benchmarks", "fastnardy.training.labels", "fastnardy.play.duel",
            "fastnardy.play.games", "fastnardy.play.players") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
     name for name, library in (("fastnardy.envs.gymnasium", "gymnasium"),
@@ -277,7 +277,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
                                                evaluate, hint)
     from fastnardy.analysis.review import AnalysedTurn, Analysis, CubeReview
     from fastnardy.analysis.rollouts import CubeRollout, RolledCandidate
-    from fastnardy.play.benchmarks import Difference, Score, errors, paired
+    from fastnardy.analysis.benchmarks import Difference, Score, errors, paired
     from fastnardy.play.duel import CubeDuel, Duel, Interval, cube_duel, duel
     from fastnardy.play.players import Player, Searcher
     from fastnardy.search.cubeful import CubeDecision

@@ -3,9 +3,11 @@ decision, analysed games and their HTML page.
 
 Its modules: :mod:`~fastnardy.analysis.evaluation` (hint, eval, the cube decision),
 :mod:`~fastnardy.analysis.review` (luck, analysed games), :mod:`~fastnardy.analysis.rollouts`
-(rollouts with variance reduction) and :mod:`~fastnardy.analysis.page` (the HTML page).
+(rollouts with variance reduction), :mod:`~fastnardy.analysis.benchmarks` (rolled-out sets
+of checker play, a player's error on them) and :mod:`~fastnardy.analysis.page` (the HTML
+page).
 What they value positions with is the search's: the evaluation setting
-(:mod:`fastnardy.search.setting`), the cube context and its model
+(:class:`fastnardy.search.Setting`, or its text), the cube context and its model
 (:mod:`fastnardy.search.cubeful`), match equity tables (:mod:`fastnardy.search.met`) and the
 five outputs (:class:`fastnardy.search.network.Probabilities`), whose names are read from
 here too."""
@@ -16,7 +18,6 @@ from ..search.cubeful import (BEAROFF_EFFICIENCY, CONTACT_EFFICIENCY, Cube, cube
                               shipped_met)
 from ..search.met import MatchEquityTable, read_met
 from ..search.network import flip, Probabilities
-from ..search.setting import Setting
 from .evaluation import (Candidate, cube_decision, evaluate, Evaluation, Hint, hint,
                          probabilities)
 from .review import (analyse, analyse_game, AnalysedTurn, Analysis, CANDIDATES, CLOSE_CUBE,
@@ -32,4 +33,4 @@ __all__ = ["analyse", "analyse_game", "AnalysedTurn", "Analysis", "BEAROFF_EFFIC
            "Hint", "hint", "leaves", "luck", "luck_mark", "LUCK_MARKS", "luck_rating",
            "LUCK_RATINGS", "mark", "MARKS", "MatchEquityTable", "model_met", "mwc_scale",
            "OWNERS", "Probabilities", "probabilities", "RACE_EFFICIENCY", "rating", "RATINGS",
-           "read_met", "RolledCandidate", "rollout", "Setting", "shipped_met"]
+           "read_met", "RolledCandidate", "rollout", "shipped_met"]

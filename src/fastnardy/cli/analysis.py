@@ -306,7 +306,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "in thousandths of a point a move, per class, on the shipped benchmark "
                     "set of the game (or --set FILE); a turn outside the candidates is rolled "
                     "out as they were (the set's games and seed). See "
-                    "fastnardy.play.benchmarks.")
+                    "fastnardy.analysis.benchmarks.")
     p_err.add_argument("player", metavar="PLAYER",
                        help="a player's setting: net[:PLIES][:int16][:FILTER] (the shipped "
                             "network), FILE.npz[...] (a saved one), greedy, random or, in "
@@ -325,7 +325,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
         "benchmark-build", help="build a benchmark set (the shipped ones: the defaults)",
         description="Positions met in seeded games of players of several strengths, per "
                     "class, each candidate turn rolled out; the same file from the same "
-                    "arguments. See fastnardy.play.benchmarks.")
+                    "arguments. See fastnardy.analysis.benchmarks.")
     p_build.add_argument("game", choices=("long", "short"), help="the game of the set")
     p_build.add_argument("--per-class", type=positive_arg, default=40, metavar="N",
                          help="positions of each class (default 40)")
@@ -346,7 +346,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
 
 
 def _run_benchmark_error(args: argparse.Namespace) -> int:
-    from ..play.benchmarks import errors, paired
+    from ..analysis.benchmarks import errors, paired
 
     scores = [errors(player, args.game, args.set)
               for player in [args.player] + ([args.against] if args.against else [])]
@@ -389,7 +389,7 @@ def _run_benchmark_build(args: argparse.Namespace) -> int:
     import time
     from concurrent.futures import Executor, ProcessPoolExecutor
 
-    from ..play.benchmarks import build_set, header, write_set
+    from ..analysis.benchmarks import build_set, header, write_set
 
     def spent() -> float:  # this process's CPU and its children's (a pool's, gnubg's)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -324,9 +324,9 @@ def flip(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 
 class Probabilities(NamedTuple):
-    """The five outputs (:data:`OUTPUTS`) of a position for its side to move, before it
-    rolls (L10, S9: 1, 2 and 3 points, no cube; cumulative: a win by koks is a win by mars
-    too), as wildbg's ``Probabilities``."""
+    """The five outputs (:data:`~fastnardy.search.network.OUTPUTS`) of a position for its
+    side to move, before it rolls (L10, S9: 1, 2 and 3 points, no cube; cumulative: a win by
+    koks is a win by mars too), as wildbg's ``Probabilities``."""
 
     win: float
     """The chance to win."""

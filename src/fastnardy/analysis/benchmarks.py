@@ -52,7 +52,7 @@ import numpy.typing as npt
 
 from .. import checks
 from .._utils import files as _files
-from ..analysis.rollouts import rollout
+from .rollouts import rollout
 from ..basics import Roll
 from ..batch import count_turns, decode, encode, expand
 from ..errors import FastNardyError, shown
@@ -60,8 +60,8 @@ from ..position import Position, Turn
 from ..rules import Rules
 from ..search.network import crashes, races
 from ..search.setting import Setting
-from .games import play
-from .players import Player, player
+from ..play.games import play
+from ..play.players import Player, player
 
 __all__ = ["CLASSES", "BenchmarkPosition", "Candidate", "Difference", "Score", "build_set",
            "classify", "errors", "header", "paired", "read_set", "rollout_settings",
