@@ -87,12 +87,13 @@ def encode(positions: Iterable[Position], *, keys: bool = False) -> npt.NDArray[
                          dtype=np.uint64, count=2 * len(items)).view(KEY_DTYPE)
     if checks.flag(keys, "keys"):
         return packed
-    short = np.fromiter((position.rules.game == "short" for position in items), dtype=bool,
-                        count=len(items))
+    games = [position.rules.game == "short" for position in items]
+    if all(games) or not any(games):  # one game, the usual case
+        return _features.rows_of_keys(bool(games) and games[0], packed)
+    short = np.array(games)
     rows = np.empty((len(items), ROW_WIDTH), dtype=ROW_DTYPE)
-    for game, chosen in (("short", short), ("long", ~short)):
-        if chosen.any():
-            rows[chosen] = rows_from_keys(game, packed[chosen])
+    for is_short, chosen in ((True, short), (False, ~short)):
+        rows[chosen] = _features.rows_of_keys(is_short, packed[chosen])
     return rows
 
 

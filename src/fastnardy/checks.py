@@ -185,11 +185,12 @@ def offsets(value: object, children: int, groups: Optional[int] = None,
         raise FastNardyError(f"{name} must be {count} integers from 0 to {children} (the "
                              f"bounds of the children's groups), not {bounds.dtype} "
                              f"{bounds.shape}")
-    sizes = np.diff(bounds.astype(np.int64))
-    if (sizes <= 0).any():
+    bounds = bounds.astype(np.int64)
+    sizes = bounds[1:] - bounds[:-1]
+    if sizes.min() <= 0:
         raise FastNardyError(f"group {int(np.argmax(sizes <= 0))} of {name} is empty "
                              f"(offsets must increase): it has no child")
-    return bounds.astype(np.int64)
+    return bounds
 
 
 def actions(value: object, games: int) -> "np.ndarray[Any, np.dtype[np.integer[Any]]]":

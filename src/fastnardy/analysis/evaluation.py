@@ -136,12 +136,11 @@ def hint(position: Position, dice: object, setting: Union[Setting, str, None] = 
                                                 chosen.plies, context, outputs=True)
     assert ranked.outputs is not None
     order = ranked.order()
-    best = float(ranked.worth[order[0]])
+    equity, worth = ranked.equity.tolist(), ranked.worth.tolist()
+    outputs, plies, best = ranked.outputs.tolist(), ranked.plies.tolist(), worth[order[0]]
     return Hint(position, (max(roll), min(roll)), chosen, context, tuple(
-        Candidate(turns[i], float(ranked.equity[i]),
-                  None if context is None else float(ranked.worth[i]),
-                  float(ranked.worth[i]) - best, Probabilities(*ranked.outputs[i].tolist()),
-                  int(ranked.plies[i])) for i in order))
+        Candidate(turns[i], equity[i], None if context is None else worth[i],
+                  worth[i] - best, Probabilities(*outputs[i]), plies[i]) for i in order))
 
 
 def probabilities(position: Position, setting: Union[Setting, str, None] = None

@@ -393,8 +393,11 @@ def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]
                              f"{type(given).__name__} of {array.dtype}")
     if array.ndim != 2 or array.shape[1] != width:
         raise FastNardyError(f"{name} must be (N, {width}), not {array.shape}")
-    with np.errstate(over="ignore"):
-        out: npt.NDArray[Any] = array.astype(dtype)
+    if array.dtype == dtype:
+        out: npt.NDArray[Any] = array.copy()
+    else:
+        with np.errstate(over="ignore"):  # a float64 past float32's range: inf, refused
+            out = array.astype(dtype)
     if not np.isfinite(out).all():
         raise FastNardyError(f"{name} must be finite {np.dtype(dtype).name} numbers")
     return out

@@ -282,9 +282,10 @@ class Ranked(NamedTuple):
     def order(self) -> List[int]:
         """The children of one max node best first (:meth:`best`'s order), those the filter
         dropped last."""
-        searched = self.plies == self.plies.max(initial=0)
-        return sorted(range(len(self.worth)),
-                      key=lambda i: (not searched[i], -self.worth[i], -self.equity[i], i))
+        dropped = self.plies != self.plies.max(initial=0)
+        order: List[int] = np.lexsort((np.arange(len(self.worth)), -self.equity, -self.worth,
+                                       dropped)).tolist()
+        return order
 
 
 class Search:
