@@ -49,9 +49,10 @@ WHEEL_NEEDS = (
     "fastnardy/engines/bgsage.py", "fastnardy/_dice.pxd",
     # a module of each folder of the package's satellites
     "fastnardy/__main__.py", "fastnardy/cli/__init__.py", "fastnardy/cli/options.py",
-    "fastnardy/search/network.py", "fastnardy/analysis/review.py", "fastnardy/play/match.py",
+    "fastnardy/search/network.py", "fastnardy/analysis/review.py", "fastnardy/play/players.py",
     "fastnardy/envs/vector.py", "fastnardy/formats/mat.py", "fastnardy/testing/samples.py",
     "fastnardy/_utils/files.py", "fastnardy/engines/crosscheck.py",
+    "fastnardy/training/labels.py",
 )
 WHEEL_FORBIDS = (".c", ".pyx")
 

@@ -73,8 +73,10 @@ class Player(ABC):
 
     @property
     def name(self) -> str:
-        """The player's setting as text."""
-        return str(self.setting)
+        """The player's setting as text; another engine's player without a setting: its
+        class's name."""
+        setting = getattr(self, "setting", None)
+        return type(self).__name__ if setting is None else str(setting)
 
     def __enter__(self) -> "Player":
         return self
