@@ -57,13 +57,14 @@ if NATIVE:
 
 # The kernel, one extension module per concern (they cimport each other's .pxd); the
 # public import path is fastnardy._kernel, which gathers their names. Beside it, the
-# features of board rows (_features, which cimports the kernel's key decoder) and the
-# network's inference (_nnet, which cimports the features). All are built
+# features of board rows (_features, which cimports the kernel's key decoder), the two-sided
+# bear-off database's loops (_bearoff) and the network's inference (_nnet, which cimports
+# the features and the database's lookup). All are built
 # with the same directives and flags.
 KERNEL_MODULES = ("_packed", "_movegen", "_args", "_perftcount", "_batches", "_gamebatch",
                   "_steps",
                   "_values", "_kernel")
-COMPILED_MODULES = KERNEL_MODULES + ("_features", "_nnet")
+COMPILED_MODULES = KERNEL_MODULES + ("_features", "_bearoff", "_nnet")
 
 extensions = [
     Extension(

@@ -4,6 +4,7 @@
 
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint64_t
 
+from fastnardy._bearoff cimport Table, bo_table
 from fastnardy._features cimport W_MAX, mirror_map, row_facts, shots_fn
 
 cdef enum:
@@ -39,6 +40,8 @@ ctypedef struct nn_net:
     shots_fn shots_of   # _features.shots_function(), the instruction set's
     const nn_net* race  # the network of races (_features.in_contact false), or NULL
     const nn_net* crashed  # of contact where a side has crashed (_features.in_crashed), or NULL
+    const bo_table* bearoff  # the two-sided bear-off database that values the positions it
+                             # holds instead of any network, or NULL
     # The integer arithmetic (Network's arithmetic "int16"; _nnet_simd.h's nn_qforward), or
     # qn 0: qn is the hidden units rounded up to 32, the length of its int16 rows
     int qn
@@ -110,6 +113,7 @@ cdef class Network:
     cdef nn_net net
     cdef readonly Network race
     cdef readonly Network crashed
+    cdef readonly Table bearoff
     cdef readonly str arithmetic
     cdef object arrays
     cdef object args

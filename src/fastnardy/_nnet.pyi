@@ -7,6 +7,8 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import disjoint_base
 
+from ._bearoff import Table
+
 @disjoint_base
 class Network:
     """A network compiled for inference; read-only, safe to share between threads."""
@@ -15,11 +17,14 @@ class Network:
                  hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
                  output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
                  race: Optional[Network] = None, arithmetic: str = "float",
-                 crashed: Optional[Network] = None) -> None: ...
+                 crashed: Optional[Network] = None,
+                 bearoff: Optional[Table] = None) -> None: ...
     @property
     def race(self) -> Optional[Network]: ...
     @property
     def crashed(self) -> Optional[Network]: ...
+    @property
+    def bearoff(self) -> Optional[Table]: ...
     @property
     def arithmetic(self) -> str: ...
     def __reduce__(self) -> Tuple[Any, ...]: ...

@@ -57,6 +57,7 @@ from fastnardy._features cimport (B_NARDY, B_RAW, B_TDGAMMON, C_SHOTS, K_NARDY, 
                                   row_faults, rows_array, shots_function, shots_values,
                                   side_masks)
 from fastnardy._args cimport _data, _key_of, as_array
+from fastnardy._bearoff cimport Table, bo_covers, bo_entry, bo_sums
 from fastnardy._packed cimport (count24, held24, lay24, nb_fields_other,
                                 nb_key_row_words, nb_key_to_row, nb_key_words2, nb_load8,
                                 words3)
@@ -235,6 +236,17 @@ cdef inline const nn_net* network_of(const nn_net* net, const int8_t* row,
     return net
 
 
+cdef inline bint looked_up(const nn_net* net, const int8_t* mover, uint32_t held0, int count0,
+                           const int8_t* other, uint32_t held1, int count1,
+                           float* probs) noexcept nogil:
+    """1 and the outputs' sums of a checked board (each side's counts, held mask and checkers)
+    from the bear-off database when it holds the board, else 0."""
+    if not bo_covers(net.bearoff, mover, held0, count0, other, held1, count1):
+        return 0
+    bo_sums(net.bearoff, bo_entry(net.bearoff, mover, other), probs)
+    return 1
+
+
 cdef inline void forward_row(const nn_net* net, const int8_t* row, const row_facts* facts,
                              nn_scratch* s, float* probs) noexcept nogil:
     """The five outputs' sums of a checked board row and its facts, from the table rows. The
@@ -312,7 +324,9 @@ cdef int nn_row(const nn_net* net, const int8_t* row, nn_scratch* s,
     cdef int fault = row_faults(row, net.mirror, net.is_short, &facts)
     if fault:
         return fault
-    forward_row(network_of(net, row, &facts), row, &facts, s, probs)
+    if not looked_up(net, row, facts.held[0], facts.count[0], row + 25, facts.held[1],
+                     facts.count[1], probs):
+        forward_row(network_of(net, row, &facts), row, &facts, s, probs)
     return 0
 
 
@@ -320,10 +334,16 @@ cdef inline int forward_checked(const nn_net* net, const int8_t* row_a,
                                 const row_facts* facts_a, int fault_a, const int8_t* row_b,
                                 const row_facts* facts_b, int fault_b, nn_scratch* s,
                                 float* probs_a, float* probs_b) noexcept nogil:
-    """The outputs of each of two checked rows that has no fault (both at once when neither
-    has and one network values both), and the union of their fault bits."""
-    cdef const nn_net* net_a = network_of(net, row_a, facts_a) if fault_a == 0 else NULL
-    cdef const nn_net* net_b = network_of(net, row_b, facts_b) if fault_b == 0 else NULL
+    """The outputs of each of two checked rows that has no fault (from the bear-off database
+    where it holds the row, else both at once when neither has a fault and one network
+    values both), and the union of their fault bits."""
+    cdef const nn_net* net_a = NULL, * net_b = NULL
+    if fault_a == 0 and not looked_up(net, row_a, facts_a.held[0], facts_a.count[0],
+                                      row_a + 25, facts_a.held[1], facts_a.count[1], probs_a):
+        net_a = network_of(net, row_a, facts_a)
+    if fault_b == 0 and not looked_up(net, row_b, facts_b.held[0], facts_b.count[0],
+                                      row_b + 25, facts_b.held[1], facts_b.count[1], probs_b):
+        net_b = network_of(net, row_b, facts_b)
     if net_a != NULL and net_a == net_b:
         forward_pair(net_a, row_a, facts_a, row_b, facts_b, s, probs_a, probs_b)
         return 0
@@ -353,7 +373,9 @@ cdef int nn_key(const nn_net* net, uint64_t lo, uint64_t hi, nn_scratch* s,
     cdef int fault = key_row(lo, hi, net.is_short, s.row, &facts)
     if fault:
         return fault
-    forward_row(network_of(net, s.row, &facts), s.row, &facts, s, probs)
+    if not looked_up(net, s.row, facts.held[0], facts.count[0], s.row + 25, facts.held[1],
+                     facts.count[1], probs):
+        forward_row(network_of(net, s.row, &facts), s.row, &facts, s, probs)
     return 0
 
 
@@ -414,9 +436,9 @@ cdef inline int moved_rows(const nn_net* net, const nn_parent* p, const int8_t* 
 cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t lo,
                                      uint64_t hi, const void** ones, int* n_ones,
                                      const void** subs, int* n_subs,
-                                     const void** base) noexcept nogil:
-    """The network that values a child of the parent (``net``, its race or its crashed
-    network), with
+                                     const void** base, float* probs) noexcept nogil:
+    """NULL when the bear-off database holds a child of the parent (its sums into ``probs``),
+    else the network that values it (``net``, its race or its crashed network), with
     the child's partial sums (``base``) and the table rows to add (``ones``, ``n_ones``) and
     to take away (``subs``, ``n_subs``). Siblings share their side to move, the parent's
     opponent (side 0): the sums of its rows are made once per parent and network. The side
@@ -454,6 +476,8 @@ cdef inline const nn_net* child_rows(const nn_net* net, nn_scratch* s, uint64_t 
         held0 = held24(w[3], w[4], w[5])
         count0 = count24(w[3], w[4], w[5]) + side[56]
         side0 = side + 32
+    if looked_up(net, side0, held0, count0, side, held, count, probs):
+        return NULL
     if net.race != NULL and not in_contact(net.mirror, held0, held, side0[24] | side[24]):
         net = net.race
         slot = 1
@@ -513,11 +537,11 @@ cdef void nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi
     cdef const void* base_a
     cdef const void* base_b
     cdef const nn_net* net_a = child_rows(net, s, lo_a, hi_a, s.ones, &n_a, s.subs, &m_a,
-                                          &base_a)
+                                          &base_a, probs_a)
     cdef const nn_net* net_b = (child_rows(net, s, lo_b, hi_b, s.ones2, &n_b, s.subs2, &m_b,
-                                           &base_b) if probs_b != NULL else NULL)
+                                           &base_b, probs_b) if probs_b != NULL else NULL)
     cdef nn_qboard a, b
-    if net_a == net_b:
+    if net_a != NULL and net_a == net_b:
         if net_a.qn:
             qboard(&a, <const int16_t*>base_a, s.ones, n_a, s.subs, m_a)
             qboard(&b, <const int16_t*>base_b, s.ones2, n_b, s.subs2, m_b)
@@ -528,7 +552,8 @@ cdef void nn_child2(const nn_net* net, nn_scratch* s, uint64_t lo_a, uint64_t hi
                         <const float*>base_b, <const float**>s.ones2, n_b, net_a.w2t,
                         net_a.b2, probs_a, probs_b)
         return
-    child_forward(net_a, base_a, s.ones, n_a, s.subs, m_a, probs_a)
+    if net_a != NULL:
+        child_forward(net_a, base_a, s.ones, n_a, s.subs, m_a, probs_a)
     if net_b != NULL:
         child_forward(net_b, base_b, s.ones2, n_b, s.subs2, m_b, probs_b)
 
@@ -732,14 +757,16 @@ cdef class Network:
     MIRROR_COLUMNS;
     ``race``, a Network of the same kind and game without one, values the races
     (_features.in_contact false) instead; ``crashed``, the same in short nardy for the
-    tdgammon or shots kind, the crashed boards of the rest (_features.in_crashed). ``arithmetic``
+    tdgammon or shots kind, the crashed boards of the rest (_features.in_crashed); ``bearoff``,
+    a fastnardy._bearoff.Table, the positions it holds (from their database entry, on every
+    path but feature arrays, which are not positions). ``arithmetic``
     "float" (float32, the oracle) or "int16" (_nnet_simd.h's integer network: the same
     values on every CPU; the race and crashed networks have their network's). Read-only:
     safe to share between threads."""
 
     def __init__(self, int kind, bint is_short, mirror, hidden_weights, hidden_bias,
                  output_weights, output_bias, Network race=None, str arithmetic="float",
-                 Network crashed=None):
+                 Network crashed=None, Table bearoff=None):
         cdef int k
         cdef const char* rows
         if arithmetic not in ARITHMETICS:
@@ -751,10 +778,11 @@ cdef class Network:
         for other, name in ((race, "race"), (crashed, "crashed")):
             if other is not None and (other.net.kind != kind or other.net.is_short != is_short
                                       or other.race is not None or other.crashed is not None
+                                      or other.bearoff is not None
                                       or other.arithmetic != arithmetic):
                 raise FastNardyError(f"a {name} network has the kind, game and arithmetic "
-                                     f"of its network and no race or crashed network of "
-                                     f"its own")
+                                     f"of its network and no race or crashed network or "
+                                     f"bear-off database of its own")
         if crashed is not None and (not is_short or kind not in (K_TDGAMMON, K_SHOTS)):
             raise FastNardyError("a crashed network values short nardy's tdgammon or shots "
                                  "inputs")
@@ -827,9 +855,11 @@ cdef class Network:
         self.net.race = &race.net if race is not None else NULL
         self.crashed = crashed
         self.net.crashed = &crashed.net if crashed is not None else NULL
+        self.bearoff = bearoff
+        self.net.bearoff = &bearoff.table if bearoff is not None else NULL
         self.arrays = tables
         self.args = (kind, is_short, np.asarray(mirror), hidden_weights, hidden_bias,
-                     output_weights, output_bias, race, arithmetic, crashed)
+                     output_weights, output_bias, race, arithmetic, crashed, bearoff)
 
     def __reduce__(self):
         return Network, self.args

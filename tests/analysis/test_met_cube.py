@@ -440,6 +440,42 @@ def test_fed_gnubgs_probabilities_the_cube_is_gnubgs():
     assert len(misses) <= 4, misses
 
 
+@pytest.mark.skipif(not GNUBG.exists(),
+                    reason="GNU Backgammon (gnubg) is absent: apt-get install gnubg")
+def test_a_two_sided_bear_off_cube_is_gnubgs_database_C2():
+    """30 bear-offs of up to 6 checkers a side (gnubg reads its two-sided database there, as
+    fastnardy reads its own), money cube centred, the mover's and the other side's: gnubg's
+    0-ply no double, double take and double pass within 0.002 and its proper action; the
+    model fed gnubg's own outputs is off by several hundredths on some."""
+    from fastnardy.play.gnubg import Gnubg
+    from fastnardy.search.tree import Search
+
+    rng = np.random.default_rng(3)
+
+    def home() -> list:
+        points = rng.integers(0, 6, size=int(rng.integers(1, 7)))
+        return np.bincount(points, minlength=6).tolist() + [0] * 18
+
+    rows = encode([Position.from_points("short", home(), home()) for _ in range(30)])
+    search = Search(Rules.short(), SHORT_NET, None)
+    gnubg = Gnubg("gnubg:expert", processes=1)
+    model_gaps = []
+    try:
+        for cube in (Cube(), Cube(value=2, owner="mover"), Cube(value=2, owner="opponent")):
+            outputs, equities, actions = gnubg.cube_decisions(rows, cube, 0)
+            ours, _ = search.cube_equities(rows, [cube] * len(rows), 0)
+            shown = 3 if cube.may_offer else 1
+            assert np.abs(ours[:, :shown] - equities[:, :shown]).max() < 0.002
+            for i in range(len(rows)):
+                mine = cubes.action_of(cube, *ours[i], gammons=False)
+                assert mine == actions[i] or not cube.may_offer
+                model = analysis.cube_action(outputs[i], cubes.BEAROFF_EFFICIENCY, cube=cube)
+                model_gaps.append(abs(model.no_double - equities[i, 0]))
+    finally:
+        gnubg.close()
+    assert max(model_gaps) > 0.02
+
+
 # -- analyse: cube decisions and cubeful chequer play --------------------------------------
 
 GNUBG_MATCHES = Path(__file__).parents[1] / "data" / "gnubg"
@@ -665,9 +701,13 @@ def test_a_cube_rollout_of_a_last_rolls_race_doubles_and_passes_C2():
     race = Position.from_string("short w 2:2,1:2 1:4")  # the last rolls of a race
     result = analysis.cube_rollout(race, games=200, seed=3)
     assert result.action == "Double, pass" and result.double_pass == 1.0
-    # white loses only when its first roll is no double and black's is one: 5/36 of the
-    # games, so no double is worth 31/36 - 5/36 at the stake
-    assert result.no_double.ci[0] <= 26 / 36 <= result.no_double.ci[1]
+    # white bears its four off at once with 2-2 to 6-6 (1-1 moves 4 of its 6 pips), else
+    # black wins with any double: p = 5/36 + 31/36 * 30/36, and nobody doubles after white's
+    # first roll (black at 1/6, then white sure), so no double is worth 2 p - 1 = 77/108;
+    # the two-sided database holds the position: every game ends at once at its exact
+    # value (stored to 1/32767)
+    assert result.no_double.mean == pytest.approx(77 / 108, abs=1e-4)
+    assert result.no_double.stderr < 1e-12
     assert result.double_take.mean > 1.0
     again = analysis.cube_rollout(race, games=200, seed=3)
     assert again.no_double.mean == result.no_double.mean  # the same dice streams

@@ -280,6 +280,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.analysis.benchmarks import Difference, Score, errors, paired
     from fastnardy.play.duel import CubeDuel, Duel, Interval, cube_duel, duel
     from fastnardy.play.players import Player, Searcher
+    from fastnardy.search import bearoff
     from fastnardy.search.cubeful import CubeDecision
     from fastnardy.search.met import MatchEquityTable
     from fastnardy.search.network import Probabilities
@@ -328,6 +329,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
                                                                     timeout=20)],
         crosscheck.Difference: lambda: [difference],
         Evaluator: lambda: [LONG_NET, SHORT_NET],
+        bearoff.Database: lambda: [bearoff.database()],
         Cube: lambda: [Cube(), Cube(2, "mover", 5, (1, 3)), Cube(4, "opponent", 3, (2, 1)),
                        Cube(length=3, score=(1, 1), met=shipped_met("long"))],
         CubeDecision: lambda: [cube_decision(MIDDLE), cube_decision(MIDDLE, MATCH_CUBE)],

@@ -73,10 +73,10 @@ def random_network(game: str, hidden: int, seed: int, scale: float = 1.0,
 @pytest.mark.parametrize("source", ["shipped", "h1", "h7", "h200", "saved"])
 def test_within_1e6_of_the_numpy_oracle(game: str, source: str, tmp_path: Path) -> None:
     if source == "shipped":
-        net = Evaluator.load(game)
+        net = Evaluator.load(game, bearoff=False)
     elif source == "saved":
         random_network(game, 33, 5, 0.3).save(tmp_path / "n.npz")
-        net = Evaluator.load(tmp_path / "n.npz")
+        net = Evaluator.load(tmp_path / "n.npz", bearoff=False)
     else:
         net = random_network(game, int(source[1:]), 7, 0.3)
     rows = positions(game)
@@ -140,7 +140,7 @@ def test_race_network_values_the_races_on_every_path(game: str, tmp_path: Path) 
     expected = split_oracle(split, game, rows)
     assert np.abs(expected - oracle(contact, features(game, rows, KINDS[game]))).max() > 0.01
     split.save(tmp_path / "split.npz")
-    loaded = Evaluator.load(tmp_path / "split.npz")
+    loaded = Evaluator.load(tmp_path / "split.npz", bearoff=False)
     assert repr(loaded) == repr(split) == f"<Evaluator {KINDS[game]!r} hidden=40 race hidden=17>"
     keys = batch.keys_from_rows(game, rows)
     for net in (split, loaded):
@@ -200,7 +200,7 @@ def test_crashed_network_values_the_crashed_boards_on_every_path(kind: str,
     expected = split_oracle(net, "short", rows)
     assert np.abs(expected[crashed] - oracle(net, x[crashed])).max() > 0.01
     net.save(tmp_path / "three.npz")
-    loaded = Evaluator.load(tmp_path / "three.npz")
+    loaded = Evaluator.load(tmp_path / "three.npz", bearoff=False)
     assert repr(loaded) == repr(net) == (f"<Evaluator {kind!r} hidden=40 race hidden=17 "
                                          f"crashed hidden=23>")
     keys = batch.keys_from_rows("short", rows)
@@ -239,7 +239,7 @@ def test_race_network_errors(tmp_path: Path) -> None:
                       td.output_bias, race=random_network("short", 8, 32, 0.3, "tdgammon"))
     arrays = (short.hidden_weights, short.hidden_bias, short.output_weights, short.output_bias)
     with pytest.raises(FastNardyError, match="race must be an Evaluator of kind 'tdgammon'"):
-        Evaluator("tdgammon", *arrays, race=Evaluator.load("long"))
+        Evaluator("tdgammon", *arrays, race=Evaluator.load("long", bearoff=False))
     plain = Evaluator("tdgammon", *arrays)
     with pytest.raises(FastNardyError, match="race must be"):
         Evaluator("tdgammon", *arrays, race=Evaluator("tdgammon", *arrays, race=plain))
@@ -254,7 +254,7 @@ def test_race_network_errors(tmp_path: Path) -> None:
         members = {key: data[key] for key in data.files if key != "race_output_bias"}
     np.savez(tmp_path / "part.npz", **members)
     with pytest.raises(FastNardyError, match="of its race network"):
-        Evaluator.load(tmp_path / "part.npz")
+        Evaluator.load(tmp_path / "part.npz", bearoff=False)
     with pytest.raises(InvalidPositionError):
         network.races("short", np.full((2, 50), 16, np.int8))
     long_rows = batch.encode([Position.start("long")])
@@ -278,7 +278,7 @@ def test_crashed_network_errors(tmp_path: Path) -> None:
         Evaluator("tdgammon", *arrays, race=Evaluator("tdgammon", *arrays, crashed=plain))
     with pytest.raises(FastNardyError, match="crashed must be"):
         Evaluator("tdgammon", *arrays, crashed=Evaluator("tdgammon", *arrays, arithmetic="int16"))
-    long = Evaluator.load("long")
+    long = Evaluator.load("long", bearoff=False)
     long_arrays = (long.hidden_weights, long.hidden_bias, long.output_weights, long.output_bias)
     with pytest.raises(FastNardyError, match="a crashed network is short nardy's"):
         Evaluator("nardy", *long_arrays, crashed=Evaluator("nardy", *long_arrays))
@@ -292,7 +292,7 @@ def test_crashed_network_errors(tmp_path: Path) -> None:
         members = {key: data[key] for key in data.files if key != "crashed_hidden_bias"}
     np.savez(tmp_path / "part.npz", **members)
     with pytest.raises(FastNardyError, match="of its crashed network"):
-        Evaluator.load(tmp_path / "part.npz")
+        Evaluator.load(tmp_path / "part.npz", bearoff=False)
     with pytest.raises(FastNardyError, match="short nardy's"):
         network.crashes("long", batch.encode([Position.start("long")]))
     with pytest.raises(InvalidPositionError):
@@ -302,7 +302,7 @@ def test_crashed_network_errors(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("game", ["long", "short"])
 def test_positions_and_batch_one(game: str) -> None:
-    net = Evaluator.load(game)
+    net = Evaluator.load(game, bearoff=False)
     rows = positions(game, 20)
     listed = batch.decode(game, rows)
     values = net.evaluate(listed)
@@ -316,7 +316,7 @@ def test_siblings_in_a_batch_are_the_same_floats_as_one_at_a_time(game: str) -> 
     """A batch evaluates siblings (children of one turn: the same side to move) two at a
     time, interleaved: bit for bit the outputs of evaluating each alone, for rows and keys,
     odd and even counts, hits included (short nardy: siblings whose side to move differs)."""
-    net = Evaluator.load(game)
+    net = Evaluator.load(game, bearoff=False)
     rows = positions(game, 40)
     dice = np.random.default_rng(3).integers(1, 7, size=(len(rows), 2))
     for keys in (False, True):
@@ -358,7 +358,7 @@ def test_saturated_sigmoids_stay_in_range() -> None:
 
 
 def test_bad_boards_are_the_documented_errors() -> None:
-    net = Evaluator.load("short")
+    net = Evaluator.load("short", bearoff=False)
     with pytest.raises(InvalidPositionError):
         net.evaluate(np.full((2, 50), 16, np.int8))
     with pytest.raises(InvalidPositionError):
@@ -372,11 +372,11 @@ def test_bad_boards_are_the_documented_errors() -> None:
     long_rows = batch.encode([Position.start("long")])
     long_rows[0, 23], long_rows[0, 24] = 14, 1  # a bar checker in long nardy (L3)
     with pytest.raises(InvalidPositionError, match="L3"):
-        Evaluator.load("long").evaluate(long_rows)
+        Evaluator.load("long", bearoff=False).evaluate(long_rows)
 
 
 def test_immutable_picklable_and_shared_between_threads() -> None:
-    net = Evaluator.load("long")
+    net = Evaluator.load("long", bearoff=False)
     with pytest.raises(ValueError):
         net.hidden_weights[0, 0] = 1.0
     rows = positions("long", 300)
@@ -408,7 +408,7 @@ def test_search_compiled_equals_the_python_evaluator(game: str, race: bool) -> N
     """best_turn and expectimax with the Evaluator (compiled on rows) choose as the same
     network called from Python on features (to within the 1e-6 of the two paths), with a
     race network (and in short nardy a crashed one) too."""
-    net = with_race_and_crashed(game) if race else Evaluator.load(game)
+    net = with_race_and_crashed(game) if race else Evaluator.load(game, bearoff=False)
     python = evaluator(lambda x: net(x), ("features", KINDS[game]))
     rows = positions(game, 4)
     for plies, move_filter in ((0, None), (1, MoveFilter(3, 0.1)), (2, GNUBG_FILTERS)):
@@ -423,7 +423,7 @@ def test_search_compiled_equals_the_python_evaluator(game: str, race: bool) -> N
 
 
 def test_three_plies_and_filters_per_level() -> None:
-    net = Evaluator.load("short")
+    net = Evaluator.load("short", bearoff=False)
     position = Position.from_gnubg_id("4HPwATDgc/ABMA")
     found = best_turn(position, (3, 1), net, 3, (MoveFilter(2, 1.0), MoveFilter(1, 0.0)))
     assert found.turn == position.legal_turns((3, 1))[found.choice]
@@ -450,7 +450,7 @@ def test_the_evaluator_gets_a_read_only_batch() -> None:
 def with_race_and_crashed(game: str) -> Evaluator:
     """The shipped network with a random race network and, in short nardy, a random crashed
     one."""
-    net = Evaluator.load(game)
+    net = Evaluator.load(game, bearoff=False)
     crashed = random_network(game, 19, 13, 0.3) if game == "short" else None
     return Evaluator(net.kind, net.hidden_weights, net.hidden_bias, net.output_weights,
                      net.output_bias, race=random_network(game, 24, 12, 0.3), crashed=crashed)
@@ -462,7 +462,7 @@ def test_selfplay_with_the_network_in_the_kernel(game: str, race: bool) -> None:
     """simulate with the Evaluator (played inside the kernel) gives the same games as the
     same network called from Python at every turn-step, with a race network (and in short
     nardy a crashed one) too."""
-    net = with_race_and_crashed(game) if race else Evaluator.load(game)
+    net = with_race_and_crashed(game) if race else Evaluator.load(game, bearoff=False)
     python = evaluator(lambda x: net(x), ("features", KINDS[game]))
     inside = simulate(game, 12, 3, net)
     outside = simulate(game, 12, 3, python)
@@ -476,7 +476,7 @@ def test_selfplay_with_the_int16_network_in_the_kernel(game: str) -> None:
     """The kernel's policy values children in windows (their sums, then their sigmoids at
     once): the same games as the int16 network called from Python on the rows at every
     turn-step, and each game's every choice the first child of the highest value."""
-    fast = Evaluator.load(game, "int16")
+    fast = Evaluator.load(game, "int16", bearoff=False)
     python = evaluator(lambda rows: fast.evaluate(rows), "rows")
     inside = simulate(game, 12, 4, fast)
     outside = simulate(game, 12, 4, python)
@@ -488,7 +488,7 @@ def test_selfplay_with_the_int16_network_in_the_kernel(game: str) -> None:
 def int16_networks(game: str) -> list[Evaluator]:
     """The shipped int16 network, and random ones of 17, 48 and 300 units (300: two blocks of
     NN_QBLOCK), the last with a random race network."""
-    shipped = Evaluator.load(game, "int16")
+    shipped = Evaluator.load(game, "int16", bearoff=False)
     nets = [shipped]
     for hidden, seed in ((17, 3), (48, 4), (300, 5)):
         plain = random_network(game, hidden, seed, 0.4)
@@ -515,7 +515,7 @@ def test_children_from_their_parent_are_the_same_floats(game: str) -> None:
     rules = Rules.of(game)
     rows = positions(game, 150)
     hits = in_race = in_contact = 0
-    for net in int16_networks(game) + [Evaluator.load(game), with_race_and_crashed(game)]:
+    for net in int16_networks(game) + [Evaluator.load(game, bearoff=False), with_race_and_crashed(game)]:
         for i, roll in enumerate(batch.ROLLS):
             if i % 3 and net.arithmetic == "float":
                 continue
@@ -597,8 +597,8 @@ for game, kind, width in (("short", "tdgammon", 198), ("long", "nardy", 248),
                           ("short", "shots", 206)):
     arrays = [[rng.normal(0, 0.5, shape) for shape in ((width, n), n, (n, 5), 5)]
               for n in (1, 17, 48, 200, 300)]
-    shipped = [Evaluator.load(game, arithmetic)
-               for arithmetic in ("float", "int16") if Evaluator.load(game).kind == kind]
+    shipped = [Evaluator.load(game, arithmetic, bearoff=False)
+               for arithmetic in ("float", "int16") if Evaluator.load(game, bearoff=False).kind == kind]
     nets = shipped[:1] + [Evaluator(kind, *a) for a in arrays]
     integers = shipped[1:] + [Evaluator(kind, *a, arithmetic="int16") for a in arrays]
     rows = np.load(sys.argv[1])[game]
@@ -680,7 +680,7 @@ def test_int16_is_within_a_few_thousandths_of_the_float_network(game: str) -> No
     networks) and a random one within 0.003 of the float equity on average, 0.03 at most, on
     seeded random play; rows, keys and Positions alike."""
     rows = positions(game)
-    for net in (Evaluator.load(game), random_network(game, 48, 4)):
+    for net in (Evaluator.load(game, bearoff=False), random_network(game, 48, 4)):
         fast = integer(net)
         assert fast.arithmetic == "int16" and (fast.race is None) == (net.race is None)
         assert (fast.crashed is None) == (net.crashed is None)
@@ -690,7 +690,7 @@ def test_int16_is_within_a_few_thousandths_of_the_float_network(game: str) -> No
         np.testing.assert_array_equal(fast.evaluate(keys), fast.evaluate(rows[:50]))
         position = batch.decode(game, rows[:1])[0]
         assert fast.value(position) == fast.evaluate(rows[:1])[0]
-    assert repr(Evaluator.load(game, "int16")).endswith(" int16>")
+    assert repr(Evaluator.load(game, "int16", bearoff=False)).endswith(" int16>")
 
 
 def test_int16_sigmoid_cubics_on_every_input() -> None:
@@ -742,7 +742,7 @@ def test_int16_sums_are_the_same_in_any_order_and_never_wrap(game: str) -> None:
     stay near the float values on the edge boards (all checkers on one point) wherever the
     unit is far from its middle (|sum| > 4), where a wrapped sum would flip it."""
     rows = positions(game, 300)
-    fast = Evaluator.load(game, "int16")
+    fast = Evaluator.load(game, "int16", bearoff=False)
     together = fast.evaluate(rows)
     np.testing.assert_array_equal(fast.evaluate(rows[::-1])[::-1], together)
     alone = [fast.value(p) for p in batch.decode(game, rows[:40])]
@@ -765,13 +765,13 @@ def test_int16_errors() -> None:
     network are FastNardyError; pickles keep the arithmetic and the values."""
     for bad in ("int8", np.array([], np.int8), np.array(["int16"])):  # found by hypothesis
         with pytest.raises(FastNardyError, match="arithmetic must be one of"):
-            Evaluator.load("short", bad)  # type: ignore[arg-type]
-    short = Evaluator.load("short")
+            Evaluator.load("short", bad, bearoff=False)  # type: ignore[arg-type]
+    short = Evaluator.load("short", bearoff=False)
     assert short.race is not None
     with pytest.raises(FastNardyError, match="arithmetic"):
         Evaluator(short.kind, short.hidden_weights, short.hidden_bias, short.output_weights,
                   short.output_bias, race=short.race, arithmetic="int16")
-    fast = Evaluator.load("short", "int16")
+    fast = Evaluator.load("short", "int16", bearoff=False)
     with pytest.raises(FastNardyError, match="not feature arrays"):
         fast(features("short", positions("short", 5), fast.kind))
     rows = positions("short", 50)

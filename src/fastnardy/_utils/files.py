@@ -6,9 +6,11 @@ into memory)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
 import tempfile
+from contextlib import contextmanager
 from typing import Iterator, List, Tuple, Union
 
 from ..errors import FastNardyError
@@ -30,9 +32,9 @@ def name(path: object) -> str:
     return named
 
 
-def write_whole(path: Path, content: bytes) -> None:
-    """Write ``content`` to ``path`` whole or not at all: FastNardyError (naming the file and
-    the system's reason) when it cannot, the old file untouched."""
+def write_whole(path: Path, *parts: bytes) -> None:
+    """Write ``parts`` one after another to ``path``, whole or not at all: FastNardyError
+    (naming the file and the system's reason) when it cannot, the old file untouched."""
     target = name(path)
     folder = os.path.dirname(os.path.abspath(target))
     try:
@@ -42,7 +44,8 @@ def write_whole(path: Path, content: bytes) -> None:
         raise FastNardyError(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
+            for part in parts:
+                handle.write(part)
             handle.flush()
             os.fsync(handle.fileno())
         mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o666 & ~_umask()
@@ -54,6 +57,26 @@ def write_whole(path: Path, content: bytes) -> None:
     except BaseException:
         _remove(temporary)
         raise
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold the lock file ``path`` while the block runs (FastNardyError at once when another
+    process or thread holds it): one writer of a file's work in progress at a time."""
+    target = name(path)
+    try:
+        descriptor = os.open(target, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise FastNardyError(f"cannot open {target}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise FastNardyError(f"{target} is held: another build of the same file is "
+                                 f"running") from None
+        yield
+    finally:
+        os.close(descriptor)
 
 
 def check_regular(path: Path, limit: int) -> None:

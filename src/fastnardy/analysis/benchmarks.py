@@ -58,7 +58,7 @@ from ..batch import count_turns, decode, encode, expand
 from ..errors import FastNardyError, shown
 from ..position import Position, Turn
 from ..rules import Rules
-from ..search.network import crashes, races
+from ..search.network import Evaluator, crashes, races
 from ..search.setting import Setting
 from ..play.games import play
 from ..play.players import Player, player
@@ -176,12 +176,14 @@ def _children(position: Position, dice: Roll) -> Tuple[npt.NDArray[np.int8],
 def _equity(made: Position, games: int, seed: int, executor: Optional[Executor] = None
             ) -> Tuple[float, float]:
     """The equity of the position a turn ``made`` to the side that played it, and its
-    standard error: its rollout (the shipped network at 0 ply, ``games`` on the dice
-    streams of ``seed``), or the exact points of a turn that ended the game (L10, S9)."""
+    standard error: its rollout (the shipped network alone at 0 ply, without the bear-off
+    database: whole games, as the shipped sets' header says; ``games`` on the dice streams
+    of ``seed``), or the exact points of a turn that ended the game (L10, S9)."""
     ended = made.outcome()
     if ended is not None:  # the side that played bore off its last checker: it won
         return float(ended.points), 0.0
-    line = rollout(made, None, games, seed=seed, executor=executor)[0]
+    network = Setting(Evaluator.load(made.rules.game, bearoff=False))
+    line = rollout(made, None, games, setting=network, seed=seed, executor=executor)[0]
     return -line.mean, line.stderr
 
 

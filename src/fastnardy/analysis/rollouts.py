@@ -2,7 +2,8 @@
 variance reduction.
 
 * :func:`rollout`: games played on by the player of a network's setting (``net:0`` by
-  default; the same turns as that player's at every door), each game's result minus the
+  default; the same turns as that player's at every door) until they end or reach the
+  network's two-sided bear-off database (its exact value), each game's result minus the
   luck of every roll in it (gnubg's variance reduction, :func:`fastnardy.analysis.review.roll_luck`
   at 0 ply: the luck has mean 0 whatever the position, so the mean is unbiased and its
   noise much smaller), a 95% interval per candidate. Game j of every candidate uses dice stream j of the seed (a hash of seed, j and
@@ -25,7 +26,7 @@ import numpy.typing as npt
 from .. import _kernel, checks
 from .._utils import executors as _executors
 from ..basics import MAX_GAME_TURNS, dice, dice_states
-from ..batch import ROLL_OF_DICE, ROLLS, decode, encode, scores, segment_argmax
+from ..batch import ROLL_OF_DICE, ROLLS, decode, encode, scores
 from ..errors import FastNardyError, IllegalTurnError
 from ..game import scored
 from ..position import Position, Turn
@@ -117,7 +118,8 @@ def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
     """Play games ``games`` from ``row`` (its side to move rolls first; the one loop of
     :func:`fastnardy.play.games.play`); ``sign`` turns that side's values into the
     reporter's. Returns each game's result (a game cut or still going valued by the network
-    at 0 ply) and the sum of the luck of its rolls, both to the reporter. KeyboardInterrupt
+    at 0 ply; one that reaches the network's bear-off database, its exact value there) and
+    the sum of the luck of its rolls, both to the reporter. KeyboardInterrupt
     at the next turn once ``stop`` is set."""
     rules = plan.rules
     search = plan.setting.replace(plies=0).search(rules)  # the luck's: gnubg's, at 0 ply
@@ -137,7 +139,8 @@ def _roll_chunk(plan: _Plan, row: npt.NDArray[np.int8], sign: float,
     with player(plan.setting, rules) as bot:
         done = play(rules, np.repeat(row[None], len(games), axis=0),
                     np.ones(len(games), dtype=bool), (bot, bot), roll,
-                    turns=MAX_GAME_TURNS if plan.truncate is None else plan.truncate, watch=watch)
+                    turns=MAX_GAME_TURNS if plan.truncate is None else plan.truncate,
+                    watch=watch, settle=plan.setting.network(rules).bearoff)
     result = sign * done.points
     cut = done.turns == 0  # cut, or still going after MAX_GAME_TURNS: the network's value
     if cut.any():
@@ -241,7 +244,8 @@ def _cube_games(rules: Rules, bot: Player, row: npt.NDArray[np.int8], start: Cub
     throws first and may not offer on that throw) with the cube live: before each later
     throw the side to move offers when ``bot``'s cube decision makes doubling proper and the
     cube can gain, the other takes when taking is no worse for it, each turn ``bot``'s with
-    the cube in play (:class:`fastnardy.play.players.Player`). Returns each game's
+    the cube in play (:class:`fastnardy.play.players.Player`); in money play a game that
+    reaches ``bot``'s bear-off database ends there at its exact value. Returns each game's
     result (the points won times the stake, or in a match the match-winning chance after it)
     and its luck (each roll's, cubeless at 0 ply, times the stake then in play over the
     first), both to the first mover."""
@@ -261,8 +265,20 @@ def _cube_games(rules: Rules, bot: Player, row: npt.NDArray[np.int8], start: Cub
         return start._replace(value=int(value[i]), owner=("centered", "mover", "opponent")[
             held], score=start.score if mine[i] else start.score[::-1])
 
+    # money play of geometric stakes: a game ends at the bear-off database, its exact value
+    database = (bot.setting.network(rules).bearoff
+                if not start.length and start.stakes == "geometric" else None)
     for turn in range(MAX_GAME_TURNS):
         at = np.flatnonzero(live)
+        if database is not None and len(at):
+            held = at[database.covers(rows[at])]
+            if len(held):
+                equities = database.values(rows[held])[1]
+                for i, seen in zip(held, equities):
+                    points[i] = (1.0 if mine[i] else -1.0) * value[i] * _settled(
+                        cube_of(int(i)), seen, turn > 0)
+                    live[i] = False
+                at = np.flatnonzero(live)
         if not len(at):
             break
         sign = np.where(mine[at], 1.0, -1.0)
@@ -304,6 +320,17 @@ def _cube_games(rules: Rules, bot: Player, row: npt.NDArray[np.int8], start: Cub
         points[at] = np.where(mine[at], 1.0, -1.0) * value[at] * luck_search.values(rows[at],
                                                                                      0)
     return points, lucky
+
+
+def _settled(cube: Cube, equities: npt.NDArray[np.float64], offers: bool) -> float:
+    """The database's money equity (per stake) of the side to move under ``cube``, with its
+    cube action when it ``offers`` (the module docstring of fastnardy.search.bearoff)."""
+    if cube.owner == "opponent":
+        return float(equities[2])
+    no_double = float(equities[0 if cube.owner == "centered" else 1])
+    if not offers or not cube.may_offer:
+        return no_double
+    return max(no_double, min(2.0 * float(equities[2]), 1.0))
 
 
 def cube_rollout(position: Position, cube: Optional[Cube] = None, games: int = 1296, *,

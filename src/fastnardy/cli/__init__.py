@@ -20,6 +20,7 @@
     fastnardy benchmark-error PLAYER [--game G] [--set FILE] [--against OTHER] [--json]
     fastnardy benchmark-build GAME [--per-class N] [--games G] [--seed S] [--played P]
                               [--processes K | --dask ADDRESS] [--out FILE]
+    fastnardy bearoff-build [--checkers N] [--out FILE] [--progress] [--json]
 
 POSITION is ``long`` or ``short`` (the start, white to move), a position string or a GNU
 Backgammon Position ID (short nardy, white to move). Rolls are printed high die first

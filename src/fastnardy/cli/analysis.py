@@ -343,6 +343,22 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
                          help="default benchmark_GAME.json here")
     add_progress(p_build)
     p_build.set_defaults(run=_run_benchmark_build)
+    p_bearoff = sub.add_parser(
+        "bearoff-build", help="build the two-sided bear-off database of N checkers a side",
+        description="Exact win chances and cubeful money equities of every bear-off of 1 to "
+                    "N checkers a side, both games (fastnardy.search.bearoff), into a file "
+                    "that the evaluators then use (the largest in the folder). The same bytes "
+                    "on every machine; Ctrl-C keeps the work done and the next build resumes "
+                    "it.")
+    p_bearoff.add_argument("--checkers", type=positive_arg, default=8, metavar="N",
+                           help="checkers a side, 1 to 12 (default 8; 6 is built in memory "
+                                "when no file is found)")
+    p_bearoff.add_argument("--out", metavar="FILE", default=None,
+                           help="default: bearoff-N.bin in $FASTNARDY_DATA, else "
+                                "$XDG_CACHE_HOME/fastnardy, else ~/.cache/fastnardy")
+    add_progress(p_bearoff)
+    add_json(p_bearoff)
+    p_bearoff.set_defaults(run=_run_bearoff_build)
 
 
 def _run_benchmark_error(args: argparse.Namespace) -> int:
@@ -382,6 +398,27 @@ def _run_benchmark_error(args: argparse.Namespace) -> int:
 def _interval(standard_error: float) -> str:
     """`` +- `` the 95% interval of a mean with this standard error, or blanks for nan."""
     return " " * 9 if math.isnan(standard_error) else f" +- {1.96 * standard_error:5.1f}"
+
+
+def _run_bearoff_build(args: argparse.Namespace) -> int:
+    import resource
+    import time
+
+    from ..search import bearoff
+
+    started = time.process_time()
+    path = bearoff.build(args.checkers, args.out,
+                         progress=progress_printer(args, "pip levels"))
+    seconds = time.process_time() - started
+    size = path.stat().st_size
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    if args.json:
+        print_json({"path": str(path), "checkers": args.checkers, "bytes": size,
+                    "cpu_seconds": round(seconds, 3), "peak_memory_bytes": peak})
+        return 0
+    print(f"{path}: the bear-off database of {args.checkers} checkers a side, "
+          f"{size / 2**20:,.1f} MiB, {seconds:,.1f} CPU s, peak memory {peak / 2**20:,.0f} MiB")
+    return 0
 
 
 def _run_benchmark_build(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from ..basics import MAX_GAME_TURNS
 from ..batch import scores
 from ..errors import FastNardyError
 from ..rules import Rules
+from ..search.bearoff import Database
 from .players import Player
 
 __all__ = ["Games", "play"]
@@ -34,9 +35,10 @@ class Games(NamedTuple):
     """:func:`play`'s answer, per game."""
 
     points: npt.NDArray[np.float64]
-    """Player 0's points (+ won, - lost, L10, S9); 0 for a game still going."""
+    """Player 0's points (+ won, - lost, L10, S9), or its exact equity where the bear-off
+    database settled the game; 0 for a game still going."""
     turns: npt.NDArray[np.int64]
-    """The turns a finished game took (0 for a game still going)."""
+    """The turns a finished or settled game took (0 for a game still going)."""
     rows: npt.NDArray[np.int8]
     """The last board row of each game, its side to move's view."""
     first: npt.NDArray[np.bool_]
@@ -45,11 +47,12 @@ class Games(NamedTuple):
 
 def play(rules: Rules, rows: npt.ArrayLike, first: npt.ArrayLike,
          players: Sequence[Player], roll: Roll, *, turns: int = MAX_GAME_TURNS,
-         watch: Optional[Watch] = None) -> Games:
+         watch: Optional[Watch] = None, settle: Optional[Database] = None) -> Games:
     """Play the games of ``rows`` (N, 50) on, at most ``turns`` turns: player 0 moves where
     ``first`` (N,) is True, ``players[1]`` elsewhere, then they alternate, each throwing
     ``roll(turn, games)``; ``watch`` sees each turn before it is played (module
-    docstring)."""
+    docstring). With ``settle``, a game ends where the bear-off database holds its
+    position, scored its exact cubeless equity (a rollout's: no mars is left there)."""
     board = checks.rows(rows).copy()
     if not callable(roll):
         raise FastNardyError(f"roll must be a callable, not {roll!r}")
@@ -78,5 +81,13 @@ def play(rules: Rules, rows: npt.ArrayLike, first: npt.ArrayLike,
         points[ended] = np.where(zero[ended], -score[won], score[won])
         played[ended] = turn + 1
         live[ended] = False
+        if settle is not None:
+            going = at[~won]
+            held = going[settle.covers(board[going])]
+            if len(held):
+                value = 2.0 * settle.values(board[held])[0] - 1.0  # to the side to move
+                points[held] = np.where(zero[held], -value, value)
+                played[held] = turn + 1
+                live[held] = False
         zero[at] = ~zero[at]
     return Games(points, played, board, zero)

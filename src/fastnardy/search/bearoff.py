@@ -33,27 +33,67 @@ is ``indices(children[:, 25:31])`` when nothing else of the mover is on the boar
 Positions are ranked by :func:`index`: with the partial sums ``s_j = c_1 + ... + c_j``
 (j = 1..6), the numbers ``a_j = s_j + j - 1`` are strictly increasing in 0..20, and the rank
 is ``sum_j C(a_j, j)`` (the combinatorial number system), a bijection onto 0..54263. The
-empty position has rank 0.
+empty position has rank 0. The positions of at most n checkers are the ranks 0 to
+C(n + 6, 6) - 1, so the same rank numbers the sides of every two-sided database.
+
+**The two-sided database** (:class:`Database`) holds every pair of such positions with 1 to
+n checkers a side, the side to move first, and gives exact values, as GNU Backgammon's
+two-sided database holds them: the mover's cubeless win chance, and its cubeful money
+equities before its cube action, if it does not double now with the cube centred
+(``centred``) or its own (``owned``), and with the cube the other side's (``theirs``: it
+cannot double). L8/S7: when each side has borne a checker off no mars, koks, gammon or
+backgammon is left, so a win is worth the stake. With its cube action, a mover holding the
+cube has ``cube(nd) = max(nd, min(2 theirs, 1))`` (C2, C3: a double taken gives the other side
+a cube of twice the stake, geometric stakes; dropped, the mover wins the stake). By
+induction on the two sides' pips, entry (a, b) is, over the 21 rolls r with their weights
+p(r), each value with its own best turn (the other side's entry follows each turn, b to
+move against a'):
+
+    win(a, b)     = sum_r p(r) * max over a' of (1 - win(b, a'))
+    centred(a, b) = sum_r p(r) * max over a' of -cube(centred(b, a'))
+    owned(a, b)   = sum_r p(r) * max over a' of -theirs(b, a')
+    theirs(a, b)  = sum_r p(r) * max over a' of -cube(owned(b, a'))
+
+A finished side wins: win(b, empty) = 0 and each equity -1. The turns are those of the
+one-sided table (no opponent interferes in a bear-off; the long-nardy six-block of L6 on the
+home points is always allowed, the other side's checkers being ahead of it). Long and short
+nardy have the same database.
+
+Entries are filled a pip level at a time (the two sides' pips summed, 0 to 12 n) by the
+compiled :func:`fastnardy._bearoff.solve` in float64, then stored: the win chance as a
+uint32 (resolution 2.3e-10) and the equities as int16 (1/32767). :func:`build` writes a
+database file (``fastnardy bearoff build``: a progress line, Ctrl-C stops it within a
+level's slice and keeps the levels done, the next build resumes); :func:`load` maps one
+into memory; :func:`database` is the one the evaluators use: the largest in
+:func:`folder`, else the 6-checker one built in memory at the first call (about a second).
+No database ships in the wheel: the 6-checker one is cheaper to build than to download (8
+MB), the larger ones are built once by the command.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import threading
+import time
 from itertools import combinations
 from math import comb
 from operator import index as as_index
-from typing import Any, NamedTuple, Optional, Sequence
+from pathlib import Path
+from typing import Any, Callable, Dict, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import checks
+from .. import _bearoff, checks
+from .._utils import files as _files
 from ..basics import ALL_ROLLS
 from ..batch import ROW_DTYPE, ROW_WIDTH, expand
-from ..errors import InvalidPositionError
+from ..errors import FastNardyError, InvalidPositionError
 from ..rules import Rules
 
-__all__ = ["SIZE", "BearoffTable", "distribution", "expected_rolls", "index", "indices",
+__all__ = ["SIZE", "BearoffTable", "Database", "build", "database", "distribution",
+           "expected_rolls", "file_name", "folder", "index", "indices", "load", "shared",
            "table"]
 
 HOME_POINTS = 6
@@ -221,3 +261,289 @@ def _build() -> BearoffTable:
     for array in arrays:
         array.setflags(write=False)
     return BearoffTable(*arrays)
+
+
+# -- the two-sided database (the module docstring) ------------------------------------------
+
+DEFAULT_CHECKERS = 6  # the database built in memory when none is in folder()
+MOST_CHECKERS = 12  # a build holds size^2 x 32 bytes: 11 GB at 12 checkers
+_MAGIC = b"fastnardy two-sided bear-off"
+_VERSION = 1
+_HEADER_BYTES = 64  # magic (32 bytes, zero-padded), version and checkers (uint32 each), zeros
+_WEIGHTS = _ROLL_OUTCOMES.astype(np.float64)
+_SAVE_SECONDS = 10.0  # a build's progress is kept on disk at least this often
+# the entry's values while building (_bearoff.BO_VALUES)
+_VALUES = 4
+# the cubeful money equities, in stored order (the module docstring)
+EQUITIES = ("centred", "owned", "theirs")
+
+
+class Database:
+    """A two-sided bear-off database (module docstring) of 1 to ``checkers`` checkers a side:
+    ``wins`` (uint32, size * size: the mover's win chance times ``WIN_SCALE``) and
+    ``cubeful`` (int16, size * size * 3: the money equities of :data:`EQUITIES`, before the
+    mover's cube action, times ``EQUITY_SCALE``), entry ``a * size + b`` for the mover's
+    home of rank a against the other side's of rank b. Read-only: safe to share between
+    threads."""
+
+    checkers: int
+    size: int
+    path: Optional[Path]
+
+    def __init__(self, checkers: int, wins: npt.NDArray[np.uint32],
+                 cubeful: npt.NDArray[np.int16], path: Optional[Path] = None) -> None:
+        checkers = checks.number(checkers, "checkers", 1, MOST_CHECKERS)
+        if path is not None and not isinstance(path, Path):
+            raise FastNardyError(f"path must be a pathlib.Path or None, not {path!r}")
+        self.table = _bearoff.Table(wins, cubeful, checkers)  # checks the arrays
+        self.checkers = checkers
+        self.size = comb(checkers + HOME_POINTS, HOME_POINTS)
+        self.wins, cubeful = self.table.arrays
+        self.cubeful = cubeful.reshape(-1, len(EQUITIES))
+        self.path = path
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # by reference: a worker process reads or builds its own (the same bytes)
+        return shared, (self.checkers,)
+
+    def __repr__(self) -> str:
+        where = f" at {self.path}" if self.path else " in memory"
+        return f"<Database of {self.checkers} checkers a side{where}>"
+
+    def covers(self, rows: object) -> npt.NDArray[np.bool_]:
+        """For each board row (N, 50), mover first: whether the database holds it (each side
+        1 to ``checkers`` checkers, all on its points 1 to 6, none on the bar)."""
+        board = checks.rows(rows)
+        counts = board.astype(np.int16)
+        half = ROW_WIDTH // 2
+        mover, other = counts[:, :half], counts[:, half:]
+        found: npt.NDArray[np.bool_] = np.ones(len(board), dtype=bool)
+        for side in (mover, other):
+            home = side[:, :HOME_POINTS].sum(axis=1)
+            found &= ((side[:, HOME_POINTS:].sum(axis=1) == 0) & (home >= 1)
+                      & (home <= self.checkers))
+        return found
+
+    def entries(self, rows: object) -> npt.NDArray[np.int64]:
+        """The entry of each board row (N, 50) the database holds (InvalidPositionError
+        for one it does not)."""
+        board = checks.rows(rows)
+        covered = self.covers(board)
+        if not covered.all():
+            raise InvalidPositionError(
+                f"row {int(np.argmin(covered))} is not a bear-off of 1 to {self.checkers} "
+                f"checkers a side, all home: the database does not hold it")
+        half = ROW_WIDTH // 2
+        return (_rank(board[:, :HOME_POINTS]) * self.size
+                + _rank(board[:, half:half + HOME_POINTS]))
+
+    def values(self, rows: object) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The win chance (N,) and the cubeful money equities (N, 3: :data:`EQUITIES`) of
+        each board row, mover first (:meth:`entries`)."""
+        entries = self.entries(rows)
+        return (self.wins[entries] / _bearoff.WIN_SCALE,
+                self.cubeful[entries] / _bearoff.EQUITY_SCALE)
+
+
+def folder() -> Path:
+    """Where :func:`build` writes and :func:`database` looks: ``$FASTNARDY_DATA``, else
+    ``$XDG_CACHE_HOME/fastnardy``, else ``~/.cache/fastnardy``."""
+    named = os.environ.get("FASTNARDY_DATA")
+    if named:
+        return Path(named)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "fastnardy"
+
+
+def file_name(checkers: int) -> str:
+    """The name :func:`build` gives the database of ``checkers`` checkers."""
+    return f"bearoff-{checkers}.bin"
+
+
+def database() -> Database:
+    """The database the evaluators use (built or mapped at the first call, then shared by
+    the process): the one of the most checkers in :func:`folder`, else the
+    :data:`DEFAULT_CHECKERS` one built in memory."""
+    global _database
+    if _database is None:
+        with _lock:
+            if _database is None:
+                _database = _default()
+    return _database
+
+
+_database: Optional[Database] = None
+
+
+def shared(checkers: int) -> Database:
+    """The database of ``checkers`` checkers this process shares: :func:`database` when it
+    is that size, else one built in memory once (what an unpickled Database is)."""
+    checkers = checks.number(checkers, "checkers", 1, MOST_CHECKERS)
+    if database().checkers == checkers:
+        return database()
+    with _lock:
+        if checkers not in _others:
+            _others[checkers] = _in_memory(checkers)
+    return _others[checkers]
+
+
+_others: Dict[int, Database] = {}
+
+
+def _in_memory(checkers: int) -> Database:
+    solver = _Solver(checkers)
+    values = np.zeros(solver.size * solver.size * _VALUES)
+    for level in range(solver.levels):
+        solver.level(values, level)
+    return Database(checkers, *_stored(values))
+
+
+def _default() -> Database:
+    for checkers in range(MOST_CHECKERS, DEFAULT_CHECKERS - 1, -1):
+        path = folder() / file_name(checkers)
+        if path.is_file():
+            return load(path)
+    return _in_memory(DEFAULT_CHECKERS)
+
+
+def load(path: _files.Path) -> Database:
+    """The database in ``path`` (:func:`build` wrote it), memory-mapped read-only;
+    FastNardyError for a file that is not one."""
+    target = Path(_files.name(path))
+    try:
+        _files.check_regular(target, 1 << 40)
+        with open(target, "rb") as handle:
+            header = handle.read(_HEADER_BYTES)
+    except OSError as error:
+        raise FastNardyError(f"cannot read {target}: {error.strerror or error}") from None
+    version, checkers = (np.frombuffer(header[32:40], dtype="<u4").tolist()
+                         if len(header) == _HEADER_BYTES else (0, 0))
+    if header[:32].rstrip(b"\0") != _MAGIC or version != _VERSION or not (
+            1 <= checkers <= MOST_CHECKERS):
+        raise FastNardyError(f"{target} is not a fastnardy bear-off database (version "
+                             f"{_VERSION})")
+    size = comb(checkers + HOME_POINTS, HOME_POINTS)
+    entries = size * size
+    if target.stat().st_size != _HEADER_BYTES + entries * (4 + 2 * len(EQUITIES)):
+        raise FastNardyError(f"{target} has not the size of a database of {checkers} "
+                             f"checkers: cut short or written over; build it again")
+    wins = np.memmap(target, dtype="<u4", mode="r", offset=_HEADER_BYTES, shape=(entries,))
+    cubeful = np.memmap(target, dtype="<i2", mode="r", offset=_HEADER_BYTES + 4 * entries,
+                        shape=(entries * len(EQUITIES),))
+    return Database(checkers, np.asarray(wins).view(np.uint32),
+                    np.asarray(cubeful).view(np.int16), target)
+
+
+def build(checkers: int, path: Optional[_files.Path] = None,
+          progress: Optional[Callable[[int, int], None]] = None) -> Path:
+    """Build the database of ``checkers`` (1 to 12) checkers a side into ``path`` (default:
+    :func:`folder`'s :func:`file_name`) and return the path. Deterministic: the same bytes
+    on every machine. ``progress(levels done, levels)`` is called after each pip level.
+    The work in progress is kept beside the target (``.partial``, every 10 s and when the
+    build is interrupted): a build of the same target resumes from it. Two builds of one
+    target at once: the second is refused."""
+    checkers = checks.number(checkers, "checkers", 1, MOST_CHECKERS)
+    checks.callback(progress)
+    target = Path(_files.name(path)) if path is not None else folder() / file_name(checkers)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    marker = target.with_name(target.name + ".partial.json")
+    solver = _Solver(checkers)
+    with _files.exclusive(target.with_name(target.name + ".lock")):
+        done = _resumed(marker, partial, checkers, solver.size)
+        values = np.memmap(partial, dtype=np.float64, mode="r+" if done else "w+",
+                           shape=(solver.size * solver.size * _VALUES,))
+        saved = time.monotonic()
+        try:
+            for level in range(done, solver.levels):
+                solver.level(values, level)
+                done = level + 1
+                if progress is not None:
+                    progress(done, solver.levels)
+                if time.monotonic() - saved > _SAVE_SECONDS:
+                    _keep(values, marker, checkers, done)
+                    saved = time.monotonic()
+        except BaseException:
+            _keep(values, marker, checkers, done)
+            raise
+        wins, cubeful = _stored(values)
+        header = (_MAGIC.ljust(32, b"\0") + np.array([_VERSION, checkers], "<u4").tobytes())
+        _files.write_whole(target, header.ljust(_HEADER_BYTES, b"\0"),
+                           wins.astype("<u4").tobytes(), cubeful.astype("<i2").tobytes())
+        del values
+        for leftover in (marker, partial, target.with_name(target.name + ".lock")):
+            leftover.unlink(missing_ok=True)
+    return target
+
+
+class _Solver:
+    """The arrays :func:`fastnardy._bearoff.solve` reads for a database of ``checkers``:
+    each position's children by roll, the positions by pips."""
+
+    def __init__(self, checkers: int) -> None:
+        self.size = comb(checkers + HOME_POINTS, HOME_POINTS)
+        self.levels = 2 * HOME_POINTS * checkers + 1  # pip sums 0 to 12 n
+        positions = _all_positions()[:self.size]
+        self.pips = (positions @ _PIP_WEIGHTS).astype(np.int32)
+        self.by_pip = np.argsort(self.pips, kind="stable").astype(np.int32)
+        self.pip_start = np.searchsorted(self.pips[self.by_pip],
+                                         np.arange(HOME_POINTS * checkers + 2)
+                                         ).astype(np.int32)
+        self.first, self.kids = _children(positions)
+        self.chunk = max(1, self.size // 64)  # a slice of a level: Ctrl-C between slices
+
+    def level(self, values: npt.NDArray[np.float64], level: int) -> None:
+        """Fill every entry of pip level ``level``."""
+        for start in range(0, self.size, self.chunk):
+            _bearoff.solve(values, self.size, self.first, self.kids, _WEIGHTS, self.pips,
+                           self.by_pip, self.pip_start, level, start,
+                           min(self.size, start + self.chunk))
+
+
+Children = Tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]
+
+
+def _children(positions: npt.NDArray[np.int8]) -> Children:
+    """Each position's distinct children after each roll (ALL_ROLLS' order), as ranks:
+    position a's roll r has kids[first[21 a + r]:first[21 a + r + 1]]; the empty one (rank
+    0, a finished side) none. The move generator's turns, the other side's checkers on its
+    own point 1 (no interference, as in the one-sided table)."""
+    n, n_rolls = len(positions) - 1, len(_ROLLS)
+    boards = np.zeros((n * n_rolls, ROW_WIDTH), dtype=ROW_DTYPE)
+    boards[:, :HOME_POINTS] = np.repeat(positions[1:], n_rolls, axis=0)
+    boards[:, _OPPONENT_POINT_1] = MAX_CHECKERS
+    children, parent = expand(Rules.short(), boards, np.tile(_ROLLS, (n, 1)))
+    kids = _rank(children[:, _OPPONENT_POINT_1:_OPPONENT_POINT_1 + HOME_POINTS])
+    counts = np.bincount(parent, minlength=n * n_rolls)
+    first = np.zeros(len(positions) * n_rolls + 1, dtype=np.int64)
+    first[n_rolls + 1:] = np.cumsum(counts)
+    return first.astype(np.int32), kids.astype(np.int32)
+
+
+def _stored(values: npt.NDArray[np.float64]) -> Tuple[npt.NDArray[np.uint32],
+                                                      npt.NDArray[np.int16]]:
+    """The stored arrays (read-only) of a build's float64 values."""
+    entries = values.reshape(-1, _VALUES)
+    wins = np.rint(entries[:, 0] * _bearoff.WIN_SCALE).astype(np.uint32)
+    cubeful = np.rint(entries[:, 1:] * _bearoff.EQUITY_SCALE).astype(np.int16).reshape(-1)
+    for array in (wins, cubeful):
+        array.setflags(write=False)
+    return wins, cubeful
+
+
+def _resumed(marker: Path, partial: Path, checkers: int, size: int) -> int:
+    """The pip levels a build kept in ``partial`` (0: none, or not this database's)."""
+    try:
+        kept: Dict[str, Any] = json.loads(_files.read_text(marker, 1 << 10))
+        levels = int(kept["levels"])
+        fits = (kept.get("checkers") == checkers
+                and partial.stat().st_size == size * size * _VALUES * 8)
+    except (OSError, ValueError, KeyError, TypeError, FastNardyError):
+        return 0
+    return levels if fits and 0 <= levels <= 2 * HOME_POINTS * checkers + 1 else 0
+
+
+def _keep(values: np.memmap, marker: Path, checkers: int, levels: int) -> None:
+    """Keep a build's progress: its values flushed, then the marker naming the levels done."""
+    values.flush()
+    _files.write_whole(marker, json.dumps({"checkers": checkers, "levels": levels}).encode())

@@ -19,6 +19,9 @@ fed to it.
 * Values are in **normalised money equity** to the side to move, in units of the stake: in a
   match ``2 m - (m_win + m_lose)) / (m_win - m_lose)`` for a match-winning chance m, with
   m_win and m_lose the chances after winning and losing the stake (gnubg's ``mwc2eq``).
+* Where the evaluator holds a two-sided bear-off database (:mod:`fastnardy.search.bearoff`)
+  and the cube is a money cube of geometric stakes, the search takes the database's exact
+  money equities in place of the model's (:func:`exact_money`), as gnubg does.
 * :func:`cube_action` decides at 0 ply from given outputs; at 1 ply or more the search
   values the cube (:meth:`fastnardy.search.tree.Search.cubeful`, as gnubg does: each roll's
   best turn for the side to move, the opponent's proper cube action at every node below).
@@ -45,6 +48,7 @@ from ..errors import FastNardyError, MatchEquityError, integer, shown
 from ..game import Game, Match, next_stake
 from ..position import Position
 from ..rules import MAX_STAKE, Rules
+from .bearoff import Database
 from .met import MatchEquityTable
 from .network import Evaluator, checked, exact_rows, races
 
@@ -641,6 +645,22 @@ def under(p: npt.NDArray[np.float64], x: npt.NDArray[np.float64],
     """(N, len(states)): the 0-ply cubeful value under each cube state (0 for None)."""
     return np.stack([_cubeful(p, x, s, met) if s is not None else np.zeros(len(p))
                      for s in states], axis=1)
+
+
+def exact_money(values: npt.NDArray[np.float64], rows: npt.NDArray[np.int8],
+                states: Sequence[Optional[Cube]], database: Database) -> None:
+    """In place: the money values (per stake) of the rows ``database`` holds, under each
+    state of geometric stakes (C3), are its exact equities if the mover does not double now
+    (centred, owned, the other side's), instead of the model's: as gnubg reads its
+    two-sided database (``CFMONEY``). A match keeps the model, on the database's exact
+    win chance."""
+    held = database.covers(rows)
+    if not held.any():
+        return
+    _, equities = database.values(rows[held])
+    for i, state in enumerate(states):
+        if state is not None and state.length == 0 and state.stakes == "geometric":
+            values[held, i] = equities[:, OWNERS.index(state.owner)]
 
 
 def decide(values: npt.NDArray[np.float64], states: Sequence[Optional[Cube]],

@@ -20,6 +20,11 @@ rows, keys, positions, the search and self-play). In short nardy it may hold a t
 6 checkers in play, those piled on its 1 and 2 points beyond the first on each not counted
 (:func:`crashes`); ``Evaluator(..., race=r, crashed=c)`` values them by ``c``.
 
+An Evaluator may hold a two-sided bear-off database (:mod:`fastnardy.search.bearoff`):
+the positions it holds, each side bearing off with at most its checkers, are valued by their
+exact entry (win chance, no mars left) on every path but feature arrays, float and int16
+alike; :meth:`Evaluator.load` attaches :func:`fastnardy.search.bearoff.database`.
+
 ``Evaluator.load("long")`` and ``Evaluator.load("short")`` read the weights shipped in
 ``fastnardy/weights/`` (fitted by ``examples/train_teacher.py`` to GNU Backgammon's
 evaluations in short nardy and to its own 1-ply search in long nardy; ``examples/train_td.py``
@@ -48,6 +53,7 @@ import numpy.typing as npt
 
 from .. import _features, _nnet, checks
 from .._utils import npz as _npz
+from .bearoff import Database, database
 from ..batch import MIRROR_COLUMNS, decode, encode
 from ..errors import FastNardyError, InvalidPositionError
 from .inputs import ENCODING_CODES, ENCODINGS, WIDTHS
@@ -76,7 +82,9 @@ class Evaluator:
     outputs; :meth:`evaluate` and :meth:`value` the same of boards and positions.
     ``hidden_weights`` (F, H), ``hidden_bias`` (H,), ``output_weights`` (H, 5),
     ``output_bias`` (5,), float32 and read-only; ``race`` the Evaluator of races and
-    ``crashed`` that of crashed boards (short nardy; module docstring), or None.
+    ``crashed`` that of crashed boards (short nardy; module docstring), or None;
+    ``bearoff`` the two-sided bear-off database that values the positions it holds instead
+    of any network (boards, keys and positions; not feature arrays), or None.
     ``arithmetic`` is how boards are valued: ``"float"`` (float32, the oracle) or
     ``"int16"`` (integer first-layer sums and sigmoids: the same values on every CPU,
     within about 0.001 of the float equity; feature arrays are refused); the race and
@@ -85,13 +93,15 @@ class Evaluator:
     kind: str
     race: Optional["Evaluator"]
     crashed: Optional["Evaluator"]
+    bearoff: Optional[Database]
     arithmetic: str
 
     def __init__(self, kind: str, hidden_weights: npt.ArrayLike, hidden_bias: npt.ArrayLike,
                  output_weights: npt.ArrayLike, output_bias: npt.ArrayLike,
                  metadata: Optional[Mapping[str, Any]] = None,
                  race: Optional["Evaluator"] = None, arithmetic: str = "float",
-                 crashed: Optional["Evaluator"] = None) -> None:
+                 crashed: Optional["Evaluator"] = None,
+                 bearoff: Optional[Database] = None) -> None:
         if not isinstance(kind, str) or ENCODINGS.get(kind) is None:
             games = [k for k, game in ENCODINGS.items() if game is not None]
             raise FastNardyError(f"an Evaluator's kind is one of {games}, not {kind!r}")
@@ -123,12 +133,16 @@ class Evaluator:
                 raise FastNardyError(f"{name} must be an Evaluator of kind {kind!r} and "
                                      f"arithmetic {arithmetic!r} without a race or crashed "
                                      f"network of its own, not {other!r}")
+        if bearoff is not None and not isinstance(bearoff, Database):
+            raise FastNardyError(f"bearoff must be a fastnardy.search.bearoff.Database or "
+                                 f"None, not {bearoff!r}")
         if crashed is not None and ENCODINGS[kind] != "short":
             raise FastNardyError(f"a crashed network is short nardy's; {kind!r} is "
                                  f"{ENCODINGS[kind]} nardy's")
         self.arithmetic = arithmetic
         self.race = race
         self.crashed = crashed
+        self.bearoff = bearoff
         self.kind = kind
         self.game: str = ENCODINGS[kind]  # type: ignore[assignment]  # not None: checked
         self.inputs: Tuple[str, str] = ("features", kind)
@@ -139,17 +153,22 @@ class Evaluator:
                                       MIRROR_COLUMNS[self.game], w1, b1, w2, b2,
                                       race=None if race is None else race.network,
                                       arithmetic=arithmetic,
-                                      crashed=None if crashed is None else crashed.network)
+                                      crashed=None if crashed is None else crashed.network,
+                                      bearoff=None if bearoff is None else bearoff.table)
         try:
             self.metadata: Dict[str, Any] = json.loads(json.dumps(dict(metadata or {})))
         except (TypeError, ValueError):
             raise FastNardyError("metadata must be a mapping that JSON can hold") from None
 
     @classmethod
-    def load(cls, name: Union[str, "os.PathLike[str]"],
-             arithmetic: str = "float") -> "Evaluator":
+    def load(cls, name: Union[str, "os.PathLike[str]"], arithmetic: str = "float",
+             bearoff: Union[bool, Database] = True) -> "Evaluator":
         """The shipped evaluator of ``"long"`` or ``"short"`` nardy (default rules), or the
-        one saved in the ``.npz`` file at a path, in the ``arithmetic`` given."""
+        one saved in the ``.npz`` file at a path, in the ``arithmetic`` given, with the
+        two-sided bear-off database (``True``: :func:`fastnardy.search.bearoff.database`;
+        ``False``: none; or a :class:`~fastnardy.search.bearoff.Database`)."""
+        if not isinstance(bearoff, (bool, Database)):
+            raise FastNardyError(f"bearoff must be True, False or a Database, not {bearoff!r}")
         if isinstance(name, str) and name in ("long", "short"):
             path = _SHIPPED / f"{name}.npz"
         elif isinstance(name, (str, os.PathLike)):
@@ -188,7 +207,14 @@ class Evaluator:
         w1, b1, w2, b2 = (data[key] for key in _ARRAYS)
         return cls(kind, w1, b1, w2, b2,
                    metadata=_npz.json_text(data["metadata"], path, "metadata"),
-                   race=others["race"], arithmetic=arithmetic, crashed=others["crashed"])
+                   race=others["race"], arithmetic=arithmetic, crashed=others["crashed"],
+                   bearoff=database() if bearoff is True else bearoff or None)
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # its arrays and parts, not the compiled network (rebuilt where it is unpickled)
+        return Evaluator, (self.kind, self.hidden_weights, self.hidden_bias,
+                           self.output_weights, self.output_bias, self.metadata, self.race,
+                           self.arithmetic, self.crashed, self.bearoff)
 
     def save(self, filename: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights and metadata to a ``.npz`` file (compressed, no pickles), written

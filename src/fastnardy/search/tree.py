@@ -73,7 +73,8 @@ from ..batch import (PROBABILITY, chance_expand, encode, expand, keys_from_rows,
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
 from ..position import Position, Turn
 from ..rules import Rules
-from .cubeful import Cube, cubes_of, decide, leaves_of, normalised, offered, offers, under
+from .cubeful import (Cube, cubes_of, decide, exact_money, leaves_of, normalised, offered,
+                      offers, under)
 from .inputs import ENCODINGS, features
 from .met import MatchEquityTable
 from .network import OUTPUTS, Evaluator, equity, exact_rows, flip
@@ -227,7 +228,11 @@ class _Cubes:
         assert search.evaluator is not None
         p, x, over = leaves_of(self.rules, search.evaluator, rows)
         search.evaluations += int((~over).sum())
-        return decide(under(p, x, self.states, self.table), self.states, self.table), p
+        values = under(p, x, self.states, self.table)
+        database = getattr(search.evaluator, "bearoff", None)
+        if self.table is None and database is not None:
+            exact_money(values, rows, self.states, database)
+        return decide(values, self.states, self.table), p
 
     exact = leaf  # a finished game's outputs are exact, its efficiency 0: the score
 
