@@ -2,12 +2,12 @@
 
     python .ci/check_dists.py dist/fastnardy-VERSION.tar.gz dist/fastnardy-VERSION-*.whl
 
-The sdist: the sources to build from (each kernel module's .pyx and .pxd, _features' and
-_nnet's and _nnet_simd.h, the .pyi stubs, py.typed, the rule book, the shipped weights,
+The sdist: the sources to build from (each kernel module's .pyx and .pxd, _features',
+_bearoff's and _nnet's and _nnet_simd.h, the .pyi stubs, py.typed, the rule book, the shipped weights,
 match equity rates and benchmark sets), the example trainer, the tests and their data, the
 documentation site's sources (the tests run its pages), the benchmarks, README and LICENSE;
 no generated C, no compiled or build files. The wheel: the package with one compiled module per kernel
-module, _features and _nnet, the .pxd files (for code that cimports them), the .pyi stubs,
+module, _features, _bearoff and _nnet, the .pxd files (for code that cimports them), the .pyi stubs,
 py.typed, the rule book, the shipped weights, match equity rates and benchmark sets; no C
 and no .pyx. The kernel modules are read from the sdist's setup.py (KERNEL_MODULES). Prints
 one line per archive, exits 1 on the first problem.
@@ -26,6 +26,7 @@ SDIST_NEEDS = (
     "src/fastnardy/__init__.py", "src/fastnardy/_kernel.pyi", "src/fastnardy/_features.pyx",
     "src/fastnardy/_features.pyi", "src/fastnardy/_features.pxd", "src/fastnardy/_nnet.pyx",
     "src/fastnardy/_nnet.pxd", "src/fastnardy/_nnet.pyi", "src/fastnardy/_nnet_simd.h",
+    "src/fastnardy/_bearoff.pyx", "src/fastnardy/_bearoff.pxd", "src/fastnardy/_bearoff.pyi",
     "src/fastnardy/_dice.pxd", "src/fastnardy/py.typed",
     "src/fastnardy/docs/rules.md", "src/fastnardy/data/bg_contact_ids.txt",
     "src/fastnardy/data/bg_race_ids.txt", "src/fastnardy/weights/long.npz",
@@ -40,6 +41,7 @@ SDIST_FORBIDS = (".c", ".so", ".pyc", ".html")
 WHEEL_NEEDS = (
     "fastnardy/__init__.py", "fastnardy/_kernel.pyi", "fastnardy/_features.pyi",
     "fastnardy/_features.pxd", "fastnardy/_nnet.pyi", "fastnardy/_nnet.pxd",
+    "fastnardy/_bearoff.pyi", "fastnardy/_bearoff.pxd",
     "fastnardy/py.typed", "fastnardy/docs/rules.md", "fastnardy/data/bg_contact_ids.txt",
     "fastnardy/data/bg_race_ids.txt", "fastnardy/weights/long.npz",
     "fastnardy/weights/short.npz", "fastnardy/data/met.json",
@@ -95,7 +97,7 @@ def main(sdist_path: str, wheel_path: str) -> int:
     found += problems("wheel", wheel_names, wheel_needs, WHEEL_FORBIDS)
     if "_kernel" not in modules:
         found.append(f"setup.py's KERNEL_MODULES lacks _kernel: {modules}")
-    for name in (*modules, "_features", "_nnet"):
+    for name in (*modules, "_features", "_bearoff", "_nnet"):
         compiled = [n for n in wheel_names if n.startswith(f"fastnardy/{name}.")
                     and n.endswith((".so", ".pyd"))]
         if len(compiled) != 1:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import random
+import shutil
+import tempfile
 from typing import List
 
 import pytest
@@ -11,6 +15,12 @@ from fastnardy import Position, Rules
 from fastnardy import backend as backend_module
 
 BACKENDS = ("kernel", "reference")
+
+# The bear-off databases the tests build or find (fastnardy.search.bearoff.folder) live in a
+# folder of the run's own, never in the user's cache: each worker builds the 6-checker one
+# in memory, so every run values the same positions the same way.
+os.environ["FASTNARDY_DATA"] = tempfile.mkdtemp(prefix="fastnardy-data-")
+atexit.register(shutil.rmtree, os.environ["FASTNARDY_DATA"], True)
 
 
 @pytest.fixture(params=BACKENDS)

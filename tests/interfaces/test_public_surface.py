@@ -231,6 +231,8 @@ VALID: Dict[str, List[Any]] = {
 
 # right values for a parameter of one callable, where its name means another thing elsewhere
 VALID_IN: Dict[str, Dict[str, List[Any]]] = {
+    "fastnardy.search.bearoff.build": {"checkers": [1, 3]},
+    "fastnardy.search.bearoff.shared": {"checkers": [2]},
     "fastnardy.analysis.rollouts.rollout": {"games": [2, 4], "dice": [None, (6, 5)]},
     "fastnardy.analysis.rollouts.cube_rollout": {"games": [2]},
     "fastnardy.analysis.rollouts.dice_stream": {"games": [np.arange(3)], "turn": [0, 5]},
@@ -593,7 +595,17 @@ def _a_set_size(value: Any) -> bool:
         return False
 
 
+def _many_checkers(value: Any) -> bool:
+    """A bear-off database's checkers that is right but large: its build takes seconds to
+    minutes and gigabytes (the walk's right ones are 1 to 3)."""
+    try:
+        return not isinstance(value, bool) and operator.index(value) >= 4
+    except TypeError:
+        return False
+
+
 LONG_WORK = {"depth": _long_depth, "per_class": _a_set_size, "n_games": _many_games, "n": _many_games,
+             "checkers": _many_checkers,
              "num_envs": _many_games, "games": _many_games, "matches": _many_games,
              "length": _long_match, "plies": _deep_search, "checkpoint": _a_file_name}
 

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from fastnardy import ALL_ROLLS, FastNardyError, InvalidPositionError, Position, Rules
-from fastnardy import _gamebatch, batch
 from fastnardy.batch import encode
 from fastnardy.search import bearoff
 from fastnardy.search.network import Evaluator
@@ -155,36 +154,6 @@ def test_the_evaluator_values_a_bear_off_by_the_database_float_and_int16(db):
         without = Evaluator.load("short", arithmetic=arithmetic, bearoff=False)
         assert without.bearoff is None
         assert abs(without.evaluate(start, probabilities=True)[0][0] - 3 / 36) > 0.01
-
-
-@pytest.mark.parametrize("game", ["long", "short"])
-def test_rows_keys_and_self_plays_children_read_the_database_alike(db, game):
-    # the compiled network's three paths (rows, keys, a parent's children as the kernel's
-    # self-play values them) give a covered board its entry, and only a covered one
-    rng = np.random.default_rng(7)
-    rules = Rules.of(game)
-    evaluator = Evaluator.load(game)
-    boards = [position(rules, home(rng, 6), home(rng, 6)) for _ in range(40)]
-    boards += [position(rules, home(rng, 6), home(rng, 9)) for _ in range(10)]
-    rows = encode(boards)
-    covered = db.covers(rows)
-    assert covered.sum() == 40 + sum(sum(b.black_points) <= 6 for b in boards[40:])
-    win, _ = db.values(rows[covered])
-    network = Evaluator.load(game, bearoff=False).evaluate(rows, probabilities=True)
-    for got in (evaluator.evaluate(rows, probabilities=True),
-                evaluator.evaluate(encode(boards, keys=True), probabilities=True)):
-        assert np.allclose(got[covered, 0], win, atol=1e-6)
-        assert np.array_equal(got[~covered], network[~covered])
-    children, parent = batch.expand(rules, rows, np.full((len(rows), 2), [6, 5]), keys=True)
-    parents = batch.keys_from_rows(rules, rows)
-    alone = evaluator.evaluate(children, probabilities=True)
-    for first in (0, 1):
-        got = _gamebatch._child_probabilities(evaluator.network, parents, children, parent,
-                                              first)
-        np.testing.assert_array_equal(got, alone)
-    held = db.covers(batch.rows_from_keys(rules, children))
-    assert held.sum() > len(held) // 2 and np.allclose(
-        alone[held, 0], db.values(batch.rows_from_keys(rules, children[held]))[0], atol=1e-6)
 
 
 def test_a_built_file_is_the_same_database_and_is_deterministic(tmp_path, db):

@@ -89,7 +89,7 @@ from .. import _bearoff, checks
 from .._utils import files as _files
 from ..basics import ALL_ROLLS
 from ..batch import ROW_DTYPE, ROW_WIDTH, expand
-from ..errors import FastNardyError, InvalidPositionError
+from ..errors import FastNardyError, InvalidPositionError, ResourceLimitError
 from ..rules import Rules
 
 __all__ = ["SIZE", "BearoffTable", "Database", "build", "database", "distribution",
@@ -466,7 +466,11 @@ def build(checkers: int, path: Optional[_files.Path] = None,
         except BaseException:
             _keep(values, marker, checkers, done)
             raise
-        wins, cubeful = _stored(values)
+        try:
+            wins, cubeful = _stored(values)
+        except MemoryError:
+            raise ResourceLimitError(f"the database of {checkers} checkers does not fit in "
+                                     f"memory here: build a smaller one") from None
         header = (_MAGIC.ljust(32, b"\0") + np.array([_VERSION, checkers], "<u4").tobytes())
         _files.write_whole(target, header.ljust(_HEADER_BYTES, b"\0"),
                            wins.astype("<u4").tobytes(), cubeful.astype("<i2").tobytes())

@@ -1,0 +1,75 @@
+"""fastnardy._bearoff, compiled: the two-sided bear-off database's build loop (its checks)
+and the lookup the network makes without the GIL on each of its paths (rows, keys, a
+parent's children as the kernel's self-play values them). The database's values are judged
+in tests/search/test_bearoff_database.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fastnardy import FastNardyError, Position, Rules, _bearoff, _gamebatch, batch
+from fastnardy.batch import encode
+from fastnardy.search import bearoff
+from fastnardy.search.network import Evaluator
+
+
+@pytest.fixture(scope="module")
+def db() -> bearoff.Database:
+    return bearoff.database()
+
+
+def home(rng: np.random.Generator, most: int) -> list:
+    """1 to ``most`` checkers on the points 1 to 6."""
+    points = rng.integers(0, 6, size=int(rng.integers(1, most + 1)))
+    return np.bincount(points, minlength=6).tolist()
+
+
+def position(rules: Rules, mover: list, other: list) -> Position:
+    return Position.from_points(rules, list(mover) + [0] * 18, list(other) + [0] * 18)
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_rows_keys_and_self_plays_children_read_the_database_alike(db, game):
+    # the compiled network's three paths (rows, keys, a parent's children as the kernel's
+    # self-play values them) give a covered board its entry, and only a covered one
+    rng = np.random.default_rng(7)
+    rules = Rules.of(game)
+    evaluator = Evaluator.load(game)
+    boards = [position(rules, home(rng, 6), home(rng, 6)) for _ in range(40)]
+    boards += [position(rules, home(rng, 6), home(rng, 9)) for _ in range(10)]
+    rows = encode(boards)
+    covered = db.covers(rows)
+    assert covered.sum() == 40 + sum(sum(b.black_points) <= 6 for b in boards[40:])
+    win, _ = db.values(rows[covered])
+    network = Evaluator.load(game, bearoff=False).evaluate(rows, probabilities=True)
+    for got in (evaluator.evaluate(rows, probabilities=True),
+                evaluator.evaluate(encode(boards, keys=True), probabilities=True)):
+        assert np.allclose(got[covered, 0], win, atol=1e-6)
+        assert np.array_equal(got[~covered], network[~covered])
+    children, parent = batch.expand(rules, rows, np.full((len(rows), 2), [6, 5]), keys=True)
+    parents = batch.keys_from_rows(rules, rows)
+    alone = evaluator.evaluate(children, probabilities=True)
+    for first in (0, 1):
+        got = _gamebatch._child_probabilities(evaluator.network, parents, children, parent,
+                                              first)
+        np.testing.assert_array_equal(got, alone)
+    held = db.covers(batch.rows_from_keys(rules, children))
+    assert held.sum() > len(held) // 2 and np.allclose(
+        alone[held, 0], db.values(batch.rows_from_keys(rules, children[held]))[0], atol=1e-6)
+
+
+def test_solve_refuses_arrays_that_do_not_fit():
+    solver = bearoff._Solver(2)
+    values = np.zeros(solver.size * solver.size * 4)
+    args = [solver.first, solver.kids, bearoff._WEIGHTS, solver.pips, solver.by_pip,
+            solver.pip_start]
+    _bearoff.solve(values, solver.size, *args, 0, 0, solver.size)
+    with pytest.raises(FastNardyError, match="do not fit the database's size"):
+        _bearoff.solve(values[:-4], solver.size, *args, 0, 0, solver.size)
+    with pytest.raises(FastNardyError, match="positions do not fit"):
+        _bearoff.solve(values, solver.size, *args, 0, 0, solver.size + 1)
+    with pytest.raises(FastNardyError, match="1 to 14 checkers"):
+        _bearoff.Table(np.zeros(1, np.uint32), np.zeros(3, np.int16), 15)
+    with pytest.raises(FastNardyError, match="uint32"):
+        _bearoff.Table(np.zeros(2, np.uint32), np.zeros(3, np.int16), 1)
