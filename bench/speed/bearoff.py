@@ -5,7 +5,10 @@
 1. A lookup in the compiled evaluator against a network evaluation: ``Evaluator.evaluate``
    of the same 100,000 bear-off rows (each side 1 to 6 checkers, all home: the database
    holds them all) by the evaluator with the database and by the same network without it,
-   float and int16 (goal: the lookup under a tenth of the network).
+   float and int16 (each row checked first on both paths, T7); the lookup alone
+   (``Table.entries``: the coverage test and the two ranks) on those rows, beside the
+   network on them and on 100,000 positions of random games (``sample_positions``)
+   (goal: the lookup under a tenth of the network).
 2. ``analysis.hint`` in bear-offs (30 positions of each game, each side 1 to 8 checkers home,
    a random roll) at 0, 1 and 2 plies, cubeful money play (the command line's request), with
    the database and with the network alone (the same code with ``bearoff=False``: what hint
@@ -27,6 +30,7 @@ from fastnardy import ALL_ROLLS, Position, analysis
 from fastnardy.batch import encode
 from fastnardy.search.network import Evaluator
 from fastnardy.search.setting import Setting
+from fastnardy.testing.samples import sample_positions
 
 
 def homes(rng: np.random.Generator, count: int, most: int) -> List[List[int]]:
@@ -62,9 +66,21 @@ def main() -> None:
                 times["network"].append(timed(lambda: alone.evaluate(rows)))
             lookup, network = (statistics.median(times[k]) for k in ("database", "network"))
             print(f"{game} {arithmetic}: 100,000 bear-off rows, database {lookup * 1e3:.1f} ms"
-                  f" ({lookup * 1e4:.3f} us a row), network {network * 1e3:.1f} ms "
-                  f"({network * 1e4:.3f} us a row): lookup / network = "
+                  f" ({lookup * 1e4:.1f} ns a row), network {network * 1e3:.1f} ms "
+                  f"({network * 1e4:.1f} ns a row): lookup / network = "
                   f"{lookup / network:.3f}")
+        games = encode(sample_positions(game, 100_000, 1))
+        alone = Evaluator.load(game, bearoff=False)
+        table = Evaluator.load(game).bearoff.table  # type: ignore[union-attr]
+        spent: Dict[str, List[float]] = {"lookup": [], "bear-offs": [], "games": []}
+        for _ in range(args.rounds):
+            spent["lookup"].append(timed(lambda: table.entries(rows)))
+            spent["bear-offs"].append(timed(lambda: alone.evaluate(rows)))
+            spent["games"].append(timed(lambda: alone.evaluate(games)))
+        lookup, offs, played = (statistics.median(spent[k]) * 1e4 for k in spent)
+        print(f"{game}: the lookup alone {lookup:.1f} ns a row; the float network "
+              f"{offs:.1f} ns on those rows ({lookup / offs:.2f}x), {played:.1f} ns on "
+              f"random games' positions ({lookup / played:.2f}x)")
     rng = np.random.default_rng(2)
     for game in ("long", "short"):
         found = positions(game, 30, 8, 3)

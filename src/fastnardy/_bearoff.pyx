@@ -8,7 +8,7 @@ between threads.
 """
 
 from libc.math cimport log
-from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t
 
 import numpy as np
 
@@ -66,6 +66,22 @@ cdef Py_ssize_t bo_entry(const bo_table* table, const int8_t* mover,
                          const int8_t* other) noexcept nogil:
     """The entry of a covered position: the mover's home counts, then the other side's."""
     return rank6(mover) * table.size + rank6(other)
+
+
+cdef inline Py_ssize_t row_entry(const bo_table* table, const int8_t* row) noexcept nogil:
+    """The entry of a board row (mover's 24 points and bar, then the other side's) that the
+    database holds, else -1."""
+    cdef int side, j, count
+    for side in range(2):
+        count = 0
+        for j in range(25):
+            if j < HOME:
+                count += row[25 * side + j]
+            elif row[25 * side + j] != 0:
+                return -1
+        if count < 1 or count > table.checkers:
+            return -1
+    return bo_entry(table, row, row + 25)
 
 
 cdef void bo_sums(const bo_table* table, Py_ssize_t entry, float* sums) noexcept nogil:
@@ -193,6 +209,20 @@ cdef class Table:
     def checkers(self):
         """The most checkers a side has."""
         return self.table.checkers
+
+    def entries(self, const int8_t[:, ::1] rows not None):
+        """The entry of each board row (N, 50; checker counts, as fastnardy.checks.rows
+        gives them) that the database holds, else -1: int64 (N,)."""
+        cdef Py_ssize_t i, n = rows.shape[0]
+        if rows.shape[1] != 50:
+            raise FastNardyError(f"board rows have 50 columns, not {rows.shape[1]}")
+        out = np.empty(n, dtype=np.int64)
+        cdef int64_t[::1] found = out
+        if n:
+            with nogil:
+                for i in range(n):
+                    found[i] = row_entry(&self.table, &rows[i, 0])
+        return out
 
     def __reduce__(self):
         return Table, (self.arrays[0], self.arrays[1], self.table.checkers)

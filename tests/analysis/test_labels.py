@@ -109,11 +109,19 @@ def test_a_stopped_two_ply_search_ends_within_its_inner_groups():
     search = Search(rules, Evaluator.load("long"), None)
     with pytest.raises(KeyboardInterrupt):
         search.line(rows, 2, 0, SetAfter(2))
-    children = chance_expand(rules, rows).children
+    # the bear-offs the database holds are valued where they are met (exact at any plies),
+    # before any group, at the root and among the children
+    database = search.evaluator.bearoff
+    roots = rows[_features.winners(rows) == 0]
+    held_roots = database.covers(roots)
+    children = chance_expand(rules, roots[~held_roots]).children
     assert len(children) > 10 * STOP_ROWS
     live = children[_features.winners(children) == 0]
-    first = chance_expand(rules, live[:STOP_ROWS]).children  # the first group's children
-    assert search.evaluations == np.count_nonzero(_features.winners(first) == 0) > 0
+    held = database.covers(live)
+    first = chance_expand(rules, live[~held][:STOP_ROWS]).children  # the first group's
+    assert held.any()
+    assert search.evaluations == held_roots.sum() + held.sum() + np.count_nonzero(
+        _features.winners(first) == 0) > 0
 
 
 def test_labels_are_the_same_however_split(monkeypatch):

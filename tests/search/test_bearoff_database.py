@@ -98,15 +98,13 @@ def test_entries_satisfy_the_exact_recursion_on_the_reference_turns_L8_S7(db, ru
         assert np.allclose(equities, expected[1:], atol=1e-4)
 
 
-gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn (the test extra) ships GNU "
-                                                   "Backgammon's two-sided database")
-
-
 def test_every_entry_equals_gnubgs_two_sided_database(db):
     # gnubg_ts0.bd: 6 points x 6 checkers, 4 uint16 an entry (cubeless equity; cubeful money
     # equities with the cube owned, centred, the other side's: CFMONEY's order), entry
     # nUs * n + nThem, a side ranked as PositionBearoff ranks it (ours of the counts read
     # from point 6 down); all 851,929 entries with both sides on the board
+    gnubg_nn = pytest.importorskip(
+        "gnubg_nn", reason="gnubg-nn (the test extra) ships GNU Backgammon's two-sided database")
     path = Path(gnubg_nn.__file__).parent / "data" / "gnubg_ts0.bd"
     raw = path.read_bytes()
     assert raw[:16] == b"gnubg-TS-06-06-1"
@@ -245,3 +243,27 @@ def test_the_build_command_writes_the_file_and_says_what_it_cost(tmp_path, capsy
     assert bearoff.load(out).checkers == 3
     assert main(["bearoff-build", "--checkers", "13", "--out", str(out)]) == 2
     assert "between 1 and 12" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_a_search_stops_where_the_database_holds_the_position_T5(db, game):
+    # a held position's value at any plies is its entry (the recursion the database solved):
+    # the search values it at 0 ply and expands nothing below it, cubeless and in money play
+    from fastnardy.search.cubeful import Cube
+    from fastnardy.search.tree import Search
+
+    rng = np.random.default_rng(11)
+    rows = encode([position(Rules.of(game), home(rng, 6), home(rng, 6)) for _ in range(20)])
+    exact_win, equities = db.values(rows)
+    search = Search(Rules.of(game), Evaluator.load(game), None)
+    for plies in (1, 2):
+        before = search.evaluations
+        assert np.allclose(search.values(rows, plies), 2 * exact_win - 1, atol=2e-6)
+        assert search.evaluations - before == len(rows)
+        seen, _ = search.cube_equities(rows, [Cube()] * len(rows), plies)
+        assert np.allclose(seen[:, 0], equities[:, 0], atol=1e-12)  # no double, centred
+        assert np.allclose(seen[:, 1], 2 * equities[:, 2], atol=1e-12)  # double, take
+    unheld = Search(Rules.of(game), Evaluator.load(game, bearoff=False), None)
+    before = unheld.evaluations
+    unheld.values(rows, 1)
+    assert unheld.evaluations - before > 10 * len(rows)

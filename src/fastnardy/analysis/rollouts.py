@@ -271,10 +271,9 @@ def _cube_games(rules: Rules, bot: Player, row: npt.NDArray[np.int8], start: Cub
     for turn in range(MAX_GAME_TURNS):
         at = np.flatnonzero(live)
         if database is not None and len(at):
-            held = at[database.covers(rows[at])]
-            if len(held):
-                equities = database.values(rows[held])[1]
-                for i, seen in zip(held, equities):
+            covered, _, equities = database.lookup(rows[at])
+            if len(equities):
+                for i, seen in zip(at[covered], equities):
                     points[i] = (1.0 if mine[i] else -1.0) * value[i] * _settled(
                         cube_of(int(i)), seen, turn > 0)
                     live[i] = False

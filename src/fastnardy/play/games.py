@@ -83,9 +83,10 @@ def play(rules: Rules, rows: npt.ArrayLike, first: npt.ArrayLike,
         live[ended] = False
         if settle is not None:
             going = at[~won]
-            held = going[settle.covers(board[going])]
+            covered, wins, _ = settle.lookup(board[going])
+            held = going[covered]
             if len(held):
-                value = 2.0 * settle.values(board[held])[0] - 1.0  # to the side to move
+                value = 2.0 * wins - 1.0  # to the side to move
                 points[held] = np.where(zero[held], -value, value)
                 played[held] = turn + 1
                 live[held] = False

@@ -313,29 +313,28 @@ class Database:
     def covers(self, rows: object) -> npt.NDArray[np.bool_]:
         """For each board row (N, 50), mover first: whether the database holds it (each side
         1 to ``checkers`` checkers, all on its points 1 to 6, none on the bar)."""
-        board = checks.rows(rows)
-        counts = board.astype(np.int16)
-        half = ROW_WIDTH // 2
-        mover, other = counts[:, :half], counts[:, half:]
-        found: npt.NDArray[np.bool_] = np.ones(len(board), dtype=bool)
-        for side in (mover, other):
-            home = side[:, :HOME_POINTS].sum(axis=1)
-            found &= ((side[:, HOME_POINTS:].sum(axis=1) == 0) & (home >= 1)
-                      & (home <= self.checkers))
+        found: npt.NDArray[np.bool_] = self.table.entries(checks.rows(rows)) >= 0
         return found
 
     def entries(self, rows: object) -> npt.NDArray[np.int64]:
         """The entry of each board row (N, 50) the database holds (InvalidPositionError
         for one it does not)."""
-        board = checks.rows(rows)
-        covered = self.covers(board)
-        if not covered.all():
+        found: npt.NDArray[np.int64] = self.table.entries(checks.rows(rows))
+        if (found < 0).any():
             raise InvalidPositionError(
-                f"row {int(np.argmin(covered))} is not a bear-off of 1 to {self.checkers} "
+                f"row {int(np.argmax(found < 0))} is not a bear-off of 1 to {self.checkers} "
                 f"checkers a side, all home: the database does not hold it")
-        half = ROW_WIDTH // 2
-        return (_rank(board[:, :HOME_POINTS]) * self.size
-                + _rank(board[:, half:half + HOME_POINTS]))
+        return found
+
+    def lookup(self, rows: object) -> Tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64],
+                                            npt.NDArray[np.float64]]:
+        """Which board rows (N, 50) the database holds, and their :meth:`values` (those of
+        the rows it holds, in order): one pass over the rows."""
+        found = self.table.entries(checks.rows(rows))
+        held: npt.NDArray[np.bool_] = found >= 0
+        entries = found[held]
+        return (held, self.wins[entries] / _bearoff.WIN_SCALE,
+                self.cubeful[entries] / _bearoff.EQUITY_SCALE)
 
     def values(self, rows: object) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The win chance (N,) and the cubeful money equities (N, 3: :data:`EQUITIES`) of

@@ -21,7 +21,8 @@ fed to it.
   m_win and m_lose the chances after winning and losing the stake (gnubg's ``mwc2eq``).
 * Where the evaluator holds a two-sided bear-off database (:mod:`fastnardy.search.bearoff`)
   and the cube is a money cube of geometric stakes, the search takes the database's exact
-  money equities in place of the model's (:func:`exact_money`), as gnubg does.
+  money equities in place of the model's (:func:`exact_money`), as gnubg does; in a match
+  the model reads the database's exact win chance.
 * :func:`cube_action` decides at 0 ply from given outputs; at 1 ply or more the search
   values the cube (:meth:`fastnardy.search.tree.Search.cubeful`, as gnubg does: each roll's
   best turn for the side to move, the opponent's proper cube action at every node below).
@@ -647,20 +648,18 @@ def under(p: npt.NDArray[np.float64], x: npt.NDArray[np.float64],
                      for s in states], axis=1)
 
 
-def exact_money(values: npt.NDArray[np.float64], rows: npt.NDArray[np.int8],
-                states: Sequence[Optional[Cube]], database: Database) -> None:
-    """In place: the money values (per stake) of the rows ``database`` holds, under each
-    state of geometric stakes (C3), are its exact equities if the mover does not double now
-    (centred, owned, the other side's), instead of the model's: as gnubg reads its
-    two-sided database (``CFMONEY``). A match keeps the model, on the database's exact
-    win chance."""
-    held = database.covers(rows)
-    if not held.any():
-        return
-    _, equities = database.values(rows[held])
+def exact_money(rows: npt.NDArray[np.int8], states: Sequence[Optional[Cube]],
+                database: Database) -> Tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
+    """The rows ``database`` holds and their money values (per stake) under each of
+    ``states`` (money cubes of geometric stakes, C3; 0 for None): its exact equities if the
+    mover does not double now (centred, owned, the other side's), as gnubg reads its
+    two-sided database (``CFMONEY``) in place of the model. (held (N,), values (held, S))."""
+    held, _, equities = database.lookup(rows)
+    values = np.zeros((len(equities), len(states)))
     for i, state in enumerate(states):
-        if state is not None and state.length == 0 and state.stakes == "geometric":
-            values[held, i] = equities[:, OWNERS.index(state.owner)]
+        if state is not None:
+            values[:, i] = equities[:, OWNERS.index(state.owner)]
+    return held, values
 
 
 def decide(values: npt.NDArray[np.float64], states: Sequence[Optional[Cube]],

@@ -213,6 +213,9 @@ class _Cubes:
         self.states: List[Optional[Cube]] = []  # each cube's no double, then double, take
         for cube in self.cubes:
             self.states += [cube, cube.taken() if (not top and cube.may_offer) else None]
+        # the bear-off database's money equities value its positions (geometric stakes, C3)
+        self.exact_money = self.table is None and all(
+            s is None or s.stakes == "geometric" for s in self.states)
 
     def below(self) -> "_Cubes":
         """The children's cubes: each state's, turned to the opponent, who decides."""
@@ -228,10 +231,14 @@ class _Cubes:
         assert search.evaluator is not None
         p, x, over = leaves_of(self.rules, search.evaluator, rows)
         search.evaluations += int((~over).sum())
-        values = under(p, x, self.states, self.table)
         database = getattr(search.evaluator, "bearoff", None)
-        if self.table is None and database is not None:
-            exact_money(values, rows, self.states, database)
+        if database is None or not self.exact_money:
+            return decide(under(p, x, self.states, self.table), self.states, self.table), p
+        values = np.empty((len(rows), len(self.states)))
+        held, exact = exact_money(rows, self.states, database)
+        values[held] = exact
+        if not held.all():
+            values[~held] = under(p[~held], x[~held], self.states, self.table)
         return decide(values, self.states, self.table), p
 
     exact = leaf  # a finished game's outputs are exact, its efficiency 0: the score
@@ -442,16 +449,36 @@ class Search:
         """The one recursion: the values of rows under ``way`` at ``plies``, with the
         outputs of their line when ``way`` carries them (else None)."""
         finished = _features.winners(rows) != 0
-        if not finished.any():
+        held = self._held(rows, plies, way)
+        if not finished.any() and not held.any():
             return self._live(rows, plies, level, way, stop)
         values = np.empty((len(rows),) + way.shape)
-        values[finished], done = way.exact(self, rows[finished])
-        values[~finished], alive = self._live(rows[~finished], plies, level, way, stop)
-        if alive is None or done is None:
-            return values, None
-        out = np.empty((len(rows), len(OUTPUTS)))
-        out[finished], out[~finished] = done, alive
+        out: Optional[Values] = np.empty((len(rows), len(OUTPUTS)))
+        live = ~(finished | held)
+        parts: Tuple[Tuple[npt.NDArray[np.bool_], Callable[[], _Searched]], ...] = (
+            (finished, lambda: way.exact(self, rows[finished])),
+            (held, lambda: way.leaf(self, rows[held])),
+            (live, lambda: self._live(rows[live], plies, level, way, stop)))
+        for part, searched in parts:
+            if not part.any():
+                continue
+            found, seen = searched()
+            values[part] = found
+            if seen is None:
+                out = None
+            elif out is not None:
+                out[part] = seen
         return values, out
+
+    def _held(self, rows: npt.NDArray[np.int8], plies: int, way: _Way) -> npt.NDArray[np.bool_]:
+        """The rows whose value at any plies is their value at 0 ply: those the evaluator's
+        bear-off database holds (exact), cubeless or in money play (a match's cube keeps
+        the model, searched)."""
+        database = getattr(self.evaluator, "bearoff", None)
+        if plies == 0 or database is None or not getattr(way, "exact_money", True):
+            return np.zeros(len(rows), dtype=bool)
+        found: npt.NDArray[np.bool_] = database.lookup(rows)[0]
+        return found
 
     def _live(self, rows: npt.NDArray[np.int8], plies: int, level: int, way: _Way,
               stop: Optional[Flag]) -> _Searched:
