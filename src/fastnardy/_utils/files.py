@@ -32,7 +32,7 @@ def name(path: object) -> str:
     return named
 
 
-def write_whole(path: Path, *parts: bytes) -> None:
+def write_whole(path: Path, *parts: Union[bytes, memoryview]) -> None:
     """Write ``parts`` one after another to ``path``, whole or not at all: FastNardyError
     (naming the file and the system's reason) when it cannot, the old file untouched."""
     target = name(path)

@@ -272,6 +272,7 @@ _VERSION = 1
 _HEADER_BYTES = 64  # magic (32 bytes, zero-padded), version and checkers (uint32 each), zeros
 _WEIGHTS = _ROLL_OUTCOMES.astype(np.float64)
 _SAVE_SECONDS = 10.0  # a build's progress is kept on disk at least this often
+_STORE_SLICE = 1 << 20  # entries converted to the stored arrays at a time
 # the entry's values while building (_bearoff.BO_VALUES)
 _VALUES = 4
 # the cubeful money equities, in stored order (the module docstring)
@@ -462,8 +463,8 @@ def build(checkers: int, path: Optional[_files.Path] = None,
                 if time.monotonic() - saved > _SAVE_SECONDS:
                     _keep(values, marker, checkers, done)
                     saved = time.monotonic()
-        except BaseException:
-            _keep(values, marker, checkers, done)
+        except BaseException:  # the pages written are the file's (shared): no flush waited on
+            _keep(values, marker, checkers, done, flush=False)
             raise
         try:
             wins, cubeful = _stored(values)
@@ -472,7 +473,8 @@ def build(checkers: int, path: Optional[_files.Path] = None,
                                      f"memory here: build a smaller one") from None
         header = (_MAGIC.ljust(32, b"\0") + np.array([_VERSION, checkers], "<u4").tobytes())
         _files.write_whole(target, header.ljust(_HEADER_BYTES, b"\0"),
-                           wins.astype("<u4").tobytes(), cubeful.astype("<i2").tobytes())
+                           wins.astype("<u4", copy=False).data,
+                           cubeful.astype("<i2", copy=False).data)
         del values
         for leftover in (marker, partial, target.with_name(target.name + ".lock")):
             leftover.unlink(missing_ok=True)
@@ -525,13 +527,19 @@ def _children(positions: npt.NDArray[np.int8]) -> Children:
 
 def _stored(values: npt.NDArray[np.float64]) -> Tuple[npt.NDArray[np.uint32],
                                                       npt.NDArray[np.int16]]:
-    """The stored arrays (read-only) of a build's float64 values."""
+    """The stored arrays (read-only) of a build's float64 values, made a slice at a time
+    (no float64 temporary the size of the database)."""
     entries = values.reshape(-1, _VALUES)
-    wins = np.rint(entries[:, 0] * _bearoff.WIN_SCALE).astype(np.uint32)
-    cubeful = np.rint(entries[:, 1:] * _bearoff.EQUITY_SCALE).astype(np.int16).reshape(-1)
-    for array in (wins, cubeful):
+    wins = np.empty(len(entries), dtype=np.uint32)
+    cubeful = np.empty((len(entries), len(EQUITIES)), dtype=np.int16)
+    for start in range(0, len(entries), _STORE_SLICE):
+        part = entries[start:start + _STORE_SLICE]
+        wins[start:start + len(part)] = np.rint(part[:, 0] * _bearoff.WIN_SCALE)
+        cubeful[start:start + len(part)] = np.rint(part[:, 1:] * _bearoff.EQUITY_SCALE)
+    flat = cubeful.reshape(-1)
+    for array in (wins, flat):
         array.setflags(write=False)
-    return wins, cubeful
+    return wins, flat
 
 
 def _resumed(marker: Path, partial: Path, checkers: int, size: int) -> int:
@@ -546,7 +554,10 @@ def _resumed(marker: Path, partial: Path, checkers: int, size: int) -> int:
     return levels if fits and 0 <= levels <= 2 * HOME_POINTS * checkers + 1 else 0
 
 
-def _keep(values: np.memmap, marker: Path, checkers: int, levels: int) -> None:
-    """Keep a build's progress: its values flushed, then the marker naming the levels done."""
-    values.flush()
+def _keep(values: np.memmap, marker: Path, checkers: int, levels: int,
+          flush: bool = True) -> None:
+    """Keep a build's progress: its values flushed to disk (a machine's crash keeps them
+    too), then the marker naming the levels done."""
+    if flush:
+        values.flush()
     _files.write_whole(marker, json.dumps({"checkers": checkers, "levels": levels}).encode())
