@@ -277,6 +277,8 @@ _STORE_SLICE = 1 << 20  # entries converted to the stored arrays at a time
 _VALUES = 4
 # the cubeful money equities, in stored order (the module docstring)
 EQUITIES = ("centred", "owned", "theirs")
+_NONE = np.zeros(0)  # no rows' values (read-only)
+_NONE.setflags(write=False)
 
 
 class Database:
@@ -331,8 +333,16 @@ class Database:
                                             npt.NDArray[np.float64]]:
         """Which board rows (N, 50) the database holds, and their :meth:`values` (those of
         the rows it holds, in order): one pass over the rows."""
-        found = self.table.entries(checks.rows(rows))
+        return self._lookup(checks.rows(rows))
+
+    def _lookup(self, rows: npt.NDArray[np.int8]) -> Tuple[npt.NDArray[np.bool_],
+                                                            npt.NDArray[np.float64],
+                                                            npt.NDArray[np.float64]]:
+        """:meth:`lookup` of checked rows (the search's)."""
+        found = self.table.entries(rows)
         held: npt.NDArray[np.bool_] = found >= 0
+        if not held.any():
+            return held, _NONE, _NONE.reshape(0, len(EQUITIES))
         entries = found[held]
         return (held, self.wins[entries] / _bearoff.WIN_SCALE,
                 self.cubeful[entries] / _bearoff.EQUITY_SCALE)

@@ -73,8 +73,8 @@ from ..batch import (PROBABILITY, chance_expand, encode, expand, keys_from_rows,
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError, integer
 from ..position import Position, Turn
 from ..rules import Rules
-from .cubeful import (Cube, cubes_of, decide, exact_money, leaves_of, normalised, offered,
-                      offers, under)
+from .cubeful import (BEAROFF_EFFICIENCY, Cube, cubes_of, decide, exact_money, leaves_of,
+                      normalised, offered, offers, under)
 from .inputs import ENCODINGS, features
 from .met import MatchEquityTable
 from .network import OUTPUTS, Evaluator, equity, exact_rows, flip
@@ -232,10 +232,13 @@ class _Cubes:
         p, x, over = leaves_of(self.rules, search.evaluator, rows)
         search.evaluations += int((~over).sum())
         database = getattr(search.evaluator, "bearoff", None)
-        if database is None or not self.exact_money:
+        # a bear-off (every checker home) has the bear-off efficiency: none, no lookup
+        if database is None or not self.exact_money or not (x == BEAROFF_EFFICIENCY).any():
+            return decide(under(p, x, self.states, self.table), self.states, self.table), p
+        held, exact = exact_money(rows, self.states, database)
+        if not len(exact):
             return decide(under(p, x, self.states, self.table), self.states, self.table), p
         values = np.empty((len(rows), len(self.states)))
-        held, exact = exact_money(rows, self.states, database)
         values[held] = exact
         if not held.all():
             values[~held] = under(p[~held], x[~held], self.states, self.table)
@@ -477,7 +480,7 @@ class Search:
         database = getattr(self.evaluator, "bearoff", None)
         if plies == 0 or database is None or not getattr(way, "exact_money", True):
             return np.zeros(len(rows), dtype=bool)
-        found: npt.NDArray[np.bool_] = database.lookup(rows)[0]
+        found: npt.NDArray[np.bool_] = database.table.entries(rows) >= 0
         return found
 
     def _live(self, rows: npt.NDArray[np.int8], plies: int, level: int, way: _Way,
