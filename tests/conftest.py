@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from typing import List
 
+import numpy as np
 import pytest
 
 from fastnardy import Position, Rules
@@ -54,6 +55,25 @@ def _board(spec: dict) -> tuple:
     for p, n in spec.items():
         board[p - 1] = n
     return tuple(board)
+
+
+def bearoff_home(rng, most: int) -> list:
+    """1 to ``most`` checkers on the points 1 to 6 (a numpy Generator's draw)."""
+    points = rng.integers(0, 6, size=int(rng.integers(1, most + 1)))
+    return np.bincount(points, minlength=6).tolist()
+
+
+def bear_off(rules: Rules, mover: list, other: list) -> Position:
+    """White (to move) on its home points ``mover``, black on its own ``other``."""
+    return Position.from_points(rules, list(mover) + [0] * 18, list(other) + [0] * 18)
+
+
+@pytest.fixture(scope="session")
+def db():
+    """The two-sided bear-off database the evaluators use (fastnardy.search.bearoff)."""
+    from fastnardy.search import bearoff
+
+    return bearoff.database()
 
 
 def texts(turns) -> list:

@@ -8,25 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastnardy import FastNardyError, Position, Rules, _bearoff, _gamebatch, batch
+from fastnardy import FastNardyError, Rules, _bearoff, _gamebatch, batch
 from fastnardy.batch import encode
 from fastnardy.search import bearoff
 from fastnardy.search.network import Evaluator
 
-
-@pytest.fixture(scope="module")
-def db() -> bearoff.Database:
-    return bearoff.database()
-
-
-def home(rng: np.random.Generator, most: int) -> list:
-    """1 to ``most`` checkers on the points 1 to 6."""
-    points = rng.integers(0, 6, size=int(rng.integers(1, most + 1)))
-    return np.bincount(points, minlength=6).tolist()
-
-
-def position(rules: Rules, mover: list, other: list) -> Position:
-    return Position.from_points(rules, list(mover) + [0] * 18, list(other) + [0] * 18)
+from conftest import bear_off, bearoff_home
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
@@ -36,8 +23,8 @@ def test_rows_keys_and_self_plays_children_read_the_database_alike(db, game):
     rng = np.random.default_rng(7)
     rules = Rules.of(game)
     evaluator = Evaluator.load(game)
-    boards = [position(rules, home(rng, 6), home(rng, 6)) for _ in range(40)]
-    boards += [position(rules, home(rng, 6), home(rng, 9)) for _ in range(10)]
+    boards = [bear_off(rules, bearoff_home(rng, 6), bearoff_home(rng, 6)) for _ in range(40)]
+    boards += [bear_off(rules, bearoff_home(rng, 6), bearoff_home(rng, 9)) for _ in range(10)]
     rows = encode(boards)
     covered = db.covers(rows)
     assert covered.sum() == 40 + sum(sum(b.black_points) <= 6 for b in boards[40:])

@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastnardy import ALL_ROLLS, FastNardyError, InvalidPositionError, Position, Rules
+from fastnardy import ALL_ROLLS, FastNardyError, InvalidPositionError, Rules
 from fastnardy.batch import encode
 from fastnardy.search import bearoff
 from fastnardy.search.network import Evaluator
+
+from conftest import bear_off, bearoff_home
 
 WEIGHTS = {roll: (1 if roll[0] == roll[1] else 2) / 36 for roll in ALL_ROLLS}
 VARIANTS = [Rules.long(), Rules.long(head_rule="blocked", block_rule="opponent_home"),
@@ -26,23 +28,8 @@ VARIANTS = [Rules.long(), Rules.long(head_rule="blocked", block_rule="opponent_h
             Rules.short(), Rules.short(hit_and_hide="forbidden", backgammon=False)]
 
 
-@pytest.fixture(scope="module")
-def db() -> bearoff.Database:
-    return bearoff.database()
-
-
-def home(rng: np.random.Generator, most: int) -> list:
-    """1 to ``most`` checkers on the points 1 to 6."""
-    points = rng.integers(0, 6, size=int(rng.integers(1, most + 1)))
-    return np.bincount(points, minlength=6).tolist()
-
-
-def position(rules: Rules, mover: list, other: list) -> Position:
-    return Position.from_points(rules, list(mover) + [0] * 18, list(other) + [0] * 18)
-
-
 def values(db: bearoff.Database, mover: list, other: list) -> tuple:
-    win, equities = db.values(encode([position(Rules.short(), mover, other)]))
+    win, equities = db.values(encode([bear_off(Rules.short(), mover, other)]))
     return float(win[0]), equities[0]
 
 
@@ -76,8 +63,8 @@ def test_entries_satisfy_the_exact_recursion_on_the_reference_turns_L8_S7(db, ru
     # the database: win to 1e-9 (the stored uint32), equities to 1e-4 (the stored int16)
     rng = np.random.default_rng(rules.code.__hash__() % 2**32)
     for _ in range(12):
-        mover, other = home(rng, db.checkers), home(rng, db.checkers)
-        start = position(rules, mover, other)
+        mover, other = bearoff_home(rng, db.checkers), bearoff_home(rng, db.checkers)
+        start = bear_off(rules, mover, other)
         expected = np.zeros(4)
         for roll in ALL_ROLLS:
             best = np.full(4, -2.0)
@@ -141,7 +128,7 @@ def test_every_entry_equals_gnubgs_two_sided_database(db):
 
 
 def test_the_evaluator_values_a_bear_off_by_the_database_float_and_int16(db):
-    start = position(Rules.short(), [0, 2, 1, 1, 0, 0], [0, 1, 0, 0, 0, 0])
+    start = bear_off(Rules.short(), [0, 2, 1, 1, 0, 0], [0, 1, 0, 0, 0, 0])
     for arithmetic in ("float", "int16"):
         evaluator = Evaluator.load("short", arithmetic=arithmetic)
         assert evaluator.bearoff is db
@@ -216,7 +203,7 @@ def test_a_file_that_is_not_a_whole_database_is_refused(tmp_path):
     with pytest.raises(FastNardyError, match="checkers must be an integer between 1 and 12"):
         bearoff.build(13, tmp_path / "x.bin")
     with pytest.raises(InvalidPositionError, match="does not hold it"):
-        bearoff.load(path).values(encode([position(Rules.short(), [0, 3, 0, 0, 0, 0],
+        bearoff.load(path).values(encode([bear_off(Rules.short(), [0, 3, 0, 0, 0, 0],
                                                    [1, 0, 0, 0, 0, 0])]))
 
 
@@ -253,7 +240,8 @@ def test_a_search_stops_where_the_database_holds_the_position_T5(db, game):
     from fastnardy.search.tree import Search
 
     rng = np.random.default_rng(11)
-    rows = encode([position(Rules.of(game), home(rng, 6), home(rng, 6)) for _ in range(20)])
+    rows = encode([bear_off(Rules.of(game), bearoff_home(rng, 6), bearoff_home(rng, 6))
+                   for _ in range(20)])
     exact_win, equities = db.values(rows)
     search = Search(Rules.of(game), Evaluator.load(game), None)
     for plies in (1, 2):
