@@ -92,9 +92,9 @@ from ..batch import ROW_DTYPE, ROW_WIDTH, expand
 from ..errors import FastNardyError, InvalidPositionError, ResourceLimitError
 from ..rules import Rules
 
-__all__ = ["SIZE", "BearoffTable", "Database", "build", "database", "distribution",
-           "expected_rolls", "file_name", "folder", "index", "indices", "load", "shared",
-           "table"]
+__all__ = ["DEFAULT_CHECKERS", "EQUITIES", "MOST_CHECKERS", "SIZE", "BearoffTable", "Database",
+           "build", "database", "distribution", "expected_rolls", "file_name", "folder",
+           "index", "indices", "load", "shared", "table"]
 
 HOME_POINTS = 6
 MAX_CHECKERS = 15

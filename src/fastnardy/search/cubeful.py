@@ -21,7 +21,7 @@ fed to it.
   m_win and m_lose the chances after winning and losing the stake (gnubg's ``mwc2eq``).
 * Where the evaluator holds a two-sided bear-off database (:mod:`fastnardy.search.bearoff`)
   and the cube is a money cube of geometric stakes, the search takes the database's exact
-  money equities in place of the model's (:func:`exact_money`), as gnubg does; in a match
+  money equities in place of the model's (``exact_money``), as gnubg does; in a match
   the model reads the database's exact win chance.
 * :func:`cube_action` decides at 0 ply from given outputs; at 1 ply or more the search
   values the cube (:meth:`fastnardy.search.tree.Search.cubeful`, as gnubg does: each roll's
