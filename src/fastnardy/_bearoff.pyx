@@ -29,7 +29,7 @@ cdef float LOGIT_BOUND = 80.0
 cdef Py_ssize_t BINOM[21][7]
 
 
-def _fill_binomials():
+cdef void fill_binomials() noexcept:
     cdef int n, j
     for n in range(21):
         for j in range(7):
@@ -40,7 +40,7 @@ def _fill_binomials():
                 BINOM[n][j] = BINOM[n - 1][j - 1] + BINOM[n - 1][j]
 
 
-_fill_binomials()
+fill_binomials()
 
 
 cdef inline Py_ssize_t rank6(const int8_t* home) noexcept nogil:

@@ -213,6 +213,9 @@ def test_database_prefers_the_largest_file_in_the_folder(tmp_path, monkeypatch):
     assert bearoff.folder() == tmp_path
     found = bearoff._default()
     assert found.checkers == 7 and found.path == tmp_path / "bearoff-7.bin"
+    (tmp_path / bearoff.file_name(8)).write_bytes(b"not a database")
+    with pytest.warns(UserWarning, match="bearoff-8.bin is not a fastnardy bear-off database"):
+        assert bearoff._default().checkers == 7  # the broken larger one skipped
     monkeypatch.setenv("FASTNARDY_DATA", str(tmp_path / "empty"))
     assert bearoff._default().checkers == bearoff.DEFAULT_CHECKERS
     assert os.environ["FASTNARDY_DATA"].endswith("empty")

@@ -62,10 +62,11 @@ nardy have the same database.
 Entries are filled a pip level at a time (the two sides' pips summed, 0 to 12 n) by the
 compiled :func:`fastnardy._bearoff.solve` in float64, then stored: the win chance as a
 uint32 (resolution 2.3e-10) and the equities as int16 (1/32767). :func:`build` writes a
-database file (``fastnardy bearoff build``: a progress line, Ctrl-C stops it within a
+database file (``fastnardy bearoff-build``: a progress line, Ctrl-C stops it within a
 level's slice and keeps the levels done, the next build resumes); :func:`load` maps one
 into memory; :func:`database` is the one the evaluators use: the largest in
-:func:`folder`, else the 6-checker one built in memory at the first call (about a second).
+:func:`folder` (a file that does not load is skipped with a warning), else the 6-checker
+one built in memory at the first call (about a third of a second).
 No database ships in the wheel: the 6-checker one is cheaper to build than to download (8
 MB), the larger ones are built once by the command.
 """
@@ -76,6 +77,7 @@ import json
 import os
 import threading
 import time
+import warnings
 from itertools import combinations
 from math import comb
 from operator import index as as_index
@@ -277,8 +279,6 @@ _STORE_SLICE = 1 << 20  # entries converted to the stored arrays at a time
 _VALUES = 4
 # the cubeful money equities, in stored order (the module docstring)
 EQUITIES = ("centred", "owned", "theirs")
-_NONE = np.zeros(0)  # no rows' values (read-only)
-_NONE.setflags(write=False)
 
 
 class Database:
@@ -333,16 +333,8 @@ class Database:
                                             npt.NDArray[np.float64]]:
         """Which board rows (N, 50) the database holds, and their :meth:`values` (those of
         the rows it holds, in order): one pass over the rows."""
-        return self._lookup(checks.rows(rows))
-
-    def _lookup(self, rows: npt.NDArray[np.int8]) -> Tuple[npt.NDArray[np.bool_],
-                                                            npt.NDArray[np.float64],
-                                                            npt.NDArray[np.float64]]:
-        """:meth:`lookup` of checked rows (the search's)."""
-        found = self.table.entries(rows)
+        found = self.table.entries(checks.rows(rows))
         held: npt.NDArray[np.bool_] = found >= 0
-        if not held.any():
-            return held, _NONE, _NONE.reshape(0, len(EQUITIES))
         entries = found[held]
         return (held, self.wins[entries] / _bearoff.WIN_SCALE,
                 self.cubeful[entries] / _bearoff.EQUITY_SCALE)
@@ -412,7 +404,11 @@ def _default() -> Database:
     for checkers in range(MOST_CHECKERS, DEFAULT_CHECKERS - 1, -1):
         path = folder() / file_name(checkers)
         if path.is_file():
-            return load(path)
+            try:
+                return load(path)
+            except FastNardyError as error:  # a cache: the next one serves
+                warnings.warn(f"{error}; the bear-off database there is not used",
+                              stacklevel=3)
     return _in_memory(DEFAULT_CHECKERS)
 
 

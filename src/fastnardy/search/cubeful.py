@@ -650,11 +650,11 @@ def under(p: npt.NDArray[np.float64], x: npt.NDArray[np.float64],
 
 def exact_money(rows: npt.NDArray[np.int8], states: Sequence[Optional[Cube]],
                 database: Database) -> Tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
-    """The checked rows ``database`` holds and their money values (per stake) under each of
+    """The rows ``database`` holds and their money values (per stake) under each of
     ``states`` (money cubes of geometric stakes, C3; 0 for None): its exact equities if the
     mover does not double now (centred, owned, the other side's), as gnubg reads its
     two-sided database (``CFMONEY``) in place of the model. (held (N,), values (held, S))."""
-    held, _, equities = database._lookup(rows)
+    held, _, equities = database.lookup(rows)
     values = np.zeros((len(equities), len(states)))
     for i, state in enumerate(states):
         if state is not None:

@@ -480,7 +480,7 @@ class Search:
         database = getattr(self.evaluator, "bearoff", None)
         if plies == 0 or database is None or not getattr(way, "exact_money", True):
             return np.zeros(len(rows), dtype=bool)
-        found: npt.NDArray[np.bool_] = database.table.entries(rows) >= 0
+        found: npt.NDArray[np.bool_] = database.covers(rows)
         return found
 
     def _live(self, rows: npt.NDArray[np.int8], plies: int, level: int, way: _Way,
