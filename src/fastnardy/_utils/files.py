@@ -34,14 +34,27 @@ def name(path: object) -> str:
 
 def write_whole(path: Path, *parts: Union[bytes, memoryview]) -> None:
     """Write ``parts`` one after another to ``path``, whole or not at all: FastNardyError
-    (naming the file and the system's reason) when it cannot, the old file untouched."""
-    target = name(path)
-    folder = os.path.dirname(os.path.abspath(target))
+    (naming the file and the system's reason) when it cannot, the old file untouched. A
+    symbolic link's target is written, the link kept; a path that holds something other than
+    a regular file (a device such as /dev/null, a FIFO, a socket, a folder) is refused, left
+    as it is."""
+    given = name(path)
+    target = os.path.realpath(given)  # a link's target (which may not exist yet)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise FastNardyError(f"cannot write {given}: {exc.strerror or exc}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise FastNardyError(f"{given} is not a regular file (a device, a FIFO, a socket or a "
+                             f"folder): fastnardy writes files, and leaves it as it is")
+    folder = os.path.dirname(target)
     try:
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".fastnardy-",
                                                  suffix=".tmp")
     except OSError as exc:
-        raise FastNardyError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise FastNardyError(f"cannot write {given}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
             for part in parts:
@@ -53,7 +66,7 @@ def write_whole(path: Path, *parts: Union[bytes, memoryview]) -> None:
         os.replace(temporary, target)
     except OSError as exc:
         _remove(temporary)
-        raise FastNardyError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise FastNardyError(f"cannot write {given}: {exc.strerror or exc}") from None
     except BaseException:
         _remove(temporary)
         raise
