@@ -319,6 +319,33 @@ def test_a_file_that_is_not_a_set_is_refused(tmp_path):
             read_set(str(path))
 
 
+def test_hostile_set_files_are_refused_in_one_line(tmp_path, capsys):
+    """Issue 70 item 3: a set nested 100,000 deep was a RecursionError, dice of 1e308 an
+    OverflowError (tracebacks at the command line), NaN and Infinity equities were taken."""
+    item = {"position": SETS["long"][0].position.to_string(), "dice": list(SETS["long"][0].dice),
+            "class": SETS["long"][0].kind,
+            "candidates": [[c.turn, c.position, c.equity, c.stderr]
+                           for c in SETS["long"][0].candidates]}
+    texts = {"nested": "[" * 100_000 + "]" * 100_000}
+    for name, value in (("dice", [1e308, 5]), ("dice", [True, 5]), ("dice", [7, 1]),
+                        ("equity", float("nan")), ("equity", float("inf")),
+                        ("equity", "0.5")):
+        bad = json.loads(json.dumps(item))
+        if name == "dice":
+            bad["dice"] = value
+        else:
+            bad["candidates"][0][2] = value
+        texts[f"{name} {value!r}"] = json.dumps({"format": 1, "positions": [bad]})
+    for name, text in texts.items():
+        path = tmp_path / "bad.json"
+        path.write_text(text)
+        with pytest.raises(FastNardyError, match="not a benchmark set"):
+            read_set(str(path))
+        assert main(["benchmark-error", "greedy", "--game", "long", "--set", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not a benchmark set" in err and len(err) < 400, name
+
+
 def test_the_command_line_reports_per_class(capsys):
     status = main(["benchmark-error", "greedy", "--game", "long", "--json"])
     document = json.loads(capsys.readouterr().out)

@@ -118,6 +118,48 @@ def test_read_met_refuses_what_is_not_an_explicit_table(tmp_path, text, match):
         read_met(path)
 
 
+def _met_xml(pre: np.ndarray, post: np.ndarray) -> str:
+    rows = "".join("<row>" + "".join(f"<me>{v}</me>" for v in row) + "</row>" for row in pre)
+    return (f'<met><pre-crawford-table type="explicit">{rows}</pre-crawford-table>'
+            f'<post-crawford-table type="explicit"><row>'
+            + "".join(f"<me>{v}</me>" for v in post) + "</row></post-crawford-table></met>")
+
+
+@pytest.mark.parametrize("pre, post, match", [
+    (np.full((3, 3), 0.5), np.full(3, 0.5), "at 2-away 2-away is worth no more"),
+    (np.zeros((3, 3)), np.zeros(3), "at 2-away 1-away is worth no more"),
+    (np.ones((2, 2)), np.array([0.5, 0.25]), "at 1-away 2-away is worth no more"),
+    (np.array([[0.5, 0.7], [0.6, 0.5]]), np.array([0.5, 0.3]), "not monotone"),
+    (np.array([[0.5, 0.7], [0.3, 0.5]]), np.array([0.5, 0.6]), "not monotone"),
+])
+def test_a_degenerate_table_is_refused_at_every_door_C6(tmp_path, capsys, pre, post, match):
+    """Issue 70 item 3: tables of all 0.5, all 0 or not monotone were accepted, and the cube
+    model divided by zero (13 of 44 uses), printed a traceback (eval --met) or decided on
+    NaN (serve --met). A table is refused where it is made: the fewer points a player needs
+    the likelier it wins, and at every score winning a game is worth more than losing it
+    (every shipped and gnubg-data explicit table is)."""
+    with pytest.raises(MatchEquityError, match=match):
+        MatchEquityTable(pre, post)
+    path = tmp_path / "degenerate.xml"
+    path.write_text(_met_xml(pre, post))
+    with pytest.raises(MatchEquityError, match=match):
+        read_met(path)
+    assert main(["eval", "short", "--match", "3", "--met", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("worth no more" in err or "not monotone" in err), err
+
+
+def test_every_explicit_table_of_gnubg_data_and_fastnardy_is_sound():
+    tables = [cubes.shipped_met("long"), cubes.shipped_met("short")]
+    if KAZAROSS.exists():
+        tables += [read_met(path) for path in sorted(KAZAROSS.parent.glob("*.xml"))
+                   if path.name in ("Kazaross-XG2.xml", "Rockwell-Kazaross.xml", "jacobs.xml",
+                                    "ortega.xml", "snowie.xml", "woolsey.xml")]
+    for table in tables:  # each read: the checks passed; re-made, the same table
+        again = MatchEquityTable(table.pre, table.post, table.name)
+        assert np.array_equal(again.pre, table.pre) and again.length == table.length
+
+
 def test_read_met_refuses_large_and_missing_files(tmp_path):
     big = tmp_path / "big.xml"
     big.write_bytes(b"<met>" + b" " * MAX_MET_BYTES + b"</met>")

@@ -38,6 +38,7 @@ bias; compare players on the same set.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import resource
@@ -459,14 +460,22 @@ def _document(game_or_path: str) -> Tuple[Dict[str, Any], str]:
         except OSError as exc:
             raise FastNardyError(f"cannot read {game_or_path}: {exc.strerror}") from None
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_no_constant)
         if not isinstance(document, dict):
             raise ValueError("not a JSON object")
         if document.get("format") != FORMAT:
-            raise ValueError(f"format {document.get('format')!r}, not {FORMAT}")
+            raise ValueError(f"format {shown(repr(document.get('format')))}, not {FORMAT}")
+    except RecursionError:
+        raise FastNardyError(f"{where} is not a benchmark set: its JSON is nested too "
+                             f"deeply") from None
     except ValueError as exc:
         raise FastNardyError(f"{where} is not a benchmark set: {exc}") from None
     return document, where
+
+
+def _no_constant(name: str) -> Any:
+    """JSON's NaN and Infinity, which no equity of a set is."""
+    raise ValueError(f"{name} is not a number of a benchmark set")
 
 
 def rollout_settings(game_or_path: str) -> Optional[Tuple[int, int]]:
@@ -497,10 +506,12 @@ def _positions_of(document: Dict[str, Any], where: str) -> List[BenchmarkPositio
         out = []
         for item in document["positions"]:
             position = Position.from_string(item["position"])
-            dice = (int(item["dice"][0]), int(item["dice"][1]))
+            dice = tuple(item["dice"])
+            if len(dice) != 2 or any(type(d) is not int or not 1 <= d <= 6 for d in dice):
+                raise ValueError(f"dice {shown(repr(item['dice']))}")
             if item["class"] not in CLASSES[position.rules.game]:
-                raise ValueError(f"class {item['class']!r}")
-            candidates = tuple(Candidate(str(t), str(p), float(e), float(s))
+                raise ValueError(f"class {shown(repr(item['class']))}")
+            candidates = tuple(Candidate(str(t), str(p), _number(e), _number(s))
                                for t, p, e, s in item["candidates"])
             if len(candidates) < 2:
                 raise ValueError("fewer than two candidates")
@@ -508,6 +519,13 @@ def _positions_of(document: Dict[str, Any], where: str) -> List[BenchmarkPositio
     except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         raise FastNardyError(f"{where} is not a benchmark set: {exc}") from None
     return out
+
+
+def _number(value: Any) -> float:
+    """A set's equity or standard error: a finite JSON number (not a string, not a bool)."""
+    if type(value) not in (int, float) or not math.isfinite(value) or abs(value) > 64:
+        raise ValueError(f"{shown(repr(value))} is not an equity")
+    return float(value)
 
 
 def header(game: str, per_class: int, games: int, seed: int, played: int,

@@ -754,8 +754,11 @@ def model_met(mars: float, koks: float, length: int = 64, x: float = CONTACT_EFF
             return 1.0 if k <= 0 else float(post[k - 1])
         post[n - 1] = 0.5 if n == 1 else 0.5 * ((1 - mars - koks) * trailer(n - 2)
                                                 + mars * trailer(n - 4) + koks * trailer(n - 6))
-    table = MatchEquityTable(np.zeros((length, length)), post, name)
-    table.pre.setflags(write=True)  # filled in order of the points both still need
+    # filled in order of the points both still need, each entry from those of fewer (a
+    # sound table o / (a + o) stands in for those not made yet; none of them is read)
+    needs = np.arange(1, length + 1, dtype=np.float64)
+    table = MatchEquityTable(needs[None, :] / (needs[:, None] + needs[None, :]), post, name)
+    table.pre.setflags(write=True)
     start = np.array([[0.5, 0.5 * (mars + koks), 0.5 * koks, 0.5 * (mars + koks), 0.5 * koks]])
     xs = np.array([checks.real(x, "x", 0.0, 1.0)])
     for total in range(2, 2 * length + 1):
@@ -765,8 +768,7 @@ def model_met(mars: float, koks: float, length: int = 64, x: float = CONTACT_EFF
             cube = Cube(length=max(a, b), score=(max(a, b) - a, max(a, b) - b),
                         crawford=1 in (a, b))
             table.pre[a - 1, b - 1] = float(_cubeful(start, xs, cube, table)[0])
-    table.pre.setflags(write=False)
-    return table
+    return MatchEquityTable(table.pre, post, name)  # checked whole (C6)
 
 
 def shipped_met(game: object) -> MatchEquityTable:

@@ -48,6 +48,7 @@ class MatchEquityTable:
                 raise MatchEquityError(f"the {which}-Crawford table holds a value outside "
                                        f"[0, 1]")
             array.setflags(write=False)
+        _check_sound(pre_array, post_array)
         self.pre, self.post, self.length = pre_array, post_array, length
         self.name, self.description = str(name), str(description)
 
@@ -73,6 +74,31 @@ class MatchEquityTable:
         if post_crawford and away == 1:
             return 1.0 - float(self.post[other - 1])
         return float(self.pre[away - 1, other - 1])
+
+
+def _check_sound(pre: npt.NDArray[np.float64], post: npt.NDArray[np.float64]) -> None:
+    """C6: the fewer points a player needs, the likelier it wins the match: ``pre``'s rows
+    fall and its columns rise, ``post`` falls; and at every score winning a game at stake 1
+    is worth strictly more than losing it (every larger stake then too: the cube model
+    divides by that difference). MatchEquityError naming the first score that breaks it."""
+    if not ((np.diff(pre, axis=0) <= 0).all() and (np.diff(pre, axis=1) >= 0).all()
+            and (np.diff(post) <= 0).all()):
+        raise MatchEquityError("a match equity table is not monotone: the fewer points a "
+                               "player needs, the likelier it wins (pre's rows fall, its "
+                               "columns rise, post falls)")
+    # the chance before a game at every score, with the ended matches: 1 won, 0 lost
+    chance = np.zeros((len(pre) + 1, len(pre) + 1))
+    chance[0, 1:] = 1.0
+    chance[1:, 1:] = pre
+    gain = chance[:-1, 1:] - chance[1:, :-1]  # [a - 1, o - 1]: after a won less a lost game
+    if (gain <= 0).any() or (post <= 0).any():
+        if (gain <= 0).any():
+            away, other = (int(i) + 1 for i in np.argwhere(gain <= 0)[0])
+        else:
+            away, other = int(np.argmax(post <= 0)) + 1, 1
+        raise MatchEquityError(f"a match equity table where winning a game at {away}-away "
+                               f"{other}-away is worth no more than losing it: the cube's "
+                               f"values are undefined there")
 
 
 def _numbers(element: Any, where: str) -> List[float]:
