@@ -99,9 +99,10 @@ def _check_line(line: object) -> None:
 
 def check_name(name: object, line: int = 0) -> str:
     """A player's name as a record holds it: a non-empty one-line str without surrounding
-    spaces (so that it reads back exactly)."""
+    spaces (so that it reads back exactly: no line break of any kind that ``splitlines``
+    reads, such as U+2028 or U+0085)."""
     if not isinstance(name, str) or not name or name != name.strip() \
-            or any(c in name for c in "\r\n"):
+            or name.splitlines() != [name]:
         raise InvalidRecordError(f"{at_line(line)}a player's name must be non-empty text on one "
                                  f"line without surrounding spaces, not {name!r}")
     return name

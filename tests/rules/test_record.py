@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastnardy import Game, IllegalTurnError, InvalidRecordError, Position, Rules
+from fastnardy import Game, IllegalTurnError, InvalidRecordError, Match, Position, Rules
 from fastnardy.formats.mat import MatGame, is_mat, read_games, read_mat, write_mat
-from fastnardy.record import RecordedCube, GameRecord, RecordedTurn, Win, read_record, write_record
+from fastnardy.record import (RecordedCube, GameRecord, RecordedTurn, Win, check_name, read_record,
+                              write_record)
 
 GNUBG_DATA = Path(__file__).parents[1] / "data" / "gnubg"
 MAT_FILES = sorted(GNUBG_DATA.glob("*.mat"))
@@ -293,3 +294,18 @@ def test_bad_mat_text_raises_only_documented_errors(text):
         write_mat(games)
     except (InvalidRecordError, IllegalTurnError):
         pass
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c",
+                                       "\x1c", "\x1d", "\x1e"])
+def test_a_name_with_any_line_break_is_refused_it_would_not_read_back(separator):
+    """Issue 70 item 7: a name holding a line break that str.splitlines reads (U+2028 and
+    its kin, not only \\r and \\n) was taken, and its record and .mat did not read back."""
+    name = f"al{separator}ice"
+    for make in (lambda: Game("short", seed=1, players=(name, "bob")),
+                 lambda: Match("short", 3, seed=1, players=(name, "bob")),
+                 lambda: check_name(name)):
+        with pytest.raises(InvalidRecordError, match="one line"):
+            make()
+    game = Game("short", seed=1, players=("Алиса", "Боб"))  # any other text reads back
+    assert Game.from_record(game.record()).players == ("Алиса", "Боб")
