@@ -12,6 +12,7 @@ import sys
 import time
 import tracemalloc
 import zipfile
+import os
 from pathlib import Path
 from types import ModuleType
 
@@ -717,13 +718,21 @@ def _header(shape: tuple) -> bytes:
     return buffer.getvalue() + bytes(1024)
 
 
-def test_a_failed_save_leaves_no_file(tmp_path: Path) -> None:
+def test_a_failed_save_leaves_no_file(tmp_path: Path, monkeypatch) -> None:
     net = Evaluator.load("short")
     target = tmp_path / "taken.npz"
-    target.mkdir()  # the rename over it fails
-    with pytest.raises(FastNardyError, match="cannot write"):
+    target.mkdir()  # not a file: refused before anything is written
+    with pytest.raises(FastNardyError, match="not a regular file"):
         net.save(target)
     assert [p.name for p in tmp_path.iterdir()] == ["taken.npz"]
+
+    def refused(source: str, destination: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refused)  # the rename fails once the file is written
+    with pytest.raises(FastNardyError, match="cannot write .*Permission denied"):
+        net.save(tmp_path / "new.npz")
+    assert [p.name for p in tmp_path.iterdir()] == ["taken.npz"]  # the temporary removed
 
 
 def test_trainer_reports_an_unwritable_out_in_one_line(tmp_path: Path, capsys) -> None:

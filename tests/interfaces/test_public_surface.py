@@ -62,7 +62,7 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.analysis.evaluation", "fastnardy.analysis.review",
            "fastnardy.analysis.rollouts", "fastnardy.analysis.page",
            "fastnardy.analysis.benchmarks", "fastnardy.training.labels", "fastnardy.play.duel",
-           "fastnardy.play.games", "fastnardy.play.players") + tuple(
+           "fastnardy.play.games", "fastnardy.play.players", "fastnardy.play.external") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
     name for name, library in (("fastnardy.envs.gymnasium", "gymnasium"),
                                ("fastnardy.envs.pettingzoo", "pettingzoo"))
@@ -100,9 +100,6 @@ NOT_WALKED["fastnardy.play.interactive"] = ("the CLI's play command: a terminal 
 NOT_WALKED["fastnardy.play.gnubg"] = ("GNU Backgammon's engine, whose every call runs gnubg "
                                       "processes (test_gnubg drives it, with a hostile gnubg "
                                       "in test_threads_and_signals)")
-NOT_WALKED["fastnardy.play.external"] = ("GNU Backgammon's external player (serve command): "
-                                         "test_external feeds it bad board lines and plays "
-                                         "gnubg against it")
 for _name in ("analysis", "crosscheck", "options", "perft", "play", "turns"):
     NOT_WALKED[f"fastnardy.cli.{_name}"] = NOT_WALKED["fastnardy.cli"]
 for _name in ("bgsage", "gnubg", "openspiel", "reference"):
@@ -113,6 +110,8 @@ for _name in ("fastnardy.envs.gymnasium", "fastnardy.envs.pettingzoo"):
         NOT_WALKED[_name] = "its library is not installed here (the rl extra)"
 # public names of walked modules left out of the walk
 NOT_WALKED_NAMES = {
+    "fastnardy.play.external.serve": "the serve command's socket server, which runs until "
+    "its games are played (test_external plays gnubg against it, with bad board lines)",
     "fastnardy.play.players.GnubgPlayer": NOT_WALKED["fastnardy.play.gnubg"] + ": the "
     "player holds that engine, made by its constructor (a missing gnubg is an EngineError)",
 }

@@ -25,7 +25,7 @@ from __future__ import annotations
 import socket
 from typing import List, NamedTuple, Optional, Tuple
 
-
+from .. import checks
 from ..basics import BLACK, WHITE
 from ..batch import encode
 from ..errors import FastNardyError
@@ -76,6 +76,10 @@ class FibsBoard(NamedTuple):
 def read_board(line: str) -> FibsBoard:
     """A FIBS board line (module docstring); FastNardyError names what does not read, and
     a board that is no legal position raises InvalidPositionError (T7)."""
+    line = checks.text(line, "a FIBS board line")
+    if len(line) > MAX_LINE:
+        raise FastNardyError(f"a FIBS board line is at most {MAX_LINE:,} characters, not "
+                             f"{len(line):,}")
     fields = line.strip().strip("\0").split(":")
     if len(fields) < 52 or fields[0] != "board":
         raise FastNardyError(f"not a FIBS board line: {line[:60]!r}")
@@ -116,6 +120,10 @@ def _move_text(turn: Turn) -> str:
 def answer(line: str, bot: Player, met: Optional[MatchEquityTable] = None) -> str:
     """The bot's answer to one FIBS board line (module docstring); ``met`` the match's
     table (fastnardy's own of short nardy unless given)."""
+    if not isinstance(bot, Player):
+        raise FastNardyError(f"bot must be a fastnardy.play.players.Player, not {bot!r}")
+    if met is not None and not isinstance(met, MatchEquityTable):
+        raise FastNardyError(f"met must be a MatchEquityTable or None, not {met!r}")
     board = read_board(line)
     rules = Rules.short()
     cube = board.cube._replace(met=met)
