@@ -452,14 +452,22 @@ class Match:
         self._seed = secrets.randbits(64) if seed is None else checks.number(seed, "seed", 0)
         self._players = players
         self._games: List[Game] = []
+        # the totals of the first n games, n, white's, black's (every game but the last is
+        # over, C6: its outcome is final)
+        self._banked = (0, 0, 0)
         self._crawford: Optional[int] = None  # the number of the Crawford game, once played
         self._start_game()
 
     def _start_game(self) -> None:
-        number = len(self._games)
-        game = Game(self._rules, self._seed, players=self._players, stream=number)
+        self._bank()
+        game = Game(self._rules, self._seed, players=self._players, stream=len(self._games))
         self._prepare(game)
         self._games.append(game)
+
+    def _bank(self) -> None:
+        """Before a game begins: the totals of the games so far (each over, C6), kept, so
+        that :attr:`score` reads one game, not all of them."""
+        self._banked = (len(self._games), *self.score)
 
     def _prepare(self, game: Game) -> None:
         """A new game of the match: not money play (C8), and no offers in the Crawford game
@@ -493,6 +501,7 @@ class Match:
         match._rules, match._length = first.rules, record.length
         match._seed = secrets.randbits(64) if seed is None else checks.number(seed, "seed", 0)
         match._players, match._games, match._crawford = first.players, [], None
+        match._banked = (0, 0, 0)
         for number, game_record in enumerate(record.games, 1):
             if match._games and not match.game.is_over():
                 raise InvalidRecordError(f"C6: game {number} begins before game "
@@ -504,6 +513,7 @@ class Match:
             if game_record.start is not None:
                 raise InvalidRecordError(f"T6: game {number} of a match begins with its "
                                          f"opening throw, not a start position")
+            match._bank()
             match._games.append(Game._replayed(game_record, match._seed, number - 1,
                                                match._prepare))
         return match
@@ -526,8 +536,9 @@ class Match:
     @property
     def score(self) -> Tuple[int, int]:
         """The totals of the finished games (C6): (white's, black's)."""
-        totals = [0, 0]
-        for game in self._games:
+        banked, white, black = self._banked
+        totals = [white, black]
+        for game in self._games[banked:]:  # the last game, once it has begun
             outcome = game.outcome()
             if outcome is not None:
                 totals[outcome.winner == BLACK] += outcome.points
