@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from pathlib import Path
 
@@ -218,7 +217,12 @@ def test_database_prefers_the_largest_file_in_the_folder(tmp_path, monkeypatch):
         assert bearoff._default().checkers == 7  # the broken larger one skipped
     monkeypatch.setenv("FASTNARDY_DATA", str(tmp_path / "empty"))
     assert bearoff._default().checkers == bearoff.DEFAULT_CHECKERS
-    assert os.environ["FASTNARDY_DATA"].endswith("empty")
+    monkeypatch.delenv("FASTNARDY_DATA")  # then the cache folder, then ~/.cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert bearoff.folder() == tmp_path / "cache" / "fastnardy"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert bearoff.folder() == tmp_path / "home" / ".cache" / "fastnardy"
 
 
 def test_the_build_command_writes_the_file_and_says_what_it_cost(tmp_path, capsys):
