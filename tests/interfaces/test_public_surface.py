@@ -33,7 +33,7 @@ import operator
 import pkgutil
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Tuple, Type
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Type
 from unittest.mock import patch
 
 import numpy as np
@@ -543,31 +543,16 @@ GARBAGE = st.one_of(
 )
 
 
-def _long_depth(value: Any) -> bool:
-    """A depth that is right but deep: perft would run for minutes (the walk's right depths
-    are 0 and 1)."""
-    try:
-        return not isinstance(value, bool) and 2 <= operator.index(value) <= 64
-    except TypeError:
-        return False
-
-
-def _many_games(value: Any) -> bool:
-    """A number of games that is right but large: self-play would run for seconds or more
-    (the walk's right numbers are 0 and 3)."""
-    try:
-        return not isinstance(value, bool) and operator.index(value) >= 100
-    except TypeError:
-        return False
-
-
-def _deep_search(value: Any) -> bool:
-    """A number of plies that is right but deep: a full-width 2-ply search of the walk's
-    boards takes seconds (the walk's right numbers are 0 and 1)."""
-    try:
-        return not isinstance(value, bool) and operator.index(value) >= 2
-    except TypeError:
-        return False
+def _integer_in(low: int, high: Optional[int] = None) -> Callable[[Any], bool]:
+    """Whether a value is an integer (not a bool) from ``low`` to ``high`` (no bound when
+    None): right, but long work for the walk."""
+    def long_work(value: Any) -> bool:
+        try:
+            number = operator.index(value)
+        except TypeError:
+            return False
+        return not isinstance(value, bool) and low <= number and (high is None or number <= high)
+    return long_work
 
 
 def _a_file_name(value: Any) -> bool:
@@ -576,37 +561,20 @@ def _a_file_name(value: Any) -> bool:
     return isinstance(value, str)
 
 
-def _long_match(value: Any) -> bool:
-    """A match length that is right but long: Python Games played one turn at a time (the
-    walk's right lengths are 0, 1 and 3)."""
-    try:
-        return not isinstance(value, bool) and operator.index(value) >= 4
-    except TypeError:
-        return False
-
-
-def _a_set_size(value: Any) -> bool:
-    """A benchmark set's positions a class: every right one builds a set (seconds to minutes;
-    tests/analysis/test_benchmark_sets.py builds small ones), so the walk gives only wrong ones."""
-    try:
-        return not isinstance(value, bool) and operator.index(value) >= 1
-    except TypeError:
-        return False
-
-
-def _many_checkers(value: Any) -> bool:
-    """A bear-off database's checkers that is right but large: its build takes seconds to
-    minutes and gigabytes (the walk's right ones are 1 to 3)."""
-    try:
-        return not isinstance(value, bool) and operator.index(value) >= 4
-    except TypeError:
-        return False
-
-
-LONG_WORK = {"depth": _long_depth, "per_class": _a_set_size, "n_games": _many_games, "n": _many_games,
-             "checkers": _many_checkers,
-             "num_envs": _many_games, "games": _many_games, "matches": _many_games,
-             "length": _long_match, "plies": _deep_search, "checkpoint": _a_file_name}
+# the values of a parameter that are right but long work, by its name; the walk draws none
+_MANY_GAMES = _integer_in(100)  # self-play for seconds or more (the walk's: 0 and 3)
+LONG_WORK = {
+    "depth": _integer_in(2, 64),  # perft for minutes (the walk's depths: 0 and 1)
+    # every right one builds a benchmark set, seconds to minutes (test_benchmark_sets
+    # builds small ones): the walk gives only wrong ones
+    "per_class": _integer_in(1),
+    "n_games": _MANY_GAMES, "n": _MANY_GAMES, "num_envs": _MANY_GAMES, "games": _MANY_GAMES,
+    "matches": _MANY_GAMES,
+    # a bear-off database's build: seconds to minutes and gigabytes (the walk's: 1 to 3)
+    "checkers": _integer_in(4),
+    "length": _integer_in(4),  # Python Games one turn at a time (the walk's: 0, 1 and 3)
+    "plies": _integer_in(2),  # a full-width 2-ply search, seconds (the walk's: 0 and 1)
+    "checkpoint": _a_file_name}
 
 
 def _argument(name: str, entry: str) -> st.SearchStrategy[Any]:
