@@ -60,3 +60,34 @@ def test_solve_refuses_arrays_that_do_not_fit():
         _bearoff.Table(np.zeros(1, np.uint32), np.zeros(3, np.int16), 15)
     with pytest.raises(FastNardyError, match="uint32"):
         _bearoff.Table(np.zeros(2, np.uint32), np.zeros(3, np.int16), 1)
+
+
+def test_one_database_serves_threads_at_once(db):
+    # the evaluators' database is read-only and shared: two threads valuing bear-offs and
+    # other boards with one evaluator, rows and keys, get what one thread gets
+    import threading
+
+    rng = np.random.default_rng(3)
+    evaluator = Evaluator.load("short")
+    boards = [bear_off(Rules.short(), bearoff_home(rng, 6), bearoff_home(rng, 9))
+              for _ in range(400)]
+    rows, keys = encode(boards), encode(boards, keys=True)
+    assert 0 < db.covers(rows).sum() < len(rows)
+    expected = evaluator.evaluate(rows, probabilities=True)
+    results, errors = [], []
+
+    def work() -> None:
+        try:
+            for _ in range(50):
+                results.append(evaluator.evaluate(rows, probabilities=True))
+                results.append(evaluator.evaluate(keys, probabilities=True))
+        except BaseException as error:  # reported below, not lost in the thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(results) == 200
+    assert all(np.array_equal(result, expected) for result in results)
