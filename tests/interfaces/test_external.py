@@ -34,13 +34,13 @@ def board_line(counts, turn=1, dice=(0, 0), cube=1, first_may=1, second_may=1, d
     return ":".join(map(str, fields))
 
 
-def served(setting=None):
+def served(setting=None, **options):
     """external.serve of ``setting``'s player on a free port in a thread: the listener, its
-    port, the thread and the dict that gets the lines served once the connection closes."""
+    port, the thread and the dict that gets what was served once the connections end."""
     listener = socket.create_server(("127.0.0.1", 0))
     done: dict = {}
     thread = threading.Thread(target=lambda: done.setdefault(
-        "lines", external.serve(ready=listener, setting=setting)), daemon=True)
+        "served", external.serve(ready=listener, setting=setting, **options)), daemon=True)
     thread.start()
     return listener, listener.getsockname()[1], thread, done
 
@@ -135,7 +135,7 @@ def test_the_server_answers_errors_as_gnubg_reads_them(setting):
     thread.join(10)
     listener.close()
     assert "/" in first and second.startswith("Error (not a FIBS board")
-    assert done["lines"] == [START, "nonsense"]
+    assert done["served"] == external.Served(games=1, decisions=1, errors=1)
     with player(setting, "short") as bot:  # the player of the setting served (net:0 if None)
         assert first.strip() == external.answer(START, bot)
 
@@ -165,8 +165,7 @@ def test_gnubg_plays_a_match_against_the_served_network():
     out = result.stdout
     assert "wins the match" in out or "wins a" in out
     assert "Warning" not in out and "Error (" not in out, out[-2000:]
-    lines = done["lines"]
-    assert len(lines) >= 10 and all(line.startswith("board:") for line in lines)
+    assert done["served"].decisions >= 10 and done["served"].errors == 0
 
 
 def test_the_serve_command_prints_its_address_and_serves(tmp_path):
@@ -186,7 +185,7 @@ def test_the_serve_command_prints_its_address_and_serves(tmp_path):
                 assert b"/" in answers.readline()
         rest = server.stdout.read()
         assert server.wait(timeout=60) == 0
-    assert "served 1 decisions" in rest
+    assert "served 1 decisions in 1 games" in rest
 
 
 @pytest.mark.parametrize("argv", [["serve", "--port", "99999"], ["serve", "--port", "x"]])
@@ -204,3 +203,117 @@ def test_the_crawford_flag_counts_only_when_one_player_needs_1_C7():
     assert not external.read_board(":".join(fields)).cube.crawford
     fields[4] = "0"  # 0-2 of 3: the Crawford game
     assert external.read_board(":".join(fields)).cube.crawford
+
+
+def _exchange(port, payload, answers=1):
+    """Send ``payload`` to the server and read ``answers`` lines back."""
+    with socket.create_connection(("127.0.0.1", port)) as client:
+        client.sendall(payload)
+        with client.makefile("rb") as stream:
+            return [stream.readline() for _ in range(answers)]
+
+
+def test_a_byte_beyond_ascii_is_answered_an_error_and_the_server_goes_on():
+    """Item 2 of issue 70: one non-ASCII byte ended the server (UnicodeEncodeError)."""
+    listener, port, thread, done = served("greedy")
+    first, second = _exchange(port, b"board:\xff\xfe\n" + START.encode() + b"\n", 2)
+    thread.join(10)
+    listener.close()
+    assert first.startswith(b"Error (not a FIBS board line: 'board:\\\\xff\\\\xfe')")
+    assert b"/" in second and done["served"] == external.Served(1, 1, 1)
+
+
+def test_a_line_longer_than_the_bound_gets_one_answer():
+    """A line over MAX_LINE bytes is read to its end and answered once, not once a piece."""
+    listener, port, thread, done = served("greedy")
+    payload = b"x" * (3 * external.MAX_LINE + 17) + b"\n" + START.encode() + b"\n"
+    first, second = _exchange(port, payload, 2)
+    thread.join(10)
+    listener.close()
+    assert first == b"Error (a FIBS board line is at most 4,096 bytes)\n"
+    assert b"/" in second and done["served"] == external.Served(1, 1, 1)
+
+
+def _leave(port, how):
+    """A client that sends lines and goes: ``reset`` (RST), ``unread`` (closes with the
+    answers unread) or ``silent`` (connects and says nothing, waiting to be dropped)."""
+    import struct
+
+    client = socket.create_connection(("127.0.0.1", port))
+    if how == "silent":
+        client.settimeout(30)
+        assert client.recv(1) == b""  # the server ended the connection
+    else:
+        client.sendall(((START + "\n") * 200 + "nonsense\n" * 200).encode())
+        if how == "reset":
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+
+
+@pytest.mark.parametrize("how", ["reset", "unread", "silent"])
+def test_the_server_survives_a_client_that_leaves_and_serves_the_next_game(how):
+    """A client that resets, leaves its answers unread or stays silent past the timeout ends
+    its own game only: the next connection is served (issue 70, item 2)."""
+    listener, port, thread, done = served("greedy", games=2, timeout=0.5)
+    _leave(port, how)
+    assert b"/" in _exchange(port, START.encode() + b"\n")[0]
+    thread.join(30)
+    listener.close()
+    assert not thread.is_alive() and done["served"].games == 2
+
+
+def test_the_server_keeps_nothing_a_client_sends():
+    """20 MB of garbage lines: answered line by line, the server's memory flat (it kept
+    every line before: 229 MiB took it from 52 to 281 MiB)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        listener, port, thread, done = served("greedy")
+        garbage = (b"y" * 999 + b"\n") * 1000  # 1 MB, sent 20 times
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            reader = threading.Thread(target=lambda: all(client.makefile("rb")), daemon=True)
+            reader.start()
+            for _ in range(20):
+                client.sendall(garbage)
+            client.shutdown(socket.SHUT_WR)
+            reader.join(60)
+        thread.join(60)
+        listener.close()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert done["served"] == external.Served(1, 0, 20_000)
+    assert peak < 4 << 20, peak
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf"), "5", True])
+def test_a_bad_timeout_is_refused(timeout):
+    with pytest.raises(FastNardyError, match="timeout"):
+        external.serve(timeout=timeout)
+
+
+def test_the_serve_command_survives_a_client_that_leaves_unread():
+    """``fastnardy serve --games 2``: a client that sends 400 lines and closes at once ended
+    the command with exit 141 (SIGPIPE) and never served the second game."""
+    import os
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with subprocess.Popen([sys.executable, "-m", "fastnardy", "serve", "--games", "2",
+                           "--player", "greedy"], stdout=subprocess.PIPE, text=True,
+                          env=env) as server:
+        assert server.stdout is not None
+        port = int(server.stdout.readline().split()[2].rsplit(":", 1)[1])
+        _leave(port, "unread")
+        assert b"/" in _exchange(port, START.encode() + b"\n")[0]
+        rest = server.stdout.read()
+        assert server.wait(timeout=60) == 0
+    assert "in 2 games" in rest
+
+
+def test_the_serve_commands_timeout_default_is_the_servers():
+    from fastnardy.cli import build_parser
+
+    text = build_parser()._subparsers._group_actions[0].choices["serve"].format_help()
+    assert f"(default {external.TIMEOUT:g})" in " ".join(text.split())

@@ -106,6 +106,8 @@ def add_serve(sub: "argparse._SubParsersAction[Parser]") -> None:
                          help="default 0: any free port (printed)")
     p_serve.add_argument("--games", type=positive_arg, default=1, metavar="N",
                          help="connections to serve, one after another (default 1)")
+    p_serve.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                         help="end a connection silent this long (default 600)")
     p_serve.add_argument("--player", metavar="SETTING", default="net:0",
                          help="the bot's setting (fastnardy.search.setting; default net:0: "
                               "the shipped short network at 0 ply)")
@@ -125,6 +127,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     from ..play import external
 
+    timeout = external.TIMEOUT if args.timeout is None else external.seconds(args.timeout)
     try:
         listener = socket.create_server((args.host, args.port))
     except OSError as error:
@@ -134,9 +137,10 @@ def _run_serve(args: argparse.Namespace) -> int:
         host, port = listener.getsockname()[:2]
         print(f"listening on {host}:{port} (gnubg: set player 1 external {host}:{port})",
               flush=True)
-        lines = external.serve(setting=args.player, met=read_met_option(args), ready=listener,
-                               games=args.games)
-    print(f"served {len(lines)} decisions")
+        served = external.serve(setting=args.player, met=read_met_option(args),
+                                ready=listener, games=args.games, timeout=timeout)
+    print(f"served {served.decisions} decisions in {served.games} games"
+          + (f" ({served.errors} lines answered with an error)" if served.errors else ""))
     return 0
 
 

@@ -16,14 +16,19 @@ served as gnubg's **player 1**.
 The bot is a player of any setting of short nardy (``net:0`` by default), deciding as at
 every other door (:mod:`fastnardy.play.players`): it offers when its cube decision makes
 doubling proper and the cube can gain (C2, C6, C7), takes when taking is no worse for it,
-and plays the turn its setting ranks first with the cube in play. Every line is checked: a board that is not a legal short-nardy
-position (T7) or a roll that does not fit is answered ``Error (...)``, which gnubg prints and
-stops on; a connection that closes ends the game served."""
+and plays the turn its setting ranks first with the cube in play. Every line is checked: a
+board that is not a legal short-nardy position (T7), a roll that does not fit, a line longer
+than ``MAX_LINE`` bytes (one answer for the whole line) or bytes that are not ASCII
+(quoted as ``\\xNN``) are answered ``Error (...)``, which gnubg prints and stops on. The
+server survives any client: a connection that closes, resets, leaves answers unread or stays
+silent for ``timeout`` seconds ends that game only, and nothing a client sends is kept (the
+memory stays flat)."""
 
 from __future__ import annotations
 
+import io
 import socket
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Iterator, NamedTuple, Optional, Tuple
 
 from .. import checks
 from ..basics import BLACK, WHITE
@@ -36,9 +41,11 @@ from ..search.met import MatchEquityTable
 from ..search.setting import Setting
 from .players import Player, player
 
-__all__ = ["FibsBoard", "read_board", "answer", "serve"]
+__all__ = ["FibsBoard", "Served", "read_board", "answer", "seconds", "serve"]
 
 MAX_LINE = 4096  # a FIBS board line is about 150 characters
+TIMEOUT = 600.0  # seconds a client may stay silent (gnubg's side may be a human thinking)
+MAX_TIMEOUT = 1e6  # seconds: about 11 days
 
 
 class FibsBoard(NamedTuple):
@@ -145,31 +152,90 @@ def answer(line: str, bot: Player, met: Optional[MatchEquityTable] = None) -> st
     return _move_text(bot.turn(board.position, board.dice, cube))
 
 
+class Served(NamedTuple):
+    """What :func:`serve` served: the connections accepted, the lines answered with a
+    decision and the lines answered ``Error (...)``."""
+
+    games: int
+    decisions: int
+    errors: int
+
+
 def serve(port: int = 0, setting: "Setting | str | None" = None,
           met: Optional[MatchEquityTable] = None, host: str = "127.0.0.1",
-          ready: Optional["socket.socket"] = None, games: int = 1) -> List[str]:
+          ready: Optional["socket.socket"] = None, games: int = 1,
+          timeout: float = TIMEOUT) -> Served:
     """Listen on ``host:port`` (0: any free port; ``ready``: an already bound listening
-    socket), accept gnubg's connection ``games`` times and answer its board lines with the
-    player of ``setting`` (short nardy; ``net:0`` by default) until it closes; returns the
-    lines read (the transcript's requests)."""
+    socket), accept ``games`` connections one after another and answer each one's board
+    lines with the player of ``setting`` (short nardy; ``net:0`` by default) until it
+    closes, fails or stays silent ``timeout`` seconds (module docstring)."""
+    games = checks.number(games, "games", 1)
+    timeout = seconds(timeout)
     with player(setting, Rules.short()) as bot:
         listener = ready if ready is not None else socket.create_server((host, port))
-        seen: List[str] = []
+        served = Served(0, 0, 0)
         try:
             for _ in range(games):
                 connection, _ = listener.accept()
-                with connection, connection.makefile("rb") as stream:
-                    for raw in iter(lambda: stream.readline(MAX_LINE), b""):
-                        line = raw.replace(b"\0", b"").decode("ascii", "replace").strip()
-                        if not line:
-                            continue
-                        seen.append(line)
-                        try:
-                            reply = answer(line, bot, met)
-                        except FastNardyError as error:
-                            reply = f"Error ({error})"
-                        connection.sendall(reply.encode("ascii") + b"\n")
+                with connection:
+                    connection.settimeout(timeout)
+                    decisions, errors = _serve_one(connection, bot, met)
+                served = Served(served.games + 1, served.decisions + decisions,
+                                served.errors + errors)
         finally:
             if ready is None:
                 listener.close()
-    return seen
+    return served
+
+
+def seconds(timeout: object) -> float:
+    """A client's ``timeout``: more than 0 seconds, at most MAX_TIMEOUT."""
+    return checks.real(timeout, "timeout", 0.001, MAX_TIMEOUT)
+
+
+def _serve_one(connection: socket.socket, bot: Player,
+               met: Optional[MatchEquityTable]) -> Tuple[int, int]:
+    """Answer one connection's lines until it ends (module docstring): the decisions and
+    the errors answered."""
+    decisions = errors = 0
+    try:
+        with connection.makefile("rb") as stream:
+            for line, whole in _lines(stream):
+                if whole and not line:
+                    continue
+                reply = _reply(line, bot, met) if whole else \
+                    f"Error (a FIBS board line is at most {MAX_LINE:,} bytes)"
+                failed = reply.startswith("Error (")
+                errors, decisions = errors + failed, decisions + (not failed)
+                connection.sendall(reply.encode("ascii", "backslashreplace") + b"\n",
+                                   _NO_SIGNAL)
+    except OSError:  # the client left, reset the connection or stayed silent (a timeout)
+        pass
+    return decisions, errors
+
+
+def _reply(line: str, bot: Player, met: Optional[MatchEquityTable]) -> str:
+    """The answer to one whole line: the bot's, or ``Error (...)`` on one line."""
+    try:
+        return answer(line, bot, met)
+    except FastNardyError as error:
+        return "Error ({})".format(" ".join(str(error).split()))
+
+
+_NO_SIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a client gone: an error, not SIGPIPE
+
+
+def _lines(stream: "io.BufferedReader") -> Iterator[Tuple[str, bool]]:
+    """Each line of ``stream`` (NULs dropped, bytes beyond ASCII quoted ``\\xNN``) and
+    whether it was whole: a line longer than MAX_LINE bytes is read to its end and given
+    once, empty and not whole."""
+    while True:
+        raw = stream.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(MAX_LINE + 1)
+            yield "", False
+            continue
+        yield raw.replace(b"\0", b"").decode("ascii", "backslashreplace").strip(), True
