@@ -24,6 +24,8 @@ import pytest
 from fastnardy import EngineError, FastNardyError, Position
 from fastnardy.engines import crosscheck as xc
 from fastnardy.cli import main
+from fastnardy.cli.crosscheck import SHOWN
+from fastnardy.notation import decode_position_id, parse_position
 
 REFERENCE = [sys.executable, "-m", "fastnardy.engines.reference"]
 SHORT_START = "short w 24:2,13:5,8:3,6:5 24:2,13:5,8:3,6:5"
@@ -247,6 +249,52 @@ def test_cli_exit_codes_0_1_2(capsys, tmp_path):
     assert status == 2 and err.count("\n") == 1
     status, _, err = cli(capsys, "crosscheck", engine, "long", "1", "--format", "gnubg")
     assert status == 2 and "short nardy only" in err
+
+
+BROKEN_S3 = " ".join(f"'{word}'" for word in REFERENCE) + " --break S3"
+
+
+def test_one_broken_rule_is_one_summary_line_and_a_bounded_text(capsys):
+    """Issue 70 item 14: an engine broken in S3 lists 17 illegal turns at the start's 6-6;
+    the text began with no summary and printed 20 lines, one per turn."""
+    status, out, _ = cli(capsys, "crosscheck", BROKEN_S3, SHORT_START, "1")
+    lines = out.splitlines()
+    assert status == 1 and lines[0] == (f"difference at {SHORT_START}, roll 6-6, depth 1: the "
+                                        f"engine lists 17 illegal turns (S3)")
+    assert len(lines) == 3 + SHOWN + 1 and lines[-1] == "extra: 14 more (--json lists every one)"
+
+
+def test_the_json_writes_every_extra_turns_board_T7(capsys):
+    """Issue 70 item 14: an extra turn's ``position`` was empty where T7 refuses its board
+    (two colours on one point); it is the board as the engine gave it."""
+    status, out, _ = cli(capsys, "crosscheck", BROKEN_S3, SHORT_START, "1", "--json")
+    extra = json.loads(out)["difference"]["extra"]
+    assert status == 1 and len(extra) == 17
+    refused = 0
+    for each in extra:  # every board written, the illegal ones as the engine gave them
+        _, turn, white, white_bar, black, black_bar = parse_position(each["position"])
+        assert turn == "black" and (black, black_bar, white, white_bar) == \
+            decode_position_id(each["child"])
+        try:
+            Position.from_string(each["position"])
+        except FastNardyError as error:
+            assert "holds both white and black" in str(error)
+            refused += 1
+    assert refused == 14  # 14 of the 17 leave a checker on a point the opponent holds
+
+
+def test_a_summary_tallies_the_rules_and_report_takes_a_bound():
+    with xc.ProcessEngine(REFERENCE + ["--break", "S4"]) as engine:
+        found = xc.crosscheck(engine, Position.from_string(SHORT_START), 1)
+    assert found.summary().endswith(": the engine misses 10 legal turns (S4) and lists 14 "
+                                    "illegal turns (S4)")
+    full, short = found.report().splitlines(), found.report(2).splitlines()
+    assert len(full) == 3 + 10 + 14 and full[0] == found.summary()
+    assert short[3:5] == full[3:5] and short[5] == "missing: 8 more (--json lists every one)"
+    assert short[-1] == "extra: 12 more (--json lists every one)" and len(short) == 3 + 3 + 3
+    for bad in (0, -1, True, 2.0, "3"):
+        with pytest.raises(FastNardyError, match="most must be"):
+            found.report(bad)
 
 
 # --------------------------------------------------------------------------- movegen, rules

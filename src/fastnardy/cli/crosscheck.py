@@ -14,6 +14,8 @@ from .options import (EXIT_ILLEGAL, Parser, add_json, add_position, at_least, po
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
 
+SHOWN = 3  # a difference's turns of each kind in the text (--json has every one)
+
 
 def add_crosscheck(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_cross = sub.add_parser(
@@ -21,9 +23,11 @@ def add_crosscheck(sub: "argparse._SubParsersAction[Parser]") -> None:
         description="Run ENGINE through fastnardy.engines.crosscheck's line protocol "
                     "('divide DEPTH ROLL POSITION' on its stdin, 'COUNT CHILD' lines and 'end' "
                     "back), compare its children with fastnardy's by position (T1) and walk "
-                    "down to the first position and roll where they differ: the missing turns with the rule each "
-                    "depends on, the extra turns with the rule each breaks, and the path from "
-                    "the root. Exit 0 when they agree, 1 on a difference, 2 on bad input or an "
+                    "down to the first position and roll where they differ: a one-line "
+                    "summary, the path from the root, the missing turns with the rule each "
+                    "depends on and the extra turns with the rule each breaks (the first "
+                    f"{SHOWN} of each kind; --json lists every one). Exit 0 when they agree, "
+                    "1 on a difference, 2 on bad input or an "
                     "engine failure. Adapters: python -m fastnardy.engines.NAME (reference, "
                     "openspiel, gnubg, bgsage).")
     p_cross.add_argument("engine", metavar="ENGINE",
@@ -73,10 +77,10 @@ def _run_crosscheck(args: argparse.Namespace) -> int:
         f"{count} positions of random games from {position.to_string()} (seed {args.seed})"
     if args.json:
         print_json({"engine": args.engine, "position": position.to_string(),
-                     "depth": args.depth, "format": fmt, "movegen": args.movegen,
-                     "random": args.random, "seed": args.seed, "positions": count,
-                     "requests": engine.requests, "agree": difference is None,
-                     "difference": None if difference is None else difference.as_dict()})
+                    "depth": args.depth, "format": fmt, "movegen": args.movegen,
+                    "random": args.random, "seed": args.seed, "positions": count,
+                    "requests": engine.requests, "agree": difference is None,
+                    "difference": None if difference is None else difference.as_dict()})
     elif difference is None:
         print(f"agree: {engine.requests} requests, every roll to depth {args.depth} from "
               f"{where}")
@@ -84,5 +88,5 @@ def _run_crosscheck(args: argparse.Namespace) -> int:
     else:
         if args.random is not None:
             print(f"position {count} of the random games (seed {args.seed}):")
-        print(difference.report())
+        print(difference.report(SHOWN))
     return 0 if difference is None else EXIT_ILLEGAL

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .. import checks
 from ..basics import ALL_ROLLS, Roll
@@ -35,9 +36,10 @@ from .protocol import OneShotEngine as OneShotEngine
 from .protocol import ProcessEngine as ProcessEngine
 from .protocol import default_format as default_format
 
-# the names this module held before the protocol and the explanations had modules of their
-# own are still read from here (the ``as`` imports above)
-__all__ = ["Difference", "crosscheck", "random_positions"]
+# with the names this module held before the protocol and the explanations had modules of
+# their own, still read from here (the ``as`` imports above)
+__all__ = ["Difference", "EngineChild", "ExtraTurn", "FORMATS", "OneShotEngine", "ProcessEngine",
+           "crosscheck", "default_format", "explain", "random_positions"]
 
 
 _ROLLS: Tuple[Roll, ...] = tuple(sorted(((max(r), min(r)) for r in ALL_ROLLS), reverse=True))
@@ -68,24 +70,51 @@ class Difference:
     def _rule(self, index: int) -> str:
         return self.missing_rules[index] if index < len(self.missing_rules) else ""
 
-    def report(self) -> str:
-        """The difference as text, one fact a line."""
+    def summary(self) -> str:
+        """The difference in one line: where it is, and how many turns of each kind the
+        engine gets wrong, with the rules they depend on or break."""
+        parts = []
+        if self.missing:
+            parts.append(f"misses {_turns(len(self.missing), 'legal turn')}"
+                         f"{_tally(self._rule(i) for i in range(len(self.missing)))}")
+        if self.extra:
+            parts.append(f"lists {_turns(len(self.extra), 'illegal turn')}"
+                         f"{_tally(extra.rule for extra in self.extra)}")
+        if self.duplicates:
+            parts.append(f"lists {_turns(len(self.duplicates), 'turn')} more than once")
+        if self.counts:
+            parts.append(f"counts {_turns(len(self.counts), 'turn')} differently")
+        return (f"difference at {self.position.to_string()}, roll {format_roll(self.roll)}, "
+                f"depth {self.depth}: the engine {' and '.join(parts)}")
+
+    def report(self, most: Optional[int] = None) -> str:
+        """The difference as text: the :meth:`summary`, the root, the path, then one turn a
+        line, at most ``most`` of each kind (None: every one) and the number not shown."""
+        if most is not None and (isinstance(most, bool) or not isinstance(most, int)
+                                 or most < 1):
+            raise FastNardyError(f"most must be a whole number of 1 or more, or None, not "
+                                 f"{most!r}")
         path = ", ".join(f"{format_roll(roll)} {turn}" for roll, turn in self.path) or \
             "(the root)"
-        lines = [f"difference at {self.position.to_string()}, roll {format_roll(self.roll)}, "
-                 f"depth {self.depth}",
-                 f"root: {self.root.to_string()}", f"path: {path}"]
-        for index, turn in enumerate(self.missing):
-            rule = f"  (depends on {self._rule(index)})" if self._rule(index) else ""
-            lines.append(f"missing: {turn}  -> {turn.position.to_string()}{rule}")
-        for extra in self.extra:
-            steps = f" ({extra.steps})" if extra.steps else ""
-            shown = f"  = {extra.position}" if extra.position not in ("", extra.text) else ""
-            lines.append(f"extra: {extra.text}{steps}  {extra.rule}: {extra.reason}{shown}")
-        for text, times in self.duplicates:
-            lines.append(f"listed {times} times: {text}")
-        for turn, ours, theirs in self.counts:
-            lines.append(f"count: {turn}  fastnardy {ours}, engine {theirs}")
+        lines = [self.summary(), f"root: {self.root.to_string()}", f"path: {path}"]
+        kinds = (
+            ("missing", [f"missing: {turn}  -> {turn.position.to_string()}"
+                         + (f"  (depends on {self._rule(i)})" if self._rule(i) else "")
+                         for i, turn in enumerate(self.missing)]),
+            ("extra", [f"extra: {extra.text}{f' ({extra.steps})' if extra.steps else ''}  "
+                       f"{extra.rule}: {extra.reason}"
+                       + (f"  = {extra.position}" if extra.position != extra.text else "")
+                       for extra in self.extra]),
+            ("listed more than once", [f"listed {times} times: {text}"
+                                       for text, times in self.duplicates]),
+            ("count", [f"count: {turn}  fastnardy {ours}, engine {theirs}"
+                       for turn, ours, theirs in self.counts]))
+        for kind, listed in kinds:
+            shown = listed if most is None else listed[:most]
+            lines += shown
+            if len(listed) > len(shown):
+                lines.append(f"{kind}: {len(listed) - len(shown)} more (--json lists every "
+                             f"one)")
         return "\n".join(lines)
 
     def as_dict(self) -> Dict[str, object]:
@@ -104,6 +133,20 @@ class Difference:
             "counts": [{"turn": str(t), "fastnardy": ours, "engine": theirs}
                        for t, ours, theirs in self.counts],
         }
+
+
+def _turns(count: int, what: str) -> str:
+    """``1 legal turn``, ``3 legal turns``."""
+    return f"{count} {what}{'' if count == 1 else 's'}"
+
+
+def _tally(rules: Iterable[str]) -> str:
+    """`` (S3)`` for one rule, `` (S4 12, T1 2)`` for several, most first; '' for none."""
+    counted = Counter(rule for rule in rules if rule)
+    if len(counted) == 1:
+        return f" ({next(iter(counted))})"
+    return f" ({', '.join(f'{rule} {n}' for rule, n in counted.most_common())})" \
+        if counted else ""
 
 
 def crosscheck(engine: Engine, position: Position, depth: int, *,
@@ -132,8 +175,8 @@ def crosscheck(engine: Engine, position: Position, depth: int, *,
 
 
 def _compare(engine: Engine, root: Position, position: Position, roll: Roll, depth: int,
-             path: Tuple[Tuple[Roll, Turn], ...]) -> Tuple[Optional[Difference], Dict[Key, Turn],
-                                                        Dict[Key, List[EngineChild]]]:
+             path: Tuple[Tuple[Roll, Turn], ...]
+             ) -> Tuple[Optional[Difference], Dict[Key, Turn], Dict[Key, List[EngineChild]]]:
     """The engine's children of one position and roll against fastnardy's: a Difference
     when they differ, and both sides' children by key."""
     answer = engine.divide(position, roll, depth)
@@ -150,7 +193,7 @@ def _compare(engine: Engine, root: Position, position: Position, roll: Roll, dep
     if not (missing or extra or duplicates):
         return None, ours, theirs
     rules = missing_rules(position, roll, missing,
-                           [t for key, t in ours.items() if key in theirs])
+                          [t for key, t in ours.items() if key in theirs])
     return (Difference(root, path, position, roll, depth, missing, extra, duplicates, (),
                        rules), ours, theirs)
 

@@ -12,7 +12,8 @@ from ..basics import BLACK, WHITE, Roll, mirror, six_block
 from ..errors import (EngineError, FastNardyError, IllegalTurnError, InvalidPositionError,
                       NotationError)
 from ..notation import decode_position_id
-from ..notation import format_roll, format_rules, format_steps, parse_position
+from ..notation import (format_roll, format_rules, format_side, format_steps,
+                        parse_position)
 from ..position import Position, Turn
 from .protocol import GNUBG_ID, request_words
 
@@ -63,13 +64,15 @@ class ExtraTurn:
     """A child the engine lists that is not a legal turn: as the engine wrote it, the rule
     the turn breaks (the referee's id), the referee's reason, the steps that reach it (the
     engine's, or the first sequence in T2 order that reaches it; '' when none does) and its
-    position string ('' when T7 refuses the position, say two colours on one point)."""
+    board as a position string, written as the engine gave it, also where T7 refuses the
+    board (say two colours on one point; :meth:`~fastnardy.Position.from_string` refuses
+    that one too)."""
 
     text: str
     rule: str
     reason: str
     steps: str
-    position: str = ""
+    position: str
 
 
 Path = List[Tuple[int, int, bool]]  # steps (src, dst, hit)
@@ -138,10 +141,7 @@ def explain(parent: Position, roll: Roll, text: str, steps: Optional[str] = None
     legal = {key_of(t.position) for t in parent.legal_turns(roll)}
     if key in legal:
         raise FastNardyError(f"{text!r} is a legal turn of this position and roll")
-    try:
-        position = parent._from_mover_frame(*key).to_string()
-    except FastNardyError:
-        position = ""
+    position = _board_text(parent, key)
     tried: List[Tuple[str, Optional[FastNardyError]]] = []
     if steps is not None:
         tried.append((steps, _referee(parent, roll, steps)))
@@ -160,6 +160,16 @@ def explain(parent: Position, roll: Roll, text: str, steps: Optional[str] = None
                                      f"leads to another position", tried[0][0], position)
     return ExtraTurn(text, rule, f"no sequence of steps of the dice {format_roll(roll)} "
                                  f"leads to it", "", position)
+
+
+def _board_text(parent: Position, key: Key) -> str:
+    """A child in the parent mover's frame as a position string, the other side to move,
+    without T7's checks (an illegal child's board is written as it is)."""
+    me, me_bar, them, them_bar = key
+    white, black = ((me, me_bar), (them, them_bar)) if parent.turn == WHITE else \
+        ((them, them_bar), (me, me_bar))
+    return " ".join((format_rules(parent.rules), "b" if parent.turn == WHITE else "w",
+                     format_side(*white), format_side(*black)))
 
 
 def _referee(parent: Position, roll: Roll, steps: object) -> Optional[FastNardyError]:
@@ -201,7 +211,7 @@ def _features(parent: Position, roll: Roll, turn: Turn) -> List[str]:
 
 
 def missing_rules(parent: Position, roll: Roll, missing: Sequence[Turn],
-                   listed: Sequence[Turn]) -> Tuple[str, ...]:
+                  listed: Sequence[Turn]) -> Tuple[str, ...]:
     """For each turn an engine misses, the rule it depends on: the first of its
     :func:`_features` that no turn the engine lists has (the rule the engine applies too
     strictly), else its first feature, else L4/S4 (its steps)."""
