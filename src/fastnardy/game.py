@@ -35,6 +35,7 @@ from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import checks, notation
 from ._kernel import dice_pair
+from ._utils.threads import Serialized, serialized
 from .basics import BLACK, CHECKERS, WHITE, DiceStream, Roll, win_points
 from .errors import (FastNardyError, IllegalActionError, IllegalTurnError, InvalidDiceError,
                      InvalidRecordError, NotationError)
@@ -94,7 +95,7 @@ def _stream(seed: object, stream: object = 0) -> DiceStream:
     return DiceStream(checks.number(seed, "seed", 0), number)
 
 
-class Game:
+class Game(Serialized):
     """A mutable game of long or short nardy: the position, the dice and the turns played.
 
     ``history`` holds ``(roll, Turn)`` pairs, the roll high die first as records print it,
@@ -175,6 +176,7 @@ class Game:
         """L9/S9: a side has borne off its 15th checker; or C2: an offer was dropped."""
         return self._dropped is not None or self.position.is_game_over()
 
+    @serialized
     def outcome(self, cube: Optional[int] = None) -> Optional[Outcome]:
         """The result once the game is over, else None: a drop wins the stake as it stood
         (kind ``"drop"``, C2); a borne-off game scores its L10/S9 result times the stake (C1;
@@ -208,6 +210,7 @@ class Game:
         """Every offer, take and drop of the game, oldest first."""
         return tuple(self._cube)
 
+    @serialized
     def offer_refusal(self) -> Optional[IllegalActionError]:
         """Why the side to move may not offer now (the error :meth:`offer` would raise, with
         its rule id), or None when it may."""
@@ -230,10 +233,12 @@ class Game:
                                             f"past {MAX_STAKE}")
         return None
 
+    @serialized
     def may_offer(self) -> bool:
         """Whether the side to move may offer now (:meth:`offer_refusal` is None)."""
         return self.offer_refusal() is None
 
+    @serialized
     def offer(self) -> int:
         """The side to move offers to raise the stake (C2), before it throws; returns the
         stake offered. The other side must :meth:`take` or :meth:`drop` before anything
@@ -251,6 +256,7 @@ class Game:
             raise IllegalActionError("C2", f"there is no offer to {action}")
         return _other(self._offer)
 
+    @serialized
     def take(self) -> int:
         """The other side takes the offer (C2): the stake is raised (C3) and the taker alone
         holds the right to offer; the offering side then throws and plays. Returns the
@@ -261,6 +267,7 @@ class Game:
         self._cube.append(CubeEvent(len(self._history), taker, "take", self._stake))
         return self._stake
 
+    @serialized
     def drop(self) -> Outcome:
         """The other side drops the offer (C2): the game ends, the offering side winning the
         stake as it stood before the offer. Returns that outcome."""
@@ -274,6 +281,7 @@ class Game:
 
     # ------------------------------------------------------------------ dice and turns
     @property
+    @serialized
     def dice(self) -> Optional[Roll]:
         """The roll of the side to move, thrown now if it has not been (None once the game is
         over, or while an offer awaits its answer). Set it to use other dice; see the
@@ -283,6 +291,7 @@ class Game:
         return self._dice
 
     @dice.setter
+    @serialized
     def dice(self, value: Sequence[int]) -> None:
         roll = _roll(value)
         if self.is_over():
@@ -301,6 +310,7 @@ class Game:
     def _first_short_turn(self) -> bool:
         return not self.rules.is_long and self._opening is not None and not self._history
 
+    @serialized
     def legal_turns(self) -> Sequence[Turn]:
         """The legal turns for the current dice (T1, in T2 order); none once the game is over.
         IllegalActionError (C2) while an offer awaits its answer."""
@@ -308,6 +318,7 @@ class Game:
         dice = self.dice
         return () if dice is None else self.position.legal_turns(dice)
 
+    @serialized
     def play(self, turn: Union[Turn, str]) -> Turn:
         """Play a turn (a Turn or notation, ``pass`` for a pass) with the current dice and
         return the legal Turn it is. IllegalTurnError names the rule it breaks (T4 once the
@@ -332,6 +343,7 @@ class Game:
         self._dice = None
         return played
 
+    @serialized
     def undo(self) -> Tuple[Roll, Turn]:
         """Take back the last turn; its roll (high die first) becomes the current roll again.
         Returns the ``(roll, Turn)`` taken back. IllegalActionError (C5) once the turn is
@@ -350,6 +362,7 @@ class Game:
         return roll, turn
 
     # ------------------------------------------------------------------ records
+    @serialized
     def to_record(self) -> GameRecord:
         """The game as a :class:`fastnardy.record.GameRecord` (turns numbered 1, 2, 3 …)."""
         turns = tuple(RecordedTurn(number, before.turn, roll, str(turn))
@@ -430,12 +443,13 @@ class Game:
             raise IllegalActionError(exc.rule, f"{str(exc)[len(exc.rule) + 2:]} ({where})"
                                      ) from None
 
+    @serialized
     def __repr__(self) -> str:
         return (f"<Game {self.position.to_string()!r}, {len(self._history)} turns played, "
                 f"dice {self._dice}>")
 
 
-class Match:
+class Match(Serialized):
     """A match to ``length`` points (C6): games one after another, each from the start with
     its T6 opening; each game's winner adds its score (C1: the stake times the L10/S9
     result, or the stake as it stood for a drop) to its total, and the first total to reach
@@ -479,6 +493,7 @@ class Match:
             self._crawford = len(self._games)
             game._offers_allowed = False
 
+    @serialized
     def to_record(self) -> MatchRecord:
         """The match as a :class:`fastnardy.record.MatchRecord`."""
         return MatchRecord(self._length, tuple(game.to_record() for game in self._games))
@@ -534,6 +549,7 @@ class Match:
         return self._players
 
     @property
+    @serialized
     def score(self) -> Tuple[int, int]:
         """The totals of the finished games (C6): (white's, black's)."""
         banked, white, black = self._banked
@@ -560,15 +576,18 @@ class Match:
         None."""
         return self._crawford
 
+    @serialized
     def is_crawford(self) -> bool:
         """Whether the current game is the Crawford game (C7: no offers)."""
         return self._crawford == len(self._games) - 1
 
+    @serialized
     def is_over(self) -> bool:
         """C6: a total has reached the match's length (only a game's end adds to one)."""
         return max(self.score) >= self._length
 
     @property
+    @serialized
     def winner(self) -> Optional[str]:
         """The side whose total reached the length, or None while the match goes on."""
         white, black = self.score
@@ -576,6 +595,7 @@ class Match:
             return None
         return WHITE if white >= self._length else BLACK
 
+    @serialized
     def next_game(self) -> Game:
         """Start the next game (T6) once the current one is over; returns it.
         FastNardyError while the current game goes on, or once the match is over."""
@@ -588,6 +608,7 @@ class Match:
         self._start_game()
         return self.game
 
+    @serialized
     def __repr__(self) -> str:
         white, black = self.score
         return (f"<Match to {self._length}, {white}-{black}, game {len(self._games)}"

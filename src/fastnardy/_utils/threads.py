@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, TypeVar, cast
+from typing import Any, Callable, Dict, Iterator, Type, TypeVar, cast
 
 from ..errors import FastNardyError
 
@@ -59,3 +59,32 @@ def one_thread(what: str, *, begins: bool = False) -> Callable[[F], F]:
                     raise
         return cast(F, guarded)
     return wrap
+
+
+S = TypeVar("S", bound="Serialized")
+
+
+class Serialized:
+    """An object whose :func:`serialized` methods run one at a time, each whole, under the
+    object's re-entrant lock: threads may share it (a call that finds the state moved on is
+    refused as it would be from one thread). Pickles and deep copies leave the lock behind;
+    each object made gets its own."""
+
+    _lock: threading.RLock
+
+    def __new__(cls: Type[S], *args: Any, **kwargs: Any) -> S:
+        made = super().__new__(cls)
+        made._lock = threading.RLock()
+        return made
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "_lock"}
+
+
+def serialized(method: F) -> F:
+    """A method of a :class:`Serialized` object: it runs under the object's lock."""
+    @functools.wraps(method)
+    def locked(self: Serialized, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return cast(F, locked)
