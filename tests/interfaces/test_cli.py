@@ -495,15 +495,17 @@ def test_self_play_record_checks_clean_and_ends_the_game(capsys, tmp_path):
     path = tmp_path / "game.txt"
     status, out, _ = run(capsys, "play", "short", "--seed", "5", "--quiet", "--record", str(path))
     assert status == 0
-    outcome = Game.from_record(path.read_text()).outcome()
-    assert out.splitlines()[-1] == f"{outcome.winner} wins: {outcome.kind}, " \
-                                   f"{outcome.points} point{'s' * (outcome.points != 1)}"
+    game = Game.from_record(path.read_text())
+    outcome = game.outcome()
+    assert out.splitlines()[-1].startswith(f"game over after {len(game.history)} turns: "
+                                           f"{outcome.winner} wins {outcome.points} point")
     assert run(capsys, "check-game", str(path))[0] == 0
 
 
 def test_play_from_a_position_string_L10(capsys):
     status, out, _ = run(capsys, "play", "long w 1:2 24:15", "--seed", "1", "--quiet")
-    assert status == 0 and out.splitlines()[-1] == "white wins: mars, 2 points"
+    assert status == 0 and out.splitlines()[-1] == "game over after 1 turn: white wins 2 " \
+                                                   "points, mars"
 
 
 @pytest.mark.parametrize("spec", ["greedy", "net:0", "net:1:cubeless"])

@@ -7,8 +7,6 @@ import argparse
 from typing import TYPE_CHECKING, List
 
 from ..game import Game, Match
-from ..position import Position
-from ..basics import Roll
 from ..errors import FastNardyError
 from ..notation import parse_rules
 from ..rules import LONG, SHORT, Rules
@@ -29,8 +27,11 @@ def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
         "play", help="play a game in the terminal: self-play, or you against the computer",
         description="Self-play (random turns by default), printing each turn and the board; "
                     "or, with --human, you play one side against a player (greedy by "
-                    "default): type a turn in notation, '?' lists the legal turns (then a "
-                    "number picks one), 'h' the network's hint, 'q' quits.")
+                    "default): type a turn in notation, '?' lists the legal turns, 'h' the "
+                    "network's best turns (or its cube decision at an offer), a number "
+                    "picks from the list shown last, 'q' quits. Each board shows its "
+                    "position string (and Position ID in short nardy); a finished game "
+                    "ends with a summary.")
     add_position(p_play)
     p_play.add_argument("--seed", type=int, default=None,
                         help="seed the dice and the policy (the same seed plays the same game)")
@@ -147,6 +148,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _run_play(args: argparse.Namespace) -> int:
     from ..play import interactive
     from ..play.players import player
+    from ..search.setting import setting
 
     position = read_position(args)
     if args.position in (LONG, SHORT):
@@ -156,7 +158,7 @@ def _run_play(args: argparse.Namespace) -> int:
     spec = args.player or ("greedy" if args.human else "random")
     with player(spec, position.rules, args.seed or 0) as computer:
         interactive.play_game(game, computer, human=args.human, max_turns=args.turns,
-                              boards=not args.quiet, hint=_hint_text if args.human else None,
+                              boards=not args.quiet, hint=setting() if args.human else None,
                               cube=args.cube)
     if args.record is not None:
         write_file(args.record, game.record().encode("utf-8"))
@@ -183,18 +185,6 @@ def _write_match(path: str, played: object) -> None:
     else:
         text = played.record()  # type: ignore[attr-defined]  # Match or Game
     write_file(path, text.encode("utf-8"))
-
-
-def _hint_text(position: Position, roll: Roll) -> str:
-    """The shipped network's five best turns at 0 ply (play's 'h' key), numbered as the
-    list '?' prints: the number picks that turn."""
-    from .. import analysis
-
-    ranked = analysis.hint(position, roll)
-    turns = list(position.legal_turns(roll))
-    return "\n".join(f"{turns.index(move.turn) + 1:4}) {str(move.turn):<28} "
-                     f"{move.cubeful if move.cubeful is not None else move.equity:+.3f}"
-                     for move in ranked[:5])
 
 
 def _run_match(args: argparse.Namespace) -> int:
