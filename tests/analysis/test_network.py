@@ -1,7 +1,7 @@
 """fastnardy.search.network: the shipped evaluators (loader, inference, use in the search), the
 trainer's determinism for a seed (examples/train_td.py) and the players of the strength
-harness (bench/strength/strength.py, ``fastnardy match``: fastnardy.play.players and fastnardy.play.duel;
-GNU Backgammon's player is skipped where gnubg is absent)."""
+harness (bench/strength/strength.py, ``fastnardy match``: fastnardy.play.players and
+fastnardy.play.duel; GNU Backgammon's player is skipped where gnubg is absent)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import pytest
 from fastnardy import FastNardyError, Position, Rules, batch, features
 from fastnardy.errors import EngineError
 from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races
-from fastnardy.play.duel import play_games
+from fastnardy.play.duel import play_games, wilson
 from fastnardy.play.players import GnubgPlayer, Greedy, Random, greedy_scores, player
 from fastnardy.search.setting import Setting
 from fastnardy.search.tree import MoveFilter, best_turn, expectimax
@@ -236,8 +236,8 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
     a, b, c = outs
     np.testing.assert_array_equal(a.hidden_weights, b.hidden_weights)
     assert not np.array_equal(a.hidden_weights, c.hidden_weights)
-    assert (a.metadata["teacher"], a.metadata["plies"], a.metadata["kind"]) == ("long", 1,
-                                                                                 "nardy")
+    assert (a.metadata["teacher"], a.metadata["plies"], a.metadata["kind"]) == \
+        ("long", 1, "nardy")
     assert a.metadata["rows"] >= 400 * 0.5 and "train_teacher.py" in a.metadata["command"]
     # the labelled rows are cached: a second fit on them, with another file as --extra
     again = tmp_path / "again.npz"
@@ -269,8 +269,8 @@ def test_teacher_trainer_is_deterministic_and_caches_its_labels(tmp_path: Path) 
                     str(tmp_path / "other.npz"), "--data", str(tmp_path / "data-a.npz")])
 
 
-def test_teacher_trainer_learns_two_ply_labels_and_records_their_filter(tmp_path: Path
-                                                                      ) -> None:
+def test_teacher_trainer_learns_two_ply_labels_and_records_their_filter(
+        tmp_path: Path) -> None:
     """``--plies 2 --filter KEEP MARGIN``: the rows' labels are fastnardy.training.labels' at 2
     plies with that filter; the data file records it, and a run with another filter (or
     none) refuses the file; --filter is for an Evaluator's 2-ply labels only."""
@@ -296,8 +296,8 @@ def test_teacher_trainer_learns_two_ply_labels_and_records_their_filter(tmp_path
             train.parse(["--game", "long", "--teacher", "long", "--out", "x.npz", *bad])
 
 
-def test_teacher_trainer_labels_the_same_on_threads_and_on_a_dask_cluster(tmp_path: Path
-                                                                           ) -> None:
+def test_teacher_trainer_labels_the_same_on_threads_and_on_a_dask_cluster(
+        tmp_path: Path) -> None:
     """Issue 39 item 2: ``--workers 2`` and ``--dask ADDRESS`` label the same rows with the
     same bits as one thread (fastnardy.training.labels), so the fit is the same too."""
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not "
@@ -530,6 +530,38 @@ def test_harness_match_is_seeded_and_paired() -> None:
     np.testing.assert_array_equal(same.points[0::2], -same.points[1::2])
 
 
+def test_a_share_of_wins_has_wilsons_interval_never_empty_at_the_ends() -> None:
+    """Issue 70 item 14: 100 wins of 100 had the interval 100.0% +- 0.0% (a normal
+    approximation, empty at either end); Wilson's score interval is 96.3% to 100%."""
+    assert wilson(100, 100) == pytest.approx((1.0, 0.96301, 1.0), abs=1e-5)
+    assert wilson(0, 100) == pytest.approx((0.0, 0.0, 0.03699), abs=1e-5)
+    assert wilson(54, 100) == pytest.approx((0.54, 0.44265, 0.63439), abs=1e-5)
+    for wins, games in ((0, 1), (1, 2), (7.5, 20), (1999, 2000)):  # symmetric, inside 0-1
+        share, mirrored = wilson(wins, games), wilson(games - wins, games)
+        assert 0 <= share.low < share.mean < share.high <= 1 or wins in (0, games)
+        assert share.low == pytest.approx(1 - mirrored.high)
+    assert wilson(100, 100).text() == "100.0% (95% interval 96.3% to 100.0%)"
+    assert wilson(1, 4).as_dict() == {"mean": 0.25, "low": 0.0456, "high": 0.6994}
+    for wins, games in ((3, 2), (-1, 2), (1, 0), (float("nan"), 2), (True, 2), (1, 2.0)):
+        with pytest.raises(FastNardyError):
+            wilson(wins, games)
+
+
+def test_match_prints_each_share_of_wins_as_its_interval(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`fastnardy match` printed "greedy wins 100.0% +- n/a" for one pair and "100.0% +-
+    0.0%" for any sweep; the share's interval, low to high, and its JSON's ends."""
+    from fastnardy.cli import main
+
+    assert main(["match", "greedy", "random", "--games", "2", "--no-progress"]) == 0
+    assert "  greedy wins 100.0% (95% interval 34.2% to 100.0%), +1.000 +- n/a points a " \
+        "game" in capsys.readouterr().out
+    assert main(["match", "greedy", "random", "--games", "2", "--cube", "--no-progress",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["wins"] == {"mean": 1.0, "low": 0.3424,
+                                                           "high": 1.0}
+
+
 @pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
                     reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
 def test_gnubg_driver_moves_are_legal_turns() -> None:
@@ -682,7 +714,8 @@ def test_hostile_evaluator_files_are_clear_errors(tmp_path: Path) -> None:
         "nested.npz": (_npz_with(tmp_path, "nested.npz", **{
             **members, "metadata": _npy(np.array("[" * 100_000 + "]" * 100_000))}),
             "member 'metadata': JSON nested 100000 deep"),
-        "bomb.npz": (_npz_with(tmp_path, "bomb.npz", **{**members, "hidden_weights": _header((198, 5_000_000))}),
+        "bomb.npz": (_npz_with(tmp_path, "bomb.npz", **{
+            **members, "hidden_weights": _header((198, 5_000_000))}),
             "member 'hidden_weights': 3,960,000,000 bytes of data, more than"),
         "complex.npz": (_npz_with(tmp_path, "complex.npz", **{
             **members, "hidden_weights": _npy(net.hidden_weights.astype(np.complex64))}),

@@ -71,10 +71,11 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
 # is the reference's machinery in the mover's frame, checked by the differential tests)
 EXTRA = ("fastnardy.reference.legal_turns", "fastnardy.reference.perft")
 NOT_WALKED = {
-    "fastnardy.envs.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel with its own "
-                           "values (test_openspiel checks its actions and chance outcomes); "
-                           "what a caller builds, the games and states, is walked by "
-                           "test_openspiel_constructors_raise_only_documented_errors",
+    "fastnardy.envs.openspiel": "OpenSpiel's Game and State API, called by OpenSpiel with its "
+                                "own values (test_openspiel checks its actions and chance "
+                                "outcomes); what a caller builds, the games and states, is "
+                                "walked by test_openspiel_constructors_raise_only_documented_"
+                                "errors",
     "fastnardy.cli": "the command line: its bad input is exit status 2 (test_cli)",
     "fastnardy.play": "the names of its players module, which is walked",
     "fastnardy.testing.speed": "the CLI's bench command (timings)",
@@ -83,8 +84,10 @@ NOT_WALKED = {
                            "its two documented functions are in EXTRA",
     "fastnardy.notation": "helpers of Position.from_gnubg_id and gnubg_id, which are walked",
     "fastnardy.backend": "backend selection, walked through every backend= argument",
-    "fastnardy.testing.samples": "random positions for the tests and benchmarks (a random.Random and a "
-                         "rules code in; bench/correctness/differential.py and tests/strategies.py use it)",
+    "fastnardy.testing.samples": "random positions for the tests and benchmarks (a "
+                                 "random.Random and a rules code in; "
+                                 "bench/correctness/differential.py and tests/strategies.py "
+                                 "use it)",
     "fastnardy.checks": "the argument checks, walked through every entry point that calls "
                         "them (their own parameters, a name and bounds, are the package's)",
     "fastnardy.engines": "the cross-check engine adapters, programs run as python -m "
@@ -139,7 +142,7 @@ OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
                               "not a caller's input; Cython types its origin and unpacks the "
                               "tuples"),
     "fastnardy.counting.read_perft_file": ((OSError,), "a path that does not open is the "
-                                        "operating system's error about that file"),
+                                           "operating system's error about that file"),
 }
 
 START = Position.start("long")
@@ -279,7 +282,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.analysis.review import AnalysedTurn, Analysis, CubeReview
     from fastnardy.analysis.rollouts import CubeRollout, RolledCandidate
     from fastnardy.analysis.benchmarks import Difference, Score, errors, paired
-    from fastnardy.play.duel import CubeDuel, Duel, Interval, cube_duel, duel
+    from fastnardy.play.duel import CubeDuel, Duel, Interval, Share, cube_duel, duel, wilson
     from fastnardy.play.players import Player, Searcher
     from fastnardy.search import bearoff
     from fastnardy.search.cubeful import CubeDecision
@@ -352,6 +355,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         CubeDuel: lambda: [cube_duel("short", "greedy", "random", 2, 1, 1),
                            cube_duel("long", "random", "greedy", 2, 0, 2)],
         Interval: lambda: [Interval(0.25, 0.5), Interval(1.0, None)],
+        Share: lambda: [wilson(3, 4), wilson(0, 2)],
         MatchEquityTable: lambda: [shipped_met("short"), shipped_met("long")],
         Analysis: lambda: [ANALYSED["analysis"]],
         AnalysedTurn: lambda: list(ANALYSED["analysis"].turns[:2]),
@@ -485,6 +489,7 @@ def _surface() -> List[Entry]:
 
 
 SURFACE = _surface()
+
 
 class _ReadTooFar(BaseException):
     """An endless iterator read past READ_LIMIT items: a read without a bound (a hang, then

@@ -212,7 +212,7 @@ def _run_match(args: argparse.Namespace) -> int:
             f"{played.matches} money games with the cube"
         print(f"{game} nardy, {played.a} against {played.b}: {what} (seed {args.seed}, "
               f"{played.unfinished} unfinished, {int(played.result.games.sum())} games)")
-        print(f"  {played.a} wins {_share(played.wins)}, {_points(played.points)} points "
+        print(f"  {played.a} wins {played.wins.text()}, {_points(played.points)} points "
               f"{'ahead a match' if length else 'a game'} (95%"
               + ("; one pair has no interval)" if played.points.half is None else ")"))
         result = played.result
@@ -232,13 +232,8 @@ def _run_match(args: argparse.Namespace) -> int:
         return 0
     print(f"{game} nardy, {done.a} against {done.b}: {done.games} games (seed {args.seed}, "
           f"{done.unfinished} unfinished)")
-    print(f"  {done.a} wins {_share(done.wins)}, {_points(done.points)} points a game (95%)")
+    print(f"  {done.a} wins {done.wins.text()}, {_points(done.points)} points a game (95%)")
     return 0
-
-
-def _share(wins: "Interval") -> str:
-    """A share of wins with its interval, in percent."""
-    return f"{wins.mean:.1%} +- " + ("n/a" if wins.half is None else f"{wins.half:.1%}")
 
 
 def _points(points: "Interval") -> str:

@@ -10,13 +10,18 @@ the seed (:class:`fastnardy.basics.DiceStream`, the kernel's and Game's): games 
 ``2k + 1`` see the same dice, ``a`` white in the first and black in the second, so the luck
 of the dice largely cancels in each pair. The T6 opening: each side throws one die, ties
 thrown again; in short nardy the higher plays those two numbers, in long nardy it then
-throws both dice. Games are scored by L10 / S9 without a cube. The 95% intervals are mean
-+- 1.96 standard errors over the pairs (the two games of a pair are not independent).
+throws both dice. Games are scored by L10 / S9 without a cube. A share of wins has Wilson's
+95% score interval (:func:`wilson`), which stays within 0 to 100% and is not empty at either
+end (100 wins of 100: 96.3% to 100%); it counts the games as independent, while the dice a
+pair shares usually make the true spread of wins narrower. Points a game have the mean's 95%
+interval, +- 1.96 standard errors over the pairs (:func:`interval`: the two games of a pair
+are not independent).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
@@ -37,8 +42,8 @@ from ..search.setting import Setting, setting as as_setting
 from .games import play as games_play
 from .players import Player, player
 
-__all__ = ["CubeDuel", "CubeResult", "Duel", "Interval", "Result", "cube_duel", "duel",
-           "interval", "play_cube_matches", "play_games"]
+__all__ = ["CubeDuel", "CubeResult", "Duel", "Interval", "Result", "Share", "cube_duel", "duel",
+           "interval", "play_cube_matches", "play_games", "wilson"]
 
 
 class Result(NamedTuple):
@@ -176,6 +181,42 @@ def interval(values: npt.ArrayLike) -> Interval:
     return Interval(float(pairs.mean()), float(1.96 * pairs.std(ddof=1) / np.sqrt(len(pairs))))
 
 
+class Share(NamedTuple):
+    """A share of wins and its 95% interval (:func:`wilson`)."""
+
+    mean: float
+    """The share won, 0 to 1."""
+    low: float
+    """The interval's lower end."""
+    high: float
+    """The interval's upper end."""
+
+    def text(self) -> str:
+        """In percent: ``54.0% (95% interval 44.3% to 63.4%)``."""
+        return f"{self.mean:.1%} (95% interval {self.low:.1%} to {self.high:.1%})"
+
+    def as_dict(self) -> Dict[str, float]:
+        """For JSON, to 4 places."""
+        return {"mean": round(self.mean, 4), "low": round(self.low, 4),
+                "high": round(self.high, 4)}
+
+
+Z95 = 1.96  # the normal quantile of a two-sided 95% interval
+
+
+def wilson(wins: float, games: int) -> Share:
+    """The share ``wins / games`` with Wilson's 95% score interval: the shares p whose
+    binomial spread puts ``wins`` within 1.96 standard errors. ``wins`` may hold halves (an
+    unfinished match counts a half); ``games`` is 1 or more."""
+    count = checks.number(games, "games", 1, checks.MAX_ITEMS)
+    won = checks.real(wins, "wins", 0.0, float(count))
+    share = won / count
+    z2 = Z95 * Z95 / count
+    centre = (share + z2 / 2) / (1 + z2)
+    half = Z95 / (1 + z2) * math.sqrt(share * (1 - share) / count + z2 / (4 * count))
+    return Share(share, max(0.0, centre - half), min(1.0, centre + half))
+
+
 @dataclasses.dataclass(frozen=True)
 class Duel:
     """:func:`duel`'s answer: games of a against b without the cube."""
@@ -204,9 +245,9 @@ class Duel:
         return int((self.result.turns == 0).sum())
 
     @property
-    def wins(self) -> Interval:
+    def wins(self) -> Share:
         """a's share of the games won."""
-        return interval((self.result.points > 0).astype(float))
+        return wilson(float((self.result.points > 0).sum()), self.games)
 
     @property
     def points(self) -> Interval:
@@ -426,9 +467,10 @@ class CubeDuel:
         return int((self.result.won < 0).sum())
 
     @property
-    def wins(self) -> Interval:
+    def wins(self) -> Share:
         """a's share of the matches won (an unfinished one counts a half)."""
-        return interval(np.where(self.result.won >= 0, self.result.won, 0.5).astype(float))
+        return wilson(float(np.where(self.result.won >= 0, self.result.won, 0.5).sum()),
+                      self.matches)
 
     @property
     def points(self) -> Interval:
