@@ -159,6 +159,29 @@ def test_ctrl_c_stops_self_play_on_worker_threads(game, policy):
     assert time.process_time() - stopped[0] < 0.3  # the Python evaluator's chunks: seconds
 
 
+def test_worker_threads_queue_two_tasks_each_so_a_halt_has_little_to_cancel():
+    """Issue 70, item 5: a rollout of 10^6 games on two threads queued all its 15,625
+    chunks at once; Ctrl-C then waited 0.37-0.54 s for the waiters to be unhooked and
+    every queued chunk cancelled. The threads now get two tasks each at a time: a caller
+    that reads three results and stops has started at most three more."""
+    from fastnardy._utils import executors
+
+    started: List[int] = []
+
+    def task(i: int) -> int:
+        started.append(i)
+        time.sleep(0.001)
+        return i
+
+    call = executors.Call(threading.Event)
+    results = executors.completed(call, task, range(10_000), None, 2)
+    read = [next(results) for _ in range(3)]
+    time.sleep(0.2)  # threads left alone: before, they ran through the queue meanwhile
+    results.close()
+    assert len(read) == 3 and len(started) <= 3 + 2 * 2
+    _worker_threads_end()
+
+
 def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
     """The kernel's Stop: a self-play of 10**7 long games on a thread (minutes) ends soon
     after another thread sets it; a call given a Stop already set does not start."""

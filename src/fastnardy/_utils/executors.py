@@ -19,8 +19,8 @@ import itertools
 import os
 import threading
 from collections import OrderedDict
-from concurrent.futures import (Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor,
-                                as_completed)
+from concurrent.futures import (FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor,
+                                ThreadPoolExecutor, as_completed, wait)
 from contextlib import contextmanager
 from typing import (Any, Callable, Dict, Generator, Iterable, Iterator, List, Optional,
                     Protocol, Sequence, Tuple, TypeVar, cast)
@@ -84,7 +84,8 @@ def completed(call: Call, function: Callable[[T], Optional[R]], tasks: Sequence[
               ) -> Generator[Tuple[int, R], None, None]:
     """``(index, function(task))`` of every task of ``call`` as it completes: here, one after
     the other, when there is no ``pool`` and at most one thread; else on ``threads`` threads
-    of our own or on ``pool`` (never shut down here). A None result (a stopped subtask on
+    of our own (two tasks a thread queued at a time, so that a halt has little to cancel) or
+    on ``pool`` (all queued; never shut down here). A None result (a stopped subtask on
     another process) is KeyboardInterrupt. Any exception, and closing the generator early,
     halts every piece (:meth:`Call.halt`); the call is closed when the generator ends."""
     own = pool is None and threads is not None and threads > 1
@@ -93,9 +94,11 @@ def completed(call: Call, function: Callable[[T], Optional[R]], tasks: Sequence[
         if pool is None and not own:
             results: Iterable[Tuple[int, Optional[R]]] = (
                 (i, function(task)) for i, task in enumerate(tasks))
+        elif own:
+            assert threads is not None
+            pool = ThreadPoolExecutor(threads)
+            results = _queued(pool, function, tasks, futures, 2 * threads)
         else:
-            if own:
-                pool = ThreadPoolExecutor(threads)
             assert pool is not None
             futures = {pool.submit(function, task): i for i, task in enumerate(tasks)}
             results = ((futures[future], future.result()) for future in as_completed(futures))
@@ -110,6 +113,23 @@ def completed(call: Call, function: Callable[[T], Optional[R]], tasks: Sequence[
         call.close()
         if own and pool is not None:  # stopped subtasks end within a turn: not awaited
             pool.shutdown(wait=not call.stop.is_set(), cancel_futures=True)
+
+
+def _queued(pool: Executor, function: Callable[[T], Optional[R]], tasks: Sequence[T],
+            futures: Dict["Future[Optional[R]]", int], most: int
+            ) -> Iterator[Tuple[int, Optional[R]]]:
+    """``(index, result)`` of each task as it completes on ``pool``, at most ``most`` of
+    them submitted and not yet read at a time; ``futures`` holds those (what a halt
+    cancels)."""
+    waiting = iter(enumerate(tasks))
+    for i, task in itertools.islice(waiting, most):
+        futures[pool.submit(function, task)] = i
+    while futures:
+        for future in wait(futures, return_when=FIRST_COMPLETED)[0]:
+            i = futures.pop(future)
+            for j, task in itertools.islice(waiting, 1):
+                futures[pool.submit(function, task)] = j
+            yield i, future.result()
 
 
 @contextmanager
