@@ -118,7 +118,7 @@ LONG_CONTACT = Position.from_string("long w 24:11,22:1,15:1,10:1,5:1 24:9,20:1,1
 @pytest.mark.parametrize("position", [CONTACT, LONG_CONTACT])
 @pytest.mark.parametrize("move_filter", [MoveFilter(2, 0.04), GNUBG_FILTERS])
 def test_eval_and_hint_at_2_plies_show_the_probabilities_of_their_equity_T5(position,
-                                                                           move_filter):
+                                                                            move_filter):
     """At 2 plies eval's equity is expectimax's with the filter at each level, hint's values
     are best_turn's, and the probabilities beside each are those of the line searched: their
     equity is the equity shown (GNUBG_FILTERS: a filter per level, the levels counted as the
@@ -302,8 +302,18 @@ def test_the_html_page_is_self_contained_with_a_board_per_turn():
     assert not re.search(r"\s(src|href)=", page)  # nothing to fetch
 
 
-@pytest.mark.skipif(not shutil.which("chromium"), reason="headless Chromium is not installed "
-                    "(apt-get install chromium)")
+CHROMIUM = pytest.mark.skipif(not shutil.which("chromium"), reason="headless Chromium is not "
+                              "installed (apt-get install chromium)")
+
+
+def _chromium_dom(url: str, *options: str) -> str:
+    """The DOM of ``url`` in headless Chromium once its scripts have run."""
+    return subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", *options,
+                           "--dump-dom", url], capture_output=True, text=True,
+                          timeout=60).stdout
+
+
+@CHROMIUM
 def test_the_html_page_navigates_in_headless_chromium(tmp_path):
     game = Game("short", 4)
     for _ in range(4):
@@ -311,11 +321,45 @@ def test_the_html_page_navigates_in_headless_chromium(tmp_path):
     result = analysis.analyse(game.record(), "", Setting(NETWORKS["short"], 0))
     path = tmp_path / "page.html"
     path.write_text(analysis_page.page(result))
-    dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                          "--dump-dom", f"file://{path}#turn-3"], capture_output=True,
-                         text=True, timeout=60).stdout
+    dom = _chromium_dom(f"file://{path}#turn-3")
     assert "class=\"turn shown\" id=\"board-3\"" in dom
     assert dom.count("turn shown") == 1 and ">3 / 4<" in dom
+
+
+# What the page shows in a window: the visible width, the page's width (wider: it scrolls
+# sideways), the right edges of the totals' last headers, of the turn list and of the shown
+# turn's candidates, and the list's width against what it shows.
+_MEASURE = """<script>
+const right=e=>Math.round(e.getBoundingClientRect().right);
+const list=document.getElementById('list'),totals=document.querySelector('table');
+const out=document.createElement('output');
+out.id='measured';
+out.textContent=JSON.stringify({window:document.documentElement.clientWidth,
+  page:document.documentElement.scrollWidth,
+  heads:Object.fromEntries([...totals.querySelectorAll('th')].map(h=>[h.textContent,right(h)])),
+  list:right(list),list_content:list.scrollWidth,list_shown:list.clientWidth,
+  candidates:right(document.querySelector('.turn.shown .candidates'))});
+document.body.append(out);
+</script></body>"""
+
+
+@CHROMIUM
+def test_the_html_page_fits_a_1280_pixel_window(tmp_path):
+    """At 1,280 px the cubeful page's totals show their rating and luck columns, the turn
+    list shows all its columns and the boards' candidates fit beside it: nothing needs the
+    page to scroll sideways."""
+    result = analysis.analyse(_mat_text(), "match.mat", "net:0")
+    path = tmp_path / "page.html"
+    path.write_text(analysis_page.page(result).replace("</body>", _MEASURE))
+    dom = _chromium_dom(f"file://{path}#turn-2", "--window-size=1280,900")
+    found = re.search(r'<output id="measured">(.*?)</output>', dom)
+    assert found is not None, dom[-2000:]
+    seen = json.loads(found.group(1))
+    width = seen["window"]
+    assert 1200 < width <= 1280 and seen["page"] <= width
+    assert seen["heads"]["rating"] <= width and seen["heads"]["luck"] <= width
+    assert seen["list_content"] <= seen["list_shown"] and seen["list"] <= width
+    assert seen["list"] < seen["candidates"] <= width  # side by side, not one under the other
 
 
 def test_dice_streams_are_uniform_and_split_proof():

@@ -7,7 +7,8 @@ decision before it, played, loss, gnubg's mark, luck) and one board at a time: t
 before the turn, its points numbered for the side to move, with the played turn drawn as
 arrows, its cube decisions' equities, and on a marked turn (doubtful or worse) a second
 board with the best turn. Buttons, the arrow keys and the list move between turns; the
-address's ``#turn-N`` opens turn N.
+address's ``#turn-N`` opens turn N. From 1,280 px wide the list stands beside the boards,
+narrower above them; a table too wide for the window scrolls in its own box, never the page.
 """
 
 from __future__ import annotations
@@ -26,17 +27,23 @@ from ..position import Turn
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1em;color:#222;background:#fafafa}
 h1{font-size:1.3em} table{border-collapse:collapse;font-size:.9em}
-td,th{padding:.15em .5em;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
-#layout{display:grid;grid-template-columns:minmax(300px,max-content) 1fr;gap:1.5em;
+td,th{padding:.15em .35em;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
+th,.totals td{white-space:normal;vertical-align:bottom}
+.scroll{overflow-x:auto;max-width:100%}
+#layout{display:grid;grid-template-columns:fit-content(45%) minmax(0,1fr);gap:1.5em;
 align-items:start}
-#list{max-height:80vh;overflow-y:auto;border:1px solid #ccc;background:#fff;
+@media (max-width:1260px){#layout{grid-template-columns:minmax(0,1fr)}}
+#list{max-height:80vh;overflow:auto;min-width:min-content;border:1px solid #ccc;background:#fff;
 position:relative}
 #list tr{cursor:pointer} #list tr.current{background:#cde3f7}
+#list td.cubes{white-space:normal;min-width:7em}
+svg{max-width:100%;height:auto}
 .turn{display:none} .turn.shown{display:block}
 .boards{display:flex;gap:1em;flex-wrap:wrap} .boards figure{margin:0}
 .very-bad{color:#b00020;font-weight:bold} .bad{color:#d2691e;font-weight:bold}
 .doubtful{color:#8a6d00} .cube{margin:.3em 0}
-.candidates tr.played{font-weight:bold} .plot{background:#fff;border:1px solid #ccc} nav button{font-size:1em;margin-right:.5em}
+.candidates tr.played{font-weight:bold} .plot{background:#fff;border:1px solid #ccc}
+nav button{font-size:1em;margin-right:.5em}
 """
 
 _SCRIPT = """
@@ -66,6 +73,12 @@ show(m?Number(m[1])-1:0);
 """
 
 
+def _scrolled(table: str) -> str:
+    """A table in its own box, which scrolls sideways when the window is too narrow for it
+    instead of the page."""
+    return f"<div class='scroll'>{table}</div>"
+
+
 def _mark_class(turn: AnalysedTurn) -> str:
     return "" if turn.mark is None else turn.mark.replace(" ", "-")
 
@@ -93,6 +106,7 @@ def _cube_text(reviews: List[CubeReview]) -> str:
 def _turn_section(index: int, turn: AnalysedTurn, reviews: List[CubeReview]) -> str:
     title = (f"Game {turn.game}, move {turn.number}: {turn.side} {format_roll(turn.roll)} "
              f"plays {turn.played}")
+
     def drawn(highlight: Turn) -> str:  # numbered for the side to move: black's 15/10
         return svg.board(turn.position, size=400, highlight=highlight, numbering="mover")
 
@@ -127,10 +141,10 @@ def _candidates(turn: AnalysedTurn) -> str:
                     f"<td>{equity:+.3f}</td><td>{candidate.difference:+.3f}</td>"
                     + "".join(f"<td>{100 * p:.1f}%</td>" for p in candidate.probabilities)
                     + "</tr>")
-    return ("<table class='candidates'><tr><th></th><th>candidate</th><th>"
-            + ("cubeful" if cubeful else "equity") + "</th><th>diff</th><th>win</th>"
-            "<th>win mars</th><th>win koks</th><th>lose mars</th><th>lose koks</th></tr>"
-            + "".join(rows) + "</table>")
+    return _scrolled("<table class='candidates'><tr><th></th><th>candidate</th><th>"
+                     + ("cubeful" if cubeful else "equity") + "</th><th>diff</th><th>win</th>"
+                     "<th>win mars</th><th>win koks</th><th>lose mars</th><th>lose koks</th>"
+                     "</tr>" + "".join(rows) + "</table>")
 
 
 def _plot(analysis: Analysis) -> str:
@@ -205,7 +219,7 @@ def _totals(analysis: Analysis) -> str:
                       html.escape(t["ratings"]["overall"])]
         cells.append(f"{t['luck']:+.3f}")
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
+    return _scrolled(f"<table class='totals'>{head}{''.join(rows)}</table>")
 
 
 def _games(analysis: Analysis) -> str:
@@ -221,8 +235,8 @@ def _games(analysis: Analysis) -> str:
         cells = [str(number), f"{score[0]}-{score[1]}" if analysis.length else ""]
         cells += [f"{analysis.side(side, number)[key]:.1f}" for side in (WHITE, BLACK)]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return ("<table class='games'><tr><th>game</th><th>score</th><th>white's error rate</th>"
-            "<th>black's error rate</th></tr>" + "".join(rows) + "</table>")
+    return _scrolled("<table class='games'><tr><th>game</th><th>score</th><th>white's error "
+                     "rate</th><th>black's error rate</th></tr>" + "".join(rows) + "</table>")
 
 
 def page(analysis: Analysis, name: str = "game") -> str:
@@ -238,7 +252,7 @@ def page(analysis: Analysis, name: str = "game") -> str:
                          for r in reviews if r.played != "no double" or r.error)
         wrong = next((r.mark for r in reviews if r.mark), None)
         rows.append(f"<tr data-turn='{index}'><td>{turn.game}.{turn.number}</td>"
-                    f"<td class='{'' if wrong is None else wrong.replace(' ', '-')}'>"
+                    f"<td class='cubes{'' if wrong is None else ' ' + wrong.replace(' ', '-')}'>"
                     f"{html.escape(cube)}</td>"
                     f"<td>{turn.side}</td><td>{format_roll(turn.roll)}</td>"
                     f"<td>{html.escape(str(turn.played))}</td>"
