@@ -182,6 +182,34 @@ def test_worker_threads_queue_two_tasks_each_so_a_halt_has_little_to_cancel():
     _worker_threads_end()
 
 
+@pytest.mark.skipif(not Path(GNUBG).exists(), reason="GNU Backgammon (gnubg) is absent: "
+                                                     "apt-get install gnubg")
+@pytest.mark.parametrize("after", [0.02, 0.1, 0.2, 0.35])
+def test_ctrl_c_while_gnubg_starts_leaves_no_gnubg_running(after):
+    """Issue 70, item 5: Ctrl-C while gnubg started (about half a second) left a 72 MiB
+    gnubg running for a minute or more (6 of 13 tries). Interrupted at any moment of its
+    start, the player leaves no gnubg behind."""
+    from fastnardy.play.gnubg import Gnubg
+
+    def children() -> List[str]:
+        listed = subprocess.run(["pgrep", "-P", str(os.getpid()), "gnubg"],
+                                capture_output=True, text=True).stdout
+        return listed.split()
+
+    assert not children()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = _interrupt_main_thread_after(after)
+    try:
+        Gnubg("gnubg:expert", processes=2).close()  # one that started before the signal
+        time.sleep(GENEROUS)  # the signal comes here, if not during the start
+    except KeyboardInterrupt:
+        pass
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert not children()
+
+
 def test_a_stop_set_by_another_thread_ends_the_kernel_calls_T5():
     """The kernel's Stop: a self-play of 10**7 long games on a thread (minutes) ends soon
     after another thread sets it; a call given a Stop already set does not start."""

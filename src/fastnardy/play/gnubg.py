@@ -51,8 +51,16 @@ class _Driver:
         self.process = subprocess.Popen([GNUBG, "-t", "-q", "-p", str(DRIVER)],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, env=environment)
-        self.requests = self._open_writer(fifos[0])  # both ends in the driver's order
-        self.answers = open(fifos[1])
+        try:  # Ctrl-C while gnubg starts (about 0.5 s) must not leave it running
+            self.requests = self._open_writer(fifos[0])  # both ends in the driver's order
+            self.answers = open(fifos[1])
+        except BaseException:
+            self.process.kill()
+            self.process.wait(timeout=30)
+            if hasattr(self, "requests"):
+                self.requests.close()
+            self.folder.cleanup()
+            raise
         self.in_flight = False  # a request is written and its answer not yet read
 
     def _open_writer(self, fifo: str, seconds: float = 120.0) -> TextIO:
