@@ -188,7 +188,7 @@ VALID: Dict[str, List[Any]] = {
     "num_envs": [1, 3], "actions": [np.zeros(3, dtype=np.int64), "turns", "steps"],
     "width": [1, 30], "render_mode": [None, "ansi"], "src": [24, 25], "die": [1, 6],
     "observation": ["rows", "keys", ("features", "raw")], "opponent": ["random", "greedy"],
-    "side": ["white", "black"], "action": [0, 1], "agent": ["white", "black"],
+    "side": ["white", "black"], "action": [0, 1], "agent": ["player_0", "player_1"],
     "options": [None],
     "checkpoint": [None], "points": [START.white_points], "bar": [0, 1], "who": ["white"],
     "point": [0, 7, 25], "step": [(24, 18, False), (13, 7, True)],

@@ -1,5 +1,6 @@
-"""Long and short nardy as a PettingZoo AEC environment: two agents, ``"white"`` and
-``"black"``. It needs PettingZoo: ``pip install 'fastnardy[rl]'``.
+"""Long and short nardy as a PettingZoo AEC environment: two agents, ``"player_0"`` (white)
+and ``"player_1"`` (black), named as PettingZoo names its classic games' agents. It needs
+PettingZoo: ``pip install 'fastnardy[rl]'``.
 
 As PettingZoo's classic games: :func:`env` is :func:`raw_env` (:class:`NardyAEC`) wrapped in
 PettingZoo's TerminateIllegalWrapper (an illegal action ends the game, the offender scoring
@@ -43,18 +44,20 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .. import checks
-from ..basics import EPISODE_TURNS, SIDES
+from ..basics import EPISODE_TURNS
 from ..errors import FastNardyError
 from .._utils.threads import one_thread
 from .gymnasium import (OBSERVATION_WIDTH, RENDER_MODES, KernelGame, action_space,
                         check_actions, check_render_mode, max_points, seed_from_os)
 from ..rules import Rules
 
-__all__ = ["NardyAEC", "env", "raw_env"]
+__all__ = ["AGENTS", "NardyAEC", "env", "raw_env"]
+
+AGENTS = ("player_0", "player_1")  # white, black: the kernel's sides 0 and 1
 
 
 class NardyAEC(AECEnv):  # type: ignore[misc]
-    """Two agents, white and black (see the module docstring)."""
+    """Two agents, player_0 (white) and player_1 (black) (see the module docstring)."""
 
     metadata: Dict[str, Any] = {"render_modes": RENDER_MODES, "name": "fastnardy_v0",
                                 "is_parallelizable": False, "render_fps": 4}
@@ -68,7 +71,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
         self.auto_forced = checks.flag(auto_forced, "auto_forced")
         self.max_turns = checks.number(max_turns, "max_turns", 1, 1 << 30)
         self.render_mode = check_render_mode(render_mode)
-        self.possible_agents: List[str] = list(SIDES)
+        self.possible_agents: List[str] = list(AGENTS)
         self.agents: List[str] = []
         self._seed: Optional[int] = None
         self._episode = 0
@@ -111,7 +114,7 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
     @one_thread("NardyAEC")
     def observe(self, agent: str) -> Dict[str, npt.NDArray[np.int8]]:
         """``agent``'s observation (see the module docstring)."""
-        me = SIDES.index(_agent(agent))
+        me = AGENTS.index(_agent(agent))
         game = self._game
         if game is None:
             raise FastNardyError("call reset() before observe()")
@@ -146,9 +149,9 @@ class NardyAEC(AECEnv):  # type: ignore[misc]
         game = cast(KernelGame, self._game)
         status, winner, points = game.outcome()
         self.rewards = {agent: 0.0 for agent in self.agents}
-        self.agent_selection = SIDES[game.mover()]
+        self.agent_selection = AGENTS[game.mover()]
         if status == 2:
-            won = SIDES[winner]
+            won = AGENTS[winner]
             for agent in self.agents:
                 self.rewards[agent] = points if agent == won else -points
                 self.terminations[agent] = True
@@ -179,6 +182,6 @@ def env(rules: object = "long", **kwargs: Any) -> AECEnv:
 
 
 def _agent(agent: object) -> str:
-    if not isinstance(agent, str) or agent not in SIDES:
-        raise FastNardyError(f"agent must be one of {SIDES}, not {agent!r}")
+    if not isinstance(agent, str) or agent not in AGENTS:
+        raise FastNardyError(f"agent must be one of {AGENTS} (white, black), not {agent!r}")
     return agent
