@@ -83,6 +83,7 @@ class PerftProgress(NamedTuple):
     probes: int         # transposition-table lookups in the finished subtasks
     hits: int           # ... of which answered by the table
     resumed: int = 0    # of ``nodes``, those of subtasks read from the checkpoint
+    resumed_subtasks: int = 0  # of ``done``, those read from the checkpoint
 
 
 def perft(position: Position, depth: int, *, weighted: bool = False,
@@ -314,6 +315,7 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
     start = time.perf_counter()
     counts = {} if saved is None else {key: saved.done[key] for key in tasks if key in saved.done}
     nodes = resumed = sum(counts[key] * tasks[key] for key in counts)
+    resumed_subtasks = len(counts)
     probes = hits = 0
     call = _executors.Call(_kernel.Stop)
     token = call.token
@@ -348,7 +350,8 @@ def _run(tasks: Dict[Node, int], options: _Options, workers: Optional[int],
                 saved.finished(key, count)
             if progress is not None:
                 progress(PerftProgress(len(counts), len(tasks), nodes,
-                                       time.perf_counter() - start, probes, hits, resumed))
+                                       time.perf_counter() - start, probes, hits, resumed,
+                                       resumed_subtasks))
     except BaseException:
         call.halt(pool, futures)
         raise

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, List
 
 import numpy as np
@@ -28,6 +30,7 @@ from fastnardy import FastNardyError, Position, ResourceLimitError, Rules, _kern
 from fastnardy import counting
 from fastnardy.analysis import rollout
 from fastnardy.batch import encode
+from fastnardy.cli import main
 from fastnardy._utils import files as _files
 from fastnardy.counting import PerftProgress, available_memory
 from fastnardy.play.gnubg import GNUBG
@@ -432,6 +435,33 @@ def test_a_damaged_checkpoint_is_refused_not_counted_T5(tmp_path):
     path.write_text(json.dumps(saved))
     with pytest.raises(FastNardyError, match="without a checksum.*delete it to start afresh"):
         perft(short, 3, checkpoint=path)
+
+
+def test_the_eta_after_a_resume_is_the_work_left_at_this_runs_rate(tmp_path, monkeypatch,
+                                                                   capsys):
+    """Issue 70 item 14: the ETA divided this run's seconds by every finished subtask, the
+    checkpoint's too, so a run resumed with 160 of 166 done said 'ETA 0 s' where 5 were
+    left at a second each. A clock that ticks a second a reading times this run."""
+    path = tmp_path / "long4.json"
+    with pytest.raises(KeyboardInterrupt):
+        perft(LONG, 4, checkpoint=path, progress=_stop_after(160))
+    ticks = iter(range(1_000))
+    monkeypatch.setattr(counting, "time", SimpleNamespace(perf_counter=lambda: next(ticks),
+                                                          monotonic=time.monotonic))
+    main(["perft", "long", "4", "--only", "--checkpoint", str(path), "--progress"])
+    lines = capsys.readouterr().err.split("\r")[1:]
+    assert [line.split(", ")[0] for line in lines] == \
+        [f"  perft(4): {done}/166 subtrees" for done in range(161, 167)]
+    assert [re.search(r"ETA (\d+) s", line).group(1) for line in lines] == \
+        ["5", "4", "3", "2", "1", "0"]
+    seen: List[PerftProgress] = []
+    perft(LONG, 4, checkpoint=path, progress=seen.append)  # finished: nothing to report
+    assert seen == []
+    again = tmp_path / "again.json"
+    with pytest.raises(KeyboardInterrupt):
+        perft(LONG, 4, checkpoint=again, progress=_stop_after(3))
+    perft(LONG, 4, checkpoint=again, progress=seen.append)
+    assert {p.resumed_subtasks for p in seen} == {3} and seen[0].done == 4
 
 
 def test_the_command_line_resumes_a_checkpoint(tmp_path):

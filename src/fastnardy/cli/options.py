@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 __all__: List[str] = []
 
 
-
 # The rule options: the variants that move generation reads (argparse dest = variant name)
 RULE_OPTIONS = {name: VARIANTS[name] for name in MOVE_VARIANTS}
 
@@ -383,11 +382,17 @@ def progress_printer(args: argparse.Namespace, what: str) -> "Optional[Callable[
             return
         shown[0] = now
         seconds = now - started
-        eta = seconds * (total - done) / done if done else 0.0
-        print(f"\r  {what}: {done:,}/{total:,}, {seconds:,.0f} s, ETA {eta:,.0f} s   ",
+        print(f"\r  {what}: {done:,}/{total:,}, {seconds:,.0f} s, "
+              f"ETA {eta(seconds, done, total - done):,.0f} s   ",
               end="\n" if done == total else "", file=sys.stderr, flush=True)
 
     return show
+
+
+def eta(seconds: float, done: int, left: int) -> float:
+    """The seconds ``left`` more pieces of work take at this run's rate, ``done`` of them in
+    ``seconds`` (work read from a checkpoint is not this run's); 0 before the first."""
+    return seconds * left / done if done else 0.0
 
 
 def percent(value: float) -> str:

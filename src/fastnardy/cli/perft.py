@@ -18,7 +18,7 @@ from ..notation import format_roll
 from ..rules import LONG, SHORT
 
 from .options import (Parser, add_backend, add_dask, add_json, add_position, dask_executor,
-                      depth_arg, positive_arg, print_json, read_position, roll_arg,
+                      depth_arg, eta, positive_arg, print_json, read_position, roll_arg,
                       seconds_arg)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
@@ -148,9 +148,9 @@ def _count(args: argparse.Namespace, position: Position, depth: int,
         last[:] = [p]
         if shown:
             rate = (p.nodes - p.resumed) / p.seconds if p.seconds else 0.0
-            eta = p.seconds * (p.total - p.done) / p.done if p.done else 0.0
+            left = eta(p.seconds, p.done - p.resumed_subtasks, p.total - p.done)
             print(f"\r  perft({depth}): {p.done}/{p.total} subtrees, {p.nodes:,} nodes, "
-                  f"{rate / 1e6:,.1f} M nodes/s, ETA {eta:,.0f} s   ", end="", file=sys.stderr,
+                  f"{rate / 1e6:,.1f} M nodes/s, ETA {left:,.0f} s   ", end="", file=sys.stderr,
                   flush=True)
 
     if args.roll is not None:
@@ -197,9 +197,9 @@ def _perft_divide(args: argparse.Namespace, position: Position,
     total = sum(count for _, _, count in divide)
     if args.json:
         print_json({**header, "depth": args.depth, "total": total,
-                     "divide": [{"roll": sorted(roll, reverse=True), "turn": str(turn),
-                                 "count": count, "position": turn.position.to_string()}
-                                for roll, turn, count in divide]})
+                    "divide": [{"roll": sorted(roll, reverse=True), "turn": str(turn),
+                                "count": count, "position": turn.position.to_string()}
+                               for roll, turn, count in divide]})
         return 0
     for roll, turn, count in divide:
         print(f"{format_roll(roll)}  {str(turn):<32} {count:>12}  {turn.position.to_string()}")
@@ -213,7 +213,7 @@ def _run_bench(args: argparse.Namespace) -> int:
     timings = speed.measure(args.seconds)
     if args.json:
         print_json({"version": __version__, "python": sys.version.split()[0],
-                     "timings": [timing.as_dict() for timing in timings]})
+                    "timings": [timing.as_dict() for timing in timings]})
     else:
         print(speed.report(timings))
 
