@@ -658,15 +658,12 @@ def test_match_command_with_the_cube(capsys):
 
 @pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
                                                "apt-get install gnubg")
-def test_gnubg_plays_matches_with_the_cube(monkeypatch):
+def test_gnubg_plays_matches_with_the_cube():
     """gnubg's cubeful moves are legal turns (T1) under every cube and score, and its
     offers legal (C2, C7)."""
     from fastnardy.play import players
     from fastnardy.play.duel import play_cube_matches
-    from fastnardy.play.gnubg import Gnubg
 
-    # one gnubg process (the player's engine starts 8 by default)
-    monkeypatch.setattr(players, "Gnubg", lambda setting: Gnubg(setting, processes=1))
     with players.player("gnubg:expert", "short") as gnubg:
         assert isinstance(gnubg, players.GnubgPlayer) and gnubg.name == "gnubg:expert"
         net = players.Searcher(NET, "short")

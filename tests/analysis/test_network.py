@@ -661,6 +661,111 @@ def test_gnubg_closes_when_a_process_forked_since_holds_its_fifo() -> None:
         os.waitpid(child, 0)
 
 
+def _count_gnubg_starts(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The gnubg processes started from now on, each as its Popen."""
+    import subprocess
+
+    from fastnardy.play import gnubg as gnubg_module
+    started = []
+
+    class Counted(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, args: list, *rest: object, **options: object) -> None:
+            super().__init__(args, *rest, **options)  # type: ignore[arg-type]
+            if args[0] == gnubg_module.GNUBG:
+                started.append(self)
+
+    monkeypatch.setattr(gnubg_module.subprocess, "Popen", Counted)
+    return started
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
+                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+def test_a_match_against_gnubg_starts_one_gnubg_for_the_whole_run(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 70 item 14: `fastnardy match gnubg:expert net:0 --games 2` started 8 gnubg
+    processes for its one pair of games. One serves the whole run (its requests have a row
+    or two), reused across games and decisions, and is ended when the run ends."""
+    from fastnardy.cli import main
+
+    started = _count_gnubg_starts(monkeypatch)
+    assert main(["match", "gnubg:expert", "net:0", "--games", "2", "--no-progress"]) == 0
+    assert "gnubg:expert wins" in capsys.readouterr().out
+    assert len(started) == 1 and started[0].poll() is not None
+    assert main(["match", "gnubg:expert", "net:0", "--games", "2", "--to", "3",
+                 "--no-progress"]) == 0  # matches of several games, with cube decisions
+    assert len(started) == 2 and started[1].poll() is not None
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
+                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+def test_ctrl_c_in_a_match_against_gnubg_ends_its_gnubg() -> None:
+    """Ctrl-C in the middle of a long match: exit 130, and the run's one gnubg is ended."""
+    import signal
+    import subprocess
+
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, "-m", "fastnardy", "match", "gnubg:expert",
+                              "net:0", "--games", "2000", "--no-progress"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        seen: set = set()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and child.poll() is None:
+            seen |= set(subprocess.run(["pgrep", "-P", str(child.pid), "gnubg"],
+                                       capture_output=True, text=True).stdout.split())
+            if seen:
+                time.sleep(1.0)  # under way: gnubg answers the match's requests
+                break
+            time.sleep(0.02)
+        seen |= set(subprocess.run(["pgrep", "-P", str(child.pid), "gnubg"],
+                                   capture_output=True, text=True).stdout.split())
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130 and b"Traceback" not in err
+    assert 1 <= len(seen) <= 8  # 2,000 games: a batch of 200 shares its requests
+    for _ in range(200):
+        if not any(_running(int(pid)) for pid in seen):
+            break
+        time.sleep(0.05)
+    assert not any(_running(int(pid)) for pid in seen)
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
+                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+def test_gnubg_starts_a_process_more_only_for_a_large_request(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One process at first; a request of many rows (a batch of games) is shared among up
+    to ``processes``, one for each ROWS_PER_PROCESS rows, kept for the next requests."""
+    from fastnardy.play.gnubg import ROWS_PER_PROCESS, Gnubg
+
+    started = _count_gnubg_starts(monkeypatch)
+    rows = batch.encode([Position.start("short")] * (2 * ROWS_PER_PROCESS + 1))
+    dice = np.tile([[6, 5]], (len(rows), 1))
+    gnubg = Gnubg("gnubg:expert", processes=2)
+    try:
+        assert len(started) == 1
+        one = gnubg.moves(rows[:ROWS_PER_PROCESS], dice[:ROWS_PER_PROCESS])
+        assert len(started) == 1
+        many = gnubg.moves(rows, dice)
+        assert len(started) == 2 and many[:ROWS_PER_PROCESS] == one  # capped at processes
+        gnubg.moves(rows[:1], dice[:1])
+        assert len(started) == 2
+    finally:
+        gnubg.close()
+    assert all(process.poll() is not None for process in started)
+
+
 def test_harness_catches_an_illegal_gnubg_move(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
     gnubg = GnubgPlayer.__new__(GnubgPlayer)  # no gnubg process: its engine's move is stubbed
