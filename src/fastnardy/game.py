@@ -31,7 +31,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from itertools import islice
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import checks, notation
 from ._kernel import dice_pair
@@ -40,8 +40,8 @@ from .basics import BLACK, CHECKERS, WHITE, DiceStream, Roll, win_points
 from .errors import (FastNardyError, IllegalActionError, IllegalTurnError, InvalidDiceError,
                      InvalidRecordError, NotationError)
 from .position import Outcome, Position, Turn
-from .record import (RecordedCube, GameRecord, MatchRecord, RecordedTurn, check_name, read_match,
-                     read_record, write_match, write_record)
+from .record import (ROLLS, GameRecord, MatchRecord, RecordedCube, RecordedTurn, check_name,
+                     read_match, read_record, write_match, write_record)
 from .rules import MAX_STAKE, Rules
 
 
@@ -86,6 +86,15 @@ def _roll(dice: object) -> Roll:
     """Two dice as a tuple of ints 1-6 (the kernel's parser, InvalidDiceError otherwise); an
     iterator is read no further than a third item, so that an endless one is refused."""
     return dice_pair(tuple(islice(dice, 3)) if isinstance(dice, Iterator) else dice)
+
+
+def _written(turns: Sequence[Turn], text: object) -> Optional[Turn]:
+    """The one legal turn whose own notation (T2) is ``text``, as records write turns: found
+    without the referee (which reads any other way of writing it)."""
+    if not isinstance(text, str):
+        return None
+    found = [turn for turn in turns if str(turn) == text]
+    return found[0] if len(found) == 1 else None
 
 
 def _stream(seed: object, stream: object = 0) -> DiceStream:
@@ -136,6 +145,7 @@ class Game(Serialized):
         self._opening = opening
         self._positions: List[Position] = [position]
         self._history: List[Tuple[Roll, Turn]] = []
+        self._passes: Dict[Tuple[Roll, Turn], Tuple[Roll, Turn]] = {}  # each pass played, once
         self._dice = dice
         self._stake = 1  # C1
         self._owner: Optional[str] = None  # C2: None while both hold the right (centred)
@@ -337,11 +347,15 @@ class Game(Serialized):
         if isinstance(turn, Turn) and turn._is_turn_of(position, dice):
             played = turn
         else:
-            played = position.check_turn(dice, turn)
-        self._history.append(((max(dice), min(dice)), played))
-        self._positions.append(played.position)
+            played = _written(position.legal_turns(dice), turn) or position.check_turn(dice,
+                                                                                     turn)
+        entry = (ROLLS[f"{max(dice)}{min(dice)}"], played)
+        if played.is_pass():  # kept once: blocked sides may pass for ever (T3)
+            entry = self._passes.setdefault(entry, entry)
+        self._history.append(entry)
+        self._positions.append(entry[1].position)
         self._dice = None
-        return played
+        return entry[1]
 
     @serialized
     def undo(self) -> Tuple[Roll, Turn]:

@@ -194,11 +194,19 @@ def _read_point(text: str, notation: str) -> int:
                         f"'bar' and 'off'")
 
 
+#: The longest turn text read: four steps with every mark and generous spacing fit many
+#: times over; a longer text is refused before it is split (and quoted in part).
+MAX_TURN_TEXT = 200
+
+
 def parse_turn(notation: str) -> List[Tuple[int, int]]:
     """Turn notation → the moves written, as (src, dst) in the mover's numbering; a move may
     span several dice (the referee splits it)."""
     if not isinstance(notation, str):
         raise NotationError(f"turn notation must be a str, not {type(notation).__name__}")
+    if len(notation) > MAX_TURN_TEXT:
+        raise NotationError(f"turn notation is at most {MAX_TURN_TEXT} characters, not "
+                            f"{shown(notation)}")
     text = notation.strip().lower()
     if text in (PASS, "-", "", "(no play)"):
         return []

@@ -150,15 +150,21 @@ class RecordedTurn:
             raise InvalidRecordError(f"{at_line(self.line)}cannot read the turn: {error}")
 
 
-@lru_cache(maxsize=1 << 12)
 def _unreadable(turn: str) -> Optional[str]:
     """Why the notation ``turn`` does not read (None when it reads); kept for the texts seen
-    last, as a file repeats its turns."""
+    last, as a file repeats its turns (not for a text too long to read: never kept)."""
+    return (_reason if len(turn) > notation.MAX_TURN_TEXT else _kept_reason)(turn)
+
+
+def _reason(turn: str) -> Optional[str]:
     try:
         notation.parse_turn(turn)
     except (IllegalTurnError, NotationError) as exc:
         return str(exc)
     return None
+
+
+_kept_reason = lru_cache(maxsize=1 << 12)(_reason)
 
 
 @dataclass(frozen=True, **SLOTS)

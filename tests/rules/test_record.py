@@ -309,3 +309,77 @@ def test_a_name_with_any_line_break_is_refused_it_would_not_read_back(separator)
             make()
     game = Game("short", seed=1, players=("Алиса", "Боб"))  # any other text reads back
     assert Game.from_record(game.record()).players == ("Алиса", "Боб")
+
+
+BLOCKED = ("short w bar:1,13:2,6:2,5:2,4:2,3:2,2:2,1:2 bar:1,13:2,6:2,5:2,4:2,3:2,2:2,1:2")
+
+
+def _passes(count: int) -> str:
+    """A legal record of ``count`` passes: each side on the bar against a closed board (T3:
+    no step, a pass, for ever)."""
+    import random
+
+    chooser, lines = random.Random(count), []
+    for i in range(count):
+        high, low = sorted((chooser.randint(1, 6), chooser.randint(1, 6)), reverse=True)
+        lines.append(f"{i + 1} {('white', 'black')[i % 2]} {high}-{low} pass\n")
+    return f"rules short\nwhite a\nblack b\nstart {BLOCKED}\n" + "".join(lines)
+
+
+def _traced(run):
+    """``run()``'s result, the peak and the kept memory it allocated (tracemalloc)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = run()
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak, kept
+
+
+def test_a_record_of_passes_replays_in_memory_proportional_to_the_file_T3():
+    """Issue 70, item 4: 10^6 pass turns peaked at 26x the file (573 MB for 22 MB, 56 s of
+    CPU through check-game). A game keeps each pass it has seen once: the replay's peak is
+    under 10x the file, what the game keeps under 2x (22x and 15x before)."""
+    text = _passes(30_000)
+    game, peak, kept = _traced(lambda: Game.from_record(text))
+    assert len(game.history) == 30_000 and game.record() == text
+    assert peak < 10 * len(text) and kept < 2 * len(text), (peak, kept, len(text))
+
+
+def test_a_huge_turn_line_is_refused_quoted_in_part_T1():
+    """Issue 70, item 4: one 12 MB turn line peaked at 32x the file and its error quoted the
+    whole turn (3 MB on stderr). The notation is refused unread past 200 characters."""
+    text = "rules long\nwhite a\nblack b\nopening 5 3\n1 white 5-3 " + "24/19 " * 500_000
+    with pytest.raises(InvalidRecordError) as caught:
+        _traced(lambda: Game.from_record(text))
+    message = str(caught.value)
+    assert len(message) < 300 and "at most 200 characters" in message
+    assert "(2,999,999 characters)" in message and message.startswith("line 5: ")
+
+    def refused() -> None:
+        try:
+            Game.from_record(text)
+        except InvalidRecordError:
+            pass
+
+    _, peak, kept = _traced(refused)
+    assert peak < 6 * len(text) and kept < len(text) // 10, (peak, kept)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from(["long", "short"]))
+def test_a_turn_written_as_the_game_writes_it_is_the_referees_turn_T1_T2(seed, game_name):
+    """Game.play finds a turn written in its own notation (as records write turns) among the
+    legal turns without the referee: the same Turn the referee returns, every turn of a
+    random game."""
+    import random
+
+    chooser, game = random.Random(seed), Game(game_name, seed)
+    while not game.is_over() and len(game.history) < 60:
+        position, dice = game.position, game.dice
+        turns = game.legal_turns()
+        text = str(chooser.choice(list(turns)))
+        assert game.play(text) == position.check_turn(dice, text)
