@@ -41,7 +41,8 @@ myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 html_theme = "furo"
 html_title = f"fastnardy {release}"
-html_static_path: list = []
+html_static_path = ["_static"]
+html_css_files = ["code.css"]  # code blocks wrap: nothing hidden past the column
 
 # Offline: no intersphinx; references into other projects' types (numpy, Gymnasium, the
 # standard library's typing forms) are left as text instead of being reported as broken.

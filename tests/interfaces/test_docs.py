@@ -4,9 +4,14 @@ Getting started page. (The site's build runs the same examples as Sphinx doctest
 
 from __future__ import annotations
 
+import ast
 import doctest
+import json
 import re
 import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -19,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)
 GETTING_STARTED = ROOT / "docs" / "getting-started.md"
+CONF = ROOT / "docs" / "conf.py"
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 SHELL_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
@@ -81,3 +87,60 @@ def test_command_lines_run(line, capsys):
     argv = shlex.split(line)[1:]
     assert main(argv) == 0
     assert capsys.readouterr().out
+
+
+def _conf(*names: str) -> Dict[str, Any]:
+    """The values docs/conf.py assigns to ``names`` (literals, read without running it)."""
+    values: Dict[str, Any] = {}
+    for node in ast.parse(CONF.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in names:
+                    values[target.id] = ast.literal_eval(node.value)
+    return values
+
+
+# each code block's width against what it shows, in a window 1,280 px wide
+_MEASURE = """<script>
+const out=document.createElement('output');
+out.id='measured';
+out.textContent=JSON.stringify([...document.querySelectorAll('pre')].map(
+  pre=>[pre.scrollWidth,pre.clientWidth]));
+document.body.append(out);
+</script></body>"""
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="headless Chromium is not installed "
+                    "(apt-get install chromium)")
+def test_site_code_blocks_show_their_long_lines_whole(tmp_path):
+    """A code block's line longer than the theme's text column wraps: nothing of it is
+    hidden past the column (furo's column is 46em, a command's output often wider). Built
+    with docs/conf.py's theme and style sheets, seen in headless Chromium at 1,280 px."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed (pip install -e "
+                                         "'.[docs]')")
+    pytest.importorskip("furo", reason="the docs extra is not installed")
+    settings = _conf("html_theme", "html_static_path", "html_css_files")
+    settings["html_static_path"] = [str(CONF.parent / path)
+                                    for path in settings["html_static_path"]]
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "conf.py").write_text("".join(f"{name} = {value!r}\n"
+                                            for name, value in settings.items()))
+    long_line = " ".join(f"24/{n}" for n in range(1, 120))
+    (source / "index.rst").write_text(f"Code\n====\n\n.. code-block:: text\n\n   "
+                                      f"{long_line}\n\n>>> print('{long_line}')\n"
+                                      f"{long_line}\n")
+    subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(source),
+                    str(tmp_path / "html")], check=True, capture_output=True, timeout=300)
+    page = tmp_path / "html" / "index.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE),
+                    encoding="utf-8")
+    dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                          "--window-size=1280,900", "--dump-dom", f"file://{page}"],
+                         capture_output=True, text=True, timeout=60).stdout
+    found = re.search(r'<output id="measured">(.*?)</output>', dom)
+    assert found is not None, dom[-2000:]
+    blocks = json.loads(found.group(1))
+    assert len(blocks) == 2
+    assert all(0 < shown < 1280 and wide <= shown for wide, shown in blocks), blocks
