@@ -29,7 +29,7 @@ body{font-family:system-ui,sans-serif;margin:1em;color:#222;background:#fafafa}
 h1{font-size:1.3em} table{border-collapse:collapse;font-size:.9em}
 td,th{padding:.15em .35em;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
 th,.totals td{white-space:normal;vertical-align:bottom}
-.scroll{overflow-x:auto;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%;margin-bottom:.8em}
 #layout{display:grid;grid-template-columns:fit-content(45%) minmax(0,1fr);gap:1.5em;
 align-items:start}
 @media (max-width:1260px){#layout{grid-template-columns:minmax(0,1fr)}}
