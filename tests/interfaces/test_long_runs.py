@@ -32,6 +32,7 @@ from fastnardy.analysis import rollout
 from fastnardy.batch import encode
 from fastnardy.cli import main
 from fastnardy._utils import files as _files
+from fastnardy.cli.options import EXIT_INTERRUPTED
 from fastnardy.counting import PerftProgress, available_memory
 from fastnardy.play.gnubg import GNUBG
 from fastnardy.search.network import Evaluator
@@ -333,6 +334,30 @@ def test_ctrl_c_stops_a_dask_cluster_too():
             assert all(done.stdout.strip() == b"0" for done in client.run(
                 subprocess.run, count, capture_output=True).values())
         assert perft(LONG, 3, executor=executor) == perft(LONG, 3)
+
+
+@pytest.mark.parametrize("after", [0.05, 0.1, 0.15, 0.25])
+def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(after):
+    """Issue 70, item 5: Ctrl-C in the command's first tenths of a second (while Python
+    imports fastnardy) printed a traceback of 8 to 28 lines and ended by the signal. The
+    command's entry point (_fastnardy_command, outside the package) catches it too."""
+    import _fastnardy_command
+
+    script = Path(sys.executable).parent / "fastnardy"
+    if not script.exists():
+        pytest.skip(f"the fastnardy command is not installed beside {sys.executable}")
+    assert "_fastnardy_command" in script.read_text()  # the installed entry point
+    child = subprocess.Popen([str(script), "perft", "long", "6", "--only", "--no-progress"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                             preexec_fn=_default_sigint)
+    try:
+        time.sleep(after)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == _fastnardy_command.EXIT_INTERRUPTED == EXIT_INTERRUPTED
+    assert err == b"interrupted\n", err[-500:]
 
 
 @pytest.mark.parametrize("extra", [[], ["--workers", "2"], ["--workers", "2", "--tt-mb", "64"]])
