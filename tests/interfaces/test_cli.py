@@ -248,6 +248,13 @@ def test_every_argument_and_subcommand_has_help():
     assert all(choice.help for choice in sub._choices_actions)
 
 
+def test_the_table_size_help_says_the_threads_share_one_table():
+    """Issue 70, item 13: ``--tt-mb`` said "per thread" where the count's threads share one
+    table (fastnardy.counting: one PerftTable a call, each bucket under its own lock)."""
+    (action,) = [a for a in _subparsers()["perft"]._actions if "--tt-mb" in a.option_strings]
+    assert "shared by the count's threads" in action.help and "per thread" not in action.help
+
+
 @pytest.mark.parametrize("command", sorted(_subparsers()))
 def test_every_subcommand_has_help_output(capsys, command):
     status, out, _ = run(capsys, command, "--help")

@@ -59,8 +59,9 @@ def add_perft(sub: "argparse._SubParsersAction[Parser]") -> None:
                                "without the GIL, so N cores)")
     add_dask(counting, "subtasks")
     counting.add_argument("--tt-mb", type=positive_arg, metavar="MB", dest="tt_mb",
-                          help="an exact transposition table of MB megabytes per thread or "
-                               "process (the hit rate is reported)")
+                          help="an exact transposition table of MB megabytes, shared by "
+                               "the count's threads (one a process on --dask or a pool); the "
+                               "hit rate is reported")
     counting.add_argument("--checkpoint", metavar="FILE",
                           help="keep the finished subtasks of the DEPTH count in FILE, so that "
                                "a run interrupted (Ctrl-C) or killed resumes where it stopped "
