@@ -144,3 +144,83 @@ def test_site_code_blocks_show_their_long_lines_whole(tmp_path):
     blocks = json.loads(found.group(1))
     assert len(blocks) == 2
     assert all(0 < shown < 1280 and wide <= shown for wide, shown in blocks), blocks
+
+
+# --------------------------------------------------------------------------- the safety page
+
+SAFETY = ROOT / "docs" / "safety.md"
+PINNED_SECTIONS = ("Shared objects", "Writers", "Readers", "Servers", "Other engines")
+TEST_REFERENCE = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
+FENCE = re.compile(r"^```.*?^```[^\n]*\n?", re.MULTILINE | re.DOTALL)
+
+
+def _sections(markdown: str) -> Dict[str, str]:
+    """The text of each ``## `` section of ``markdown`` (fenced blocks left out), by title."""
+    parts = re.split(r"^## +(.+?) *$", FENCE.sub("", markdown), flags=re.MULTILINE)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def _statements(section: str) -> List[str]:
+    """The statements of a section: each table row (not a table's header nor its separator)
+    and each bullet, with the lines that continue it."""
+    statements: List[str] = []
+    bullet: List[str] = []
+    in_table = False
+    for line in section.splitlines() + [""]:
+        row = line.strip().startswith("|")
+        starts = re.match(r"\s*[-*+] ", line) is not None
+        if bullet and (row or starts or not line.strip() or not line[:1].isspace()):
+            statements.append(" ".join(bullet))
+            bullet = []
+        if row:
+            if in_table and not re.fullmatch(r"\|[\s:|-]+\|", line.strip()):
+                statements.append(line)  # a body row (the first row is the header)
+            in_table = True
+            continue
+        in_table = False
+        if starts or bullet:
+            bullet.append(line.strip())
+    return statements
+
+
+def test_every_statement_of_the_safety_page_names_a_test_that_exists():
+    """docs/safety.md: every table row and bullet of its Shared objects, Writers, Readers,
+    Servers and Other engines sections ends with the tests that pin it, as
+    ``tests/<folder>/<file>.py::<test>`` code spans, and each test named is a function of
+    that file (a renamed or removed test fails here, as does a statement without one)."""
+    text = SAFETY.read_text(encoding="utf-8")
+    sections = _sections(text)
+    assert set(PINNED_SECTIONS) <= set(sections), sorted(sections)
+    unpinned = []
+    for title in PINNED_SECTIONS:
+        statements = _statements(sections[title])
+        assert statements, f"no statement under {title}"
+        unpinned += [f"{title}: {s[:100]}" for s in statements if not TEST_REFERENCE.search(s)]
+    assert not unpinned, "\n".join(unpinned)
+    spans = re.findall(r"`(tests/[^`]*)`", text)
+    malformed = [span for span in spans if "::" in span
+                 and not TEST_REFERENCE.fullmatch(f"`{span}`")]
+    assert not malformed, malformed  # e.g. a parametrization id: name the function
+    missing = []
+    defined: Dict[str, set] = {}
+    for path, name in TEST_REFERENCE.findall(text):
+        if path not in defined:
+            source = ROOT / path
+            defined[path] = ({node.name for node in ast.parse(source.read_text(
+                encoding="utf-8")).body if isinstance(node, (ast.FunctionDef,
+                                                            ast.AsyncFunctionDef))}
+                             if source.is_file() else set())
+        if not name.startswith("test_") or name not in defined[path]:
+            missing.append(f"{path}::{name}")
+    assert not missing, missing
+
+
+def test_the_safety_pages_check_finds_a_statement_without_a_test():
+    """The parser above reads rows and bullets as the page writes them: a bullet over
+    several lines is one statement, a table's header and separator are none."""
+    section = ("Intro text.\n\n| a | b |\n|---|---|\n| x | `tests/t.py::test_x` |\n"
+               "| y | none |\n\n- **One.** Said over\n  two lines. `tests/t.py::test_one`\n"
+               "- **Two.** Said once.\n\nAfter.\n")
+    statements = _statements(section)
+    assert len(statements) == 4
+    assert [bool(TEST_REFERENCE.search(s)) for s in statements] == [True, False, True, False]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fastnardy import FastNardyError
+from fastnardy import FastNardyError, Game
 from fastnardy._utils import files
 from fastnardy.cli import main
 from fastnardy.search import Evaluator
@@ -69,3 +69,44 @@ def test_a_writer_writes_a_links_target_and_keeps_the_link(tmp_path: Path):
     assert dangling.is_symlink() and (tmp_path / "later.txt").read_text() == "made\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "later.txt",
                                                           "link.record", "real.record"]
+
+
+WRITERS = {  # every file the command line writes: its command, the path last
+    "match --record": ["match", "greedy", "random", "--games", "2", "--to", "1", "--record"],
+    "play --record": ["play", "short", "--seed", "3", "--turns", "2", "--quiet", "--record"],
+    "analyse --html": ["analyse", "{record}", "--html"],
+    "board --svg": ["board", "long", "--svg"],
+    "board --png": ["board", "long", "--png"],
+    "benchmark-build --out": ["benchmark-build", "long", "--per-class", "1", "--games", "2",
+                              "--played", "1", "--out"],
+    "perft --checkpoint": ["perft", "long", "2", "--checkpoint"],
+    "bearoff-build --out": ["bearoff-build", "--checkers", "1", "--out"],
+}
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_every_command_line_writer_refuses_a_device_a_fifo_or_a_folder(tmp_path: Path, capsys,
+                                                                        writer):
+    """docs/safety.md, Writers: each command's file, given a FIFO, a folder or (as root) a
+    device, is one line and exit 2, the path left as it was and no temporary file left.
+    (perft --checkpoint reads its file first: that read refuses it.)"""
+    import shutil
+
+    if writer == "board --png" and not shutil.which("chromium"):
+        pytest.importorskip("cairosvg", reason="PNG output needs cairosvg or Chromium")
+    record = tmp_path / "game.txt"
+    game = Game("short", seed=1)
+    for _ in range(4):
+        game.play(game.legal_turns()[0])
+    record.write_text(game.record())
+    folder = tmp_path / "targets"
+    folder.mkdir()
+    paths = devices(folder)
+    before = kinds(paths)
+    argv = [str(record) if word == "{record}" else word for word in WRITERS[writer]]
+    for path in paths:
+        assert main(argv + [str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert kinds(paths) == before
+    assert not [name for name in os.listdir(folder) if name.startswith(".fastnardy-")]
