@@ -11,7 +11,7 @@ import os
 import stat
 import tempfile
 from contextlib import contextmanager
-from typing import Iterator, List, Tuple, Union
+from typing import Iterator, List, Optional, Tuple, Union
 
 from ..errors import FastNardyError
 
@@ -32,16 +32,15 @@ def name(path: object) -> str:
     return named
 
 
-def write_whole(path: Path, *parts: Union[bytes, memoryview]) -> None:
-    """Write ``parts`` one after another to ``path``, whole or not at all: FastNardyError
-    (naming the file and the system's reason) when it cannot, the old file untouched. A
-    symbolic link's target is written, the link kept; a path that holds something other than
-    a regular file (a device such as /dev/null, a FIFO, a socket, a folder) is refused, left
-    as it is."""
+def writable(path: Path) -> str:
+    """The file :func:`write_whole` writes for ``path`` (a symbolic link's target, which may
+    not exist yet); FastNardyError, before anything is written, when the path holds
+    something other than a regular file (a device such as /dev/null, a FIFO, a socket, a
+    folder) or cannot be looked at."""
     given = name(path)
-    target = os.path.realpath(given)  # a link's target (which may not exist yet)
+    target = os.path.realpath(given)
     try:
-        mode = os.stat(target).st_mode
+        mode: Optional[int] = os.stat(target).st_mode
     except FileNotFoundError:
         mode = None
     except OSError as exc:
@@ -49,6 +48,17 @@ def write_whole(path: Path, *parts: Union[bytes, memoryview]) -> None:
     if mode is not None and not stat.S_ISREG(mode):
         raise FastNardyError(f"{given} is not a regular file (a device, a FIFO, a socket or a "
                              f"folder): fastnardy writes files, and leaves it as it is")
+    return target
+
+
+def write_whole(path: Path, *parts: Union[bytes, memoryview]) -> None:
+    """Write ``parts`` one after another to ``path``, whole or not at all: FastNardyError
+    (naming the file and the system's reason) when it cannot, the old file untouched. A
+    symbolic link's target is written, the link kept; a path that holds something other than
+    a regular file (a device such as /dev/null, a FIFO, a socket, a folder) is refused, left
+    as it is."""
+    given = name(path)
+    target = writable(given)
     folder = os.path.dirname(target)
     try:
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".fastnardy-",

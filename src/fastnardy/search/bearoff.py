@@ -452,6 +452,7 @@ def build(checkers: int, path: Optional[_files.Path] = None,
     checks.callback(progress)
     target = Path(_files.name(path)) if path is not None else folder() / file_name(checkers)
     target.parent.mkdir(parents=True, exist_ok=True)
+    _files.writable(target)  # a device, FIFO or folder: refused before any file beside it
     partial = target.with_name(target.name + ".partial")
     marker = target.with_name(target.name + ".partial.json")
     solver = _Solver(checkers)
