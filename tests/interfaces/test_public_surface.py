@@ -52,7 +52,7 @@ from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, evaluator
 
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.search.bearoff", "fastnardy.game", "fastnardy.record",
-           "fastnardy.formats.mat",
+           "fastnardy.formats.mat", "fastnardy.formats.ids",
            "fastnardy.formats.svg", "fastnardy.counting", "fastnardy.rules",
            "fastnardy.search.selfplay", "fastnardy.engines.crosscheck",
            "fastnardy.engines.protocol", "fastnardy.engines.explain", "fastnardy.search.tree",
@@ -291,6 +291,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.search.tree import Ranked, Search
     from fastnardy.engines import crosscheck
     from fastnardy.batch import ChanceNodes
+    from fastnardy.formats.ids import read_gnubg_ids, read_xgid
     from fastnardy.formats.mat import MatGame
     from fastnardy.record import GameRecord
     from fastnardy.search.selfplay import Simulation
@@ -320,6 +321,9 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         fastnardy.Match: lambda: [fastnardy.Match("short", 3, seed=1),
                                   fastnardy.Match(Rules.long(stakes="arithmetic"), 1, seed=2)],
         MatGame: lambda: MAT_GAMES[:1],
+        read_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10").__class__: lambda: [
+            read_xgid("XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:2:3:0:7:10"),
+            read_gnubg_ids("4HPwATDgc/ABMA:cAkAAAAAAAAA")],
         GameRecord: lambda: [Game.from_record(GAME_TEXT).to_record(), MAT_GAMES[0].to_record()],
         ChanceNodes: lambda: [batch.chance_expand("long", batch.encode([START]))],
         batch.Expander: lambda: [batch.Expander("long"), batch.Expander("short", keys=True)],

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
 from .._utils import files as _files
-from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
+from ..errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError
 from ..formats.mat import iter_games
 from ..notation import format_roll
 
 from .options import (Parser, add_cube_options, add_dask, add_json, add_met, add_position,
                       add_progress, add_setting_options, at_least, conditions, dask_executor,
                       depth_arg, percent, positive_arg, print_json, progress_printer,
-                      read_cube, read_met_option, read_position, read_roll, read_setting,
+                      read_cube, read_dice, read_met_option, read_position, read_setting,
                       write_file)
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ def add_hint(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "same lost). The same ranking as fastnardy.analysis.hint and as every "
                     "player of the setting.")
     add_position(p_hint)
-    p_hint.add_argument("dice", nargs="+", metavar="DICE", help="the roll: '6 5' or '6-5'")
+    p_hint.add_argument("dice", nargs="*", metavar="DICE",
+                        help="the roll: '6 5' or '6-5' (an XGID's or gnubg ids' own if "
+                             "omitted)")
     add_setting_options(p_hint, cubeless=True)
     add_cube_options(p_hint)
     p_hint.add_argument("--top", type=positive_arg, default=None, metavar="N",
@@ -73,7 +75,8 @@ def add_rollout(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "The same seed gives the same result however the games are split.")
     add_position(p_roll)
     p_roll.add_argument("dice", nargs="*", metavar="DICE",
-                        help="a roll ('6 5' or '6-5'): roll out each of its legal turns")
+                        help="a roll ('6 5' or '6-5'): roll out each of its legal turns (an "
+                             "XGID's or gnubg ids' own if omitted)")
     p_roll.add_argument("--games", type=at_least(2), default=144, metavar="N",
                         help="games per candidate (default 144)")
     add_setting_options(p_roll)
@@ -119,7 +122,9 @@ def _run_hint(args: argparse.Namespace) -> int:
     from .. import analysis
 
     position = read_position(args)
-    roll = read_roll(args.dice)
+    roll = read_dice(args)
+    if roll is None:
+        raise InvalidDiceError("give DICE: the roll to play")
     ranked = analysis.hint(position, roll, read_setting(args),
                            cube=read_cube(args, position.rules))
     shown = ranked[:args.top] if args.top else ranked
@@ -183,7 +188,7 @@ def _run_rollout(args: argparse.Namespace) -> int:
     position = read_position(args)
     if args.cube_decision:
         return _run_cube_rollout(args, position)
-    roll = read_roll(args.dice) if args.dice else None
+    roll = read_dice(args)
     if args.workers is not None and args.dask is not None:
         raise FastNardyError("give --workers or --dask, not both")
     setting = read_setting(args)

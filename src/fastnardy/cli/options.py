@@ -28,6 +28,7 @@ from ..notation import ID_LENGTH
 from ..rules import LONG, MOVE_VARIANTS, SHORT, VARIANTS, Rules
 
 if TYPE_CHECKING:
+    from ..formats.ids import MatchState
     from ..search.cubeful import Cube
     from ..search.met import MatchEquityTable
     from ..search.setting import Setting
@@ -89,8 +90,11 @@ def seconds_arg(text: str) -> float:
 def add_position(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("position", metavar="POSITION",
                         help="'long' or 'short' (the start, white to move), a position string "
-                             "such as 'long w 24:15 24:15', or a GNU Backgammon Position ID "
-                             "such as 4HPwATDgc/ABMA (short nardy, white to move)")
+                             "such as 'long w 24:15 24:15', a GNU Backgammon Position ID "
+                             "such as 4HPwATDgc/ABMA (short nardy, white to move), or short "
+                             "nardy with its dice, cube and score: an XGID "
+                             "(XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10) or "
+                             "gnubg's ids (4HPwATDgc/ABMA:cAkAAAAAAAAA)")
     rules = parser.add_argument_group("rule variants ('fastnardy rules ID' explains each; "
                                       "default: the string's own, else the game's default)")
     for dest, (game, values, default, rule, what) in RULE_OPTIONS.items():
@@ -233,17 +237,19 @@ def score_arg(text: str) -> Tuple[int, int]:
 
 
 def add_cube_options(parser: argparse.ArgumentParser) -> None:
-    """The cube and the match score (C1-C8) the cubeful equities are for."""
-    group = parser.add_argument_group("the cube and the score (money play by default)")
-    group.add_argument("--match", type=at_least(1), default=0, metavar="N",
+    """The cube and the match score (C1-C8) the cubeful equities are for (each default is
+    :class:`fastnardy.search.cubeful.Cube`'s; an XGID or gnubg's ids carry their own)."""
+    group = parser.add_argument_group("the cube and the score (money play by default, or "
+                                      "those of an XGID or gnubg's ids)")
+    group.add_argument("--match", type=at_least(1), default=None, metavar="N",
                        help="a match to N points (C6); default: money play (C8)")
-    group.add_argument("--score", type=score_arg, default=(0, 0), metavar="A-B",
+    group.add_argument("--score", type=score_arg, default=None, metavar="A-B",
                        help="the match score, the side to move's points first (default 0-0)")
-    group.add_argument("--cube", type=at_least(1), default=1, metavar="V",
+    group.add_argument("--cube", type=at_least(1), default=None, metavar="V",
                        help="the stake the cube shows (C1, default 1)")
     from ..search.cubeful import OWNERS
 
-    group.add_argument("--owner", "--cube-owner", choices=OWNERS, default=OWNERS[0],
+    group.add_argument("--owner", "--cube-owner", choices=OWNERS, default=None,
                        help="who holds the right to offer (C2, default centered: both)")
     group.add_argument("--crawford", action="store_true",
                        help="this game is the Crawford game (C7: no offers)")
@@ -266,14 +272,44 @@ def read_met_option(args: argparse.Namespace) -> "Optional[MatchEquityTable]":
     return read_met(args.met) if args.met else None
 
 
+#: The cube options (:func:`add_cube_options`) and the Cube field each sets.
+CUBE_OPTIONS = {"match": "length", "score": "score", "cube": "value", "owner": "owner",
+                "crawford": "crawford", "jacoby": "jacoby"}
+
+
 def read_cube(args: argparse.Namespace, rules: "Rules") -> "Cube":
-    """The cube context of the cube options (:func:`add_cube_options`), checked."""
+    """The cube context of the cube options (:func:`add_cube_options`), checked: those
+    given over the money cube of ``rules``, or an XGID's or gnubg's ids' own (an option
+    beside one is refused)."""
     from ..search.cubeful import Cube
 
-    return Cube.of(Cube.money(rules)._replace(
-        value=args.cube, owner=args.owner, length=args.match, score=args.score,
-        crawford=args.crawford, jacoby=args.jacoby or (bool(rules.jacoby) and not args.match),
-        met=read_met_option(args)))
+    given = {field: getattr(args, option) for option, field in CUBE_OPTIONS.items()
+             if getattr(args, option) not in (None, False)}
+    state = read_state(args)
+    if state is not None:
+        if given:
+            named = ", ".join(f"--{option}" for option, field in CUBE_OPTIONS.items()
+                              if field in given)
+            raise FastNardyError(f"{named}: the id gives the cube and the score; change them "
+                                 f"in it, not beside it")
+        return state.cube_context(rules)._replace(met=read_met_option(args))
+    money = Cube.money(rules)
+    if given.get("length"):
+        money = money._replace(jacoby=False)  # C8 is money play's
+    return Cube.of(money._replace(**given, met=read_met_option(args)))
+
+
+def read_state(args: argparse.Namespace) -> "Optional[MatchState]":
+    """The match state of POSITION when it is an XGID or GNU Backgammon's POSITION:MATCH ids
+    (fastnardy.formats.ids), else None."""
+    text = args.position.strip()
+    if ":" not in text or " " in text:  # a position string has spaces; ids have none
+        return None
+    from ..formats import ids
+
+    if text.startswith("XGID="):
+        return ids.read_xgid(text)
+    return ids.read_gnubg_ids(text) if ids.is_id(text) else None
 
 
 def conditions(setting: "Setting", cube: "Optional[Cube]", stake: bool = True) -> str:
@@ -311,7 +347,10 @@ def add_progress(parser: argparse.ArgumentParser) -> None:
 def read_position(args: argparse.Namespace) -> Position:
     """POSITION with the rule options applied (see the module's docstring)."""
     named: Set[str] = set()  # the variants a position string names
-    if args.position in (LONG, SHORT):
+    state = read_state(args)
+    if state is not None:
+        base = state.position
+    elif args.position in (LONG, SHORT):
         base = Position.start(args.position)
     elif GNUBG_ID.fullmatch(args.position):
         base = Position.from_gnubg_id(args.position)
@@ -342,6 +381,20 @@ def read_roll(words: Sequence[str]) -> Roll:
         raise InvalidDiceError(f"dice must be two numbers from 1 to 6, as '6 5' or '6-5', not "
                                f"{' '.join(words)!r}")
     return int(match.group(1)), int(match.group(2))
+
+
+def read_dice(args: argparse.Namespace) -> Optional[Roll]:
+    """DICE as typed, else the dice an XGID or gnubg's ids carry (None: neither); DICE
+    other than the id's are refused."""
+    state = read_state(args)
+    thrown = None if state is None else state.dice
+    if not args.dice:
+        return thrown
+    roll = read_roll(args.dice)
+    if thrown is not None and sorted(roll) != sorted(thrown):
+        raise InvalidDiceError(f"DICE {roll[0]}-{roll[1]} differ from the id's "
+                               f"{thrown[0]}-{thrown[1]}")
+    return roll
 
 
 def roll_arg(text: str) -> Roll:

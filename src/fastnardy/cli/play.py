@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from .options import (Parser, add_json, add_met, add_position, add_progress, at_least,
                       depth_arg, positive_arg, print_json, progress_printer, read_met_option,
-                      read_position, write_file)
+                      read_position, read_state, write_file)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -150,11 +150,16 @@ def _run_play(args: argparse.Namespace) -> int:
     from ..play.players import player
     from ..search.setting import setting
 
-    position = read_position(args)
+    position, state = read_position(args), read_state(args)
+    if state is not None and (state.length or state.cube > 1 or state.doubled):
+        raise FastNardyError("play plays one money game from a position with the cube at 1 "
+                             "(--cube): this id holds a match, a raised cube or an offer")
     if args.position in (LONG, SHORT):
         game = Game(position.rules, args.seed)
     else:
         game = Game.from_position(position, args.seed)
+        if state is not None and state.dice is not None:
+            game.dice = state.dice  # the id's roll is the first to play
     spec = args.player or ("greedy" if args.human else "random")
     with player(spec, position.rules, args.seed or 0) as computer:
         interactive.play_game(game, computer, human=args.human, max_turns=args.turns,

@@ -19,7 +19,7 @@ from ..rules import SHORT
 
 from .options import (EXIT_ILLEGAL, Parser, add_backend, add_json, add_picture_options,
                       add_position, add_progress, print_json, progress_printer, read_position,
-                      read_roll, turn_json, write_file)
+                      read_roll, read_state, turn_json, write_file)
 
 # the command line's parts; its API is fastnardy.cli's main and build_parser
 __all__: List[str] = []
@@ -144,14 +144,30 @@ def _run_board(args: argparse.Namespace) -> int:
             "white_off": position.white_off, "black_points": list(position.black_points),
             "black_bar": position.black_bar, "black_off": position.black_off}
         if position.rules.game == SHORT:
-            document["gnubg_id"] = position.gnubg_id()
-
+            document.update(gnubg_id=position.gnubg_id(), **_ids(args, position))
         print_json(document)
     else:
         print(position)
+        if position.rules.game == SHORT and not position.is_game_over():
+            print("\n".join(f"{name}: {text}" for name, text in _ids(args, position).items()))
     for path, content in pictures:
         write_file(path, content)
     return 0
+
+
+def _ids(args: argparse.Namespace, position: Position) -> Dict[str, str]:
+    """A short-nardy position's XGID and GNU Backgammon's ids, with the dice, cube and score
+    of the id it was read from (else money play before the roll); none once it is over."""
+    from ..formats import ids
+
+    if position.is_game_over():
+        return {}
+    state = read_state(args)
+    state = ids.MatchState(position) if state is None else state._replace(position=position)
+    written = {"gnubg_ids": ids.write_gnubg_ids(state)}
+    if not state.doubled:  # an offer has no XGID (fastnardy.formats.ids)
+        written = {"xgid": ids.write_xgid(state), **written}
+    return written
 
 
 def _pictures(args: argparse.Namespace, position: Position) -> List[Tuple[str, bytes]]:
