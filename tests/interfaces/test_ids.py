@@ -133,7 +133,7 @@ def _gnubg(commands: List[str], setup: str = "") -> List[MatchState]:
     state each left: the last Position ID and Match ID printed before the next command (an
     unknown word marks each end, gnubg answering "Unknown keyword")."""
     script = setup + "new game\n" + "".join(f"{command}\nshow board\nzzend{i}\n"
-                                    for i, command in enumerate(commands))
+                                            for i, command in enumerate(commands))
     out = subprocess.run([str(GNUBG), "-t", "-q"], input=script, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=600).stdout
     states, pid, mid = [], "", ""

@@ -186,7 +186,8 @@ def read_xgid(text: str) -> MatchState:
     except FastNardyError as error:
         raise InvalidPositionError(f"XGID: {error}") from None
     return MatchState(position, None if dice == "00" else (int(dice[0]), int(dice[1])),
-                      1 << power_n, {0: None, 1: WHITE, -1: BLACK}[owner_n], False, length_n, (white_n, black_n), bool(flags_n) and length_n > 0,
+                      1 << power_n, {0: None, 1: WHITE, -1: BLACK}[owner_n], False, length_n,
+                      (white_n, black_n), bool(flags_n) and length_n > 0,
                       bool(flags_n) and length_n == 0).checked()
 
 
