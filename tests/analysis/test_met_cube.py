@@ -673,7 +673,8 @@ def test_gnubg_plays_matches_with_the_cube():
 
 def test_a_long_nardy_match_plays_records_and_analyses_from_the_command_line(tmp_path, capsys):
     """Issue 37's end to end: fastnardy match --to 5 --record, then analyse, for long nardy
-    with either progression (C3), and short nardy through a .mat file."""
+    with either progression (C3), and short nardy through a .mat file; long nardy's .mat
+    (issue 68) reads back, a variant's is refused."""
     for rules, name in (("long", "long.txt"), ("long(stakes=arithmetic)", "arith.txt"),
                         ("short", "short.mat")):
         path = tmp_path / name
@@ -686,9 +687,14 @@ def test_a_long_nardy_match_plays_records_and_analyses_from_the_command_line(tmp
         # the players are the same network at 0 ply: no chequer or cube error
         assert all(document["players"][side]["overall_error_rate"] == 0.0
                    for side in ("white", "black"))
+    # a long-nardy .mat (its variation line) reads back; a variant .mat does not hold is refused
     assert main(["match", "net:0", "greedy", "--game", "long", "--to", "3", "--games", "2",
-                 "--record", str(tmp_path / "long.mat"), "--no-progress"]) == 2
-    assert "short-nardy match" in capsys.readouterr().err
+                 "--record", str(tmp_path / "long.mat"), "--no-progress"]) == 0
+    assert main(["check-game", str(tmp_path / "long.mat")]) == 0
+    assert main(["match", "net:0", "greedy", "--game", "long(stakes=arithmetic)", "--to", "3",
+                 "--games", "2", "--record", str(tmp_path / "arith.mat"),
+                 "--no-progress"]) == 2
+    assert "default variants" in capsys.readouterr().err
 
 
 def test_the_page_numbers_each_board_for_its_side_to_move_and_shows_the_cube():

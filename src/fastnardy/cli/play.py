@@ -183,10 +183,10 @@ def _write_match(path: str, played: object) -> None:
     if path.lower().endswith(".mat"):
         from ..formats.mat import match_games, write_mat
 
-        if not isinstance(played, Match) or played.rules.game != SHORT:
-            raise FastNardyError("a .mat file holds a short-nardy match (--to N); write a "
-                                 "fastnardy record instead")
-        text = write_mat(match_games(played))
+        if not isinstance(played, Match):
+            raise FastNardyError("a .mat file holds a match (--to N); write a fastnardy "
+                                 "record instead")
+        text = write_mat(match_games(played))  # a variant .mat does not hold: refused
     else:
         text = played.record()  # type: ignore[attr-defined]  # Match or Game
     write_file(path, text.encode("utf-8"))

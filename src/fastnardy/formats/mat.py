@@ -1,4 +1,5 @@
-"""GNU Backgammon's ``.mat`` match files (short nardy), read and written.
+"""GNU Backgammon's ``.mat`` match files (short nardy, and long nardy in the same move-line
+style), read and written.
 
 A match export (:func:`read_mat`, :func:`write_mat`) is the ``.mat`` text that
 ``export match mat`` writes: ``; [...]`` comment lines, `` N point match``, then for each game
@@ -8,6 +9,12 @@ numbering, bar 25, off 0, ``*`` a hit; nothing after the roll for a pass), `` Do
 `` Takes``, `` Drops``, and ``Wins N points`` (left-aligned for player 0, indented to the right
 column for player 1). Player 0 is read as white and player 1 as black; moves are kept in
 fastnardy notation (``bar/21``, ``6/off``) and written back as GNU Backgammon writes them.
+
+The game is the header's ``; [Variation "..."]`` comment, as GNU Backgammon writes it:
+``Backgammon`` (or no such line) is short nardy; ``Long Nardy`` (:data:`LONG_VARIATION`; also
+read: ``LongNardy``, ``Long nardy``, ``Narde``) is long nardy, each game replayed from the
+long start under the long rules, its first mover the first line's (the opening throw that
+chose it is not in the file); any other variation (Nackgammon, Hypergammon) is refused.
 
 :func:`read_games` reads either kind of record file: a ``.mat`` export (:func:`is_mat`) or one
 fastnardy record (:mod:`fastnardy.record`).
@@ -36,21 +43,32 @@ __all__ = ["MatGame", "is_mat", "iter_games", "iter_mat", "match_games", "read_g
 
 
 MatAction = Union[RecordedTurn, RecordedCube, Win]
-_SHORT = Rules.short()  # the rules of every game a .mat holds
+_SHORT = Rules.short()  # the rules of a .mat without a long-nardy variation line
+#: The ``; [Variation "..."]`` of a long-nardy match file, as :func:`write_mat` writes it.
+LONG_VARIATION = "Long Nardy"
+_VARIATIONS = {"backgammon": _SHORT, "long nardy": Rules.long(), "longnardy": Rules.long(),
+               "narde": Rules.long()}
+_VARIATION_LINE = re.compile(r';\s*\[Variation\s+"([^"]{0,40})"\]\s*')
 
 
 @dataclass(frozen=True, **SLOTS)
 class MatGame:
     """One game of a GNU Backgammon match export: its match length, game number, players
-    (player 0 = white, player 1 = black), the score before it, and its actions in order."""
+    (player 0 = white, player 1 = black), the score before it, its actions in order, and
+    its rules (short nardy unless the file's variation is long nardy)."""
 
     match_length: int
     number: int
     players: Tuple[str, str]
     scores: Tuple[int, int]
     actions: Tuple[MatAction, ...]
+    #: short nardy, or long nardy (the file's variation line)
+    rules: Rules = _SHORT
 
     def __post_init__(self) -> None:
+        if self.rules not in (_SHORT, _VARIATIONS["long nardy"]):
+            raise InvalidRecordError(f"a .mat game is short or long nardy under the default "
+                                     f"variants, not {self.rules!r}")
         if type(self.match_length) is not int or self.match_length < 0:
             raise InvalidRecordError(f"the match length is a non-negative integer (0: money "
                                      f"play), not {self.match_length!r}")
@@ -83,8 +101,9 @@ class MatGame:
         return last if isinstance(last, Win) else None
 
     def to_record(self) -> GameRecord:
-        """The game's turns as a short-nardy :class:`~fastnardy.record.GameRecord`. Its T6
-        opening throw is the first roll (the first mover threw the higher die). A roll left unplayed just before
+        """The game's turns as a :class:`~fastnardy.record.GameRecord` of its rules. In short
+        nardy its T6 opening throw is the first roll (the first mover threw the higher die);
+        a long-nardy game begins at the long start with the first line's mover to move. A roll left unplayed just before
         the opponent's ``Wins`` is a roll the mover resigned on (GNU Backgammon writes it
         like a pass), so it is left out: no turn was played. The offers and answers come
         along where they were made (C2)."""
@@ -100,15 +119,23 @@ class MatGame:
             if isinstance(last, RecordedTurn) and last.turn == notation.PASS \
                     and win.side != last.side:
                 turns.pop()
+        rules = self.rules
         if not turns:
-            return GameRecord(_SHORT, self.players, Position.start(_SHORT), None, ())
+            return GameRecord(rules, self.players, Position.start(rules), None, ())
         first = turns[0]
+        if rules.is_long:  # T6: the throw that chose the first mover is not in the file
+            start = Position.start(rules)
+            if first.side == BLACK:
+                start = Position.from_points(rules, start.white_points, start.black_points,
+                                             BLACK)
+            return GameRecord(rules, self.players, start, None, tuple(turns),
+                              tuple((min(before, len(turns)), action) for before, action in cube))
         high, low = max(first.roll), min(first.roll)
         if high == low:
             raise InvalidRecordError(f"{at_line(first.line)}T6: the first roll of a game cannot be "
                                      f"a double ({first.roll[0]}{first.roll[1]})")
         opening = ROLLS[f"{high}{low}" if first.side == WHITE else f"{low}{high}"]
-        return GameRecord(_SHORT, self.players, None, opening, tuple(turns),
+        return GameRecord(rules, self.players, None, opening, tuple(turns),
                           tuple((min(before, len(turns)), action) for before, action in cube))
 
 
@@ -149,7 +176,9 @@ def _read(text: str, progress: Progress) -> Iterator[MatGame]:
         for raw in lines:
             number += 1
             line = raw.rstrip()
-            if line.strip() and not line.lstrip().startswith(";"):
+            if line.lstrip().startswith(";"):
+                reader.comment(line, number)
+            elif line.strip():
                 if len(line) > MAX_LINE:
                     raise InvalidRecordError(f"line {number} is {len(line):,} characters long: "
                                              f"a line of a match export is at most "
@@ -175,6 +204,23 @@ class _MatReader:
         self.scores = (0, 0)
         self.actions: List[MatAction] = []
         self.cube = 1
+        self.rules = _SHORT
+        self.variation: Optional[int] = None  # the line of the variation comment, once read
+
+    def comment(self, line: str, number: int) -> None:
+        """A ``;`` line: the variation sets the game (module docstring), before any game."""
+        match = _VARIATION_LINE.fullmatch(line.strip())
+        if match is None:
+            return
+        name = match.group(1).strip()
+        rules = _VARIATIONS.get(name.lower())
+        if rules is None:
+            raise InvalidRecordError(f"line {number}: the variation {shown(name)} is not a game "
+                                     f"fastnardy plays (Backgammon, {LONG_VARIATION})")
+        if self.number or (self.variation is not None and rules != self.rules):
+            raise InvalidRecordError(f"line {number}: the variation comes once, before the "
+                                     f"games")
+        self.rules, self.variation = rules, number
 
     def feed(self, line: str, number: int) -> None:
         match = re.fullmatch(r"\s*([0-9]{1,9}) point match", line)
@@ -233,7 +279,7 @@ class _MatReader:
                 raise InvalidRecordError(f"game {self.number} has no players line")
             assert self.length is not None
             self.games.append(MatGame(self.length, self.number, self.players, self.scores,
-                                      tuple(self.actions)))
+                                      tuple(self.actions), self.rules))
 
     def take(self) -> List[MatGame]:
         """The games read whole since the last call."""
@@ -280,7 +326,8 @@ def _to_gnubg(turn: str) -> str:
 
 def write_mat(games: Sequence[MatGame]) -> str:
     """The games as a GNU Backgammon ``.mat`` match export, laid out as GNU Backgammon 1.07
-    writes it (without its ``;`` comment lines): :func:`read_mat` reads it back."""
+    writes it (without its ``;`` comment lines but the long-nardy variation's):
+    :func:`read_mat` reads it back."""
     items = checks.bounded(games, checks.MAX_ITEMS) or []
     if len(items) > checks.MAX_ITEMS:
         raise InvalidRecordError(f"write_mat writes at most {checks.MAX_ITEMS:,} games")
@@ -292,7 +339,10 @@ def write_mat(games: Sequence[MatGame]) -> str:
     if len(lengths) != 1:
         raise InvalidRecordError(f"the games belong to matches of different lengths: "
                                  f"{sorted(lengths)}")
-    out = [f"\n {games[0].match_length} point match\n\n"]
+    if len({g.rules for g in games}) != 1:
+        raise InvalidRecordError("the games of one .mat file are all short or all long nardy")
+    header = f'; [Variation "{LONG_VARIATION}"]\n' if games[0].rules.is_long else ""
+    out = [f"{header}\n {games[0].match_length} point match\n\n"]
     for game in games:
         out.append(f" Game {game.number}\n")
         out.append(f" {f'{game.players[0]} : {game.scores[0]}':<31}"
@@ -382,13 +432,15 @@ def _numbered(actions: Sequence[MatAction]) -> Tuple[MatAction, ...]:
 
 
 def match_games(match: Match) -> List[MatGame]:
-    """The games of a short-nardy :class:`~fastnardy.Match` as ``.mat`` games (for
-    :func:`write_mat`): each with the score before it, its turns, offers and answers in the
-    order they were made, and ``Wins N points`` once it is over (C1, C2, C6)."""
+    """The games of a :class:`~fastnardy.Match` (short or long nardy under the default
+    variants) as ``.mat`` games (for :func:`write_mat`): each with the score before it, its
+    turns, offers and answers in the order they were made, and ``Wins N points`` once it is
+    over (C1, C2, C6)."""
     if not isinstance(match, Match):
         raise InvalidRecordError(f"match_games needs a Match, not {match!r}")
-    if match.rules.is_long:
-        raise InvalidRecordError("a .mat file holds short nardy (backgammon) only")
+    if match.rules not in (_SHORT, _VARIATIONS["long nardy"]):
+        raise InvalidRecordError(f"a .mat file holds short or long nardy under the default "
+                                 f"variants, not {match.rules!r}")
     games: List[MatGame] = []
     totals = [0, 0]
     for number, game in enumerate(match.games, 1):
@@ -398,7 +450,7 @@ def match_games(match: Match) -> List[MatGame]:
         if outcome is not None:
             actions.append(Win(outcome.winner, outcome.points))
         games.append(MatGame(match.length, number, match.players, (totals[0], totals[1]),
-                             _numbered(actions)))
+                             _numbered(actions), match.rules))
         if outcome is not None:
             totals[outcome.winner == BLACK] += outcome.points
     return games

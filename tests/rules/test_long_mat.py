@@ -1,0 +1,104 @@
+"""Long-nardy match files in GNU Backgammon's ``.mat`` move-line style (fastnardy.formats.mat):
+the ``; [Variation "Long Nardy"]`` line makes a file long nardy, its games replayed from the
+long start under the long rules (L1-L10, T6, C1-C9), written back the same; every illegal
+turn refused with its rule."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fastnardy import Game, InvalidRecordError, Match
+from fastnardy.cli import main
+from fastnardy.formats.mat import (LONG_VARIATION, iter_games, match_games, read_mat,
+                                   write_mat)
+
+
+def played(seed: int, length: int, offers: float = 0.05) -> Match:
+    """A long-nardy match to ``length`` of random turns, an offer before a roll now and
+    then (taken three times in four)."""
+    match, chooser = Match("long", length, seed=seed, players=("alice", "bob")), \
+        random.Random(seed)
+    while True:
+        game = match.game
+        while not game.is_over():
+            if game.may_offer() and chooser.random() < offers:
+                game.offer()
+                (game.take if chooser.random() < 0.75 else game.drop)()
+                continue
+            game.play(chooser.choice(list(game.legal_turns())))
+        if match.is_over():
+            return match
+        match.next_game()
+
+
+def test_long_matches_round_trip_through_mat_files_L1_T6_C2():
+    """300 games of 100 random long-nardy matches written and read back: each game the same
+    turns (by the positions they lead to), the same offers and answers and the same result;
+    the written file read again writes the same text."""
+    games = 0
+    for seed in range(100):
+        match = played(seed, 1 + seed % 7)
+        text = write_mat(match_games(match))
+        assert text.startswith(f'; [Variation "{LONG_VARIATION}"]\n')
+        read = read_mat(text)
+        assert write_mat(read) == text and len(read) == len(match.games)
+        for mat_game, game in zip(read, match.games):
+            replayed = Game.from_record(mat_game.to_record())
+            assert replayed.rules == game.rules and replayed.rules.is_long
+            assert [t.position for _, t in replayed.history] == \
+                [t.position for _, t in game.history]
+            assert [(e.side, e.action, e.stake) for e in replayed.cube_history] == \
+                [(e.side, e.action, e.stake) for e in game.cube_history]
+            assert replayed.outcome() == game.outcome()
+            games += 1
+    assert games >= 100
+
+
+def test_a_long_mat_game_may_begin_with_a_double_and_either_side_T6():
+    """Long nardy's first mover throws both dice again (T6): a first roll may be a double,
+    and the first line's mover begins (the opening throw is not in the file)."""
+    text = (f'; [Variation "{LONG_VARIATION}"]\n\n 1 point match\n\n Game 1\n'
+            f' alice : 0                      bob : 0\n'
+            f'  1)                             55: 24/19 19/14 14/9 9/4\n')
+    (game,) = read_mat(text)
+    replayed = Game.from_record(game.to_record())
+    assert replayed.history[0][1].position.turn == "white"  # black moved first
+    assert str(replayed.history[0][1]) == "24/19 19/14 14/9 9/4"
+
+
+def test_an_illegal_long_turn_is_refused_with_its_rule_L5(tmp_path, capsys):
+    """check-game of a long .mat whose first turn takes two checkers from the head with 5-4:
+    L5, the line and the move named, exit 1. Without the variation line the same file is
+    short nardy, and its first move breaks S3."""
+    text = (f'; [Variation "{LONG_VARIATION}"]\n\n 3 point match\n\n Game 1\n'
+            f' alice : 0                      bob : 0\n'
+            f'  1) 54: 24/19 24/20             54: 24/19 19/15\n')
+    path = tmp_path / "long.mat"
+    path.write_text(text)
+    assert main(["check-game", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "L5: a second checker may not leave the head" in out and "line 7" in out
+    path.write_text(text.replace("24/19 24/20", "24/19 19/15"))
+    assert main(["check-game", str(path)]) == 0
+    path.write_text(text.split("\n", 1)[1].replace("24/19 24/20", "24/19 19/15"))
+    assert main(["check-game", str(path)]) == 1
+    assert "S3: point 19 is closed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("header, match", [
+    ('; [Variation "Nackgammon"]\n', "Nackgammon"),
+    ('; [Variation "Long Nardy"]\n; [Variation "Backgammon"]\n', "once"),
+])
+def test_a_variation_fastnardy_does_not_play_is_refused(header, match):
+    text = header + "\n 1 point match\n\n Game 1\n a : 0                      b : 0\n"
+    with pytest.raises(InvalidRecordError, match=match):
+        list(iter_games(text, "x.mat"))
+
+
+def test_gnubgs_own_variation_line_reads_as_short_nardy():
+    text = ('; [Variation "Backgammon"]\n\n 1 point match\n\n Game 1\n'
+            ' a : 0                      b : 0\n  1) 31: 8/5 6/5\n')
+    (game,) = read_mat(text)
+    assert not game.rules.is_long and Game.from_record(game.to_record()).rules.game == "short"
