@@ -103,10 +103,10 @@ class MatGame:
     def to_record(self) -> GameRecord:
         """The game's turns as a :class:`~fastnardy.record.GameRecord` of its rules. In short
         nardy its T6 opening throw is the first roll (the first mover threw the higher die);
-        a long-nardy game begins at the long start with the first line's mover to move. A roll left unplayed just before
-        the opponent's ``Wins`` is a roll the mover resigned on (GNU Backgammon writes it
-        like a pass), so it is left out: no turn was played. The offers and answers come
-        along where they were made (C2)."""
+        a long-nardy game begins at the long start with the first line's mover to move. A
+        roll left unplayed just before the opponent's ``Wins`` is a roll the mover resigned
+        on (GNU Backgammon writes it like a pass), so it is left out: no turn was played.
+        The offers and answers come along where they were made (C2)."""
         turns: List[RecordedTurn] = []
         cube: List[Tuple[int, RecordedCube]] = []
         for action in self.actions:
