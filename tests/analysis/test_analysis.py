@@ -302,6 +302,28 @@ def test_the_html_page_is_self_contained_with_a_board_per_turn():
     assert not re.search(r"\s(src|href)=", page)  # nothing to fetch
 
 
+def test_the_html_page_gives_each_short_turn_its_xgid_and_gnubg_ids_C6():
+    """Issue 68, item 2: each short-nardy turn of the page carries its XGID and GNU
+    Backgammon's ids (position, roll, cube and match score as the turn was played): they
+    read back to the turn's position and roll at the match's score."""
+    import dataclasses
+
+    from fastnardy.formats.ids import read_gnubg_ids, read_xgid
+    from fastnardy.formats.mat import read_mat
+
+    game = dataclasses.replace(read_mat(_mat_text())[0], match_length=5)
+    result = analysis.analyse(write_mat([game]), "match.mat", "net:0")
+    page = analysis_page.page(result, "match.mat")
+    xgids = re.findall(r"<code>(XGID=[^<]+)</code>", page)
+    gnubg = re.findall(r"<code>([A-Za-z0-9+/]{14}:[A-Za-z0-9+/]{12})</code>", page)
+    assert len(xgids) == len(gnubg) == len(result.turns)
+    for turn, xgid, pair in zip(result.turns, xgids, gnubg):
+        for state in (read_xgid(xgid), read_gnubg_ids(pair)):
+            assert state.position == turn.position and state.length == 5
+            assert sorted(state.dice or ()) == sorted(turn.roll)
+            assert state.cube_context()[:5] == turn.cube[:5]
+
+
 CHROMIUM = pytest.mark.skipif(not shutil.which("chromium"), reason="headless Chromium is not "
                               "installed (apt-get install chromium)")
 

@@ -18,7 +18,7 @@ from typing import List, Tuple
 
 from .. import checks
 from ..errors import FastNardyError
-from ..formats import svg
+from ..formats import ids, svg
 from .review import CUBE_ERRORS, Analysis, AnalysedTurn, CubeReview
 from ..basics import BLACK, WHITE
 from ..notation import format_roll
@@ -42,6 +42,7 @@ svg{max-width:100%;height:auto}
 .boards{display:flex;gap:1em;flex-wrap:wrap} .boards figure{margin:0}
 .very-bad{color:#b00020;font-weight:bold} .bad{color:#d2691e;font-weight:bold}
 .doubtful{color:#8a6d00} .cube{margin:.3em 0}
+.ids code{overflow-wrap:anywhere;font-size:.85em}
 .candidates tr.played{font-weight:bold} .plot{background:#fff;border:1px solid #ccc}
 nav button{font-size:1em;margin-right:.5em}
 """
@@ -123,9 +124,20 @@ def _turn_section(index: int, turn: AnalysedTurn, reviews: List[CubeReview]) -> 
     marked = turn.mark or next((r.mark for r in reviews if r.mark), None) or ""
     mine, theirs = turn.pips
     return (f"<section class='turn' id='board-{index + 1}' data-mark='{marked}'>"
-            f"<h2>{html.escape(title)}</h2>{_cube_text(reviews)}<p>{verdict}; luck of the "
+            f"<h2>{html.escape(title)}</h2>{_ids(turn)}{_cube_text(reviews)}"
+            f"<p>{verdict}; luck of the "
             f"roll {turn.luck:+.3f}; pips {turn.side} {mine}, the other {theirs}</p>"
             f"{_candidates(turn)}<div class='boards'>{''.join(boards)}</div></section>")
+
+
+def _ids(turn: AnalysedTurn) -> str:
+    """A short-nardy turn's position, roll, cube and score as an XGID and GNU Backgammon's
+    ids (fastnardy.formats.ids), to paste into other programs."""
+    if turn.position.rules.game != "short":
+        return ""
+    state = ids.MatchState.of(turn.position, turn.cube, turn.roll)
+    return (f"<p class='ids'><code>{ids.write_xgid(state)}</code> "
+            f"<code>{ids.write_gnubg_ids(state)}</code></p>")
 
 
 def _candidates(turn: AnalysedTurn) -> str:

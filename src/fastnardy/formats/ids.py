@@ -80,6 +80,22 @@ class MatchState(NamedTuple):
     crawford: bool = False
     jacoby: bool = False
 
+    @classmethod
+    def of(cls, position: Position, cube: Optional[Cube] = None,
+           dice: Optional[Roll] = None) -> "MatchState":
+        """The state of ``position`` under ``cube`` (the side on roll's view, as the
+        evaluations take it; None: money play at 1) with ``dice`` thrown: the inverse of
+        :meth:`cube_context`."""
+        position = checks.position(position, Position)
+        cube = Cube.of(cube, position.rules)
+        mover = position.turn
+        other = BLACK if mover == WHITE else WHITE
+        mine, theirs = cube.score
+        return cls(position, dice, cube.value,
+                   {"centered": None, "mover": mover, "opponent": other}[cube.owner], False,
+                   cube.length, (mine, theirs) if mover == WHITE else (theirs, mine),
+                   cube.crawford, cube.jacoby).checked()
+
     def checked(self) -> "MatchState":
         """This state, if the rules allow it (T7, C1-C3, C6-C8: the cube's checks are
         :meth:`fastnardy.search.cubeful.Cube.of`'s); else InvalidPositionError naming what
