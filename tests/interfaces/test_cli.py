@@ -470,7 +470,9 @@ def test_check_json(capsys):
 
 def test_board_text_and_json(capsys):
     status, out, _ = run(capsys, "board", "short")
-    assert status == 0 and out == f"{Position.start('short')}\n"
+    assert status == 0 and out == (f"{Position.start('short')}\n"
+                                   f"xgid: XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10\n"
+                                   f"gnubg_ids: 4HPwATDgc/ABMA:cAkAAAAAAAAA\n")
     status, out, _ = run(capsys, "board", "short", "--json")
     document = json.loads(out)
     assert document["position"] == SHORT_START and document["gnubg_id"] == "4HPwATDgc/ABMA"
