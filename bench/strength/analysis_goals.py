@@ -129,7 +129,7 @@ def measure_cube(files: List[Path], every: int, plies: int) -> Dict[str, object]
     session, Jacoby off, cube centred) on the positions before every ``every``-th turn of
     gnubg's self-play matches."""
     from fastnardy import Game
-    from fastnardy.formats.mat import read_games
+    from fastnardy.formats.games import read_games
     from fastnardy.search.setting import Setting
 
     positions = []

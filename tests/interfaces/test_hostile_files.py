@@ -193,7 +193,8 @@ def test_list_readers_hold_a_few_times_the_file_not_fifteen():
     each line number an int of its own). The floor is an object per turn (72 bytes) and its
     line number (32 bytes, shared by a .mat line's two turns) against 25-28 characters of
     text a turn."""
-    from fastnardy.formats.mat import read_games, write_mat
+    from fastnardy.formats.games import read_games
+    from fastnardy.formats.mat import write_mat
     from fastnardy.record import MatchRecord, read_match, write_match
     game = read_mat(" 0 point match\n Game 1\n Alice : 0   Bob : 0\n  1) 31: 8/5 6/5\n"
                     "      Wins 1 point\n")[0]

@@ -53,6 +53,7 @@ from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, evaluator
 MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.search.bearoff", "fastnardy.game", "fastnardy.record",
            "fastnardy.formats.mat", "fastnardy.formats.ids",
+           "fastnardy.formats.sgf", "fastnardy.formats.games",
            "fastnardy.formats.svg", "fastnardy.counting", "fastnardy.rules",
            "fastnardy.search.selfplay", "fastnardy.engines.crosscheck",
            "fastnardy.engines.protocol", "fastnardy.engines.explain", "fastnardy.search.tree",

@@ -11,8 +11,8 @@ import pytest
 
 from fastnardy import Game, InvalidRecordError, Match
 from fastnardy.cli import main
-from fastnardy.formats.mat import (LONG_VARIATION, iter_games, match_games, read_mat,
-                                   write_mat)
+from fastnardy.formats.games import iter_games
+from fastnardy.formats.mat import LONG_VARIATION, match_games, read_mat, write_mat
 
 
 def played(seed: int, length: int, offers: float = 0.05) -> Match:

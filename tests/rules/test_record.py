@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastnardy import Game, IllegalTurnError, InvalidRecordError, Match, Position, Rules
-from fastnardy.formats.mat import MatGame, is_mat, read_games, read_mat, write_mat
+from fastnardy.formats.games import read_games
+from fastnardy.formats.mat import MatGame, is_mat, read_mat, write_mat
 from fastnardy.record import (RecordedCube, GameRecord, RecordedTurn, Win, check_name, read_record,
                               write_record)
 

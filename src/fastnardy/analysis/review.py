@@ -36,7 +36,7 @@ from .. import _features, _kernel, checks
 from ..basics import BLACK, WHITE, Roll
 from ..batch import PROBABILITY, ChanceNodes, chance_expand, encode, pips, roll_index
 from ..errors import FastNardyError, IllegalTurnError
-from ..formats.mat import is_mat, read_mat
+from ..formats.games import match_file
 from ..game import Game, Match
 from ..position import Position, Turn
 from ..record import RecordedCube, GameRecord, is_match_record, read_match, read_record
@@ -464,8 +464,8 @@ def _crawford(length: int, scores: Sequence[Tuple[int, int]], rule: bool) -> Lis
 def analyse(text: str, name: str = "", setting: Union[Setting, str, None] = None,
             progress: Optional[Callable[[int, int], None]] = None, *,
             met: Optional[MatchEquityTable] = None) -> Analysis:
-    """Analyse every game of a record file's text (a fastnardy record or a GNU Backgammon
-    ``.mat`` export, :func:`fastnardy.formats.mat.read_games`) at the setting, cubeful at the
+    """Analyse every game of a record file's text (a fastnardy record, a GNU Backgammon SGF
+    or ``.mat`` export: :func:`fastnardy.formats.games.read_games`) at the setting, cubeful at the
     match's scores unless the setting is cubeless (module docstring; ``met`` the match's
     table, the game's own unless given); ``progress(done, total)`` counts turns."""
     checks.callback(progress)
@@ -473,8 +473,9 @@ def analyse(text: str, name: str = "", setting: Union[Setting, str, None] = None
     if met is not None and not isinstance(met, MatchEquityTable):
         raise FastNardyError(f"met must be a MatchEquityTable or None, not {met!r}")
     length = 0
-    if is_mat(text, name):  # each file read once: its games, scores and length
-        games = read_mat(text)
+    games_read = match_file(text, name)
+    if games_read is not None:  # gnubg's SGF or .mat, read once: its games, scores and length
+        games = list(games_read)
         records = [game.to_record() for game in games]
         length, starts = (games[0].match_length if games else 0), [g.scores for g in games]
         crawford = _crawford(length, starts, bool(records[0].rules.crawford) if records

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 from .._utils import files as _files
 from ..errors import FastNardyError, IllegalTurnError, InvalidDiceError, InvalidRecordError
-from ..formats.mat import iter_games
+from ..formats.games import iter_games
 from ..notation import format_roll
 
 from .options import (Parser, add_cube_options, add_dask, add_json, add_met, add_position,

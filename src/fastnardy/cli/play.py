@@ -84,9 +84,10 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
     add_met(p_match)
     p_match.add_argument("--record", metavar="FILE", default=None,
                          help="with --to or --cube: write the first match as a record (a "
-                              "fastnardy match record, or with FILE.mat in short nardy GNU "
-                              "Backgammon's .mat), its players named by their settings; "
-                              "analyse reads both")
+                              "fastnardy match record; GNU Backgammon's .mat with FILE.mat, "
+                              "long nardy's with its variation line; GNU Backgammon's SGF "
+                              "with FILE.sgf, short nardy), its players named by their "
+                              "settings; analyse reads each")
     p_match.add_argument("--seed", type=depth_arg, default=0, metavar="S", help="default 0")
     add_progress(p_match)
     add_json(p_match)
@@ -179,14 +180,18 @@ def _rules_arg(text: str) -> Rules:
 
 
 def _write_match(path: str, played: object) -> None:
-    """``fastnardy match --record``: the first match (or money game) as a record file."""
-    if path.lower().endswith(".mat"):
+    """``fastnardy match --record``: the first match (or money game) as a record file:
+    GNU Backgammon's ``.mat`` or SGF by the extension, else fastnardy's record."""
+    if path.lower().endswith((".mat", ".sgf")):
         from ..formats.mat import match_games, write_mat
+        from ..formats.sgf import write_sgf
 
         if not isinstance(played, Match):
-            raise FastNardyError("a .mat file holds a match (--to N); write a fastnardy "
-                                 "record instead")
-        text = write_mat(match_games(played))  # a variant .mat does not hold: refused
+            raise FastNardyError("a .mat or SGF file holds a match (--to N); write a "
+                                 "fastnardy record instead")
+        games = match_games(played)  # a variant the format does not hold: refused
+        text = write_mat(games) if path.lower().endswith(".mat") else \
+            write_sgf(games, bool(played.rules.crawford))
     else:
         text = played.record()  # type: ignore[attr-defined]  # Match or Game
     write_file(path, text.encode("utf-8"))

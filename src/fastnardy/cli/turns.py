@@ -13,7 +13,7 @@ from ..position import Position
 from .. import rules as rulebook
 from .._utils import files as _files
 from ..errors import FastNardyError, IllegalTurnError, InvalidRecordError
-from ..formats.mat import iter_games
+from ..formats.games import iter_games
 from ..notation import format_roll
 from ..rules import SHORT
 

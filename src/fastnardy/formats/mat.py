@@ -11,13 +11,12 @@ column for player 1). Player 0 is read as white and player 1 as black; moves are
 fastnardy notation (``bar/21``, ``6/off``) and written back as GNU Backgammon writes them.
 
 The game is the header's ``; [Variation "..."]`` comment, as GNU Backgammon writes it:
-``Backgammon`` (or no such line) is short nardy; ``Long Nardy`` (:data:`LONG_VARIATION`; also
+``Backgammon`` (or no such line) is short nardy; ``Long Nardy`` (``LONG_VARIATION``; also
 read: ``LongNardy``, ``Long nardy``, ``Narde``) is long nardy, each game replayed from the
 long start under the long rules, its first mover the first line's (the opening throw that
 chose it is not in the file); any other variation (Nackgammon, Hypergammon) is refused.
 
-:func:`read_games` reads either kind of record file: a ``.mat`` export (:func:`is_mat`) or one
-fastnardy record (:mod:`fastnardy.record`).
+Any record file (a ``.mat``, an SGF, a fastnardy record) is :mod:`fastnardy.formats.games`'s.
 """
 
 from __future__ import annotations
@@ -34,12 +33,12 @@ from ..errors import InvalidRecordError, shown
 from ..game import Match
 from ..position import Position
 from ..record import (ROLLS, SLOTS, RecordedCube, GameRecord, RecordedTurn, Win, at_line,
-                      check_count, check_name, is_match_record, read_match, read_record,
+                      check_count, check_name,
                       shared)
 from ..rules import Rules
 
-__all__ = ["MatGame", "is_mat", "iter_games", "iter_mat", "match_games", "read_games",
-           "read_mat", "write_mat"]
+__all__ = ["MatGame", "is_mat", "iter_mat", "match_games", "numbered", "read_mat",
+           "write_mat"]
 
 
 MatAction = Union[RecordedTurn, RecordedCube, Win]
@@ -66,7 +65,8 @@ class MatGame:
     rules: Rules = _SHORT
 
     def __post_init__(self) -> None:
-        if self.rules not in (_SHORT, _VARIATIONS["long nardy"]):
+        if not isinstance(self.rules, Rules) or self.rules not in (_SHORT,
+                                                                    _VARIATIONS["long nardy"]):
             raise InvalidRecordError(f"a .mat game is short or long nardy under the default "
                                      f"variants, not {self.rules!r}")
         if type(self.match_length) is not int or self.match_length < 0:
@@ -423,9 +423,14 @@ def _cells(actions: Sequence[MatAction]) -> List[Optional[int]]:
     return out
 
 
-def _numbered(actions: Sequence[MatAction]) -> Tuple[MatAction, ...]:
-    """The actions numbered by their line of the .mat grid (:func:`_cells`), as
-    :func:`read_mat` reads them."""
+def numbered(actions: Sequence[MatAction]) -> Tuple[MatAction, ...]:
+    """The actions numbered by their line of the .mat grid (cell ``i`` is player ``i % 2``'s,
+    on line ``i // 2 + 1``), as :func:`read_mat` reads them."""
+    items = checks.bounded(actions, checks.MAX_ITEMS)
+    if items is None or not all(isinstance(a, (RecordedTurn, RecordedCube, Win)) for a in items):
+        raise InvalidRecordError(f"actions are RecordedTurn, RecordedCube and Win values, not "
+                                 f"{actions!r}"[:200])
+    actions = items
     return tuple(dataclasses.replace(action, number=cell // 2 + 1)
                  if cell is not None and not isinstance(action, Win) else action
                  for action, cell in zip(actions, _cells(actions)))
@@ -450,13 +455,11 @@ def match_games(match: Match) -> List[MatGame]:
         if outcome is not None:
             actions.append(Win(outcome.winner, outcome.points))
         games.append(MatGame(match.length, number, match.players, (totals[0], totals[1]),
-                             _numbered(actions), match.rules))
+                             numbered(actions), match.rules))
         if outcome is not None:
             totals[outcome.winner == BLACK] += outcome.points
     return games
 
-
-# --------------------------------------------------------------------------- any record file
 
 def is_mat(text: str, name: str = "") -> bool:
     """A GNU Backgammon match export, by the file name's ``.mat`` extension or by its content
@@ -471,19 +474,3 @@ def is_mat(text: str, name: str = "") -> bool:
         if line and not line.startswith(";"):
             return re.fullmatch(r"[0-9]+ point match", line) is not None
     return False
-
-
-def read_games(text: str, name: str = "", progress: Progress = None) -> List[GameRecord]:
-    """The games of a record file: a ``.mat`` match export (``is_mat``; ``progress`` as
-    :func:`read_mat`'s), a fastnardy match record (:func:`fastnardy.record.is_match_record`)
-    or one fastnardy record."""
-    return list(iter_games(text, name, progress))
-
-
-def iter_games(text: str, name: str = "", progress: Progress = None) -> Iterator[GameRecord]:
-    """:func:`read_games`'s games one at a time (a ``.mat``'s each as soon as it is read)."""
-    if is_mat(text, name):
-        return (game.to_record() for game in iter_mat(text, progress))
-    if is_match_record(text):
-        return iter(read_match(text).games)
-    return iter([read_record(text)])
