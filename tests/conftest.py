@@ -12,7 +12,7 @@ from typing import List
 import numpy as np
 import pytest
 
-from fastnardy import Position, Rules
+from fastnardy import Match, Position, Rules
 from fastnardy import backend as backend_module
 
 BACKENDS = ("kernel", "reference")
@@ -92,3 +92,21 @@ def played(rules: Rules, count: int, seed: int) -> List[Position]:
         position = rng.choice(list(legal)).position if legal else position.pass_turn()
         out.append(position)
     return out
+
+
+def random_match(rules: str, seed: int, length: int, offers: float = 0.05) -> Match:
+    """A match of ``rules`` to ``length`` between alice (white) and bob (black), random turns,
+    an offer before a roll with chance ``offers`` (taken three times in four), played out."""
+    match, chooser = Match(rules, length, seed=seed, players=("alice", "bob")), \
+        random.Random(seed)
+    while True:
+        game = match.game
+        while not game.is_over():
+            if game.may_offer() and chooser.random() < offers:
+                game.offer()
+                (game.take if chooser.random() < 0.75 else game.drop)()
+                continue
+            game.play(chooser.choice(list(game.legal_turns())))
+        if match.is_over():
+            return match
+        match.next_game()

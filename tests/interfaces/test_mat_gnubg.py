@@ -6,36 +6,19 @@ own way), the same offers and answers, wins and scores. Skipped where gnubg is a
 
 from __future__ import annotations
 
-import random
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from fastnardy import Game, Match
+from fastnardy import Game
 from fastnardy.formats.mat import match_games, read_mat, write_mat
+
+from conftest import random_match
 
 GNUBG = Path("/usr/games/gnubg")
 pytestmark = pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
                                                          "apt-get install gnubg")
-
-
-def played(seed: int, length: int, offers: float) -> Match:
-    """A match to ``length`` of random turns, an offer before a roll with chance ``offers``
-    (taken three times in four)."""
-    match, chooser = Match("short", length, seed=seed, players=("alice", "bob")), \
-        random.Random(seed)
-    while True:
-        game = match.game
-        while not game.is_over():
-            if game.may_offer() and chooser.random() < offers:
-                game.offer()
-                (game.take if chooser.random() < 0.75 else game.drop)()
-                continue
-            game.play(chooser.choice(list(game.legal_turns())))
-        if match.is_over():
-            return match
-        match.next_game()
 
 
 def through_gnubg(text: str, folder: Path) -> str:
@@ -57,7 +40,7 @@ def replayed(game) -> tuple:
 
 @pytest.mark.parametrize("seed, length, offers", [(11, 5, 0.08), (3, 3, 0.0), (7, 7, 0.15)])
 def test_C1_C2_C6_gnubg_reads_our_mat_files_as_we_wrote_them(tmp_path, seed, length, offers):
-    match = played(seed, length, offers)
+    match = random_match("short", seed, length, offers)
     games = match_games(match)
     text = write_mat(games)
     assert read_mat(text) == games  # our own reader first

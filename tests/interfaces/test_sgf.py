@@ -6,7 +6,6 @@ that reads a record reads an SGF; hostile SGF is one clear error."""
 
 from __future__ import annotations
 
-import random
 import re
 import subprocess
 from pathlib import Path
@@ -21,27 +20,11 @@ from fastnardy.formats.mat import MatGame, match_games, read_mat
 from fastnardy.formats.sgf import is_sgf, read_sgf, write_sgf
 from fastnardy.record import RecordedCube
 
+from conftest import random_match
+
 GNUBG = Path("/usr/games/gnubg")
 needs_gnubg = pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
                                                             "apt-get install gnubg")
-
-
-def played(seed: int, length: int, offers: float = 0.1) -> Match:
-    """A short-nardy match to ``length`` of random turns, offers now and then (taken three
-    times in four)."""
-    match, chooser = Match("short", length, seed=seed, players=("alice", "bob")), \
-        random.Random(seed)
-    while True:
-        game = match.game
-        while not game.is_over():
-            if game.may_offer() and chooser.random() < offers:
-                game.offer()
-                (game.take if chooser.random() < 0.75 else game.drop)()
-                continue
-            game.play(chooser.choice(list(game.legal_turns())))
-        if match.is_over():
-            return match
-        match.next_game()
 
 
 def summary(games: List[MatGame]) -> List[Tuple[object, ...]]:
@@ -84,7 +67,7 @@ def test_gnubg_loads_fastnardys_sgf_to_the_same_games(tmp_path):
     script = []
     expected = {}
     for seed in range(12):
-        match = played(seed, 1 + seed % 7)
+        match = random_match("short", seed, 1 + seed % 7, 0.1)
         games = match_games(match)
         path = tmp_path / f"ours{seed}.sgf"
         path.write_text(write_sgf(games))
@@ -97,7 +80,7 @@ def test_gnubg_loads_fastnardys_sgf_to_the_same_games(tmp_path):
 
 
 def test_an_sgf_round_trips_and_keeps_names_with_brackets():
-    match = played(3, 5)
+    match = random_match("short", 3, 5, 0.1)
     games = match_games(match)
     text = write_sgf(games)
     assert summary(read_sgf(text)) == summary(games) and is_sgf(text)

@@ -5,32 +5,15 @@ turn refused with its rule."""
 
 from __future__ import annotations
 
-import random
 
 import pytest
 
-from fastnardy import Game, InvalidRecordError, Match
+from fastnardy import Game, InvalidRecordError
 from fastnardy.cli import main
 from fastnardy.formats.games import iter_games
 from fastnardy.formats.mat import LONG_VARIATION, match_games, read_mat, write_mat
 
-
-def played(seed: int, length: int, offers: float = 0.05) -> Match:
-    """A long-nardy match to ``length`` of random turns, an offer before a roll now and
-    then (taken three times in four)."""
-    match, chooser = Match("long", length, seed=seed, players=("alice", "bob")), \
-        random.Random(seed)
-    while True:
-        game = match.game
-        while not game.is_over():
-            if game.may_offer() and chooser.random() < offers:
-                game.offer()
-                (game.take if chooser.random() < 0.75 else game.drop)()
-                continue
-            game.play(chooser.choice(list(game.legal_turns())))
-        if match.is_over():
-            return match
-        match.next_game()
+from conftest import random_match
 
 
 def test_long_matches_round_trip_through_mat_files_L1_T6_C2():
@@ -39,7 +22,7 @@ def test_long_matches_round_trip_through_mat_files_L1_T6_C2():
     the written file read again writes the same text."""
     games = 0
     for seed in range(100):
-        match = played(seed, 1 + seed % 7)
+        match = random_match("long", seed, 1 + seed % 7)
         text = write_mat(match_games(match))
         assert text.startswith(f'; [Variation "{LONG_VARIATION}"]\n')
         read = read_mat(text)
