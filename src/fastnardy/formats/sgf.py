@@ -231,6 +231,7 @@ def write_sgf(games: Sequence[MatGame], crawford: bool = True) -> str:
     if not items or not all(isinstance(game, MatGame) for game in items):
         raise InvalidRecordError(f"write_sgf needs a non-empty sequence of MatGame, "
                                  f"not {games!r}")
+    crawford = checks.flag(crawford, "crawford")
     if any(game.rules != Rules.short() for game in items):
         raise InvalidRecordError("SGF holds short nardy (backgammon) only: GNU Backgammon "
                                  "cannot hold long nardy")
