@@ -381,16 +381,12 @@ def play_cube_matches(rules: Rules, a: Player, b: Player, matches: int, length: 
         for one, mine in ((a, a_moves), (b, ~a_moves)):
             asked = np.flatnonzero(may & mine)
             if len(asked):
-                seen = one.cube_equities(rules, before[asked], [cubes[i] for i in asked])
-                if seen is not None:
-                    doubles[asked] = (seen[:, 1] >= seen[:, 0]) & (seen[:, 2] >= seen[:, 0])
+                doubles[asked] = one.doubles(rules, before[asked], [cubes[i] for i in asked])
         taken = np.ones(len(current), dtype=bool)
         for one, mine in ((b, a_moves), (a, ~a_moves)):  # the other side answers
             asked = np.flatnonzero(doubles & mine)
             if len(asked):
-                seen = one.cube_equities(rules, before[asked], [cubes[i] for i in asked])
-                if seen is not None:
-                    taken[asked] = seen[:, 1] <= seen[:, 2]
+                taken[asked] = one.takes(rules, before[asked], [cubes[i] for i in asked])
         for doubled in np.flatnonzero(doubles).tolist():
             game, offerer = current[doubled][2], 0 if a_moves[doubled] else 1  # 0: a, 1: b
             game.offer()

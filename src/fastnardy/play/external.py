@@ -136,16 +136,12 @@ def answer(line: str, bot: Player, met: Optional[MatchEquityTable] = None) -> st
     cube = board.cube._replace(met=met)
     rows = encode([board.position])  # the side on roll's view
     if board.doubled:  # the doubler on roll: take when it is no worse for the bot
-        seen = bot.cube_equities(rules, rows, [cube])
-        return "take" if seen is None or seen[0, 1] <= seen[0, 2] else "drop"
+        return "take" if bot.takes(rules, rows, [cube])[0] else "drop"
     if board.position.turn != WHITE:
         raise FastNardyError("the bot is gnubg's player 1: it decides on its own roll or "
                              "on an offer to it")
     if board.dice is None:
-        seen = bot.cube_equities(rules, rows, [cube])
-        double = seen is not None and cube.may_offer and seen[0, 1] >= seen[0, 0] \
-            and seen[0, 2] >= seen[0, 0]
-        return "double" if double else "roll"
+        return "double" if bot.doubles(rules, rows, [cube])[0] else "roll"
     turns = board.position.legal_turns(board.dice)
     if len(turns) == 1 and turns[0].is_pass():
         return ""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import TracebackType
-from typing import Dict, List, Optional, Sequence, Type, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -64,6 +64,13 @@ def _rolls(value: object, count: int) -> Rows:
 def _cubes(value: object, rows: int) -> Optional[List[Cube]]:
     """One cube context per row, or None (a game without the cube)."""
     return None if value is None else cubes_of(value, rows)
+
+
+def _cube_rows(rules: object, rows: object, cubes: object) -> Tuple[Rows, List[Cube]]:
+    """Board rows of ``rules`` and one cube context each (the checks of a cube decision)."""
+    Rules.of(rules)
+    checked = checks.rows(rows)
+    return checked, cubes_of(cubes, len(checked))
 
 
 class Player(ABC):
@@ -145,6 +152,32 @@ class Player(ABC):
         player sees for each row's side to move under its cube, or None for a player without
         a cube: it never offers and always takes."""
         return None
+
+    def doubles(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
+                ) -> npt.NDArray[np.bool_]:
+        """Whether the player offers before each row's roll (C2): its cube may still gain
+        (:attr:`Cube.may_offer`) and its equities make doubling proper (double, take and
+        double, pass no worse than no double); never for a player without a cube."""
+        rows, cubes = _cube_rows(rules, rows, cubes)
+        seen = self.cube_equities(rules, rows, cubes)
+        may = np.array([cube.may_offer for cube in cubes], dtype=bool)
+        if seen is None:
+            return np.zeros(len(may), dtype=bool)
+        proper: npt.NDArray[np.bool_] = may & (seen[:, 1] >= seen[:, 0]) \
+            & (seen[:, 2] >= seen[:, 0])
+        return proper
+
+    def takes(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
+              ) -> npt.NDArray[np.bool_]:
+        """Whether the player takes each row's offer (C2), the rows and cubes the doubler's
+        (on roll): when taking is no worse for it than passing; always for a player without
+        a cube."""
+        rows, cubes = _cube_rows(rules, rows, cubes)
+        seen = self.cube_equities(rules, rows, cubes)
+        if seen is None:
+            return np.ones(len(cubes), dtype=bool)
+        taken: npt.NDArray[np.bool_] = seen[:, 1] <= seen[:, 2]
+        return taken
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
