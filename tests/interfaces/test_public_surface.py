@@ -63,7 +63,8 @@ MODULES = ("fastnardy", "fastnardy.batch", "fastnardy.search.inputs",
            "fastnardy.analysis.evaluation", "fastnardy.analysis.review",
            "fastnardy.analysis.rollouts", "fastnardy.analysis.page",
            "fastnardy.analysis.benchmarks", "fastnardy.training.labels", "fastnardy.play.duel",
-           "fastnardy.play.games", "fastnardy.play.players", "fastnardy.play.external") + tuple(
+           "fastnardy.play.games", "fastnardy.play.players", "fastnardy.play.external",
+           "fastnardy.play.ubgi") + tuple(
     # the RL adapters, where their libraries are installed (the rl extra)
     name for name, library in (("fastnardy.envs.gymnasium", "gymnasium"),
                                ("fastnardy.envs.pettingzoo", "pettingzoo"))
@@ -114,6 +115,8 @@ for _name in ("fastnardy.envs.gymnasium", "fastnardy.envs.pettingzoo"):
         NOT_WALKED[_name] = "its library is not installed here (the rl extra)"
 # public names of walked modules left out of the walk
 NOT_WALKED_NAMES = {
+    "fastnardy.play.ubgi.run": "the ubgi command's loop, which reads its stream until quit "
+                               "or its end (tests/interfaces/test_ubgi.py drives it)",
     "fastnardy.play.external.serve": "the serve command's socket server, which runs until "
     "its games are played (test_external plays gnubg against it, with bad board lines)",
     "fastnardy.play.players.GnubgPlayer": NOT_WALKED["fastnardy.play.gnubg"] + ": the "
@@ -294,6 +297,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
     from fastnardy.batch import ChanceNodes
     from fastnardy.formats.ids import read_gnubg_ids, read_xgid
     from fastnardy.formats.mat import MatGame
+    from fastnardy.play.ubgi import Engine
     from fastnardy.record import GameRecord
     from fastnardy.search.selfplay import Simulation
     from fastnardy.envs.steps import TurnInProgress
@@ -322,6 +326,7 @@ def _samples() -> Dict[type, Callable[[], List[Any]]]:
         fastnardy.Match: lambda: [fastnardy.Match("short", 3, seed=1),
                                   fastnardy.Match(Rules.long(stakes="arithmetic"), 1, seed=2)],
         MatGame: lambda: MAT_GAMES[:1],
+        Engine: lambda: [Engine()],
         read_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10").__class__: lambda: [
             read_xgid("XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:2:3:0:7:10"),
             read_gnubg_ids("4HPwATDgc/ABMA:cAkAAAAAAAAA")],

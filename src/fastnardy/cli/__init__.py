@@ -81,6 +81,7 @@ def build_parser(prog: str = "python -m fastnardy") -> argparse.ArgumentParser:
     analysis.add_benchmark(sub)
     play.add_match(sub)
     play.add_serve(sub)
+    play.add_ubgi(sub)
     turns.add_rules(sub)
     return parser
 

@@ -117,6 +117,26 @@ def add_serve(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_serve.set_defaults(run=_run_serve)
 
 
+def add_ubgi(sub: "argparse._SubParsersAction[Parser]") -> None:
+    p_ubgi = sub.add_parser(
+        "ubgi", help="run as a UBGI engine (Universal Backgammon Interface v0.2) on stdin/stdout",
+        description="Read UBGI v0.2 commands on stdin and answer on stdout (bgci and other "
+                    "controllers run engines so): ubgi, isready, newgame, position gnubgid|"
+                    "xgid|fastnardy, dice, go [chequer|cube|turn], set/get/keys (engine.ply "
+                    "1-4 in UBGI's plies, engine.evaluator, game.variant: backgammon, long or "
+                    "a rules field), quit (fastnardy.play.ubgi).")
+    p_ubgi.set_defaults(run=_run_ubgi)
+
+
+def _run_ubgi(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..play import ubgi
+
+    ubgi.run(sys.stdin, sys.stdout)
+    return 0
+
+
 def _port_arg(text: str) -> int:
     """``--port``: 0 to 65535."""
     if not text.isdigit() or int(text) > 65535:
