@@ -102,6 +102,8 @@ NOT_WALKED = {
 # the folders' modules whose reasons are their folder's
 NOT_WALKED["fastnardy.play.interactive"] = ("the CLI's play command: a terminal loop on stdin "
                                             "(test_cli and test_play drive it)")
+NOT_WALKED["fastnardy.engines.ubgi"] = ("a UBGI engine's process, whose every call runs it "
+                                        "(test_ubgi drives fake and real engines)")
 NOT_WALKED["fastnardy.play.gnubg"] = ("GNU Backgammon's engine, whose every call runs gnubg "
                                       "processes (test_gnubg drives it, with a hostile gnubg "
                                       "in test_threads_and_signals)")
@@ -121,6 +123,8 @@ NOT_WALKED_NAMES = {
     "its games are played (test_external plays gnubg against it, with bad board lines)",
     "fastnardy.play.players.GnubgPlayer": NOT_WALKED["fastnardy.play.gnubg"] + ": the "
     "player holds that engine, made by its constructor (a missing gnubg is an EngineError)",
+    "fastnardy.play.players.UbgiPlayer": NOT_WALKED["fastnardy.engines.ubgi"] + ": the "
+    "player holds that process, started by its constructor",
 }
 
 # parameters that take the caller's callback: when one is given a callable, what that

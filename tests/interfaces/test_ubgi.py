@@ -168,3 +168,75 @@ def test_the_engine_ends_at_the_end_of_input():
                           capture_output=True, text=True, env=ENV, timeout=120)
     assert done.returncode == 0 and done.stdout.splitlines()[-1] == "readyok"
     assert all(line.startswith(DEFINED) for line in done.stdout.splitlines())
+
+
+# --------------------------------------------------------------------------- the client side
+
+FAKE = """
+import sys
+mode = sys.argv[1]
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "ubgi":
+        print("id name fake", "proto 0.2", "ubgiok", sep="\\n", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        if mode == "illegal":
+            print("bestmove 24/23 24/23", flush=True)
+        elif mode == "dies":
+            sys.exit(3)
+        elif mode == "hangs":
+            import time; time.sleep(60)
+    elif word == "quit":
+        break
+"""
+
+
+def _fake(tmp_path, mode: str) -> str:
+    script = tmp_path / "fake_engine.py"
+    script.write_text(FAKE)
+    return f"ubgi:{sys.executable} {script} {mode}"
+
+
+def test_a_duel_of_two_ubgi_engines_in_mirror_pairs_C2(capsys):
+    """fastnardy match between two UBGI engines (fastnardy's own, by two commands), with the
+    cube, in mirror pairs (the same dice, the sides swapped): the same engine on both sides
+    wins one match of the pair and loses the other by the same points."""
+    from fastnardy.cli import main
+
+    assert main(["match", "ubgi:fastnardy ubgi", f"ubgi:{sys.executable} -m fastnardy ubgi",
+                 "--game", "short", "--to", "3", "--games", "2", "--seed", "2", "--json",
+                 "--no-progress"]) == 0
+    import json
+
+    document = json.loads(capsys.readouterr().out)
+    assert document["points"]["mean"] == 0.0 and document["matches"] == 2
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("illegal", "played '24/23 24/23'"), ("dies", "exited while answering"),
+])
+def test_an_engine_that_breaks_the_rules_or_dies_is_an_engine_error(tmp_path, mode, message):
+    from fastnardy import EngineError
+    from fastnardy.play.players import player
+    from fastnardy.play.duel import play_games
+    from fastnardy.rules import Rules
+
+    with pytest.raises(EngineError, match=message):
+        with player(_fake(tmp_path, mode), "short") as one, player("greedy", "short") as two:
+            play_games(Rules.short(), one, two, 2, 1, 2, None)
+
+
+def test_a_hung_engine_is_killed_at_its_deadline(tmp_path):
+    from fastnardy import EngineError
+    from fastnardy.play.players import UbgiPlayer
+    from fastnardy.search.setting import Setting
+    from fastnardy.rules import Rules
+
+    one = UbgiPlayer(Setting(_fake(tmp_path, "hangs")), Rules.short(), timeout=1.0)
+    try:
+        with pytest.raises(EngineError, match="did not answer"):
+            one.turn(Position.start("short"), (6, 5))
+    finally:
+        one.close()

@@ -66,7 +66,8 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "Players are settings (fastnardy.search.setting): random, greedy, "
                     "net[:PLIES][:int16][:FILTER] (the shipped network), FILE.npz[...] (a "
                     "saved one), gnubg[:beginner|:expert][:PLIES] (GNU Backgammon, short "
-                    "nardy, when installed).")
+                    "nardy, when installed), ubgi:COMMAND (another engine speaking UBGI "
+                    "v0.2, run as COMMAND; it takes every offer).")
     p_match.add_argument("a", metavar="A", help="the first player")
     p_match.add_argument("b", metavar="B", help="the second player")
     p_match.add_argument("--game", type=_rules_arg, default=None, metavar="RULES",

@@ -32,8 +32,10 @@ import numpy.typing as npt
 
 from .. import _kernel, checks
 from ..basics import ROW_WIDTH
-from ..batch import encode, expand, offsets as offsets_of, segment_argmax
-from ..errors import FastNardyError, IllegalTurnError, InvalidDiceError
+from ..basics import Roll
+from ..batch import decode, encode, expand, offsets as offsets_of, segment_argmax
+from ..errors import EngineError, FastNardyError, IllegalTurnError, InvalidDiceError
+from ..notation import format_rules
 from ..position import Position, Turn
 from ..rules import Rules
 from ..search.cubeful import Cube, cubes_of
@@ -42,7 +44,7 @@ from ..search.setting import Setting, setting as as_setting
 from ..search.tree import Search
 from .gnubg import Gnubg, chosen
 
-__all__ = ["GnubgPlayer", "Greedy", "Player", "Random", "Searcher", "greedy_scores",
+__all__ = ["GnubgPlayer", "Greedy", "Player", "Random", "Searcher", "UbgiPlayer", "greedy_scores",
            "player"]
 
 HALF = ROW_WIDTH // 2
@@ -321,12 +323,82 @@ class GnubgPlayer(Player):
         self.engine.close()
 
 
+class UbgiPlayer(Player):
+    """Another engine speaking UBGI v0.2 (``ubgi:COMMAND``; :mod:`fastnardy.engines.ubgi`):
+    each turn its ``bestmove`` for the position (short nardy: ``position gnubgid`` with the
+    Match ID of the cube in play; long nardy: ``position fastnardy``, which fastnardy's own
+    engine reads) and dice, read by the referee (T1: an illegal move is an EngineError with
+    its rule); each offer its ``bestcube`` (short nardy). UBGI v0.2 has no take decision:
+    the engine takes every offer, and offers nothing in long nardy."""
+
+    def __init__(self, setting: Setting, rules: Rules, timeout: float = 60.0) -> None:
+        from ..engines.ubgi import UbgiEngine
+
+        self.setting, self.rules = setting, rules
+        self.engine = UbgiEngine(str(setting.evaluator)[len("ubgi:"):], timeout)
+        try:
+            self.engine.ask(["ubgi"], ("ubgiok",))
+            variant = "backgammon" if rules == Rules.short() else format_rules(rules)
+            self.engine.ask([f"set game.variant {variant}", "isready"], ("readyok",))
+        except BaseException:
+            self.engine.close()
+            raise
+
+    def _where(self, position: Position, cube: Optional[Cube], dice: Optional[Roll]) -> str:
+        """The engine's ``position`` line: gnubg's ids with the cube, or a position string."""
+        if position.rules.game != "short":
+            return f"position fastnardy {position.to_string()}"
+        from ..formats.ids import MatchState, write_gnubg_ids
+
+        return f"position gnubgid {write_gnubg_ids(MatchState.of(position, cube, dice))}"
+
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        out = np.array(offsets[:-1], dtype=np.int64)
+        for i, position in enumerate(decode(rules, rows)):
+            if offsets[i + 1] - offsets[i] == 1:
+                continue  # forced (or a pass): nothing to ask
+            roll = (int(dice[i, 0]), int(dice[i, 1]))
+            answer = self.engine.ask(
+                ["newgame", self._where(position, None if cubes is None else cubes[i], roll),
+                 f"dice {roll[0]} {roll[1]}", "go"], ("bestmove ",))
+            move = answer[len("bestmove "):].strip()
+            try:
+                turn = position.check_turn(roll, "pass" if move == "pass" else move)
+            except FastNardyError as error:
+                raise EngineError(f"the engine {self.name!r} played {move!r} with "
+                                  f"{roll[0]}-{roll[1]} in {position.to_string()}: "
+                                  f"{error}") from None
+            out[i] += list(position.legal_turns(roll)).index(turn)
+        return out
+
+    def doubles(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
+                ) -> npt.NDArray[np.bool_]:
+        checked, cubes = _cube_rows(rules, rows, cubes)
+        game = Rules.of(rules)
+        out = np.zeros(len(checked), dtype=bool)
+        if game.game != "short":
+            return out
+        for i, position in enumerate(decode(game, checked)):
+            if cubes[i].may_offer:
+                answer = self.engine.ask(["newgame", self._where(position, cubes[i], None),
+                                          "go cube"], ("bestcube ",))
+                out[i] = answer.split()[1:2] == ["double"]
+        return out
+
+    def close(self) -> None:
+        self.engine.close()
+
+
 def player(spec: Union[Setting, str, None], rules: object, seed: int = 0) -> Player:
-    """The player of a setting (or its text; None: ``net:0``) for ``rules``' game, the one
-    builder of every door; ``seed`` seeds ``random``."""
+    """The player of a setting (or its text; None: ``net:0``) for ``rules``' game, or of
+    another engine (``ubgi:COMMAND``: :class:`UbgiPlayer`), the one builder of every door;
+    ``seed`` seeds ``random``."""
     chosen = as_setting(spec)
     rules = Rules.of(rules)
     seed = checks.number(seed, "seed", 0)
+    if isinstance(chosen.evaluator, str) and chosen.evaluator.startswith("ubgi:"):
+        return UbgiPlayer(chosen, rules)
     if chosen.evaluator == "random":
         return Random(seed)
     if chosen.evaluator == "greedy":

@@ -11,7 +11,9 @@ A setting is written as text (:meth:`Setting.parse`; ``str`` writes it back):
   :data:`~fastnardy.search.tree.MAX_PLIES`; default 0) in float arithmetic, or int16;
 * ``FILE.npz[...]``: the same with an evaluator saved in FILE.npz;
 * ``gnubg[:beginner|:expert][:PLIES]``: GNU Backgammon (short nardy), its preset (default
-  expert) at PLIES (0 to 4), with its own move filters.
+  expert) at PLIES (0 to 4), with its own move filters;
+* ``ubgi:COMMAND``: another engine speaking UBGI v0.2, run as COMMAND (split as the shell
+  would; :class:`fastnardy.play.players.UbgiPlayer`), its own search and settings.
 
 FILTER is ``full`` (every child searched deeper) or ``KEEP,MARGIN`` per level of max nodes
 from the root down, joined by ``/`` (the last for the levels below); by default at 1 ply or
@@ -50,7 +52,8 @@ class Setting:
     evaluator: Union[str, Evaluator] = "net"
     """``"net"`` (the game's shipped network), the path of a saved one (``FILE.npz``), an
     :class:`~fastnardy.search.network.Evaluator`, ``"gnubg:expert"`` or
-    ``"gnubg:beginner"`` (GNU Backgammon), ``"greedy"`` or ``"random"``."""
+    ``"gnubg:beginner"`` (GNU Backgammon), ``"ubgi:COMMAND"`` (a UBGI engine), ``"greedy"``
+    or ``"random"``."""
     plies: int = 0
     """The depth of the search: 0 values each turn's position by the evaluator itself."""
     filter: Filters = GNUBG_FILTERS
@@ -66,13 +69,13 @@ class Setting:
         if isinstance(given, Evaluator):
             precision = given.arithmetic
         elif isinstance(given, str) and (given in POLICIES + ("net",) or _is_file(given)
-                                         or given in _GNUBG):
+                                         or given in _GNUBG or _is_ubgi(given)):
             precision = checks.choice(self.precision, "precision", ARITHMETICS)
         else:
             raise FastNardyError(f"evaluator must be 'net', FILE.npz, an Evaluator, "
                                  f"{', '.join(map(repr, _GNUBG))} or one of {POLICIES}, not "
                                  f"{given!r}")
-        if given in POLICIES:
+        if given in POLICIES or _is_ubgi(given):  # a UBGI engine searches by its own keys
             plies = checks.number(self.plies, "plies", 0, 0)
         elif given in _GNUBG:
             plies = checks.number(self.plies, "plies", 0, GNUBG_PLIES)
@@ -99,7 +102,7 @@ class Setting:
         """The setting ``text`` writes (module docstring); FastNardyError names what does
         not read."""
         text = checks.text(text, "setting")
-        if text in POLICIES:
+        if text in POLICIES or _is_ubgi(text):
             return cls(text)
         head, _, rest = text.partition(":")
         if head == "gnubg":
@@ -116,8 +119,8 @@ class Setting:
         else:
             raise FastNardyError(
                 f"unknown setting {shown(text)}: random, greedy, "
-                f"net[:PLIES][:int16][:FILTER][:cubeless], FILE.npz[...] or "
-                f"gnubg[:beginner|:expert][:PLIES]")
+                f"net[:PLIES][:int16][:FILTER][:cubeless], FILE.npz[...], "
+                f"gnubg[:beginner|:expert][:PLIES] or ubgi:COMMAND")
         parts = rest.split(":") if rest else []
         fields: Dict[str, Any] = {"evaluator": source}
         for part in parts:
@@ -140,6 +143,8 @@ class Setting:
             name = "evaluator"  # an Evaluator given as a value has no text of its own
         elif self.evaluator.startswith("gnubg:"):
             return self.evaluator + (f":{self.plies}" if self.plies else "")
+        elif _is_ubgi(self.evaluator):
+            return self.evaluator
         else:
             name = self.evaluator
         if name in POLICIES:
@@ -187,6 +192,12 @@ class Setting:
 
 
 _GNUBG = tuple(f"gnubg:{preset}" for preset in GNUBG_PRESETS)
+
+
+def _is_ubgi(evaluator: object) -> bool:
+    """``ubgi:COMMAND``, the command not empty."""
+    return isinstance(evaluator, str) and evaluator.startswith("ubgi:") \
+        and bool(evaluator[len("ubgi:"):].strip())
 _MARGIN = r"(?:[0-9]*\.?[0-9]+|inf)"
 _FILTER = re.compile(rf"[0-9]+,{_MARGIN}(?:/[0-9]+,{_MARGIN})*")
 
