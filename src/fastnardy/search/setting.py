@@ -198,6 +198,8 @@ def _is_ubgi(evaluator: object) -> bool:
     """``ubgi:COMMAND``, the command not empty."""
     return isinstance(evaluator, str) and evaluator.startswith("ubgi:") \
         and bool(evaluator[len("ubgi:"):].strip())
+
+
 _MARGIN = r"(?:[0-9]*\.?[0-9]+|inf)"
 _FILTER = re.compile(rf"[0-9]+,{_MARGIN}(?:/[0-9]+,{_MARGIN})*")
 
