@@ -240,3 +240,25 @@ def test_a_hung_engine_is_killed_at_its_deadline(tmp_path):
             one.turn(Position.start("short"), (6, 5))
     finally:
         one.close()
+
+
+def test_crosscheck_reads_a_ubgi_engines_moves_and_names_the_rule_it_breaks(tmp_path, capsys):
+    """crosscheck ubgi:COMMAND: fastnardy's own engine plays a legal move for every roll of
+    10 random positions of each game (exit 0); an engine that always plays 24/23 24/23 is
+    refused at the first roll with the rule (exit 1), in text and in JSON."""
+    import json
+
+    from fastnardy.cli import main
+
+    for game in ("short", "long"):
+        assert main(["crosscheck", "ubgi:fastnardy ubgi", game, "1", "--random", "10",
+                     "--json"]) == 0
+        document = json.loads(capsys.readouterr().out)
+        assert document["agree"] and document["requests"] == 2 + 21 * 10
+    assert main(["crosscheck", _fake(tmp_path, "illegal"), "short", "1"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("the engine plays an illegal move (S") and "'24/23 24/23'" in out
+    assert main(["crosscheck", _fake(tmp_path, "illegal"), "short", "1", "--json"]) == 1
+    illegal = json.loads(capsys.readouterr().out)["illegal"]
+    assert illegal["rule"].startswith("S") and illegal["dice"] == [1, 1]
+    assert main(["crosscheck", "ubgi:fastnardy ubgi", "short", "1", "--movegen"]) == 2

@@ -6,7 +6,12 @@ from __future__ import annotations
 import argparse
 from typing import List
 
+from typing import TYPE_CHECKING
+
 from ..errors import FastNardyError
+
+if TYPE_CHECKING:
+    from ..position import Position
 
 from .options import (EXIT_ILLEGAL, Parser, add_json, add_position, at_least, positive_arg,
                       print_json, read_position, seconds_arg)
@@ -29,7 +34,10 @@ def add_crosscheck(sub: "argparse._SubParsersAction[Parser]") -> None:
                     f"{SHOWN} of each kind; --json lists every one). Exit 0 when they agree, "
                     "1 on a difference, 2 on bad input or an "
                     "engine failure. Adapters: python -m fastnardy.engines.NAME (reference, "
-                    "openspiel, gnubg, bgsage).")
+                    "openspiel, gnubg, bgsage). ENGINE ubgi:COMMAND is a UBGI v0.2 engine: "
+                    "its bestmove for every roll of each position to DEPTH - 1 plies (or of "
+                    "--random N positions) is read by the referee, the first illegal one "
+                    "named with its rule.")
     p_cross.add_argument("engine", metavar="ENGINE",
                          help="the engine's command, one argument ('./engine --flag')")
     add_position(p_cross)
@@ -60,6 +68,8 @@ def _run_crosscheck(args: argparse.Namespace) -> int:
     from ..engines import crosscheck
 
     position = read_position(args)
+    if args.engine.startswith("ubgi:"):
+        return _run_ubgi_check(args, position)
     fmt = args.format or crosscheck.default_format(position.rules)
     kind = crosscheck.OneShotEngine if args.one_shot else crosscheck.ProcessEngine
     if args.timeout <= 0:
@@ -90,3 +100,35 @@ def _run_crosscheck(args: argparse.Namespace) -> int:
             print(f"position {count} of the random games (seed {args.seed}):")
         print(difference.report(SHOWN))
     return 0 if difference is None else EXIT_ILLEGAL
+
+
+def _run_ubgi_check(args: argparse.Namespace, position: "Position") -> int:
+    """A UBGI engine (``ubgi:COMMAND``): its bestmove for every roll of each position to
+    DEPTH - 1 plies (or of --random N positions) read by the referee (fastnardy.engines.
+    ubgi.check_moves); exit 0 when every move is legal, 1 on the first illegal one."""
+    from ..engines import crosscheck, ubgi
+    from ..notation import format_rules
+    from ..rules import Rules
+
+    if args.movegen or args.one_shot or args.format is not None:
+        raise FastNardyError("--movegen, --one-shot and --format are the divide protocol's; "
+                             "a UBGI engine is asked its bestmove")
+    checked = list(ubgi.positions_to(position, args.depth)) if args.random is None else \
+        list(crosscheck.random_positions(position, args.random, args.seed))
+    variant = "backgammon" if position.rules == Rules.short() else format_rules(position.rules)
+    with ubgi.UbgiEngine(args.engine[len("ubgi:"):], args.timeout) as engine:
+        engine.ask(["ubgi"], ("ubgiok",))
+        engine.ask([f"set game.variant {variant}", "isready"], ("readyok",))
+        illegal = ubgi.check_moves(engine, checked)
+    if args.json:
+        print_json({"engine": args.engine, "position": position.to_string(),
+                    "depth": args.depth, "random": args.random, "seed": args.seed,
+                    "positions": len(checked), "requests": engine.requests,
+                    "agree": illegal is None,
+                    "illegal": None if illegal is None else illegal.as_dict()})
+    elif illegal is None:
+        print(f"agree: {engine.requests} requests, a legal move for every roll of "
+              f"{len(checked)} positions")
+    else:
+        print(illegal.report())
+    return 0 if illegal is None else EXIT_ILLEGAL

@@ -158,8 +158,9 @@ class Player(ABC):
     def doubles(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
                 ) -> npt.NDArray[np.bool_]:
         """Whether the player offers before each row's roll (C2): its cube may still gain
-        (:attr:`Cube.may_offer`) and its equities make doubling proper (double, take and
-        double, pass no worse than no double); never for a player without a cube."""
+        (:attr:`~fastnardy.search.cubeful.Cube.may_offer`) and its equities make doubling
+        proper (double, take and double, pass no worse than no double); never for a player
+        without a cube."""
         rows, cubes = _cube_rows(rules, rows, cubes)
         seen = self.cube_equities(rules, rows, cubes)
         may = np.array([cube.may_offer for cube in cubes], dtype=bool)
@@ -392,8 +393,8 @@ class UbgiPlayer(Player):
 
 def player(spec: Union[Setting, str, None], rules: object, seed: int = 0) -> Player:
     """The player of a setting (or its text; None: ``net:0``) for ``rules``' game, or of
-    another engine (``ubgi:COMMAND``: :class:`UbgiPlayer`), the one builder of every door;
-    ``seed`` seeds ``random``."""
+    another engine (``ubgi:COMMAND``: :class:`~fastnardy.play.players.UbgiPlayer`), the one
+    builder of every door; ``seed`` seeds ``random``."""
     chosen = as_setting(spec)
     rules = Rules.of(rules)
     seed = checks.number(seed, "seed", 0)

@@ -43,7 +43,7 @@ from ..rules import Rules
 from ..search.cubeful import Cube
 from .players import Player, player
 
-__all__ = ["Engine", "KEYS", "run"]
+__all__ = ["Engine", "KEYS", "Key", "run"]
 
 MAX_LINE = 4096  # characters of one command; a longer line is a bad_command
 
@@ -176,7 +176,7 @@ class Engine:
         if self.dice is None:
             raise _Error("bad_state", "missing dice")
         turn = bot.turn(position, self.dice, cube.taken() if double else cube)
-        move = move_text(turn)
+        move = _move_text(turn)
         answer = f"bestturn cube={offer} move={move}" if role == "turn" else f"bestmove {move}"
         return [self._info(started, position, cube, turn), answer]
 
@@ -235,7 +235,7 @@ class Engine:
         seen = self._bot().cube_equities(position.rules, encode([position]), [cube])
         if seen is not None:
             line += f" score {float(min(seen[0, 0], max(seen[0, 1], seen[0, 2]))):.4f}"
-        return line + ("" if turn is None else f" pv {move_text(turn)}")
+        return line + ("" if turn is None else f" pv {_move_text(turn)}")
 
 
 class _Error(Exception):
@@ -252,7 +252,7 @@ _COMMANDS = {"ubgi": Engine._ubgi, "isready": Engine._isready, "newgame": Engine
              "stop": Engine._stop, "quit": Engine._stop}
 
 
-def move_text(turn: Turn) -> str:
+def _move_text(turn: Turn) -> str:
     """A turn as UBGI writes a move: each step ``from/to`` (``bar``, ``off``), or ``pass``."""
     if turn.is_pass():
         return "pass"
