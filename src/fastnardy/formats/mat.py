@@ -120,23 +120,22 @@ class MatGame:
                     and win.side != last.side:
                 turns.pop()
         rules = self.rules
-        if not turns:
-            return GameRecord(rules, self.players, Position.start(rules), None, ())
-        first = turns[0]
-        if rules.is_long:  # T6: the throw that chose the first mover is not in the file
+        actions = tuple((min(before, len(turns)), action) for before, action in cube)
+        if rules.is_long or not turns:  # long, T6: the throw that chose the mover is not here
+            # the side on roll first: the first line's mover, or the side offering before it
+            mover = turns[0].side if turns else actions[0][1].side if actions else WHITE
             start = Position.start(rules)
-            if first.side == BLACK:
+            if mover == BLACK:
                 start = Position.from_points(rules, start.white_points, start.black_points,
                                              BLACK)
-            return GameRecord(rules, self.players, start, None, tuple(turns),
-                              tuple((min(before, len(turns)), action) for before, action in cube))
+            return GameRecord(rules, self.players, start, None, tuple(turns), actions)
+        first = turns[0]
         high, low = max(first.roll), min(first.roll)
         if high == low:
             raise InvalidRecordError(f"{at_line(first.line)}T6: the first roll of a game cannot be "
                                      f"a double ({first.roll[0]}{first.roll[1]})")
         opening = ROLLS[f"{high}{low}" if first.side == WHITE else f"{low}{high}"]
-        return GameRecord(rules, self.players, None, opening, tuple(turns),
-                          tuple((min(before, len(turns)), action) for before, action in cube))
+        return GameRecord(rules, self.players, None, opening, tuple(turns), actions)
 
 
 _CELL = re.compile(
