@@ -135,3 +135,12 @@ def test_long_nardy_has_no_sgf():
         game.play(game.legal_turns()[0])
     with pytest.raises(InvalidRecordError, match="long nardy"):
         write_sgf(match_games(match))
+
+
+def test_only_the_main_line_of_a_tree_is_read():
+    """SGF variations: the first at each branching is the main line; later siblings (and
+    what nests in them) are side lines, read over."""
+    text = ("(;FF[4]GM[6]MI[length:1][game:0][ws:0][bs:0]PW[a]PB[b];W[31hefe]"
+            "(;B[52agaf](;W[64xrxt])(;W[21ab]))(;B[11aaaa]))")
+    (game,) = read_sgf(text)
+    assert [a.turn for a in game.actions] == ["8/5 6/5", "24/18 24/19", "24/18 24/20"]

@@ -61,8 +61,8 @@ def read_sgf(text: str) -> List[MatGame]:
 
 
 def _trees(text: str) -> Iterator[List[_Node]]:
-    """Each game tree's main line of nodes (a tree's variations after the first are not
-    read: gnubg writes none)."""
+    """Each game tree's main line of nodes (the variations after the first at a branching
+    are not read: gnubg writes none)."""
     at, size = 0, len(text)
     while True:
         at = _skip(text, at)
@@ -76,11 +76,11 @@ def _trees(text: str) -> Iterator[List[_Node]]:
 
 
 def _tree(text: str, at: int) -> Tuple[List[_Node], int]:
-    """The nodes of the tree opened just before ``at`` (its first variation followed), and
-    where it closes."""
+    """The nodes of the tree opened just before ``at`` (the first variation followed at
+    each branching: the main line), and where it closes."""
     nodes: List[_Node] = []
-    depth = 0  # variations opened inside this tree and not yet closed
-    followed = True  # still on the main line
+    opened = [0]  # per open level: the variations begun there so far
+    main = [True]  # per open level: whether it lies on the main line
     size = len(text)
     while True:
         at = _skip(text, at)
@@ -89,17 +89,19 @@ def _tree(text: str, at: int) -> Tuple[List[_Node], int]:
         char = text[at]
         if char == ";":
             node, at = _node(text, at + 1)
-            if followed:
+            if main[-1]:
                 nodes.append(node)
         elif char == "(":
-            depth, at = depth + 1, at + 1
-            if depth > 1:
-                followed = False  # a second variation: not the main line
+            at += 1
+            main.append(main[-1] and opened[-1] == 0)  # a later sibling is a side line
+            opened[-1] += 1
+            opened.append(0)
         elif char == ")":
             at += 1
-            if depth == 0:
+            if len(opened) == 1:
                 return nodes, at
-            depth -= 1
+            opened.pop()
+            main.pop()
         else:
             raise InvalidRecordError(f"SGF: expected ';', '(' or ')' at character {at:,}, not "
                                      f"{shown(text[at:at + 20])}")
