@@ -57,7 +57,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import List, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from .. import checks
 from .._kernel import dice_pair
@@ -346,6 +346,7 @@ class _Timeout(Exception):
 
 
 E = TypeVar("E", bound="_Command")
+R = TypeVar("R")
 
 
 class _Command:
@@ -401,20 +402,22 @@ class ProcessEngine(_Command):
         self._stop(0.0)
         return EngineError(what)
 
-    def divide(self, position: Position, roll: Roll, depth: int) -> List[EngineChild]:
-        """The engine's answer to ``divide DEPTH ROLL POSITION``, which must arrive whole
-        within ``timeout`` seconds of the request."""
-        request = " ".join(request_words(self.format, depth, roll, position))
+    def _exchange(self, data: bytes, request: str,
+                  read: Callable[[_Pipes, float], R]) -> R:
+        """Send ``data`` (whose last line is ``request``) and return ``read(pipes,
+        deadline)``, all within ``timeout`` seconds: an engine that stops reading or does not
+        answer in time is an EngineError naming ``request``; on any failure the engine is
+        ended."""
         pipes = self._started()
         self.requests += 1
         deadline = time.monotonic() + self.timeout
         try:
             try:
-                pipes.send(request.encode() + b"\n", deadline)
+                pipes.send(data, deadline)
             except OSError:
                 raise self._failure(f"the engine {self.name!r} stopped reading before "
                                     f"{request!r}") from None
-            lines, ended = pipes.answer(deadline, request)
+            return read(pipes, deadline)
         except _Timeout:
             self._stop(0.0)
             raise EngineError(f"the engine {self.name!r} did not answer {request!r} within "
@@ -422,6 +425,13 @@ class ProcessEngine(_Command):
         except BaseException:
             self._stop(0.0)
             raise
+
+    def divide(self, position: Position, roll: Roll, depth: int) -> List[EngineChild]:
+        """The engine's answer to ``divide DEPTH ROLL POSITION``, which must arrive whole
+        within ``timeout`` seconds of the request."""
+        request = " ".join(request_words(self.format, depth, roll, position))
+        lines, ended = self._exchange(request.encode() + b"\n", request,
+                                      lambda pipes, deadline: pipes.answer(deadline, request))
         if not ended:
             raise self._failure(f"the engine {self.name!r} exited while answering "
                                 f"{request!r}")

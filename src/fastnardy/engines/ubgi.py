@@ -13,7 +13,6 @@ referee, and the first illegal one is named with its rule.
 
 from __future__ import annotations
 
-import time
 from typing import Dict, Iterable, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .. import checks
@@ -22,7 +21,7 @@ from ..errors import EngineError, IllegalTurnError, NotationError
 from ..notation import format_roll
 from ..position import Position
 from ..rules import SHORT, Rules
-from .protocol import ProcessEngine, _Timeout
+from .protocol import ProcessEngine, _Pipes
 
 __all__ = ["IllegalMove", "UbgiEngine", "check_moves", "positions_to"]
 
@@ -37,16 +36,9 @@ class UbgiEngine(ProcessEngine):
     def ask(self, requests: Sequence[str], final: Tuple[str, ...]) -> str:
         """Send ``requests`` (one a line; only the last is answered) and return the first
         answer line that begins with one of ``final`` (``info`` lines before it read over)."""
-        pipes = self._started()
         request = requests[-1]
-        self.requests += 1
-        deadline = time.monotonic() + self.timeout
-        try:
-            try:
-                pipes.send("".join(f"{line}\n" for line in requests).encode(), deadline)
-            except OSError:
-                raise self._failure(f"the engine {self.name!r} stopped reading before "
-                                    f"{request!r}") from None
+
+        def answer(pipes: _Pipes, deadline: float) -> str:
             pipes.start()
             while True:
                 line = pipes.line(deadline, request)
@@ -58,13 +50,9 @@ class UbgiEngine(ProcessEngine):
                                       f"{line[:200]!r}")
                 if line.startswith(final):
                     return line
-        except _Timeout:
-            self._stop(0.0)
-            raise EngineError(f"the engine {self.name!r} did not answer {request!r} within "
-                              f"{self.timeout:g} s") from None
-        except BaseException:
-            self._stop(0.0)
-            raise
+
+        return self._exchange("".join(f"{line}\n" for line in requests).encode(), request,
+                              answer)
 
 
 class IllegalMove(NamedTuple):
