@@ -11,7 +11,7 @@ import os
 import stat
 import tempfile
 from contextlib import contextmanager
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import IO, AnyStr, Iterator, List, Optional, Tuple, Union
 
 from ..errors import FastNardyError
 
@@ -163,6 +163,21 @@ def numbered_lines(text: str) -> Iterator[Tuple[int, str]]:
         for line in lines:
             number += 1
             yield number, line
+
+
+def bounded_lines(stream: IO[AnyStr], most: int) -> Iterator[Optional[AnyStr]]:
+    """Each line of ``stream`` (bytes or text, its line end kept), or None for a line longer
+    than ``most``: that one is read to its end but never held whole (an untrusted peer)."""
+    while True:
+        line = stream.readline(most + 1)
+        if not line:
+            return
+        if len(line) > most and line[-1:] not in ("\n", b"\n"):
+            while line and line[-1:] not in ("\n", b"\n"):
+                line = stream.readline(most + 1)
+            yield None
+            continue
+        yield line
 
 
 def _umask() -> int:

@@ -26,11 +26,11 @@ memory stays flat)."""
 
 from __future__ import annotations
 
-import io
 import socket
-from typing import Iterator, NamedTuple, Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 from .. import checks
+from .._utils.files import bounded_lines
 from ..basics import BLACK, WHITE
 from ..batch import encode
 from ..errors import FastNardyError
@@ -196,11 +196,14 @@ def _serve_one(connection: socket.socket, bot: Player,
     decisions = errors = 0
     try:
         with connection.makefile("rb") as stream:
-            for line, whole in _lines(stream):
-                if whole and not line:
+            for raw in bounded_lines(stream, MAX_LINE):
+                # NULs dropped, bytes beyond ASCII quoted \xNN
+                line = "" if raw is None else \
+                    raw.replace(b"\0", b"").decode("ascii", "backslashreplace").strip()
+                if raw is not None and not line:
                     continue
-                reply = _reply(line, bot, met) if whole else \
-                    f"Error (a FIBS board line is at most {MAX_LINE:,} bytes)"
+                reply = f"Error (a FIBS board line is at most {MAX_LINE:,} bytes)" \
+                    if raw is None else _reply(line, bot, met)
                 failed = reply.startswith("Error (")
                 errors, decisions = errors + failed, decisions + (not failed)
                 connection.sendall(reply.encode("ascii", "backslashreplace") + b"\n",
@@ -219,19 +222,3 @@ def _reply(line: str, bot: Player, met: Optional[MatchEquityTable]) -> str:
 
 
 _NO_SIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a client gone: an error, not SIGPIPE
-
-
-def _lines(stream: "io.BufferedReader") -> Iterator[Tuple[str, bool]]:
-    """Each line of ``stream`` (NULs dropped, bytes beyond ASCII quoted ``\\xNN``) and
-    whether it was whole: a line longer than MAX_LINE bytes is read to its end and given
-    once, empty and not whole."""
-    while True:
-        raw = stream.readline(MAX_LINE + 1)
-        if not raw:
-            return
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(MAX_LINE + 1)
-            yield "", False
-            continue
-        yield raw.replace(b"\0", b"").decode("ascii", "backslashreplace").strip(), True

@@ -30,10 +30,11 @@ engine goes on after every error.
 from __future__ import annotations
 
 import time
-from typing import IO, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import IO, Dict, List, NamedTuple, Optional, Tuple
 
 from .. import __version__, checks
 from .._kernel import dice_pair
+from .._utils.files import bounded_lines
 from ..basics import Roll
 from ..batch import encode
 from ..errors import FastNardyError
@@ -260,27 +261,12 @@ def _move_text(turn: Turn) -> str:
                     for src, dst, *_ in turn.steps)
 
 
-def _lines(stream: IO[str]) -> Iterator[Tuple[str, bool]]:
-    """The input's lines and whether each was whole: a line longer than MAX_LINE characters
-    is read to its end and given once, not whole."""
-    while True:
-        line = stream.readline(MAX_LINE + 1)
-        if not line:
-            return
-        if len(line) > MAX_LINE and not line.endswith("\n"):
-            while line and not line.endswith("\n"):
-                line = stream.readline(MAX_LINE + 1)
-            yield "", False
-            continue
-        yield line, True
-
-
 def run(stdin: IO[str], stdout: IO[str]) -> None:
     """The engine on these streams until ``quit`` or the end of input."""
     engine = Engine()
     try:
-        for line, whole in _lines(stdin):
-            answers, done = engine.handle(line) if whole else \
+        for line in bounded_lines(stdin, MAX_LINE):
+            answers, done = engine.handle(line) if line is not None else \
                 ([f"error bad_command a line is at most {MAX_LINE} characters"], False)
             for answer in answers:
                 stdout.write(answer + "\n")
