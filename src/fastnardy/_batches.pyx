@@ -95,9 +95,73 @@ cdef extern from *:
     #endif
     static void (*nb_swap_entries)(const uint64_t*, int, int, int, uint64_t*) =
         nb_swap_entries_base;
+    #if defined(NB_X86) && (defined(__clang__) || __GNUC__ >= 8)
+    #include <immintrin.h>
+    #define NB_ROWS_VBMI 1
+    /* The rows of k generated entries (the key, lo and hi, the first two of each entry's
+       ``stride`` words), the next mover's side first, as nb_key_to_row(..., 0) writes
+       them, a row in a few instructions (AVX-512 VBMI): the key broadcast to four lanes;
+       one multishift takes its 24 five-bit fields and two four-bit bars to bytes (lanes
+       0-1: points 1-8 of lo, 13-20 of hi; lanes 2-3: points 9-12 and the bar of lo, 21-24
+       and the bar of hi); one byte permutation puts each where the row has it (the other
+       side's points in its own numbering: 25 - p in short nardy, p +- 12 in long); a field
+       of 16 or more is the other side's count + 15: kept, less 15, in the other side's
+       half, and a field below 16 the mover's, in the mover's half (each half zero where the
+       point is the other's or empty); the bars always. */
+    static const uint8_t nb_row_shifts[64] = {
+        0, 5, 10, 15, 20, 25, 30, 35,  0, 5, 10, 15, 20, 25, 30, 35,
+        40, 45, 50, 55, 60, 0, 0, 0,  40, 45, 50, 55, 60, 0, 0, 0};
+    static const uint8_t nb_row_bits[64] = {
+        31, 31, 31, 31, 31, 31, 31, 31,  31, 31, 31, 31, 31, 31, 31, 31,
+        31, 31, 31, 31, 15, 0, 0, 0,  31, 31, 31, 31, 15, 0, 0, 0};
+    static const uint8_t nb_row_order[2][64] = {
+        {8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18,
+         19, 28, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 8, 9, 10, 11, 12, 13, 14, 15, 24,
+         25, 26, 27, 20},
+        {27, 26, 25, 24, 15, 14, 13, 12, 11, 10, 9, 8, 19, 18, 17, 16, 7, 6, 5, 4, 3, 2, 1,
+         0, 28, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25,
+         26, 27, 20}};
+    __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void nb_rows_entries_vbmi(
+            const uint64_t* e, int stride, int k, int is_short, int8_t* out) {
+        const __m512i shifts = _mm512_loadu_si512(nb_row_shifts);
+        const __m512i bits = _mm512_loadu_si512(nb_row_bits);
+        const __m512i order = _mm512_loadu_si512(nb_row_order[is_short != 0]);
+        const __m512i sixteen = _mm512_set1_epi8(16), fifteen = _mm512_set1_epi8(15);
+        const __mmask64 other = 0xFFFFFFULL, mover = 0xFFFFFFULL << 25;
+        const __mmask64 bars = (1ULL << 24) | (1ULL << 49), row = (1ULL << 50) - 1;
+        for (int j = 0; j < k; j++, e += stride, out += 50) {
+            __m512i x = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i*)e));
+            x = _mm512_and_si512(_mm512_multishift_epi64_epi8(shifts, x), bits);
+            x = _mm512_permutexvar_epi8(order, x);
+            __mmask64 theirs = _mm512_cmpge_epu8_mask(x, sixteen);
+            x = _mm512_mask_sub_epi8(x, theirs, x, fifteen);
+            __mmask64 keep = (theirs & other) | (~theirs & mover) | bars;
+            _mm512_mask_storeu_epi8(out, row, _mm512_maskz_mov_epi8(keep, x));
+        }
+    }
+    #endif
+    static int nb_rows_vbmi = 0;
+    /* The rows of k entries as nb_rows_entries_vbmi writes them: 1, or 0 where this CPU or
+       the instruction set in use has no VBMI (the caller decodes them one by one). */
+    static int nb_rows_entries(const uint64_t* e, int stride, int k, int is_short,
+                               int8_t* out) {
+    #ifdef NB_ROWS_VBMI
+        if (nb_rows_vbmi) {
+            nb_rows_entries_vbmi(e, stride, k, is_short, out);
+            return 1;
+        }
+    #endif
+        (void)e; (void)stride; (void)k; (void)is_short; (void)out;
+        return 0;
+    }
     /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2, NB_AVX512 or
-       NB_AVX512VNNI: _nnet's SIMD, which this CPU runs) */
+       NB_AVX512VNNI: _nnet's SIMD, which this CPU runs); AVX-512 decodes rows with VBMI
+       where the CPU has it */
     static void nb_swap_use(int isa) {
+    #ifdef NB_ROWS_VBMI
+        __builtin_cpu_init();
+        nb_rows_vbmi = isa >= NB_AVX512 && __builtin_cpu_supports("avx512vbmi");
+    #endif
     #ifdef NB_SWAP_X86
         if (isa >= NB_AVX512) { nb_swap_entries = nb_swap_entries_avx512; return; }
         if (isa == NB_AVX2) { nb_swap_entries = nb_swap_entries_avx2; return; }
@@ -108,6 +172,8 @@ cdef extern from *:
     void nb_huge_pages(void* p, size_t n) noexcept nogil
     void nb_swap_entries(const uint64_t* e, int stride, int k, int is_short,
                          uint64_t* out) noexcept nogil
+    int nb_rows_entries(const uint64_t* e, int stride, int k, int is_short,
+                        int8_t* out) noexcept nogil
     void nb_swap_use(int isa) noexcept nogil
 
 import numpy as np
@@ -219,7 +285,8 @@ cdef int out_emit(nb_out* o, const nb_ctx* c, int k, Py_ssize_t parent, int roll
     if o.width == 16:
         nb_swap_entries(<const uint64_t*>c.out, sizeof(nb_entry) // 8, k, is_short,
                         <uint64_t*>(o.kids + 16 * o.n))
-    else:
+    elif not nb_rows_entries(<const uint64_t*>c.out, sizeof(nb_entry) // 8, k, is_short,
+                             <int8_t*>(o.kids + 50 * o.n)):
         row = <int8_t*>(o.kids + 50 * o.n)
         for j in range(k):
             nb_key_to_row(c.out[j].lo, c.out[j].hi, is_short, row, 0)

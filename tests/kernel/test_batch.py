@@ -116,7 +116,7 @@ def test_T1_counts_equal_children_along_random_games(rules):
         rows = rows[(rows[:, :25].sum(1) > 0) & (rows[:, 25:].sum(1) > 0)]
 
 
-CHILD_KEYS = """
+CHILDREN = """
 import hashlib
 from fastnardy import Position, _nnet, batch
 from fastnardy.testing.speed import gnubg_positions
@@ -126,20 +126,23 @@ for game in ("short", "long"):  # long nardy: two plies from the start
     start = batch.encode([Position.start(game)], keys=True)
     boards[game + " start"] = batch.chance_expand(game, start, keys=True).children
 for name, keys in boards.items():
-    node = batch.chance_expand(name.split()[0], keys, keys=True)
-    digest.update(node.children.tobytes() + node.parent.tobytes())
-    count += len(node.children)
+    for kind in (True, False):
+        node = batch.chance_expand(name.split()[0], keys, keys=kind)
+        digest.update(node.children.tobytes() + node.parent.tobytes())
+        count += len(node.children)
 print(_nnet.SIMD, count, digest.hexdigest())
 """
 
 
-def test_T1_every_instruction_set_swaps_the_children_keys_alike():
-    """expand's keys swapped to the next mover one, two or four at a time (the baseline,
-    AVX2, AVX-512 with or without VNNI: each where this CPU runs it, chosen by FASTNARDY_SIMD in a fresh
-    process): the same children, byte for byte."""
+def test_T1_every_instruction_set_writes_the_children_alike():
+    """expand's children as keys swapped to the next mover one, two or four at a time, and
+    as rows (decoded one by one, or under AVX-512 with VBMI a row in a few vector
+    instructions), in each instruction set (the baseline, AVX2, AVX-512 with or without
+    VNNI: each where this CPU runs it, chosen by FASTNARDY_SIMD in a fresh process): the
+    same children, byte for byte, in both games."""
     digests = set()
     for name in _nnet.SIMD_AVAILABLE:
-        done = subprocess.run([sys.executable, "-c", CHILD_KEYS], capture_output=True,
+        done = subprocess.run([sys.executable, "-c", CHILDREN], capture_output=True,
                               text=True, check=True, env={**os.environ, "FASTNARDY_SIMD": name})
         simd, count, digest = done.stdout.split()
         assert simd == name and int(count) > 10_000
