@@ -374,6 +374,35 @@ def test_an_expander_overwrites_its_last_result_and_keeps_what_outgrew_it():
     assert np.array_equal(again, kept) and np.shares_memory(again, big)  # reused, overwritten
 
 
+def test_T1_T2_results_freed_lend_their_memory_to_the_next_only():
+    """The blocks of a freed result (1 MB or more) are written again by the next expand or
+    chance_expand, rows or keys, whatever its size: never while an array still views them,
+    and the children written there are the same as a fresh call's."""
+    rows, dice = _rolls_of(benchmark_positions()[:600])
+    keys = batch.keys_from_rows("short", rows)
+    want = [batch.expand("short", rows, dice, keys=kind) for kind in (False, True)]
+    want_node = batch.chance_expand("short", rows[::21])
+    kept = batch.expand("short", rows, dice)  # alive through every call below
+    copy = [part.copy() for part in kept]
+    assert kept[0].nbytes > 1 << 20
+    for _ in range(3):
+        for kind, boards in ((False, rows), (True, keys), (False, rows[::2])):
+            got = batch.expand("short", boards, dice if len(boards) == len(rows)
+                               else dice[::2], keys=kind)
+            if len(boards) == len(rows):
+                assert all(np.array_equal(g, w) for g, w in zip(got, want[kind]))
+            else:
+                assert np.array_equal(got[0], want[0][0][np.isin(want[0][1], np.arange(
+                    0, len(rows), 2))])
+            assert not any(np.shares_memory(g, k) for g in got for k in kept)
+            del got
+            gc.collect()
+        node = batch.chance_expand("short", rows[::21])
+        assert all(np.array_equal(g, w) for g, w in zip(node, want_node))
+        del node
+    assert all(np.array_equal(k, c) for k, c in zip(kept, copy))
+
+
 def test_an_expander_expands_its_own_children_again():
     """Children of the last call given back as boards are copied before the buffers are
     written (no corrupted input)."""
