@@ -445,10 +445,13 @@ cdef inline void last_leaves(nb_ctx* c, const nb_board* b, int p, int dst, int h
     """Append the full turns (dice = depth + 2) that end with a step of die d from each
     source of T after the step p -> dst (``hit``: an S3 hit) at depth ``depth`` from board
     b, keys by arithmetic, no board built (T from second_sources or fourth_sources: every
-    source a legal step, none bearing off)."""
-    cdef uint64_t lo, hi, lo2, hi2
+    source a legal step, none bearing off). The callers have found a full turn already
+    (c.best == depth + 2), so every one is kept: written through a local pointer, which
+    the compiler need not reload after each entry's stores as it would c.n and c.best."""
+    cdef uint64_t lo, hi
     cdef uint32_t blots = b.blots & ~((<uint32_t>hit) << dst)  # the blot hit is gone
     cdef int t, dst2, hit2
+    cdef nb_entry* e = c.out + c.n
     step_key(b.lo, b.hi, p, dst, hit, &lo, &hi)
     seq = seq_add(seq, depth, p, dst, hit)
     while T:
@@ -456,8 +459,11 @@ cdef inline void last_leaves(nb_ctx* c, const nb_board* b, int p, int dst, int h
         T ^= 1u << t
         dst2 = t - d
         hit2 = c.is_short & ((blots >> dst2) & 1)
-        step_key(lo, hi, t, dst2, hit2, &lo2, &hi2)
-        s_append(c, lo2, hi2, depth + 2, 0, seq_add(seq, depth + 1, t, dst2, hit2))
+        step_key(lo, hi, t, dst2, hit2, &e.lo, &e.hi)
+        e.seq = seq_add(seq, depth + 1, t, dst2, hit2)
+        e.flags = 0
+        e += 1
+    c.n = <int>(e - c.out)
 
 
 cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
@@ -467,6 +473,7 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
     cdef uint32_t S, T
     cdef int p, shortcut, dst = 0, hit = 0
     cdef uint64_t lo, hi
+    cdef nb_entry* e
     if not (c.turn_end and run6_forbidden(b.mine, c.F)):
         s_append(c, b.lo, b.hi, dice_of(c, b, depth), 0, seq)
     if b.m[0] == 15:
@@ -486,11 +493,19 @@ cdef void s_dfs(nb_ctx* c, int depth, int last, uint64_t seq) noexcept nogil:
                 if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
                     s_count(c, 4, 1)
             return
+        e = NULL
         while S:
             p = nb_hibit(S)
             S ^= 1u << p
             if leaf(c, b, p, c.d0, &lo, &hi, &dst, &hit):
-                s_append(c, lo, hi, 4, 0, seq_add(seq, 3, p, dst, hit))
+                if e == NULL:  # the first full turn here; the others follow it (as last_leaves)
+                    s_append(c, lo, hi, 4, 0, seq_add(seq, 3, p, dst, hit))
+                    e = c.out + c.n
+                else:
+                    e.lo, e.hi, e.seq, e.flags = lo, hi, seq_add(seq, 3, p, dst, hit), 0
+                    e += 1
+        if e != NULL:
+            c.n = <int>(e - c.out)
         return
     shortcut = depth == 2 and not (c.step_block or c.turn_end)
     while S:
