@@ -107,6 +107,8 @@ NOT_WALKED["fastnardy.engines.ubgi"] = ("a UBGI engine's process, whose every ca
 NOT_WALKED["fastnardy.play.gnubg"] = ("GNU Backgammon's engine, whose every call runs gnubg "
                                       "processes (test_gnubg drives it, with a hostile gnubg "
                                       "in test_threads_and_signals)")
+NOT_WALKED["fastnardy.play.bgsage"] = ("bgsage's engine, an optional package's (the test extra) "
+                                       "whose every call runs it (test_bgsage drives it)")
 for _name in ("analysis", "crosscheck", "options", "perft", "play", "turns"):
     NOT_WALKED[f"fastnardy.cli.{_name}"] = NOT_WALKED["fastnardy.cli"]
 for _name in ("bgsage", "gnubg", "openspiel", "reference"):
@@ -125,6 +127,8 @@ NOT_WALKED_NAMES = {
     "player holds that engine, made by its constructor (a missing gnubg is an EngineError)",
     "fastnardy.play.players.UbgiPlayer": NOT_WALKED["fastnardy.engines.ubgi"] + ": the "
     "player holds that process, started by its constructor",
+    "fastnardy.play.players.BgsagePlayer": NOT_WALKED["fastnardy.play.bgsage"] + ": the "
+    "player holds that engine (a missing bgsage is an EngineError)",
 }
 
 # parameters that take the caller's callback: when one is given a callable, what that

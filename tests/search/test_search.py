@@ -347,6 +347,11 @@ SETTING_TEXTS = {  # text: (its Setting, the text str() writes back)
     "random": (Setting("random"), "random"),
     "gnubg:beginner:1": (Setting("gnubg:beginner", 1), "gnubg:beginner:1"),
     "net:2:cubeless": (Setting("net", 2, cubeful=False), "net:2:cubeless"),
+    # bgsage's plies in fastnardy's count (0: its raw network, its "1ply"), default 0
+    "bgsage:1": (Setting("bgsage", 1), "bgsage:1"),
+    "bgsage": (Setting("bgsage", 0), "bgsage"),
+    "bgsage:0": (Setting("bgsage", 0), "bgsage"),
+    "bgsage:3": (Setting("bgsage", 3), "bgsage:3"),
 }
 
 
@@ -376,6 +381,10 @@ def test_a_settings_defaults_and_the_filter_normalised():
     assert str(Setting("gnubg:expert", 0)) == "gnubg:expert"
     assert Setting.parse("gnubg:2") == Setting("gnubg:expert", 2)  # the preset by default
     assert Setting.parse("net:int16:1:cubeless") == Setting.parse("net:1:int16:cubeless")
+    assert Setting("bgsage", 1).filter is None
+    assert [Setting.parse(text).short_only for text in
+            ("gnubg", "gnubg:beginner:1", "bgsage:2", "net:1", "greedy", "ubgi:x")] \
+        == [True, True, True, False, False, False]
 
 
 @pytest.mark.parametrize("text, part", [
@@ -390,6 +399,9 @@ def test_a_settings_defaults_and_the_filter_normalised():
     ("FILE.npz:x", "'x'"),
     ("net:4", "plies .* not 4"),           # deeper than MAX_PLIES
     ("gnubg:expert:5", "plies .* not 5"),  # deeper than GNUBG_PLIES
+    ("bgsage:4", "plies .* not 4"),        # deeper than BGSAGE_PLIES (its "5ply")
+    ("bgsage:expert", "bgsage\\[:PLIES\\], not 'bgsage:expert'"),
+    ("bgsage:1:cubeless", "bgsage\\[:PLIES\\]"),
     ("net:2:0,0.1", r"keep >= 1.*MoveFilter\(keep=0"),
     ("gnubg:master", "'gnubg:master'"),
     ("chess", "unknown setting 'chess'"),

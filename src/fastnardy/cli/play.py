@@ -44,12 +44,12 @@ def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
                         help="the computer's setting (fastnardy.search.setting): random "
                              "(self-play's default), greedy (the default against a person), "
                              "net[:PLIES] (the shipped network), FILE.npz[:PLIES] or, in "
-                             "short nardy, gnubg[:PRESET][:PLIES]")
+                             "short nardy, gnubg[:PRESET][:PLIES] or bgsage[:PLIES]")
     p_play.add_argument("--cube", action="store_true",
                         help="play with the cube (C1-C5, C8): before each throw the side to "
                              "move may offer ('d'), the other takes ('t') or passes ('p'); "
-                             "a network's or gnubg's player offers and answers by its cube "
-                             "decision")
+                             "a network's, gnubg's or bgsage's player offers and answers by "
+                             "its cube decision")
     p_play.add_argument("--record", metavar="FILE", default=None,
                         help="write the game as a fastnardy record (check-game reads it)")
     p_play.set_defaults(run=_run_play)
@@ -66,14 +66,16 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "Players are settings (fastnardy.search.setting): random, greedy, "
                     "net[:PLIES][:int16][:FILTER] (the shipped network), FILE.npz[...] (a "
                     "saved one), gnubg[:beginner|:expert][:PLIES] (GNU Backgammon, short "
-                    "nardy, when installed), ubgi:COMMAND (another engine speaking UBGI "
+                    "nardy, when installed), bgsage[:PLIES] (pip install bgsage; 0 ply is "
+                    "its raw network, its 1ply), ubgi:COMMAND (another engine speaking UBGI "
                     "v0.2, run as COMMAND; it takes every offer).")
     p_match.add_argument("a", metavar="A", help="the first player")
     p_match.add_argument("b", metavar="B", help="the second player")
     p_match.add_argument("--game", type=_rules_arg, default=None, metavar="RULES",
                          help="long or short, with variants as a position string's rules "
                               "field (long(stakes=arithmetic), short(crawford=False)); default "
-                              "long, or short when a player is gnubg")
+                              "long, or short when a player plays short nardy only "
+                              "(gnubg, bgsage)")
     p_match.add_argument("--games", type=at_least(2), default=200, metavar="N",
                          help="games (matches with --to), even (pairs with the same dice; "
                               "default 200)")
@@ -220,12 +222,13 @@ def _write_match(path: str, played: object) -> None:
 
 def _run_match(args: argparse.Namespace) -> int:
     from ..play import duel
+    from ..search.setting import Setting
 
     if args.games % 2:
         raise FastNardyError(f"--games must be even (pairs of games with the same dice), not "
                              f"{args.games}")
-    gnubg = any(spec.startswith("gnubg") for spec in (args.a, args.b))
-    rules = args.game or Rules.of(SHORT if gnubg else LONG)
+    short_only = any(Setting.parse(spec).short_only for spec in (args.a, args.b))
+    rules = args.game or Rules.of(SHORT if short_only else LONG)
     game = rules.game
     if args.to is not None or args.cube:
         length = args.to or 0

@@ -16,6 +16,8 @@ its offers and answers. A player is a context manager: ``with player("gnubg:expe
   :func:`fastnardy.analysis.evaluation.cube_decision` at the setting's plies.
 * ``gnubg:PRESET[:PLIES]`` (:class:`GnubgPlayer`, short nardy): GNU
   Backgammon's own move and cube decisions.
+* ``bgsage[:PLIES]`` (:class:`BgsagePlayer`, short nardy): bgsage's own move and cube
+  decisions.
 
 Another engine plugs in here: subclass :class:`Player` (its :meth:`Player.pick`, and
 :meth:`Player.cube_equities` to use the cube) and every door plays it.
@@ -42,10 +44,11 @@ from ..search.cubeful import Cube, cubes_of
 from ..search.network import equity
 from ..search.setting import Setting, setting as as_setting
 from ..search.tree import Search
+from .bgsage import Bgsage, chosen as bgsage_chosen
 from .gnubg import Gnubg, chosen
 
-__all__ = ["GnubgPlayer", "Greedy", "Player", "Random", "Searcher", "UbgiPlayer", "greedy_scores",
-           "player"]
+__all__ = ["BgsagePlayer", "GnubgPlayer", "Greedy", "Player", "Random", "Searcher",
+           "UbgiPlayer", "greedy_scores", "player"]
 
 HALF = ROW_WIDTH // 2
 Rows = npt.NDArray[np.int8]
@@ -324,6 +327,54 @@ class GnubgPlayer(Player):
         self.engine.close()
 
 
+def _short(rules: object, name: str) -> Rules:
+    """``rules``, which must be short nardy's: a backgammon engine plays no other game."""
+    checked = Rules.of(rules)
+    if checked.game != "short":
+        raise FastNardyError(f"{name} plays short nardy (backgammon) only, not {checked}")
+    return checked
+
+
+class BgsagePlayer(Player):
+    """bgsage's setting (``bgsage[:PLIES]``, short nardy; :mod:`fastnardy.play.bgsage`):
+    its own turn at its plies (by its cubeful equity under each row's cube, by its cubeless
+    equity in a game without the cube), each checked to be a legal turn (T1), and its own
+    cube decisions, a batch of rows in one call on ``threads`` threads of bgsage's."""
+
+    def __init__(self, setting: Union[Setting, str] = "bgsage", threads: int = 1) -> None:
+        self.engine = Bgsage(setting, threads)
+        self.setting = self.engine.setting
+
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        _short(rules, self.name)
+        out: Indices = np.array(offsets[:-1], dtype=np.int64)
+        asked = np.flatnonzero(np.diff(offsets) > 1)  # forced turns and passes: not asked
+        if len(asked):
+            under = None if cubes is None or not self.setting.cubeful else \
+                [cubes[i] for i in asked]
+            boards = self.engine.moves(rows[asked], dice[asked], under)
+            out[asked] = bgsage_chosen(rules, rows, dice, children, offsets, asked, boards)
+        return out
+
+    def worth(self, rules: object, children: npt.ArrayLike, offsets: npt.ArrayLike
+              ) -> Optional[Values]:
+        """bgsage's cubeless equity at its plies of each child to the mover who chooses it:
+        its evaluation after a turn (:meth:`fastnardy.play.bgsage.Bgsage.after`), which
+        values the child alone. Its choice values each child with its parent in view (its
+        networks are picked by the position before the turn), so the two may differ."""
+        _short(rules, self.name)
+        kids = checks.rows(children, "children")
+        checks.offsets(offsets, len(kids))
+        return equity(self.engine.after(kids))
+
+    def cube_equities(self, rules: object, rows: npt.ArrayLike, cubes: Sequence[Cube]
+                      ) -> Optional[Values]:
+        """bgsage's own cube decision at its plies (its equities, normalised)."""
+        _short(rules, self.name)
+        return self.engine.cube_decisions(checks.rows(rows), list(cubes))
+
+
 class UbgiPlayer(Player):
     """Another engine speaking UBGI v0.2 (``ubgi:COMMAND``; :mod:`fastnardy.engines.ubgi`):
     each turn its ``bestmove`` for the position (short nardy: ``position gnubgid`` with the
@@ -407,5 +458,8 @@ def player(spec: Union[Setting, str, None], rules: object, seed: int = 0) -> Pla
     if chosen.is_network:
         return Searcher(chosen, rules)
     if rules.game != "short":
-        raise FastNardyError("GNU Backgammon plays short nardy (backgammon) only")
+        raise FastNardyError(f"{'bgsage' if chosen.evaluator == 'bgsage' else 'GNU Backgammon'} "
+                             f"plays short nardy (backgammon) only")
+    if chosen.evaluator == "bgsage":
+        return BgsagePlayer(chosen)
     return GnubgPlayer(chosen)

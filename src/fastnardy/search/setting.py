@@ -12,6 +12,10 @@ A setting is written as text (:meth:`Setting.parse`; ``str`` writes it back):
 * ``FILE.npz[...]``: the same with an evaluator saved in FILE.npz;
 * ``gnubg[:beginner|:expert][:PLIES]``: GNU Backgammon (short nardy), its preset (default
   expert) at PLIES (0 to 4), with its own move filters;
+* ``bgsage[:PLIES]``: bgsage (Open Sage, short nardy, ``pip install bgsage``;
+  :mod:`fastnardy.play.bgsage`) at PLIES (0 to 3) in fastnardy's count, one less than
+  bgsage's: 0 is its raw network (bgsage's "1ply"), 1 its "2ply", 2 its "3ply", 3 its
+  "4ply", with its own move filter;
 * ``ubgi:COMMAND``: another engine speaking UBGI v0.2, run as COMMAND (split as the shell
   would; :class:`fastnardy.play.players.UbgiPlayer`), its own search and settings.
 
@@ -38,11 +42,15 @@ from ..rules import Rules
 from .network import ARITHMETICS, Evaluator, checked
 from .tree import GNUBG_FILTERS, MAX_PLIES, Filters, MoveFilter, Search, check_filters
 
-__all__ = ["GNUBG_PLIES", "POLICIES", "Setting", "describe_filter", "parse_filter", "setting"]
+__all__ = ["BGSAGE_PLIES", "GNUBG_PLIES", "POLICIES", "SHORT_ONLY", "Setting", "describe_filter",
+           "parse_filter", "setting"]
 
 POLICIES = ("random", "greedy")  # the settings without a search
 GNUBG_PRESETS = ("beginner", "expert")  # GNU Backgammon's (noise 0.060 / none)
 GNUBG_PLIES = 4  # GNU Backgammon's deepest evaluation here
+BGSAGE_PLIES = 3  # bgsage's deepest evaluation here: its "4ply"
+# the engines of backgammon (short nardy only): GNU Backgammon's presets and bgsage
+SHORT_ONLY = tuple(f"gnubg:{preset}" for preset in GNUBG_PRESETS) + ("bgsage",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,8 +60,8 @@ class Setting:
     evaluator: Union[str, Evaluator] = "net"
     """``"net"`` (the game's shipped network), the path of a saved one (``FILE.npz``), an
     :class:`~fastnardy.search.network.Evaluator`, ``"gnubg:expert"`` or
-    ``"gnubg:beginner"`` (GNU Backgammon), ``"ubgi:COMMAND"`` (a UBGI engine), ``"greedy"``
-    or ``"random"``."""
+    ``"gnubg:beginner"`` (GNU Backgammon), ``"bgsage"``, ``"ubgi:COMMAND"`` (a UBGI
+    engine), ``"greedy"`` or ``"random"``."""
     plies: int = 0
     """The depth of the search: 0 values each turn's position by the evaluator itself."""
     filter: Filters = GNUBG_FILTERS
@@ -69,15 +77,17 @@ class Setting:
         if isinstance(given, Evaluator):
             precision = given.arithmetic
         elif isinstance(given, str) and (given in POLICIES + ("net",) or _is_file(given)
-                                         or given in _GNUBG or _is_ubgi(given)):
+                                         or given in SHORT_ONLY or _is_ubgi(given)):
             precision = checks.choice(self.precision, "precision", ARITHMETICS)
         else:
             raise FastNardyError(f"evaluator must be 'net', FILE.npz, an Evaluator, "
-                                 f"{', '.join(map(repr, _GNUBG))} or one of {POLICIES}, not "
-                                 f"{given!r}")
+                                 f"{', '.join(map(repr, SHORT_ONLY))}, 'ubgi:COMMAND' or one "
+                                 f"of {POLICIES}, not {given!r}")
         if given in POLICIES or _is_ubgi(given):  # a UBGI engine searches by its own keys
             plies = checks.number(self.plies, "plies", 0, 0)
-        elif given in _GNUBG:
+        elif given == "bgsage":
+            plies = checks.number(self.plies, "plies", 0, BGSAGE_PLIES)
+        elif given in SHORT_ONLY:
             plies = checks.number(self.plies, "plies", 0, GNUBG_PLIES)
         else:
             plies = checks.number(self.plies, "plies", 0, MAX_PLIES)
@@ -97,6 +107,12 @@ class Setting:
         return isinstance(self.evaluator, Evaluator) or self.evaluator == "net" \
             or _is_file(self.evaluator)
 
+    @property
+    def short_only(self) -> bool:
+        """Whether the evaluator plays short nardy (backgammon) only: GNU Backgammon's and
+        bgsage's (:data:`SHORT_ONLY`)."""
+        return isinstance(self.evaluator, str) and self.evaluator in SHORT_ONLY
+
     @classmethod
     def parse(cls, text: str) -> "Setting":
         """The setting ``text`` writes (module docstring); FastNardyError names what does
@@ -111,6 +127,10 @@ class Setting:
                 raise FastNardyError(f"a GNU Backgammon setting is gnubg[:beginner|:expert]"
                                      f"[:PLIES], not {shown(text)}")
             return cls(f"gnubg:{match.group(1) or 'expert'}", int(match.group(2) or 0))
+        if head == "bgsage":
+            if not re.fullmatch(r"[0-9]?", rest):
+                raise FastNardyError(f"a {head} setting is {head}[:PLIES], not {shown(text)}")
+            return cls(head, int(rest or 0))
         if head == "net":
             source = "net"
         elif text.endswith(".npz") or ".npz:" in text:  # a path may hold a colon
@@ -120,7 +140,7 @@ class Setting:
             raise FastNardyError(
                 f"unknown setting {shown(text)}: random, greedy, "
                 f"net[:PLIES][:int16][:FILTER][:cubeless], FILE.npz[...], "
-                f"gnubg[:beginner|:expert][:PLIES] or ubgi:COMMAND")
+                f"gnubg[:beginner|:expert][:PLIES], bgsage[:PLIES] or ubgi:COMMAND")
         parts = rest.split(":") if rest else []
         fields: Dict[str, Any] = {"evaluator": source}
         for part in parts:
@@ -141,7 +161,7 @@ class Setting:
     def __str__(self) -> str:
         if not isinstance(self.evaluator, str):
             name = "evaluator"  # an Evaluator given as a value has no text of its own
-        elif self.evaluator.startswith("gnubg:"):
+        elif self.evaluator in SHORT_ONLY:
             return self.evaluator + (f":{self.plies}" if self.plies else "")
         elif _is_ubgi(self.evaluator):
             return self.evaluator
@@ -189,9 +209,6 @@ class Setting:
         return {"setting": str(self), "plies": self.plies,
                 "filter": describe_filter(self.filter) if self.plies else None,
                 "precision": self.precision, "cubeful": self.cubeful}
-
-
-_GNUBG = tuple(f"gnubg:{preset}" for preset in GNUBG_PRESETS)
 
 
 def _is_ubgi(evaluator: object) -> bool:
