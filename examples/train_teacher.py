@@ -1,7 +1,8 @@
 """Train a fastnardy.search.network.Evaluator on a teacher's evaluations (supervised, in numpy).
 
 The teacher is GNU Backgammon (``--teacher gnubg``, short nardy: Debian's ``gnubg``,
-headless) or an Evaluator (``--teacher long``, ``short`` or a ``.npz``) searched one ply
+headless), bgsage (``--teacher bgsage``, short nardy: ``pip install bgsage``, in this
+process) or an Evaluator (``--teacher long``, ``short`` or a ``.npz``) searched one ply
 deeper than it plays. Three stages, the first two cached in ``--data`` (an ``.npz``; a later
 run with the same file skips them):
 
@@ -22,7 +23,10 @@ run with the same file skips them):
    move, by :func:`fastnardy.training.labels.labels` with the teacher's evaluation setting
    (:class:`fastnardy.search.setting.Setting`, :func:`teacher_setting`): gnubg's cubeless
    evaluation at ``--plies`` plies (``gnubg:expert:P``; money game without Jacoby: gammons
-   and backgammons count, S9), or an Evaluator's at ``--plies 1`` (the mean over the 21
+   and backgammons count, S9), bgsage's at ``--plies`` 0 to 3 in fastnardy's count
+   (``bgsage:P``: 0 its raw network, its "1ply"; 1 its "2ply"; money game without Jacoby,
+   gammons where still possible; about 60,000 rows a CPU second at 0 ply and 500 at 1 ply,
+   one thread of its own a worker), or an Evaluator's at ``--plies 1`` (the mean over the 21
    rolls, T5, of the teacher's outputs of the child it would play, the first best in T2
    order; a finished game's exact outputs, L10/S9), ``--plies 2`` (the mean over the 21
    rolls of the 1-ply labels of the child it would play at 1 ply among the ``--filter KEEP
@@ -85,7 +89,7 @@ from fastnardy.batch import expand, keys_from_rows, segment_argmax  # noqa: E402
 from fastnardy.cli.options import dask_executor  # noqa: E402
 from fastnardy.search.inputs import ENCODINGS, WIDTHS  # noqa: E402
 from fastnardy.search.network import OUTPUTS, Evaluator, crashes, equity, races  # noqa: E402
-from fastnardy.search.setting import GNUBG_PLIES, Setting  # noqa: E402
+from fastnardy.search.setting import BGSAGE_PLIES, GNUBG_PLIES, Setting  # noqa: E402
 from fastnardy.search.tree import MoveFilter  # noqa: E402
 from fastnardy.training.labels import labels  # noqa: E402
 
@@ -195,11 +199,13 @@ def _kept(args: argparse.Namespace, rules: Rules, rows: np.ndarray) -> np.ndarra
 
 
 def teacher_setting(args: argparse.Namespace) -> Setting:
-    """The teacher's evaluation setting: ``gnubg:expert`` at ``--plies``, or the Evaluator
-    ``--teacher`` at ``--plies`` with ``--filter``'s move filter at every level, full width
-    (``filter=None``) without it."""
+    """The teacher's evaluation setting: ``gnubg:expert`` or ``bgsage`` at ``--plies``, or
+    the Evaluator ``--teacher`` at ``--plies`` with ``--filter``'s move filter at every
+    level, full width (``filter=None``) without it."""
     if args.teacher == "gnubg":
         return Setting("gnubg:expert", args.plies)
+    if args.teacher == "bgsage":
+        return Setting("bgsage", args.plies)
     return Setting(Evaluator.load(args.teacher), args.plies, filter=args.filter)
 
 
@@ -454,7 +460,8 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(KINDS), required=True)
     parser.add_argument("--teacher", required=True,
-                        help="gnubg (short), or an Evaluator: long, short or a .npz")
+                        help="gnubg or bgsage (short), or an Evaluator: long, short or "
+                             "a .npz")
     parser.add_argument("--out", required=True, help="the .npz to write after each pass")
     parser.add_argument("--data", help="an .npz caching the labelled rows (stages 1-2)")
     parser.add_argument("--extra", action="append", default=[],
@@ -483,16 +490,17 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--top", type=int, default=0, help="the policy's best children kept")
     parser.add_argument("--parallel", type=int, default=256, help="games played at once")
     parser.add_argument("--plies", type=int, default=0,
-                        help="the teacher's plies (an Evaluator: 0 to 2)")
+                        help="the teacher's plies (gnubg: 0 to 4, bgsage: 0 to 3, an "
+                             "Evaluator: 0 to 2)")
     parser.add_argument("--filter", type=float, nargs=2, metavar=("KEEP", "MARGIN"),
                         help="an Evaluator's 2-ply labels: its best turn of each roll at 1 "
                              "ply among the KEEP best within MARGIN points at 0 ply")
     parser.add_argument("--workers", "--gnubg", type=int, dest="workers",
                         help=f"labelling threads here, a gnubg process each (default "
-                             f"{GNUBG_WORKERS} for gnubg, 1 for an Evaluator)")
+                             f"{GNUBG_WORKERS} for gnubg, 1 for bgsage or an Evaluator)")
     parser.add_argument("--dask", metavar="ADDRESS",
                         help="label on the Dask cluster of this scheduler (the same labels; "
-                             "its workers need gnubg for gnubg's)")
+                             "its workers need gnubg or bgsage for theirs)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hidden", type=int, default=80)
     parser.add_argument("--inputs", help="the network's inputs (fastnardy.search.inputs): "
@@ -527,9 +535,11 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
             parser.error(f"--from {path}: not a --data file (no rows)")
     if args.teacher == "gnubg" and (args.game != "short" or args.plies > GNUBG_PLIES):
         parser.error(f"GNU Backgammon teaches short nardy only, at 0 to {GNUBG_PLIES} plies")
-    if args.teacher != "gnubg" and args.plies > EVALUATOR_PLIES:
+    if args.teacher == "bgsage" and (args.game != "short" or args.plies > BGSAGE_PLIES):
+        parser.error(f"bgsage teaches short nardy only, at 0 to {BGSAGE_PLIES} plies")
+    if args.teacher not in ("gnubg", "bgsage") and args.plies > EVALUATOR_PLIES:
         parser.error(f"an Evaluator teaches at 0 to {EVALUATOR_PLIES} plies")
-    if args.filter is not None and (args.teacher == "gnubg" or args.plies != 2
+    if args.filter is not None and (args.teacher in ("gnubg", "bgsage") or args.plies != 2
                                     or args.filter[0] < 1 or args.filter[0] % 1
                                     or not args.filter[1] >= 0):
         parser.error("--filter KEEP MARGIN (KEEP a whole number >= 1, MARGIN >= 0) is for "

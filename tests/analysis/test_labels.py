@@ -1,10 +1,11 @@
 """fastnardy.training.labels (issue 39 item 2): a trainer's labels of many rows, by a teacher
-setting (a network's at 0 to 3 plies, or GNU Backgammon's), the same here, on threads, on a
-process pool and on a Dask cluster; finished games exact (L10, S9); bad input refused before
-any work is split."""
+setting (a network's at 0 to 3 plies, GNU Backgammon's or bgsage's), the same here, on
+threads, on a process pool and on a Dask cluster; finished games exact (L10, S9); bad input
+refused before any work is split."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import threading
@@ -31,6 +32,9 @@ from conftest import played
 
 NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
                                  reason=f"{GNUBG} not found: apt-get install gnubg")
+NEEDS_BGSAGE = pytest.mark.skipif(importlib.util.find_spec("bgsage") is None,
+                                  reason="bgsage is not installed (pip install bgsage: the "
+                                         "test extra)")
 
 
 @pytest.mark.parametrize("game", ["long", "short"])
@@ -178,6 +182,33 @@ def test_gnubg_labels_are_its_evaluations():
         assert np.array_equal(got[i], exact(positions[i]))
 
 
+@NEEDS_BGSAGE
+@pytest.mark.parametrize("plies", [0, 1])
+def test_bgsage_labels_are_its_evaluations(plies):
+    """bgsage's label at 0 and 1 ply is Bgsage.probabilities (its cubeless evaluation before
+    the roll, money game without Jacoby, gammons where S9 leaves them possible), the same on
+    two threads as in one call; a finished row's exact (L10, S9): bgsage is never asked
+    it. Its outputs are probabilities, cumulative as OUTPUTS are."""
+    from fastnardy.play.bgsage import Bgsage
+
+    rules = Rules.of("short")
+    positions = played(rules, 300, 3)
+    if plies:  # fewer at 1 ply (2 ms a row): the finished ones and every tenth
+        positions = [p for i, p in enumerate(positions) if p.outcome() is not None or i % 10 == 0]
+    rows = encode(positions)
+    live = [i for i, p in enumerate(positions) if p.outcome() is None]
+    assert len(live) < len(positions)  # a finished game among them
+    want = Bgsage(Setting("bgsage", plies)).probabilities(rows[live])
+    got = labels(rules, rows, f"bgsage:{plies}", workers=2)
+    np.testing.assert_allclose(got[live], want, rtol=0, atol=1e-6)
+    assert np.array_equal(got, labels(rules, rows, Setting("bgsage", plies)))
+    for i in set(range(len(positions))) - set(live):
+        assert np.array_equal(got[i], exact(positions[i]))
+    assert ((0 <= got) & (got <= 1)).all()
+    assert (got[:, 1] <= got[:, 0] + 1e-6).all() and (got[:, 2] <= got[:, 1] + 1e-6).all()
+    assert (got[:, 3] <= 1 - got[:, 0] + 1e-6).all() and (got[:, 4] <= got[:, 3] + 1e-6).all()
+
+
 @pytest.mark.parametrize("call, error, message", [
     (lambda rows: labels("short", _more_than_15(rows), "net:1"), InvalidPositionError,
      r"more than 15 checkers of a side \(T7\)"),
@@ -191,6 +222,9 @@ def test_gnubg_labels_are_its_evaluations():
      "long nardy"),
     (lambda rows: labels("long", encode([Position.start("long")]), "gnubg:expert"),
      FastNardyError, "short nardy only"),
+    (lambda rows: labels("long", encode([Position.start("long")]), "bgsage"),
+     FastNardyError, "bgsage labels short nardy only"),
+    (lambda rows: labels("short", rows, "bgsage:4"), FastNardyError, "plies"),
     (lambda rows: labels("short", rows, "net:1", workers=0), FastNardyError, "workers"),
     (lambda rows: labels("short", rows, "net:1", workers=1025), FastNardyError,
      "between 1 and 1024"),  # checks.MAX_THREADS
@@ -200,9 +234,9 @@ def test_gnubg_labels_are_its_evaluations():
      "executor must be"),
     (lambda rows: labels("short", rows, "net:1", progress=3), FastNardyError, "progress"),
     (lambda rows: labels("short", rows, "gnubg:beginner"), FastNardyError,
-     "a teacher is a network's setting or gnubg:expert"),
+     "a teacher is a network's setting, gnubg:expert.* or bgsage"),
     (lambda rows: labels("short", rows, "greedy"), FastNardyError,
-     "a teacher is a network's setting or gnubg:expert"),
+     "a teacher is a network's setting, gnubg:expert.* or bgsage"),
     (lambda rows: labels("short", rows, "clever"), FastNardyError, "unknown setting"),
 ])
 def test_bad_input_is_refused_before_any_work(call, error, message):

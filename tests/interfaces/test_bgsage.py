@@ -4,8 +4,9 @@
 checked (T1); its values agree with GNU Backgammon's in sign and size, seen from the right
 side (before a roll: the side to move; after a turn: the side that chose it); its cube
 decisions follow the cube context (C2, C7, C8) and refuse what bgsage's cube is not (C3,
-C4); it plays at every door through the one builder. Skipped where bgsage is not
-installed, and the comparisons with gnubg where GNU Backgammon is not."""
+C4); it plays at every door through the one builder. Its labels are tested with the other
+teachers' (tests/analysis/test_labels.py). Skipped where bgsage is not installed, and the
+comparisons with gnubg where GNU Backgammon is not."""
 
 from __future__ import annotations
 

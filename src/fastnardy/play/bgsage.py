@@ -1,7 +1,8 @@
 """bgsage (Open Sage, ``pip install bgsage``, MPL-2.0, its networks shipped in its wheel) as
 an engine of short nardy (standard backgammon) in this process: the engine of the setting
-``bgsage[:PLIES]`` (:class:`fastnardy.play.players.BgsagePlayer`). bgsage is imported when
-the first engine is made, never before.
+``bgsage[:PLIES]`` (:class:`fastnardy.play.players.BgsagePlayer`) and of the teacher
+``bgsage:P`` (:func:`fastnardy.training.labels.labels`). bgsage is imported when the first
+engine is made, never before.
 
 PLIES count as fastnardy counts them, one less than bgsage's levels: 0 is bgsage's raw network
 (its "1ply"), 1 its "2ply" (its network one roll deeper), 2 its "3ply", 3 its "4ply"
@@ -37,10 +38,11 @@ Where bgsage's conventions are not these rules, the rules hold, and this is what
   valued with bgsage's own match equity table, not the cube's ``met``.
 
 bgsage parallelises a batch over threads of its own in C++ (without the GIL): ``threads``,
-1 by default, so that players do not oversubscribe the machine. Speed on this project's
-2-core machine (bgsage 2.0.20260907, one thread, CPU time): turns chosen, about 3,400 a
-second at 0 ply and 200 at 1 ply without the cube, 16 at 1 ply under a cube (bgsage's
-cubeful search of each turn it keeps).
+1 by default, so that players and the labels' workers do not oversubscribe the machine.
+Speed on this project's 2-core machine (bgsage 2.0.20260907, one thread, CPU time): labels
+(:meth:`Bgsage.probabilities`) of about 60,000 rows a second at 0 ply and 500 at 1 ply;
+turns chosen, about 3,400 a second at 0 ply and 200 at 1 ply without the cube, 16 at 1 ply
+under a cube (bgsage's cubeful search of each turn it keeps).
 """
 
 from __future__ import annotations

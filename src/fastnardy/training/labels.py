@@ -2,26 +2,33 @@
 rows to their side to move, by a teacher, here or on a cluster.
 
 The teacher is an evaluation setting (:class:`~fastnardy.search.setting.Setting`): a
-network's (``net:P``, ``FILE.npz:P`` …) or GNU Backgammon's (``gnubg:expert:P``, short
-nardy). A network's label at 0 ply is its outputs; at 1 ply or more the outputs of the line
-its search values (:meth:`fastnardy.search.tree.Search.line`): the mean over the 21 rolls
-(T5) of the labels one ply shallower after its best turn of each roll (the highest value
-among the turns the setting's filter keeps, the first of equals in T2 order), seen from the
-row's side to move; a label's equity is the search's value, and the labels are
-:func:`fastnardy.analysis.evaluation.probabilities` at the same setting. gnubg's label at 0 to 4 plies is
-its cubeless evaluation (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`: money game
-without Jacoby, gammons and backgammons count, S9), one gnubg process per subtask. Each
-gnubg process spends about 10 ms of wall time a row waiting on its own task queue, with no
-CPU in use (``data/gnubg_driver.py``). Give gnubg labels many ``workers`` even on a small
-machine: the trainers' commands use 48. On this project's 2-core machine one process
-labelled 300 rows in 3 s at 0 ply, and 48 workers labelled 2,000,000 rows in 243 s. A
-finished game's outputs are exact (L10, S9), as a row and as a child.
+network's (``net:P``, ``FILE.npz:P`` …), GNU Backgammon's (``gnubg:expert:P``, short
+nardy) or bgsage's (``bgsage:P``, short nardy). A network's label at 0 ply is its outputs;
+at 1 ply or more the outputs of the line its search values
+(:meth:`fastnardy.search.tree.Search.line`): the mean over the 21 rolls (T5) of the labels
+one ply shallower after its best turn of each roll (the highest value among the turns the
+setting's filter keeps, the first of equals in T2 order), seen from the row's side to move;
+a label's equity is the search's value, and the labels are
+:func:`fastnardy.analysis.evaluation.probabilities` at the same setting. gnubg's label at 0
+to 4 plies is its cubeless evaluation (:meth:`fastnardy.play.gnubg.Gnubg.probabilities`:
+money game without Jacoby, gammons and backgammons count, S9), one gnubg process per
+subtask. Each gnubg process spends about 10 ms of wall time a row waiting on its own task
+queue, with no CPU in use (``data/gnubg_driver.py``). Give gnubg labels many ``workers``
+even on a small machine: the trainers' commands use 48. On this project's 2-core machine
+one process labelled 300 rows in 3 s at 0 ply, and 48 workers labelled 2,000,000 rows in
+243 s. bgsage's label at 0 to 3 plies (its "1ply" to "4ply") is its cubeless evaluation
+before the roll (:meth:`fastnardy.play.bgsage.Bgsage.probabilities`: money game without
+Jacoby, gammons and backgammons count where still possible, S9), computed in this process
+on one thread of bgsage's a subtask (its C++ releases the GIL: ``workers`` threads run at
+once), a piece of 128 rows at a time (32, 8 and 2 at 1, 2 and 3 plies). A finished game's
+outputs are exact (L10, S9), as a row and as a child.
 
 A row's label depends on that row only, so the labels are the same however the rows are
 split over ``workers`` threads or an ``executor`` (a process pool or a Dask cluster, whose
-workers need gnubg for its labels). Ctrl-C (any exception) stops every piece, on the workers
-too, within a piece of 128 rows of an Evaluator (at 2 plies, of 128 of its rows' children),
-and at once for gnubg (its processes are killed) (:mod:`fastnardy._utils.executors`).
+workers need gnubg or bgsage for theirs). Ctrl-C (any exception) stops every piece, on the workers
+too, within a piece of 128 rows of an Evaluator (at 2 plies, of 128 of its rows' children)
+or a piece of bgsage's, and at once for gnubg (its processes are killed)
+(:mod:`fastnardy._utils.executors`).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from .. import _features, checks
 from .._utils import executors as _executors
 from ..batch import keys_from_rows
 from ..errors import EngineError, FastNardyError, InvalidPositionError
+from ..play.bgsage import Bgsage
 from ..play.gnubg import Gnubg
 from ..rules import Rules
 from ..search.network import OUTPUTS, exact_rows
@@ -51,6 +59,7 @@ _SUBTASKS = 64  # subtasks at most, or 4 a thread (each carries the network to i
 #                 or starts a gnubg process): whole pieces each, few enough to cost little,
 #                 enough that the last ones leave few threads idle
 _GNUBG_REQUEST = 16  # rows a gnubg request
+_BGSAGE = (128, 32, 8, 2)  # rows a bgsage call at each of its plies (at 1 ply: 50 ms)
 
 
 class _Plan(NamedTuple):
@@ -68,7 +77,8 @@ def labels(rules: object, rows: npt.ArrayLike, teacher: Union[Setting, str], *,
            workers: Optional[int] = None, executor: Optional[Executor] = None,
            progress: Optional[Callable[[int, int], None]] = None) -> npt.NDArray[np.float64]:
     """The five outputs (N, 5) of each of the rows (N, 50) to its side to move by the
-    ``teacher`` setting (a network's, or ``gnubg:expert:P`` in short nardy); see the module
+    ``teacher`` setting (a network's, or ``gnubg:expert:P`` or ``bgsage:P`` in short
+    nardy); see the module
     docstring. The rows are labelled here, on ``workers`` threads or on ``executor`` (a
     process pool, a Dask ``distributed.Client`` or its ``get_executor()``; never shut down
     here), with the same result. ``progress(done, total)`` counts rows."""
@@ -78,15 +88,16 @@ def labels(rules: object, rows: npt.ArrayLike, teacher: Union[Setting, str], *,
     board = np.ascontiguousarray(given, dtype=np.int8)
     if teacher is None:
         raise FastNardyError("labels need a teacher: a network's setting (net:1, "
-                             "FILE.npz:2 ...) or gnubg:expert[:PLIES]")
+                             "FILE.npz:2 ...), gnubg:expert[:PLIES] or bgsage[:PLIES]")
     chosen = as_setting(teacher)
     if chosen.is_network:  # its Evaluator travels with the plan, read once here
         chosen = chosen.replace(evaluator=chosen.network(rules))
-    elif chosen.evaluator != "gnubg:expert":
-        raise FastNardyError(f"a teacher is a network's setting or gnubg:expert[:PLIES], "
-                             f"not {chosen}")
+    elif chosen.evaluator not in ("gnubg:expert", "bgsage"):
+        raise FastNardyError(f"a teacher is a network's setting, gnubg:expert[:PLIES] or "
+                             f"bgsage[:PLIES], not {chosen}")
     elif rules.game != "short":
-        raise FastNardyError("GNU Backgammon labels short nardy only")
+        raise FastNardyError(f"{'bgsage' if chosen.evaluator == 'bgsage' else 'GNU Backgammon'}"
+                             f" labels short nardy only")
     threads = checks.workers(workers, executor, checks.MAX_THREADS)
     pool = None if executor is None else checks.as_executor(executor)
     checks.callback(progress)
@@ -121,6 +132,9 @@ def _labelled(task: _Task) -> Optional[npt.NDArray[np.float64]]:
         out[finished] = exact_rows(plan.rules, rows[finished])
         live = np.flatnonzero(~finished)
         teacher = plan.teacher
+        if teacher.evaluator == "bgsage":
+            out[live] = _bgsage(rows[live], teacher, stop)
+            return out
         if not teacher.is_network:
             out[live] = _gnubg(rows[live], teacher, stop)
             return out
@@ -171,3 +185,17 @@ def _gnubg(rows: npt.NDArray[np.int8], teacher: Setting, stop: _executors.Flag
                     driver.abandon()
                     engine.drivers[i] = None
         engine.close()
+
+
+def _bgsage(rows: npt.NDArray[np.int8], teacher: Setting, stop: _executors.Flag
+            ) -> npt.NDArray[np.float64]:
+    """bgsage's labels of unfinished rows, a piece at a time; KeyboardInterrupt at the next
+    piece once ``stop`` is set."""
+    engine = Bgsage(teacher, 1)
+    piece = _BGSAGE[teacher.plies]
+    out = np.empty((len(rows), len(OUTPUTS)))
+    for i in range(0, len(rows), piece):
+        if stop.is_set():
+            raise KeyboardInterrupt("the labels were stopped")
+        out[i:i + piece] = engine.probabilities(rows[i:i + piece])
+    return out
