@@ -237,6 +237,8 @@ def test_bgsage_labels_are_its_evaluations(plies):
      "a teacher is a network's setting, gnubg:expert.* or bgsage"),
     (lambda rows: labels("short", rows, "greedy"), FastNardyError,
      "a teacher is a network's setting, gnubg:expert.* or bgsage"),
+    (lambda rows: labels("short", rows, "gnubg-nn"), FastNardyError,
+     "a teacher is a network's setting, gnubg:expert.* or bgsage"),
     (lambda rows: labels("short", rows, "clever"), FastNardyError, "unknown setting"),
 ])
 def test_bad_input_is_refused_before_any_work(call, error, message):

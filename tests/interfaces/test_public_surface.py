@@ -109,6 +109,9 @@ NOT_WALKED["fastnardy.play.gnubg"] = ("GNU Backgammon's engine, whose every call
                                       "in test_threads_and_signals)")
 NOT_WALKED["fastnardy.play.bgsage"] = ("bgsage's engine, an optional package's (the test extra) "
                                        "whose every call runs it (test_bgsage drives it)")
+NOT_WALKED["fastnardy.play.gnubg_nn"] = ("gnubg-nn's engine, an optional package's (the test "
+                                         "extra) whose every call runs it (test_gnubg_nn "
+                                         "drives it)")
 for _name in ("analysis", "crosscheck", "options", "perft", "play", "turns"):
     NOT_WALKED[f"fastnardy.cli.{_name}"] = NOT_WALKED["fastnardy.cli"]
 for _name in ("bgsage", "gnubg", "openspiel", "reference"):
@@ -129,6 +132,8 @@ NOT_WALKED_NAMES = {
     "player holds that process, started by its constructor",
     "fastnardy.play.players.BgsagePlayer": NOT_WALKED["fastnardy.play.bgsage"] + ": the "
     "player holds that engine (a missing bgsage is an EngineError)",
+    "fastnardy.play.players.GnubgNnPlayer": NOT_WALKED["fastnardy.play.gnubg_nn"] + ": the "
+    "player holds that engine (a missing gnubg-nn is an EngineError)",
 }
 
 # parameters that take the caller's callback: when one is given a callable, what that

@@ -352,6 +352,8 @@ SETTING_TEXTS = {  # text: (its Setting, the text str() writes back)
     "bgsage": (Setting("bgsage", 0), "bgsage"),
     "bgsage:0": (Setting("bgsage", 0), "bgsage"),
     "bgsage:3": (Setting("bgsage", 3), "bgsage:3"),
+    "gnubg-nn:2": (Setting("gnubg-nn", 2), "gnubg-nn:2"),
+    "gnubg-nn": (Setting("gnubg-nn"), "gnubg-nn"),
 }
 
 
@@ -381,10 +383,10 @@ def test_a_settings_defaults_and_the_filter_normalised():
     assert str(Setting("gnubg:expert", 0)) == "gnubg:expert"
     assert Setting.parse("gnubg:2") == Setting("gnubg:expert", 2)  # the preset by default
     assert Setting.parse("net:int16:1:cubeless") == Setting.parse("net:1:int16:cubeless")
-    assert Setting("bgsage", 1).filter is None
+    assert Setting("bgsage", 1).filter is None and Setting("gnubg-nn", 1).filter is None
     assert [Setting.parse(text).short_only for text in
-            ("gnubg", "gnubg:beginner:1", "bgsage:2", "net:1", "greedy", "ubgi:x")] \
-        == [True, True, True, False, False, False]
+            ("gnubg", "gnubg:beginner:1", "gnubg-nn:1", "bgsage:2", "net:1", "greedy",
+             "ubgi:x")] == [True, True, True, True, False, False, False]
 
 
 @pytest.mark.parametrize("text, part", [
@@ -400,6 +402,7 @@ def test_a_settings_defaults_and_the_filter_normalised():
     ("net:4", "plies .* not 4"),           # deeper than MAX_PLIES
     ("gnubg:expert:5", "plies .* not 5"),  # deeper than GNUBG_PLIES
     ("bgsage:4", "plies .* not 4"),        # deeper than BGSAGE_PLIES (its "5ply")
+    ("gnubg-nn:5", "plies .* not 5"),
     ("bgsage:expert", "bgsage\\[:PLIES\\], not 'bgsage:expert'"),
     ("bgsage:1:cubeless", "bgsage\\[:PLIES\\]"),
     ("net:2:0,0.1", r"keep >= 1.*MoveFilter\(keep=0"),

@@ -315,8 +315,8 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
     p_err.add_argument("player", metavar="PLAYER",
                        help="a player's setting: net[:PLIES][:int16][:FILTER] (the shipped "
                             "network), FILE.npz[...] (a saved one), greedy, random or, in "
-                            "short nardy, gnubg[:beginner|:expert][:PLIES] or "
-                            "bgsage[:PLIES] (fastnardy.search.setting)")
+                            "short nardy, gnubg[:beginner|:expert][:PLIES], "
+                            "gnubg-nn[:PLIES] or bgsage[:PLIES] (fastnardy.search.setting)")
     p_err.add_argument("--game", choices=("long", "short"), default="short",
                        help="the game whose set (default short)")
     p_err.add_argument("--set", metavar="FILE", default=None,

@@ -44,7 +44,8 @@ def add_play(sub: "argparse._SubParsersAction[Parser]") -> None:
                         help="the computer's setting (fastnardy.search.setting): random "
                              "(self-play's default), greedy (the default against a person), "
                              "net[:PLIES] (the shipped network), FILE.npz[:PLIES] or, in "
-                             "short nardy, gnubg[:PRESET][:PLIES] or bgsage[:PLIES]")
+                             "short nardy, gnubg[:PRESET][:PLIES], gnubg-nn[:PLIES] or "
+                             "bgsage[:PLIES]")
     p_play.add_argument("--cube", action="store_true",
                         help="play with the cube (C1-C5, C8): before each throw the side to "
                              "move may offer ('d'), the other takes ('t') or passes ('p'); "
@@ -66,16 +67,18 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "Players are settings (fastnardy.search.setting): random, greedy, "
                     "net[:PLIES][:int16][:FILTER] (the shipped network), FILE.npz[...] (a "
                     "saved one), gnubg[:beginner|:expert][:PLIES] (GNU Backgammon, short "
-                    "nardy, when installed), bgsage[:PLIES] (pip install bgsage; 0 ply is "
-                    "its raw network, its 1ply), ubgi:COMMAND (another engine speaking UBGI "
-                    "v0.2, run as COMMAND; it takes every offer).")
+                    "nardy, when installed), gnubg-nn[:PLIES] (its networks in process, "
+                    "pip install gnubg-nn; no cube: it takes every offer), bgsage[:PLIES] "
+                    "(pip install bgsage; 0 ply is its raw network, its 1ply), ubgi:COMMAND "
+                    "(another engine speaking UBGI v0.2, run as COMMAND; it takes every "
+                    "offer).")
     p_match.add_argument("a", metavar="A", help="the first player")
     p_match.add_argument("b", metavar="B", help="the second player")
     p_match.add_argument("--game", type=_rules_arg, default=None, metavar="RULES",
                          help="long or short, with variants as a position string's rules "
                               "field (long(stakes=arithmetic), short(crawford=False)); default "
                               "long, or short when a player plays short nardy only "
-                              "(gnubg, bgsage)")
+                              "(gnubg, gnubg-nn, bgsage)")
     p_match.add_argument("--games", type=at_least(2), default=200, metavar="N",
                          help="games (matches with --to), even (pairs with the same dice; "
                               "default 200)")

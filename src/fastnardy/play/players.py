@@ -16,6 +16,8 @@ its offers and answers. A player is a context manager: ``with player("gnubg:expe
   :func:`fastnardy.analysis.evaluation.cube_decision` at the setting's plies.
 * ``gnubg:PRESET[:PLIES]`` (:class:`GnubgPlayer`, short nardy): GNU
   Backgammon's own move and cube decisions.
+* ``gnubg-nn[:PLIES]`` (:class:`GnubgNnPlayer`, short nardy): GNU Backgammon's networks in
+  process, its cubeless moves; no cube.
 * ``bgsage[:PLIES]`` (:class:`BgsagePlayer`, short nardy): bgsage's own move and cube
   decisions.
 
@@ -46,9 +48,10 @@ from ..search.setting import Setting, setting as as_setting
 from ..search.tree import Search
 from .bgsage import Bgsage, chosen as bgsage_chosen
 from .gnubg import Gnubg, chosen
+from .gnubg_nn import GnubgNn
 
-__all__ = ["BgsagePlayer", "GnubgPlayer", "Greedy", "Player", "Random", "Searcher",
-           "UbgiPlayer", "greedy_scores", "player"]
+__all__ = ["BgsagePlayer", "GnubgNnPlayer", "GnubgPlayer", "Greedy", "Player", "Random",
+           "Searcher", "UbgiPlayer", "greedy_scores", "player"]
 
 HALF = ROW_WIDTH // 2
 Rows = npt.NDArray[np.int8]
@@ -335,6 +338,31 @@ def _short(rules: object, name: str) -> Rules:
     return checked
 
 
+class GnubgNnPlayer(Player):
+    """GNU Backgammon's networks in process (``gnubg-nn[:PLIES]``, short nardy;
+    :class:`fastnardy.play.gnubg_nn.GnubgNn`): its cubeless move at its plies, each checked
+    to be a legal turn (T1). It has no cube: it never offers and always takes (gnubg-nn's
+    cube decisions are a match's only)."""
+
+    def __init__(self, setting: Union[Setting, str] = "gnubg-nn") -> None:
+        self.engine = GnubgNn(setting)
+        self.setting = self.engine.setting
+
+    def _pick(self, rules: Rules, rows: Rows, dice: Rows, children: Rows, offsets: Indices,
+              cubes: Optional[List[Cube]]) -> Indices:
+        _short(rules, self.name)
+        return chosen(rules, rows, dice, children, offsets, self.engine.moves(rows, dice))
+
+    def worth(self, rules: object, children: npt.ArrayLike, offsets: npt.ArrayLike
+              ) -> Optional[Values]:
+        """gnubg-nn's cubeless equity at its plies of each child, to the mover who chooses
+        it."""
+        _short(rules, self.name)
+        kids = checks.rows(children, "children")
+        checks.offsets(offsets, len(kids))
+        return -equity(self.engine.probabilities(kids))
+
+
 class BgsagePlayer(Player):
     """bgsage's setting (``bgsage[:PLIES]``, short nardy; :mod:`fastnardy.play.bgsage`):
     its own turn at its plies (by its cubeful equity under each row's cube, by its cubeless
@@ -462,4 +490,6 @@ def player(spec: Union[Setting, str, None], rules: object, seed: int = 0) -> Pla
                              f"plays short nardy (backgammon) only")
     if chosen.evaluator == "bgsage":
         return BgsagePlayer(chosen)
+    if chosen.evaluator == "gnubg-nn":
+        return GnubgNnPlayer(chosen)
     return GnubgPlayer(chosen)

@@ -12,6 +12,9 @@ A setting is written as text (:meth:`Setting.parse`; ``str`` writes it back):
 * ``FILE.npz[...]``: the same with an evaluator saved in FILE.npz;
 * ``gnubg[:beginner|:expert][:PLIES]``: GNU Backgammon (short nardy), its preset (default
   expert) at PLIES (0 to 4), with its own move filters;
+* ``gnubg-nn[:PLIES]``: GNU Backgammon's networks in this process (short nardy,
+  ``pip install gnubg-nn``; :mod:`fastnardy.play.gnubg_nn`), no noise, at PLIES (0 to 4),
+  its own move filters, cubeless;
 * ``bgsage[:PLIES]``: bgsage (Open Sage, short nardy, ``pip install bgsage``;
   :mod:`fastnardy.play.bgsage`) at PLIES (0 to 3) in fastnardy's count, one less than
   bgsage's: 0 is its raw network (bgsage's "1ply"), 1 its "2ply", 2 its "3ply", 3 its
@@ -47,10 +50,11 @@ __all__ = ["BGSAGE_PLIES", "GNUBG_PLIES", "POLICIES", "SHORT_ONLY", "Setting", "
 
 POLICIES = ("random", "greedy")  # the settings without a search
 GNUBG_PRESETS = ("beginner", "expert")  # GNU Backgammon's (noise 0.060 / none)
-GNUBG_PLIES = 4  # GNU Backgammon's deepest evaluation here
+GNUBG_PLIES = 4  # GNU Backgammon's deepest evaluation here (gnubg and gnubg-nn)
 BGSAGE_PLIES = 3  # bgsage's deepest evaluation here: its "4ply"
-# the engines of backgammon (short nardy only): GNU Backgammon's presets and bgsage
-SHORT_ONLY = tuple(f"gnubg:{preset}" for preset in GNUBG_PRESETS) + ("bgsage",)
+# the engines of backgammon (short nardy only): GNU Backgammon's presets, its networks in
+# process and bgsage
+SHORT_ONLY = tuple(f"gnubg:{preset}" for preset in GNUBG_PRESETS) + ("gnubg-nn", "bgsage")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,8 +64,8 @@ class Setting:
     evaluator: Union[str, Evaluator] = "net"
     """``"net"`` (the game's shipped network), the path of a saved one (``FILE.npz``), an
     :class:`~fastnardy.search.network.Evaluator`, ``"gnubg:expert"`` or
-    ``"gnubg:beginner"`` (GNU Backgammon), ``"bgsage"``, ``"ubgi:COMMAND"`` (a UBGI
-    engine), ``"greedy"`` or ``"random"``."""
+    ``"gnubg:beginner"`` (GNU Backgammon), ``"gnubg-nn"`` (its networks in process),
+    ``"bgsage"``, ``"ubgi:COMMAND"`` (a UBGI engine), ``"greedy"`` or ``"random"``."""
     plies: int = 0
     """The depth of the search: 0 values each turn's position by the evaluator itself."""
     filter: Filters = GNUBG_FILTERS
@@ -127,7 +131,7 @@ class Setting:
                 raise FastNardyError(f"a GNU Backgammon setting is gnubg[:beginner|:expert]"
                                      f"[:PLIES], not {shown(text)}")
             return cls(f"gnubg:{match.group(1) or 'expert'}", int(match.group(2) or 0))
-        if head == "bgsage":
+        if head in ("bgsage", "gnubg-nn"):
             if not re.fullmatch(r"[0-9]?", rest):
                 raise FastNardyError(f"a {head} setting is {head}[:PLIES], not {shown(text)}")
             return cls(head, int(rest or 0))
@@ -140,7 +144,8 @@ class Setting:
             raise FastNardyError(
                 f"unknown setting {shown(text)}: random, greedy, "
                 f"net[:PLIES][:int16][:FILTER][:cubeless], FILE.npz[...], "
-                f"gnubg[:beginner|:expert][:PLIES], bgsage[:PLIES] or ubgi:COMMAND")
+                f"gnubg[:beginner|:expert][:PLIES], gnubg-nn[:PLIES], bgsage[:PLIES] or "
+                f"ubgi:COMMAND")
         parts = rest.split(":") if rest else []
         fields: Dict[str, Any] = {"evaluator": source}
         for part in parts:
