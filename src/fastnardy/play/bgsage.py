@@ -39,6 +39,9 @@ Where bgsage's conventions are not these rules, the rules hold, and this is what
 
 bgsage parallelises a batch over threads of its own in C++ (without the GIL): ``threads``,
 1 by default, so that players and the labels' workers do not oversubscribe the machine.
+Each Python thread that calls bgsage makes its strategies once (about 30 MiB of networks at
+0 ply, 70 MiB at 1 ply or more): a search's cache is cleared after each call, which must not
+happen while another thread uses it.
 Speed on this project's 2-core machine (bgsage 2.0.20260907, one thread, CPU time): labels
 (:meth:`Bgsage.probabilities`) of about 60,000 rows a second at 0 ply and 500 at 1 ply;
 turns chosen, about 3,400 a second at 0 ply and 200 at 1 ply without the cube, 16 at 1 ply

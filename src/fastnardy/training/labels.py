@@ -20,7 +20,8 @@ one process labelled 300 rows in 3 s at 0 ply, and 48 workers labelled 2,000,000
 before the roll (:meth:`fastnardy.play.bgsage.Bgsage.probabilities`: money game without
 Jacoby, gammons and backgammons count where still possible, S9), computed in this process
 on one thread of bgsage's a subtask (its C++ releases the GIL: ``workers`` threads run at
-once), a piece of 128 rows at a time (32, 8 and 2 at 1, 2 and 3 plies). A finished game's
+once; each holds bgsage's networks of its own, about 30 MiB at 0 ply and 70 MiB deeper), a
+piece of 128 rows at a time (32, 8 and 2 at 1, 2 and 3 plies). A finished game's
 outputs are exact (L10, S9), as a row and as a child.
 
 A row's label depends on that row only, so the labels are the same however the rows are
