@@ -348,13 +348,13 @@ cdef void _give_back(void* data, Py_ssize_t nbytes) noexcept:
 
 
 cdef void _take_spares(nb_out* o) noexcept:
-    """Start o's buffers in the kept blocks when there are enough of them: the largest for
-    the children, the next for the parents and (chance nodes) the next for the rolls, its
-    capacity what all of them hold."""
-    cdef int need = 3 if o.with_roll else 2, i, j, k
+    """Start o's buffers in the kept blocks when there are two at least: the largest for
+    the children, the next for the parents and (chance nodes) the next, or a new block, for
+    the rolls (one byte a child, often below NB_SPARE_MIN); its capacity what all of them
+    hold."""
+    cdef int i, j, k
     cdef int rank[NB_SPARES]
-    cdef void** dest[3]
-    cdef Py_ssize_t per[3]
+    cdef Py_ssize_t cap
     for i in range(NB_SPARES):
         rank[i] = i
     for i in range(1, NB_SPARES):  # by size, largest first
@@ -364,14 +364,22 @@ cdef void _take_spares(nb_out* o) noexcept:
             rank[j] = rank[j - 1]
             j -= 1
         rank[j] = k
-    if _spare_bytes[rank[need - 1]] == 0:
+    if _spare_bytes[rank[1]] == 0:
         return
-    dest[0], dest[1], dest[2] = <void**>&o.kids, <void**>&o.parent, <void**>&o.roll
-    per[0], per[1], per[2] = o.width, sizeof(int32_t), 1
-    o.cap = _spare_bytes[rank[0]] // per[0]
-    for i in range(need):
-        o.cap = min(o.cap, _spare_bytes[rank[i]] // per[i])
-        dest[i][0] = _spare[rank[i]]
+    cap = min(_spare_bytes[rank[0]] // o.width, _spare_bytes[rank[1]] // sizeof(int32_t))
+    if o.with_roll:
+        if _spare_bytes[rank[2]] >= cap:
+            o.roll = <int8_t*>_spare[rank[2]]
+            _spare[rank[2]] = NULL
+            _spare_bytes[rank[2]] = 0
+        else:
+            o.roll = <int8_t*>malloc(cap)
+            if o.roll == NULL:
+                return
+    o.kids = <char*>_spare[rank[0]]
+    o.parent = <int32_t*>_spare[rank[1]]
+    o.cap = cap
+    for i in range(2):
         _spare[rank[i]] = NULL
         _spare_bytes[rank[i]] = 0
 
