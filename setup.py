@@ -16,10 +16,21 @@ Set FASTNARDY_NO_INT128=1 to build perft's 128-bit counts as two 64-bit halves, 
 compilers without unsigned __int128 (MSVC), under build/noint128: CI tests that path with gcc.
 Compiler flags are gcc's and clang's (the compilers the code builds with, on Linux and macOS;
 CC=clang picks clang); the release build is stripped on Linux.
+With gcc on Linux the build is guided by a profile (PGO): the modules are built instrumented,
+run once on a short workload of both games (PGO_WORKLOAD: the benchmark levels, perft,
+self-play, the networks; about ten seconds), and built again with what the run counted,
+so that the compiler lays out the generator's branches as they go (about 10% faster
+expansions and counts on the project's machine). The same code and the same results: the
+profile changes only the compiler's choices. Set FASTNARDY_PGO=0 to build once without it;
+a workload that fails leaves the build without a profile, with a warning.
 """
 
 import os
+import shutil
+import subprocess
 import sys
+import sysconfig
+import tempfile
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -31,6 +42,10 @@ PROFILE = os.environ.get("FASTNARDY_PROFILE", "") not in ("", "0") and not DEBUG
 NO_INT128 = os.environ.get("FASTNARDY_NO_INT128", "") not in ("", "0")
 # another compiler (CC=clang) builds in its own folder too: objects are never shared
 COMPILER = os.path.basename(os.environ.get("CC", "").split(" ")[0])
+PGO = (os.environ.get("FASTNARDY_PGO", "1") not in ("", "0") and not DEBUG
+       and sys.platform.startswith("linux")
+       and "gcc" in os.path.basename((os.environ.get("CC") or sysconfig.get_config_var("CC")
+                                      or "").split(" ")[0]))
 BUILD_BASE = os.path.join("build", ("debug" if DEBUG else "native" if NATIVE else
                                     "profile" if PROFILE else "noint128" if NO_INT128 else
                                     "release") + (f"-{COMPILER}" if COMPILER else ""))
@@ -54,6 +69,7 @@ compile_args.append("-fno-trapping-math")
 compile_args.append("-ffp-contract=off")
 if NATIVE:
     compile_args.append("-march=native")
+link_args = ["-s"] if sys.platform.startswith("linux") and not (DEBUG or PROFILE) else []
 
 # The kernel, one extension module per concern (they cimport each other's .pxd); the
 # public import path is fastnardy._kernel, which gathers their names. Beside it, the
@@ -71,8 +87,7 @@ extensions = [
         f"fastnardy.{name}",
         sources=[f"src/fastnardy/{name}.pyx"],
         extra_compile_args=compile_args,
-        extra_link_args=["-s"] if sys.platform.startswith("linux") and not (DEBUG or PROFILE)
-        else [],
+        extra_link_args=link_args,
         define_macros=[("NB_NO_INT128", "1")] if NO_INT128 else [],
         depends=["src/fastnardy/_nnet.h", "src/fastnardy/_nnet_simd.h"] if name == "_nnet"
         else [],
@@ -81,9 +96,62 @@ extensions = [
 ]
 
 
+# What the instrumented build runs (PGO): every benchmark level of both games (expansions
+# into keys and rows, counts, the Python API's turns, perft, self-play) and the networks.
+PGO_WORKLOAD = """
+from fastnardy import batch
+from fastnardy.search.network import Evaluator
+from fastnardy.testing import speed
+speed.measure(0.02)
+for game in ("long", "short"):
+    rows = batch.encode(speed.benchmark_positions(game)[:400])
+    for precision in ("float", "int16"):
+        Evaluator.load(game, precision).evaluate(rows)
+"""
+
+
 class BuildExt(build_ext):
-    """An in-place build copies the kernel into src/ even over a newer file there, which
-    may be the other build's (a plain copy would keep it)."""
+    """The build, guided by a profile where PGO is on (module docstring); an in-place build
+    copies the kernel into src/ even over a newer file there, which may be the other
+    build's (a plain copy would keep it)."""
+
+    def run(self) -> None:
+        if not PGO:
+            super().run()
+            return
+        self._compiler_option = self.compiler  # run() replaces it by the compiler object
+        profile = os.path.abspath(os.path.join(BUILD_BASE, "pgo-profile"))
+        shutil.rmtree(profile, ignore_errors=True)
+        self._build_with(["-fprofile-generate", f"-fprofile-dir={profile}"],
+                         ["-fprofile-generate"])
+        if self._run_workload():
+            self._build_with(["-fprofile-use", f"-fprofile-dir={profile}",
+                              "-fprofile-correction", "-Wno-missing-profile"], [])
+        else:
+            print("warning: the PGO workload failed; building without a profile",
+                  file=sys.stderr)
+            self._build_with([], [])
+
+    def _build_with(self, compile_extra: "list[str]", link_extra: "list[str]") -> None:
+        """Every module built again with these flags added."""
+        for ext in self.extensions:
+            ext.extra_compile_args = compile_args + compile_extra
+            ext.extra_link_args = link_args + link_extra
+        self.force = True
+        self.compiler = self._compiler_option
+        super().run()
+
+    def _run_workload(self) -> bool:
+        """PGO_WORKLOAD run on the modules just built (a copy of the package with them)."""
+        with tempfile.TemporaryDirectory() as folder:
+            package = os.path.join(folder, "fastnardy")
+            shutil.copytree(os.path.join("src", "fastnardy"), package,
+                            ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+            for ext in self.extensions:
+                shutil.copy(self.get_ext_fullpath(ext.name), package)
+            done = subprocess.run([sys.executable, "-c", PGO_WORKLOAD], cwd=folder,
+                                  env={**os.environ, "PYTHONPATH": folder})
+            return done.returncode == 0
 
     def copy_extensions_to_source(self) -> None:
         self.force = True  # set after compiling: it only makes the copy unconditional
