@@ -18,7 +18,7 @@ Compiler flags are gcc's and clang's (the compilers the code builds with, on Lin
 CC=clang picks clang); the release build is stripped on Linux.
 With gcc on Linux the build is guided by a profile (PGO): the modules are built instrumented,
 run once on a short workload of both games (PGO_WORKLOAD: the benchmark levels, perft,
-self-play, the networks; about ten seconds), and built again with what the run counted,
+self-play, the inputs, the networks; about ten seconds), and built again with what the run counted,
 so that the compiler lays out the generator's branches as they go (about 10% faster
 expansions and counts on the project's machine). The same code and the same results: the
 profile changes only the compiler's choices. Set FASTNARDY_PGO=0 to build once without it;
@@ -97,14 +97,24 @@ extensions = [
 
 
 # What the instrumented build runs (PGO): every benchmark level of both games (expansions
-# into keys and rows, counts, the Python API's turns, perft, self-play) and the networks.
+# into keys and rows, counts, the Python API's turns, perft, self-play), the inputs of every
+# kind and the networks. Code it does not run is compiled as without a profile
+# (-fprofile-partial-training), not as cold code: a profile that missed the inputs had made
+# them four times slower.
 PGO_WORKLOAD = """
 from fastnardy import batch
+from fastnardy.search.inputs import ENCODINGS, features
 from fastnardy.search.network import Evaluator
 from fastnardy.testing import speed
 speed.measure(0.02)
 for game in ("long", "short"):
-    rows = batch.encode(speed.benchmark_positions(game)[:400])
+    positions = speed.benchmark_positions(game)[:400]
+    for keys in (False, True):
+        boards = batch.encode(positions, keys=keys)
+        for kind, only in ENCODINGS.items():
+            if only in (None, game):
+                features(game, boards, kind)
+    rows = batch.encode(positions)
     for precision in ("float", "int16"):
         Evaluator.load(game, precision).evaluate(rows)
 """
@@ -126,7 +136,8 @@ class BuildExt(build_ext):
                          ["-fprofile-generate"])
         if self._run_workload():
             self._build_with(["-fprofile-use", f"-fprofile-dir={profile}",
-                              "-fprofile-correction", "-Wno-missing-profile"], [])
+                              "-fprofile-correction", "-fprofile-partial-training",
+                              "-Wno-missing-profile"], [])
         else:
             print("warning: the PGO workload failed; building without a profile",
                   file=sys.stderr)
