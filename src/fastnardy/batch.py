@@ -198,7 +198,9 @@ def expand(rules: object, boards: npt.ArrayLike, dice: npt.ArrayLike, *, keys: b
     in T2 order per row, as (M, 50) rows or, with ``keys``, an (M,) ``KEY_DTYPE`` array, and
     ``parent[i]`` is the row that ``children[i]`` came from. The i-th child of a row is the
     position of ``Position.legal_turns(roll)[i]`` (the same T2 order). A pass is one child; a
-    finished game has none. ``dice`` is (N, 2)."""
+    finished game has none. ``dice`` is (N, 2). The memory of the last results freed (blocks
+    of 1 MB or more, 256 MB in all) is kept for the next call of this or
+    :func:`chance_expand` rather than given back to the system."""
     return _expand(Rules.of(rules), boards, dice, checks.flag(keys, "keys"), max_children, None)
 
 
