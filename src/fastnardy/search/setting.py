@@ -114,7 +114,7 @@ class Setting:
     @property
     def short_only(self) -> bool:
         """Whether the evaluator plays short nardy (backgammon) only: GNU Backgammon's and
-        bgsage's (:data:`SHORT_ONLY`)."""
+        bgsage's (``SHORT_ONLY``)."""
         return isinstance(self.evaluator, str) and self.evaluator in SHORT_ONLY
 
     @classmethod
