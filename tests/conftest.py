@@ -14,6 +14,7 @@ import pytest
 
 from fastnardy import Match, Position, Rules
 from fastnardy import backend as backend_module
+from fastnardy.batch import encode, expand, offsets
 
 BACKENDS = ("kernel", "reference")
 
@@ -92,6 +93,19 @@ def played(rules: Rules, count: int, seed: int) -> List[Position]:
         position = rng.choice(list(legal)).position if legal else position.pass_turn()
         out.append(position)
     return out
+
+
+def rolls_with_choices(rules: Rules, count: int, seed: int, games: int = 40):
+    """Up to ``count`` rows of random games (unfinished) with a roll each that has two
+    legal turns or more, drawn from ``games`` x ``count`` positions: the rows, the dice,
+    their children and the children's offsets."""
+    rows = encode([p for p in played(rules, games * count, seed) if p.outcome() is None])
+    dice = np.random.default_rng(seed).integers(1, 7, (len(rows), 2)).astype(np.int8)
+    _, parent = expand(rules, rows, dice)
+    keep = np.flatnonzero(np.diff(offsets(parent, len(rows))) > 1)[:count]
+    rows, dice = rows[keep], dice[keep]
+    children, parent = expand(rules, rows, dice)
+    return rows, dice, children, offsets(parent, len(rows))
 
 
 def random_match(rules: str, seed: int, length: int, offers: float = 0.05) -> Match:

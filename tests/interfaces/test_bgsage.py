@@ -28,7 +28,7 @@ from fastnardy.search.cubeful import Cube
 from fastnardy.search.network import equity
 from fastnardy.search.setting import Setting
 
-from conftest import played
+from conftest import rolls_with_choices
 
 NEEDS_BGSAGE = pytest.mark.skipif(importlib.util.find_spec("bgsage") is None,
                                   reason="bgsage is not installed (pip install bgsage: the "
@@ -39,15 +39,7 @@ SHORT = Rules.short()
 
 
 def _rolls(count: int, seed: int):
-    """Rows of random games (unfinished) and a roll each with two legal turns or more: the
-    rows, the dice, their children and offsets."""
-    rows = encode([p for p in played(SHORT, 40 * count, seed) if p.outcome() is None])
-    dice = np.random.default_rng(seed).integers(1, 7, (len(rows), 2)).astype(np.int8)
-    _, parent = expand(SHORT, rows, dice)
-    keep = np.flatnonzero(np.diff(offsets_of(parent, len(rows))) > 1)[:count]
-    rows, dice = rows[keep], dice[keep]
-    children, parent = expand(SHORT, rows, dice)
-    return rows, dice, children, offsets_of(parent, len(rows))
+    return rolls_with_choices(SHORT, count, seed, 40)
 
 
 def test_S9_no_gammon_is_left_once_the_loser_has_a_checker_off():

@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 
 from fastnardy import Rules
-from fastnardy.batch import encode, expand, offsets as offsets_of
 from fastnardy.errors import EngineError, FastNardyError
 from fastnardy.play.gnubg_nn import GnubgNn
 from fastnardy.play.players import GnubgNnPlayer, player
 from fastnardy.search.network import equity
 
-from conftest import played
+from conftest import rolls_with_choices
 
 NEEDS_GNUBG_NN = pytest.mark.skipif(importlib.util.find_spec("gnubg_nn") is None,
                                     reason="gnubg-nn is not installed (pip install gnubg-nn: "
@@ -32,15 +31,7 @@ SHORT = Rules.short()
 
 
 def _rolls(count: int, seed: int):
-    """Rows of random games (unfinished) and a roll each with two legal turns or more: the
-    rows, the dice, their children and offsets."""
-    rows = encode([p for p in played(SHORT, 20 * count, seed) if p.outcome() is None])
-    dice = np.random.default_rng(seed).integers(1, 7, (len(rows), 2)).astype(np.int8)
-    _, parent = expand(SHORT, rows, dice)
-    keep = np.flatnonzero(np.diff(offsets_of(parent, len(rows))) > 1)[:count]
-    rows, dice = rows[keep], dice[keep]
-    children, parent = expand(SHORT, rows, dice)
-    return rows, dice, children, offsets_of(parent, len(rows))
+    return rolls_with_choices(SHORT, count, seed, 20)
 
 
 def test_a_missing_gnubg_nn_is_an_engine_error_naming_its_install(monkeypatch):

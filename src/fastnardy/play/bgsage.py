@@ -63,7 +63,7 @@ from ..engines.bgsage import from_board, to_board
 from ..errors import EngineError, FastNardyError
 from ..rules import Rules
 from ..search.cubeful import Cube, cubes_of
-from ..search.network import OUTPUTS, exact_rows, flip
+from ..search.network import OUTPUTS, exact_rows, flip, valued
 from ..search.setting import BGSAGE_PLIES, Setting, setting as as_setting
 
 __all__ = ["Bgsage", "FILTER", "LEVELS", "chosen", "possible"]
@@ -288,18 +288,13 @@ class Bgsage:
         nardy) for its side to move, before its roll (money game without Jacoby: gammons
         and backgammons count, S9, and only where still possible, :func:`possible`): (N, 5),
         :data:`fastnardy.search.network.OUTPUTS`; a finished game's exact (S9)."""
-        boards = checks.rows(rows)
-        out = np.empty((len(boards), len(OUTPUTS)))
-        finished = _features.winners(boards) != 0
-        out[finished] = exact_rows(Rules.short(), boards[finished])
-        live = np.flatnonzero(~finished)
-        if len(live):
+        def live(boards: npt.NDArray[np.int8]) -> Values:
             centred = _strategies(self.plies)[0].CubeOwner(0)
             answers = self._call("batch_evaluate_positions",
-                                 [(board, 1, centred) for board in _boards(boards[live])],
+                                 [(board, 1, centred) for board in _boards(boards)],
                                  jacoby=False, beaver=False)
-            out[live] = possible(boards[live], [answer["probs"] for answer in answers])
-        return out
+            return possible(boards, [answer["probs"] for answer in answers])
+        return valued(Rules.short(), checks.rows(rows), live)
 
     def after(self, children: npt.ArrayLike) -> Values:
         """bgsage's cubeless evaluation at the setting's plies of each child (a row of the

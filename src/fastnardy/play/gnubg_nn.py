@@ -25,16 +25,16 @@ once: its calls take one lock.
 from __future__ import annotations
 
 import threading
-from typing import Any, List
+from typing import Any, List, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import _features, checks
+from .. import checks
 from ..basics import ROW_WIDTH
 from ..errors import EngineError, FastNardyError
 from ..rules import Rules
-from ..search.network import OUTPUTS, exact_rows
+from ..search.network import valued
 from ..search.setting import Setting, setting as as_setting
 
 __all__ = ["GnubgNn"]
@@ -85,13 +85,8 @@ class GnubgNn:
         """gnubg-nn's cubeless evaluation at the setting's plies of each board row (short
         nardy) for its side to move: (N, 5), :data:`fastnardy.search.network.OUTPUTS`; a
         finished game's exact (S9)."""
-        boards = checks.rows(rows)
-        out = np.empty((len(boards), len(OUTPUTS)))
-        finished = _features.winners(boards) != 0
-        out[finished] = exact_rows(Rules.short(), boards[finished])
-        live = np.flatnonzero(~finished)
-        if len(live):
+        def live(boards: npt.NDArray[np.int8]) -> List[Sequence[float]]:
             with _LOCK:
-                out[live] = [self.module.probabilities(_board(row), self.plies)
-                             for row in boards[live].astype(np.int64).tolist()]
-        return out
+                return [self.module.probabilities(_board(row), self.plies)
+                        for row in boards.astype(np.int64).tolist()]
+        return valued(Rules.short(), checks.rows(rows), live)

@@ -46,7 +46,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -61,7 +61,7 @@ from ..position import Position
 from ..rules import Rules
 
 __all__ = ["ARITHMETICS", "OUTPUTS", "Evaluator", "Probabilities", "checked", "crashes",
-           "equity", "exact", "exact_rows", "flip", "races"]
+           "equity", "exact", "exact_rows", "flip", "races", "valued"]
 
 # how an Evaluator values boards: "float" (float32, the oracle) or "int16" (its class docstring)
 ARITHMETICS: Tuple[str, ...] = _nnet.ARITHMETICS
@@ -408,6 +408,19 @@ def exact_rows(rules: object, rows: npt.NDArray[np.int8]) -> npt.NDArray[np.floa
                     ).reshape(-1, len(OUTPUTS))
 
 
+def valued(rules: object, rows: npt.NDArray[np.int8],
+           live: Callable[[npt.NDArray[np.int8]], npt.ArrayLike]) -> npt.NDArray[np.float64]:
+    """(N, 5) outputs of board rows to their side to move: a finished game's exact
+    (:func:`exact_rows`, L10, S9), the others ``live``'s of those rows (one call, none when
+    every game is finished): an engine's values with the rules' own at the end."""
+    out = np.empty((len(rows), len(OUTPUTS)))
+    finished = _features.winners(rows) != 0
+    out[finished] = exact_rows(rules, rows[finished])
+    if not finished.all():
+        out[~finished] = live(rows[~finished])
+    return out
+
+
 def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]:
     """An (N, width) array of finite real numbers as ``dtype``, or FastNardyError."""
     try:
@@ -427,4 +440,3 @@ def _real(given: object, name: str, width: int, dtype: type) -> npt.NDArray[Any]
     if not np.isfinite(out).all():
         raise FastNardyError(f"{name} must be finite {np.dtype(dtype).name} numbers")
     return out
-
