@@ -143,7 +143,8 @@ CALLBACKS = {"progress": "perft's progress callback",
              "evaluate": "the search's evaluator, called with a batch of positions",
              "policy": "simulate's and playouts' evaluator policy, called with a batch",
              "roll": "games.play's dice of the live games, called before each turn",
-             "watch": "games.play's look at each turn, called before it is played"}
+             "watch": "games.play's look at each turn, called before it is played",
+             "live": "network.valued's engine, called with the unfinished rows"}
 OTHER_ERRORS: Dict[str, Tuple[Tuple[Type[BaseException], ...], str]] = {
     "LegalTurns.index": ((ValueError, TypeError), "the Sequence protocol, as list.index: a "
                          "value that is not there is a ValueError, a start or stop that is "

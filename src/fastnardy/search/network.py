@@ -413,11 +413,15 @@ def valued(rules: object, rows: npt.NDArray[np.int8],
     """(N, 5) outputs of board rows to their side to move: a finished game's exact
     (:func:`exact_rows`, L10, S9), the others ``live``'s of those rows (one call, none when
     every game is finished): an engine's values with the rules' own at the end."""
-    out = np.empty((len(rows), len(OUTPUTS)))
-    finished = _features.winners(rows) != 0
-    out[finished] = exact_rows(rules, rows[finished])
+    game = Rules.of(rules)
+    boards = checks.rows(rows)
+    if not callable(live):
+        raise FastNardyError(f"live must be a function of rows, not {type(live).__name__}")
+    out = np.empty((len(boards), len(OUTPUTS)))
+    finished = _features.winners(boards) != 0
+    out[finished] = exact_rows(game, boards[finished])
     if not finished.all():
-        out[~finished] = live(rows[~finished])
+        out[~finished] = live(boards[~finished])
     return out
 
 
