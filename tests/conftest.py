@@ -15,6 +15,7 @@ import pytest
 from fastnardy import Match, Position, Rules
 from fastnardy import backend as backend_module
 from fastnardy.batch import encode, expand, offsets
+from fastnardy.play.gnubg import GNUBG
 
 BACKENDS = ("kernel", "reference")
 
@@ -79,6 +80,12 @@ def db():
 
 def texts(turns) -> list:
     return [str(t) for t in turns]
+
+
+# Tests that drive GNU Backgammon itself (Debian's gnubg, headless) skip where it is absent.
+needs_gnubg = pytest.mark.skipif(not os.path.exists(GNUBG),
+                                 reason=f"GNU Backgammon is not installed ({GNUBG}): "
+                                        "apt-get install gnubg")
 
 
 def played(rules: Rules, count: int, seed: int) -> List[Position]:

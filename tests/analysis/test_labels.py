@@ -11,7 +11,6 @@ import subprocess
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from fastnardy import Position, Rules, _features, analysis
 from fastnardy._utils import executors as _executors
 from fastnardy.batch import chance_expand, encode
 from fastnardy.errors import FastNardyError, InvalidPositionError
-from fastnardy.play.gnubg import GNUBG, Gnubg
+from fastnardy.play.gnubg import Gnubg
 from fastnardy.search.network import Evaluator, equity, exact
 from fastnardy.search.setting import Setting
 from fastnardy.search.tree import GNUBG_FILTERS, STOP_ROWS, MoveFilter, Search, expectimax
@@ -28,10 +27,8 @@ from fastnardy.testing.speed import gnubg_positions
 from fastnardy.training import labels as play_labels
 from fastnardy.training.labels import labels
 
-from conftest import played
+from conftest import needs_gnubg, played
 
-NEEDS_GNUBG = pytest.mark.skipif(not Path(GNUBG).exists(),
-                                 reason=f"{GNUBG} not found: apt-get install gnubg")
 NEEDS_BGSAGE = pytest.mark.skipif(importlib.util.find_spec("bgsage") is None,
                                   reason="bgsage is not installed (pip install bgsage: the "
                                          "test extra)")
@@ -162,7 +159,7 @@ def test_labels_are_the_same_however_split(monkeypatch):
             assert all(a[0] < b[0] for a, b in zip(seen, seen[1:]))
 
 
-@NEEDS_GNUBG
+@needs_gnubg
 def test_gnubg_labels_are_its_evaluations():
     """gnubg's label is Gnubg.probabilities (cubeless, S9) on two threads as on one
     process; a finished row's exact (L10, S9): gnubg is never asked it."""
@@ -272,7 +269,7 @@ def test_a_subtask_queued_on_a_worker_after_the_halt_starts_no_gnubg(monkeypatch
     assert play_labels._labelled((plan, encode(gnubg_positions()[:10]), token)) is None
 
 
-@NEEDS_GNUBG
+@needs_gnubg
 def test_a_stopped_gnubg_piece_ends_at_once_with_keyboard_interrupt():
     """A stop flag set during one of gnubg's requests kills its process (a watcher thread):
     the piece ends within a fraction of a second with KeyboardInterrupt, which a Dask

@@ -29,6 +29,8 @@ from fastnardy.search.tree import MoveFilter, best_turn, expectimax
 from fastnardy.training.labels import labels
 from fastnardy import search
 
+from conftest import needs_gnubg
+
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = {"long": "nardy", "short": "shots"}  # the shipped networks' inputs
 WIDTHS = {"long": 248, "short": 206}
@@ -562,8 +564,7 @@ def test_match_prints_each_share_of_wins_as_its_interval(
                                                            "high": 1.0}
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+@needs_gnubg
 def test_gnubg_driver_moves_are_legal_turns() -> None:
     rules = Rules.of("short")
     with player("gnubg:expert", rules) as gnubg:
@@ -572,8 +573,7 @@ def test_gnubg_driver_moves_are_legal_turns() -> None:
     assert (result.turns > 0).all()  # every move gnubg chose was one of the legal turns
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+@needs_gnubg
 def test_gnubg_players_search_at_their_plies() -> None:
     """gnubg:expert:1 and :2 (issue 39's "1 ply against gnubg 1 ply"): gnubg's own search at
     that depth, so on some benchmark positions its move differs from its 0-ply move; each
@@ -604,8 +604,7 @@ def test_gnubg_players_search_at_their_plies() -> None:
         player("gnubg:expert", "long")
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+@needs_gnubg
 def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
     """S9 outputs from gnubg's 0 ply: the same rows, in order, whatever the processes."""
     from fastnardy.play.gnubg import Gnubg
@@ -636,8 +635,7 @@ def test_gnubg_probabilities_shared_among_processes_are_one_process_s() -> None:
         one.probabilities(rows[:, :49])
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+@needs_gnubg
 def test_gnubg_closes_when_a_process_forked_since_holds_its_fifo() -> None:
     """A process pool forked after gnubg started (a benchmark build's rollouts) inherits the
     request FIFO's write end, so gnubg never sees it close: close() kills it after 2 s
@@ -678,8 +676,7 @@ def _count_gnubg_starts(monkeypatch: pytest.MonkeyPatch) -> list:
     return started
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+@needs_gnubg
 def test_a_match_against_gnubg_starts_one_gnubg_for_the_whole_run(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 70 item 14: `fastnardy match gnubg:expert net:0 --games 2` started 8 gnubg
@@ -704,8 +701,7 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+@needs_gnubg
 def test_ctrl_c_in_a_match_against_gnubg_ends_its_gnubg() -> None:
     """Ctrl-C in the middle of a long match: exit 130, and the run's one gnubg is ended."""
     import signal
@@ -741,8 +737,7 @@ def test_ctrl_c_in_a_match_against_gnubg_ends_its_gnubg() -> None:
     assert not any(_running(int(pid)) for pid in seen)
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                    reason="GNU Backgammon is not installed (apt-get install -y gnubg)")
+@needs_gnubg
 def test_gnubg_starts_a_process_more_only_for_a_large_request(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """One process at first; a request of many rows (a batch of games) is shared among up

@@ -14,7 +14,6 @@ import importlib.util
 import json
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,13 +27,11 @@ from fastnardy.search.cubeful import Cube
 from fastnardy.search.network import equity
 from fastnardy.search.setting import Setting
 
-from conftest import rolls_with_choices
+from conftest import needs_gnubg, rolls_with_choices
 
 NEEDS_BGSAGE = pytest.mark.skipif(importlib.util.find_spec("bgsage") is None,
                                   reason="bgsage is not installed (pip install bgsage: the "
                                          "test extra)")
-NEEDS_GNUBG = pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                                 reason="GNU Backgammon is not installed (apt-get install gnubg)")
 SHORT = Rules.short()
 
 
@@ -116,7 +113,7 @@ def test_a_turn_that_is_not_a_legal_one_is_an_engine_error_naming_where(monkeypa
 
 
 @NEEDS_BGSAGE
-@NEEDS_GNUBG
+@needs_gnubg
 def test_bgsage_values_agree_with_gnubgs_in_sign_and_size():
     """On 50 of the short benchmark positions (gnubg's own games) bgsage's cubeless equity
     for the side to move is gnubg's (0 ply) within 0.15 in 45 or more, and in sign wherever

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,13 +19,11 @@ from fastnardy.play.gnubg_nn import GnubgNn
 from fastnardy.play.players import GnubgNnPlayer, player
 from fastnardy.search.network import equity
 
-from conftest import rolls_with_choices
+from conftest import needs_gnubg, rolls_with_choices
 
 NEEDS_GNUBG_NN = pytest.mark.skipif(importlib.util.find_spec("gnubg_nn") is None,
                                     reason="gnubg-nn is not installed (pip install gnubg-nn: "
                                            "the test extra)")
-NEEDS_GNUBG = pytest.mark.skipif(not Path("/usr/games/gnubg").exists(),
-                                 reason="GNU Backgammon is not installed (apt-get install gnubg)")
 SHORT = Rules.short()
 
 
@@ -50,7 +47,7 @@ def test_gnubg_nn_plays_short_nardy_only_and_its_own_setting():
 
 
 @NEEDS_GNUBG_NN
-@NEEDS_GNUBG
+@needs_gnubg
 def test_gnubg_nn_moves_are_the_gnubg_process_players_but_1_in_200():
     """On 200 random position-rolls with two legal turns or more, gnubg-nn's move at 0 ply
     is the gnubg process player's (gnubg:expert, Debian's gnubg 1.07) in 199 (measured; 197

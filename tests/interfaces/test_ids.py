@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import subprocess
-from pathlib import Path
 from typing import List, Tuple
 
 import pytest
@@ -17,11 +16,11 @@ import pytest
 from fastnardy import Game, InvalidPositionError, Position
 from fastnardy.formats.ids import (MatchState, is_id, read_gnubg_ids, read_xgid,
                                    write_gnubg_ids, write_xgid)
+from fastnardy.play.gnubg import GNUBG
 
-GNUBG = Path("/usr/games/gnubg")
+from conftest import needs_gnubg
+
 START = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
-needs_gnubg = pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
-                                                            "apt-get install gnubg")
 
 
 def random_states(count: int, seed: int) -> List[MatchState]:

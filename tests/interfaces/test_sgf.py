@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 from typing import List, Tuple
 
 import pytest
@@ -19,12 +18,9 @@ from fastnardy.formats.games import read_games
 from fastnardy.formats.mat import MatGame, match_games, read_mat
 from fastnardy.formats.sgf import is_sgf, read_sgf, write_sgf
 from fastnardy.record import RecordedCube
+from fastnardy.play.gnubg import GNUBG
 
-from conftest import random_match
-
-GNUBG = Path("/usr/games/gnubg")
-needs_gnubg = pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon (gnubg) is absent: "
-                                                            "apt-get install gnubg")
+from conftest import needs_gnubg, random_match
 
 
 def summary(games: List[MatGame]) -> List[Tuple[object, ...]]:
