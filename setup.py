@@ -18,8 +18,8 @@ Compiler flags are gcc's and clang's (the compilers the code builds with, on Lin
 CC=clang picks clang); the release build is stripped on Linux.
 With gcc on Linux the build is guided by a profile (PGO): the modules are built instrumented,
 run once on a short workload of both games (PGO_WORKLOAD: the benchmark levels, perft,
-self-play, the inputs, the networks; about ten seconds), and built again with what the run counted,
-so that the compiler lays out the generator's branches as they go (about 10% faster
+self-play, the inputs, the networks; a few seconds), and built again with what the run
+counted, so that the compiler lays out the generator's branches as they go (about 10% faster
 expansions and counts on the project's machine). The same code and the same results: the
 profile changes only the compiler's choices. Set FASTNARDY_PGO=0 to build once without it;
 a workload that fails leaves the build without a profile, with a warning.

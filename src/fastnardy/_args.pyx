@@ -24,7 +24,7 @@ cdef extern from *:
     """
     /* x as a count of checkers when it is an int object (exactly) from 0 to 15, else -1:
        the value of a one-digit int read in place (the fast path of the 48 counts of a
-       position, where a general conversion costs a fifth of a count_turns call). */
+       position: Cython's general conversion of each took 9% of a count_turns call). */
     static inline int nb_small_count(PyObject* x) {
         if (!PyLong_CheckExact(x))
             return -1;

@@ -166,7 +166,7 @@ cdef extern from *:
     /* put in use the variant of instruction set ``isa`` (NB_BASE, NB_AVX2, NB_AVX512 or
        NB_AVX512VNNI: _nnet's SIMD, which this CPU runs); AVX-512 decodes rows with VBMI
        where the CPU has it */
-    static void nb_swap_use(int isa) {
+    static void nb_children_use(int isa) {
     #ifdef NB_ROWS_VBMI
         __builtin_cpu_init();
         nb_rows_vbmi = isa >= NB_AVX512 && __builtin_cpu_supports("avx512vbmi");
@@ -184,7 +184,7 @@ cdef extern from *:
                          uint64_t* out) noexcept nogil
     int nb_rows_entries(const uint64_t* e, int stride, int k, int is_short,
                         int8_t* out) noexcept nogil
-    void nb_swap_use(int isa) noexcept nogil
+    void nb_children_use(int isa) noexcept nogil
 
 import numpy as np
 
@@ -192,9 +192,9 @@ from . import _nnet
 from ._packed import KEY_DTYPE
 from .errors import FastNardyError, InvalidDiceError, InvalidPositionError, ResourceLimitError
 
-# The key swap of expand's keys in the instruction set of the network's arithmetic (one
-# choice for both: the best this CPU runs, or FASTNARDY_SIMD's).
-nb_swap_use(_nnet.SIMD_NAMES.index(_nnet.SIMD))
+# expand's children (the keys' swap, the rows' decoding) in the instruction set of the
+# network's arithmetic (one choice for both: the best this CPU runs, or FASTNARDY_SIMD's).
+nb_children_use(_nnet.SIMD_NAMES.index(_nnet.SIMD))
 
 
 # --------------------------------------------------------------------------- batches
