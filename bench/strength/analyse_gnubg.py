@@ -77,10 +77,11 @@ def gnubg_alerts(exported: List[Path]) -> Set[Tuple[str, str]]:
     return found
 
 
-def measure(path: Path, plies: int) -> Dict[str, object]:
+def measure(path: Path, plies: int, precision: Optional[str]) -> Dict[str, object]:
     fast_cpu, fast_out = child_cpu([sys.executable, "-m", "fastnardy", "analyse", str(path),
                                     "--plies", str(plies), "--json", "--no-progress",
-                                    "--met", KAZAROSS])
+                                    "--met", KAZAROSS]
+                                   + (["--precision", precision] if precision else []))
     document = json.loads(fast_out)
     ours = {side: {"chequer": totals["error_rate"], "cube": totals["cube"]["error_rate"],
                    "overall": totals["overall_error_rate"], "close": totals["cube"]["close"]}
@@ -121,8 +122,10 @@ def main() -> None:
     parser.add_argument("files", nargs="*", default=sorted(glob.glob(
         "tests/data/gnubg/selfplay_000[1-3].mat")))
     parser.add_argument("--plies", type=int, default=2)
+    parser.add_argument("--precision", choices=("float", "int16"), default=None,
+                        help="fastnardy's arithmetic (default: the game's)")
     args = parser.parse_args()
-    results = [measure(Path(f), args.plies) for f in args.files]
+    results = [measure(Path(f), args.plies, args.precision) for f in args.files]
     within = sum(1 for r in results for side in ("white", "black")
                  if all(v is not None and 0.7 <= v <= 1.3
                         for k, v in r["ratio (fastnardy / gnubg)"][side].items()  # type: ignore[index]

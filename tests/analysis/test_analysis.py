@@ -25,7 +25,7 @@ from fastnardy.search.inputs import features
 from fastnardy.search.network import Evaluator, equity
 from fastnardy.search import tree
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter
-from fastnardy.search.setting import Setting
+from fastnardy.search.setting import NET_PRECISION, Setting
 from fastnardy.training.labels import labels
 from fastnardy.formats.mat import MatGame, write_mat
 from fastnardy.record import RecordedTurn
@@ -228,7 +228,7 @@ def test_analysing_the_cubeful_players_own_play_at_0_ply_finds_no_error_C8(game)
             played.play(bot.turn(played.position, played.dice, cube))
     record = played.to_record()
     result = analysis.analyse_game(record, "net:0")
-    assert result.cubeful and str(result.setting) == "net:0"
+    assert result.cubeful and str(result.setting) == f"net:0:{NET_PRECISION[game]}"
     assert len(result.turns) == len(record.turns) == len(played.history)
     assert all(t.cube is not None and t.cube.length == 0 for t in result.turns)
     assert all(t.loss == 0 and str(t.best) == str(t.played) and t.mark is None
@@ -463,8 +463,8 @@ def test_rollout_on_a_process_pool_or_a_dask_cluster_is_the_serial_rollout(capsy
                                          progress=lambda *done: seen.append(done), **options))
             assert seen[-1] == (chunks, chunks) and len(seen) <= chunks
         status, out, _ = run(capsys, "rollout", CONTACT.to_string(), "6-6", "--games", "150",
-                             "--truncate", "4", "--seed", "3", "--json", "--dask",
-                             cluster.scheduler_address)
+                             "--truncate", "4", "--seed", "3", "--precision", "float", "--json",
+                             "--dask", cluster.scheduler_address)
     assert status == 0 and json.loads(out)["moves"] == [m.as_dict() for m in serial]
     for bad, message in (({"executor": "pool"}, "executor must be"),
                          ({"executor": client, "workers": 2}, "not both")):

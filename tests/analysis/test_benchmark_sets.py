@@ -255,7 +255,7 @@ def test_a_network_player_in_int16_values_by_the_integer_network(tmp_path):
     rows = encode([item.position for item in SETS["long"][:20]])
     for spec, name, plies in (("net:int16", "net:0:int16", 0),
                               ("net:1:int16", "net:1:int16", 1),
-                              ("net:0:float", "net:0", 0)):
+                              ("net:0:float", "net:0:float", 0)):
         found = player(spec, "long", 0)
         assert isinstance(found, Searcher) and found.name == name
         assert found.setting.plies == plies

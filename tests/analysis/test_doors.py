@@ -26,7 +26,7 @@ from fastnardy.search.setting import Setting
 
 from conftest import played
 
-SETTINGS = ("net:0", "net:1", "net:2", "net:1:int16", "net:1:full")
+SETTINGS = ("net:0", "net:1", "net:2", "net:1:int16", "net:1:float", "net:1:full")
 
 
 def requests(game: str, count: int, seed: int) -> List[Tuple[Position, Roll]]:
@@ -55,15 +55,15 @@ def test_hint_is_the_same_at_the_api_the_command_line_and_every_player_T1_C8(gam
     with player(chosen, game) as bot:
         for position, roll in requests(game, 3 if chosen.plies < 2 else 2, seed=len(text)):
             ranked = analysis.hint(position, roll, chosen)
-            assert ranked.setting == chosen and ranked.cube == cube
+            assert ranked.setting == chosen.resolved(game) and ranked.cube == cube
             argv = ["hint", position.to_string(), f"{roll[0]}-{roll[1]}", "--plies",
                     str(chosen.plies), "--json"]
-            if chosen.precision == "int16":
-                argv.append("--int16")
+            if chosen.precision is not None:
+                argv += ["--precision", chosen.precision]
             if chosen.plies and chosen.filter is None:
                 argv += ["--filter", "full"]
             document = cli_json(argv, capsys)
-            assert document["setting"] == text == str(ranked.setting)
+            assert document["setting"] == str(chosen.resolved(game)) == str(ranked.setting)
             assert [m["turn"] for m in document["moves"]] == [str(c.turn) for c in ranked]
             for move, candidate in zip(document["moves"], ranked):
                 assert move["cubeful"] == pytest.approx(candidate.cubeful, abs=1e-6)
@@ -93,7 +93,8 @@ def test_eval_is_the_same_at_the_api_and_the_command_line_C1_C8(game, text, caps
         if cube.length:
             argv += ["--match", "7", "--score", "4-2", "--cube", "2", "--owner", "mover"]
         document = cli_json(argv, capsys)
-        assert document["setting"] == text and document["cube"] == cube.as_dict()
+        assert document["setting"] == str(chosen.resolved(game))
+        assert document["cube"] == cube.as_dict()
         assert document["equity"] == pytest.approx(result.equity, abs=1e-6)
         assert document["decision"]["action"] == result.decision.action
         for key in ("no_double", "double_take", "double_pass", "optimal"):

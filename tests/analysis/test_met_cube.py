@@ -31,7 +31,7 @@ GNUBG = Path("/usr/games/gnubg")
 needs_kazaross = pytest.mark.skipif(not KAZAROSS.exists(), reason="gnubg's match equity tables "
                                     "are absent: apt-get install gnubg-data")
 SHORT_NET = Evaluator.load("short")
-NET = Setting(SHORT_NET)  # the short network at 0 ply, cubeful (the default)
+NET = Setting(SHORT_NET)  # the short network at 0 ply in float, cubeful
 
 
 def game_positions(game: str, seed: int, count: int):
@@ -375,15 +375,19 @@ def test_hint_with_a_cube_ranks_by_the_opponents_proper_action():
 
 
 def test_hint_ranks_cubeful_by_default_with_the_rules_money_cube_C8():
-    """hint's defaults (as the CLI's): the shipped network at 0 ply (net:0), cubeful, under
-    the money cube of the position's rules (C8: centred at 1, with the rules' Jacoby)."""
+    """hint's defaults (as the CLI's): the shipped network at 0 ply (net:0) in the game's
+    precision (int16 in short nardy), cubeful, under the money cube of the position's rules
+    (C8: centred at 1, with the rules' Jacoby); the answer names the precision."""
     position = Position.start("short")
     default = analysis.hint(position, (3, 1))
-    assert default.setting == Setting() and str(default.setting) == "net:0"
+    assert default.setting == Setting().resolved("short")
+    assert str(default.setting) == "net:0:int16"
     assert default.cube == Cube.money("short") == Cube()
     assert all(m.cubeful is not None for m in default)
-    ranked = analysis.hint(position, (3, 1), NET, cube=Cube())
-    assert default.candidates == ranked.candidates  # the shipped net: the same floats
+    quick = Setting(Evaluator.load("short", "int16"))
+    ranked = analysis.hint(position, (3, 1), quick, cube=Cube())
+    assert default.candidates == ranked.candidates  # the shipped net in int16: the same values
+    assert analysis.hint(position, (3, 1), NET).candidates != ranked.candidates  # float's
     assert analysis.hint(position, (3, 1), "net:0").candidates == ranked.candidates
     jacoby = Position.start(Rules.short(jacoby=True))
     assert analysis.hint(jacoby, (3, 1)).cube == Cube(jacoby=True)
@@ -425,10 +429,10 @@ def test_eval_and_hint_show_cubeful_equities_with_cubeless_beside(capsys):
     out = capsys.readouterr().out
     assert "cubeful" in out and "cubeless" in out and "cube 1 centred" in out
     # the header names the setting and the cube conditions (C8: short's rules, no Jacoby)
-    assert "net:0 (0 ply); money play, no Jacoby (C8" in out
+    assert "net:0:int16 (0 ply); money play, no Jacoby (C8" in out
     assert main(["hint", "short", "3-1", "--top", "2", "--cubeless"]) == 0
     out = capsys.readouterr().out
-    assert "net:0:cubeless (0 ply); cubeless" in out and "cubeful" not in out
+    assert "net:0:int16:cubeless (0 ply); cubeless" in out and "cubeful" not in out
     assert main(["hint", "short", "3-1", "--top", "2", "--cubeless", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["cube"] is None and "cubeful" not in document["moves"][0]

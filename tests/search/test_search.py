@@ -15,7 +15,7 @@ from fastnardy import (ALL_ROLLS, FastNardyError, IllegalTurnError, InvalidPosit
                        Rules, batch)
 from fastnardy.search import bearoff
 from fastnardy.search.network import Evaluator, equity
-from fastnardy.search.setting import Setting, setting as make_setting
+from fastnardy.search.setting import NET_PRECISION, Setting, setting as make_setting
 from fastnardy.search.tree import GNUBG_FILTERS, MoveFilter, Search, best_turn, evaluator, expectimax
 from conftest import played
 from strategies import positions
@@ -339,6 +339,8 @@ SETTING_TEXTS = {  # text: (its Setting, the text str() writes back)
     "net:0": (Setting(), "net:0"),
     "net:2": (Setting("net", 2, GNUBG_FILTERS), "net:2"),
     "net:2:int16": (Setting("net", 2, precision="int16"), "net:2:int16"),
+    "net:2:float": (Setting("net", 2, precision="float"), "net:2:float"),
+    "FILE.npz:0:float": (Setting("FILE.npz"), "FILE.npz:0"),  # a saved network: float
     "net:1:full": (Setting("net", 1, None), "net:1:full"),
     "net:2:2,0.04": (Setting("net", 2, (MoveFilter(2, 0.04),)), "net:2:2,0.04"),
     "net:3:8,0.16/1,0.0": (Setting("net", 3, GNUBG_FILTERS), "net:3"),
@@ -389,8 +391,36 @@ def test_a_settings_defaults_and_the_filter_normalised():
              "ubgi:x")] == [True, True, True, True, False, False, False]
 
 
+def test_the_shipped_networks_precision_is_the_games_unless_named(tmp_path):
+    """A setting of the shipped network that names no precision values each game in its
+    NET_PRECISION (int16 in short nardy, where its games against float showed it as strong;
+    float in long nardy); one that names it, in that; a saved network in float unless
+    named. ``resolved`` writes the game's into the setting: what every answer reports."""
+    assert NET_PRECISION == {"long": "float", "short": "int16"}
+    default = Setting()
+    assert default.precision is None and str(default) == "net:0"
+    assert default.as_dict()["precision"] is None
+    for game in ("long", "short"):
+        rules = Rules.of(game)
+        assert default.precision_for(rules) == NET_PRECISION[game]
+        assert default.network(rules).arithmetic == NET_PRECISION[game]
+        assert default.resolved(rules) == Setting(precision=NET_PRECISION[game])
+        assert str(default.resolved(rules)) == f"net:0:{NET_PRECISION[game]}"
+        for named in ("float", "int16"):
+            chosen = Setting(precision=named)
+            assert chosen.network(rules).arithmetic == named == chosen.precision_for(rules)
+            assert chosen.resolved(rules) == chosen
+    assert Setting("greedy").resolved("short") == Setting("greedy")
+    saved = tmp_path / "short.npz"
+    Evaluator.load("short").save(saved)
+    assert Setting(str(saved)).precision == "float"
+    assert Setting(str(saved)).network("short").arithmetic == "float"
+    assert Setting.parse(f"{saved}:int16").network("short").arithmetic == "int16"
+
+
 @pytest.mark.parametrize("text, part", [
     ("net:x", "'x'"),                      # not a part of the grammar
+    ("net:float:int16", "'int16'"),        # a precision twice
     ("net:2:2", "'2'"),                    # PLIES twice
     ("net:int16:int16", "'int16'"),        # int16 twice
     ("net:1:full:full", "'full'"),         # a filter twice

@@ -24,7 +24,7 @@ A set (:func:`read_set`; shipped as ``fastnardy/data/benchmark_GAME.json``, rebu
   error.
 
 :func:`errors` scores a player (any setting: ``net:P``, ``FILE.npz[:P]``, either with
-``:int16``, ``greedy``, ``random``, ``gnubg[:PRESET][:P]`` …, made by
+``:float`` or ``:int16``, ``greedy``, ``random``, ``gnubg[:PRESET][:P]`` …, made by
 :func:`fastnardy.play.players.player`, the same player as at every door) on a set: the equity its turn loses against the best
 candidate, in thousandths of a point, per class. A turn outside the candidates (a new
 network's may be) is rolled out there as the candidates were (the set's games and seed,

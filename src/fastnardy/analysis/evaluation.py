@@ -116,7 +116,7 @@ def _request(position: object, given: object, cube: object
     """The position, the setting and the cube context of a request, checked (the context
     None for a cubeless setting; a network's setting where its search is made)."""
     position = checks.position(position, Position)
-    chosen = as_setting(given)
+    chosen = as_setting(given).resolved(position.rules)
     context = Cube.of(cube, position.rules) if chosen.cubeful else None
     return position, chosen, context
 
@@ -164,7 +164,7 @@ def cube_decision(position: Position, cube: Optional[Cube] = None,
     position = checks.position(position, Position)
     if position.outcome() is not None:
         raise IllegalTurnError("T4", "the game is over: there is no cube decision")
-    chosen = as_setting(setting)
+    chosen = as_setting(setting).resolved(position.rules)
     context = Cube.of(cube, position.rules)
     rows = encode([position])
     values, outputs = chosen.search(position.rules).cubeful(rows, offered(context),
@@ -210,7 +210,7 @@ def evaluate(position: Position, setting: Union[Setting, str, None] = None, *,
     setting's plies under the cube context ``cube`` (None: money play with the rules'
     centred cube). IllegalTurnError (T4) once the game is over."""
     position = checks.position(position, Position)
-    chosen = as_setting(setting)
+    chosen = as_setting(setting).resolved(position.rules)
     context = Cube.of(cube, position.rules)
     values, outputs = chosen.search(position.rules).line(encode([position]), chosen.plies)
     made = cube_decision(position, context, chosen)

@@ -411,7 +411,7 @@ def analyse_game(record: GameRecord, setting: Union[Setting, str, None] = None, 
     if not isinstance(record, GameRecord):
         raise FastNardyError(f"record must be a GameRecord, not {record!r}")
     checks.callback(progress)
-    chosen = as_setting(setting)
+    chosen = as_setting(setting).resolved(record.rules)
     chosen.network(record.rules)
     start = Cube.of(cube, record.rules) if chosen.cubeful else None
     first = encode([Position.start(record.rules)])[0]
@@ -495,6 +495,8 @@ def analyse(text: str, name: str = "", setting: Union[Setting, str, None] = None
     else:
         records = [read_record(text)]
         starts, crawford = [(0, 0)], [False]
+    if records:
+        chosen = chosen.resolved(records[0].rules)
     total = sum(len(r.turns) for r in records)
     done = [0]
 

@@ -191,7 +191,7 @@ def _run_rollout(args: argparse.Namespace) -> int:
     roll = read_dice(args)
     if args.workers is not None and args.dask is not None:
         raise FastNardyError("give --workers or --dask, not both")
-    setting = read_setting(args)
+    setting = read_setting(args).resolved(position.rules)
     with contextlib.ExitStack() as stack:
         executor = None if args.dask is None else stack.enter_context(dask_executor(args.dask))
         moves = analysis.rollout(position, roll, args.games, setting=setting,
@@ -224,7 +224,7 @@ def _run_cube_rollout(args: argparse.Namespace, position: "Position") -> int:
     if args.workers is not None or args.dask is not None:
         raise FastNardyError("--cube-decision plays its games here: --workers and --dask are "
                              "for a rollout of turns")
-    cube, setting = read_cube(args, position.rules), read_setting(args)
+    cube, setting = read_cube(args, position.rules), read_setting(args).resolved(position.rules)
     result = cube_rollout(position, cube, args.games, setting=setting, seed=args.seed)
     if args.json:
         print_json({"position": position.to_string(), "games": args.games, "seed": args.seed,
@@ -313,7 +313,7 @@ def add_benchmark(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "out as they were (the set's games and seed). See "
                     "fastnardy.analysis.benchmarks.")
     p_err.add_argument("player", metavar="PLAYER",
-                       help="a player's setting: net[:PLIES][:int16][:FILTER] (the shipped "
+                       help="a player's setting: net[:PLIES][:float|:int16][:FILTER] (the shipped "
                             "network), FILE.npz[...] (a saved one), greedy, random or, in "
                             "short nardy, gnubg[:beginner|:expert][:PLIES], "
                             "gnubg-nn[:PLIES] or bgsage[:PLIES] (fastnardy.search.setting)")

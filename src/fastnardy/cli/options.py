@@ -183,7 +183,8 @@ def add_picture_options(parser: argparse.ArgumentParser) -> None:
 def add_setting_options(parser: argparse.ArgumentParser, cubeless: bool = False) -> None:
     """The evaluation setting's options (:mod:`fastnardy.search.setting`, whose defaults
     they show); with ``cubeless`` the option to rank turns cubeless."""
-    from ..search.setting import Setting
+    from ..search.network import ARITHMETICS
+    from ..search.setting import NET_PRECISION, Setting
     from ..search.tree import MAX_PLIES
 
     default = Setting()
@@ -198,8 +199,11 @@ def add_setting_options(parser: argparse.ArgumentParser, cubeless: bool = False)
                             "(default: GNU Backgammon's, 8,0.16/1,0: the 8 best turns within "
                             "0.16 at the root, the best turn at 0 ply of each roll inside the "
                             "tree)")
-    group.add_argument("--int16", action="store_true",
-                       help="the network in integer arithmetic (default float)")
+    group.add_argument("--precision", choices=ARITHMETICS, default=None,
+                       help="the network's arithmetic (default: the game's, "
+                            + ", ".join(f"{precision} in {game} nardy"
+                                        for game, precision in NET_PRECISION.items())
+                            + "; float for --weights)")
     if cubeless:
         group.add_argument("--cubeless", action="store_true",
                            help="rank turns by their cubeless equity (default: cubeful, under "
@@ -223,8 +227,8 @@ def read_setting(args: argparse.Namespace) -> "Setting":
     from ..search.setting import Setting, parse_filter
 
     given = {"filter": parse_filter(args.filter)} if args.filter is not None else {}
-    return Setting(args.weights or "net", args.plies, precision="int16" if args.int16
-                   else "float", cubeful=not getattr(args, "cubeless", False), **given)
+    return Setting(args.weights or "net", args.plies, precision=args.precision,
+                   cubeful=not getattr(args, "cubeless", False), **given)
 
 
 def score_arg(text: str) -> Tuple[int, int]:
@@ -313,14 +317,13 @@ def read_state(args: argparse.Namespace) -> "Optional[MatchState]":
 
 
 def conditions(setting: "Setting", cube: "Optional[Cube]", stake: bool = True) -> str:
-    """What an answer was valued at, in words: the setting (its plies, filter and
-    precision) and the cube conditions (money play and the Jacoby option, or the match, its
+    """What an answer was valued at, in words: the setting (its text names its precision;
+    its plies and filter) and the cube conditions (money play and the Jacoby option, or the match, its
     score and table; with ``stake`` the cube's value and owner), or cubeless."""
     from ..search.setting import describe_filter
 
     valued = (f"{setting} ({setting.plies} ply"
-              + (f", filter {describe_filter(setting.filter)}" if setting.plies else "")
-              + (", int16" if setting.precision == "int16" else "") + ")")
+              + (f", filter {describe_filter(setting.filter)}" if setting.plies else "") + ")")
     if cube is None:
         return valued + "; cubeless"
     if not cube.length:

@@ -65,7 +65,7 @@ def add_match(sub: "argparse._SubParsersAction[Parser]") -> None:
                     "matches to N points with the cube (C1-C7: the bots offer, take and "
                     "drop), A's match wins; with --cube, money games with the cube (C8). "
                     "Players are settings (fastnardy.search.setting): random, greedy, "
-                    "net[:PLIES][:int16][:FILTER] (the shipped network), FILE.npz[...] (a "
+                    "net[:PLIES][:float|:int16][:FILTER] (the shipped network), FILE.npz[...] (a "
                     "saved one), gnubg[:beginner|:expert][:PLIES] (GNU Backgammon, short "
                     "nardy, when installed), gnubg-nn[:PLIES] (its networks in process, "
                     "pip install gnubg-nn; no cube: it takes every offer), bgsage[:PLIES] "

@@ -3,8 +3,8 @@ harness): wins and points a game with 95% intervals, and matches to N points (or
 with the cube.
 
 The players are made from their settings by :func:`fastnardy.play.players.player` (``random``,
-``greedy``, ``net:P``, ``FILE.npz:P``, either with ``:int16``, ``gnubg:PRESET[:P]`` …, the
-one player protocol). Games are played ``parallel`` at a time in numpy batches (one
+``greedy``, ``net:P``, ``FILE.npz:P``, either with ``:float`` or ``:int16``,
+``gnubg:PRESET[:P]`` …, the one player protocol). Games are played ``parallel`` at a time in numpy batches (one
 ``batch.expand`` per player per step). Game ``g`` draws its dice from stream ``g // 2`` of
 the seed (:class:`fastnardy.basics.DiceStream`, the kernel's and Game's): games ``2k`` and
 ``2k + 1`` see the same dice, ``a`` white in the first and black in the second, so the luck

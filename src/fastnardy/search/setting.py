@@ -6,10 +6,11 @@ A setting is written as text (:meth:`Setting.parse`; ``str`` writes it back):
 
 * ``random``, ``greedy``: a policy of one turn, no search (``greedy``: the score of
   :func:`fastnardy.play.players.greedy_scores`);
-* ``net[:PLIES][:int16][:FILTER][:cubeless]``: the game's shipped network
+* ``net[:PLIES][:float|:int16][:FILTER][:cubeless]``: the game's shipped network
   (:meth:`~fastnardy.search.network.Evaluator.load`), searched PLIES plies (0 to
-  :data:`~fastnardy.search.tree.MAX_PLIES`; default 0) in float arithmetic, or int16;
-* ``FILE.npz[...]``: the same with an evaluator saved in FILE.npz;
+  :data:`~fastnardy.search.tree.MAX_PLIES`; default 0) in float or int16 arithmetic (default
+  the game's :data:`~fastnardy.search.setting.NET_PRECISION`);
+* ``FILE.npz[...]``: the same with an evaluator saved in FILE.npz (default float);
 * ``gnubg[:beginner|:expert][:PLIES]``: GNU Backgammon (short nardy), its preset (default
   expert) at PLIES (0 to 4), with its own move filters;
 * ``gnubg-nn[:PLIES]``: GNU Backgammon's networks in this process (short nardy,
@@ -45,8 +46,8 @@ from ..rules import Rules
 from .network import ARITHMETICS, Evaluator, checked
 from .tree import GNUBG_FILTERS, MAX_PLIES, Filters, MoveFilter, Search, check_filters
 
-__all__ = ["BGSAGE_PLIES", "GNUBG_PLIES", "POLICIES", "SHORT_ONLY", "Setting", "describe_filter",
-           "parse_filter", "setting"]
+__all__ = ["BGSAGE_PLIES", "GNUBG_PLIES", "NET_PRECISION", "POLICIES", "SHORT_ONLY", "Setting",
+           "describe_filter", "parse_filter", "setting"]
 
 POLICIES = ("random", "greedy")  # the settings without a search
 GNUBG_PRESETS = ("beginner", "expert")  # GNU Backgammon's (noise 0.060 / none)
@@ -55,6 +56,10 @@ BGSAGE_PLIES = 3  # bgsage's deepest evaluation here: its "4ply"
 # the engines of backgammon (short nardy only): GNU Backgammon's presets, its networks in
 # process and bgsage
 SHORT_ONLY = tuple(f"gnubg:{preset}" for preset in GNUBG_PRESETS) + ("gnubg-nn", "bgsage")
+# the arithmetic of each game's shipped network where a setting names none: int16 where its
+# games against float showed it as strong (docs/weights.md: short +0.001 +- 0.003 points a
+# game over 100,000; long -0.005 +- 0.003, so float)
+NET_PRECISION = {"long": "float", "short": "int16"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,18 +76,24 @@ class Setting:
     filter: Filters = GNUBG_FILTERS
     """The move filters of the search (:mod:`fastnardy.search.tree`): a tuple of one per
     level, or None (full width). None at 0 ply and where the evaluator searches itself."""
-    precision: str = "float"
-    """A network's arithmetic: ``"float"`` (the oracle) or ``"int16"``."""
+    precision: Optional[str] = None
+    """A network's arithmetic: ``"float"`` (the oracle) or ``"int16"``; None: the game's
+    :data:`~fastnardy.search.setting.NET_PRECISION` for its shipped network (``"net"``),
+    else float (:meth:`precision_for`)."""
     cubeful: bool = True
     """Where a cube is in play, turns are chosen by their cubeful equity; False: cubeless."""
 
     def __post_init__(self) -> None:
         given = self.evaluator
+        precision: Optional[str]
         if isinstance(given, Evaluator):
             precision = given.arithmetic
         elif isinstance(given, str) and (given in POLICIES + ("net",) or _is_file(given)
                                          or given in SHORT_ONLY or _is_ubgi(given)):
-            precision = checks.choice(self.precision, "precision", ARITHMETICS)
+            precision = self.precision
+            if precision is not None or given != "net":  # None: the game's (precision_for)
+                precision = checks.choice("float" if precision is None else precision,
+                                          "precision", ARITHMETICS)
         else:
             raise FastNardyError(f"evaluator must be 'net', FILE.npz, an Evaluator, "
                                  f"{', '.join(map(repr, SHORT_ONLY))}, 'ubgi:COMMAND' or one "
@@ -143,7 +154,7 @@ class Setting:
         else:
             raise FastNardyError(
                 f"unknown setting {shown(text)}: random, greedy, "
-                f"net[:PLIES][:int16][:FILTER][:cubeless], FILE.npz[...], "
+                f"net[:PLIES][:float|:int16][:FILTER][:cubeless], FILE.npz[...], "
                 f"gnubg[:beginner|:expert][:PLIES], gnubg-nn[:PLIES], bgsage[:PLIES] or "
                 f"ubgi:COMMAND")
         parts = rest.split(":") if rest else []
@@ -159,7 +170,7 @@ class Setting:
                 fields["filter"] = parse_filter(part)
             else:
                 raise FastNardyError(f"{shown(text)}: {shown(part)} is not "
-                                     f"PLIES, int16, full, KEEP,MARGIN[/KEEP,MARGIN] or "
+                                     f"PLIES, float, int16, full, KEEP,MARGIN[/KEEP,MARGIN] or "
                                      f"cubeless (each at most once)")
         return cls(**fields)
 
@@ -175,7 +186,7 @@ class Setting:
         if name in POLICIES:
             return name
         parts = [name, str(self.plies)]
-        if self.precision != "float":
+        if self.precision is not None and (self.precision != "float" or name == "net"):
             parts.append(self.precision)
         if self.plies and self.filter != GNUBG_FILTERS:
             parts.append(describe_filter(self.filter))
@@ -187,6 +198,17 @@ class Setting:
         """This setting with ``changes`` (checked again)."""
         return dataclasses.replace(self, **changes)
 
+    def precision_for(self, rules: object) -> str:
+        """The arithmetic this setting values ``rules``' game in: its own, or for the
+        shipped network the game's :data:`~fastnardy.search.setting.NET_PRECISION`."""
+        return self.precision or NET_PRECISION[Rules.of(rules).game]
+
+    def resolved(self, rules: object) -> "Setting":
+        """This setting with its precision in ``rules``' game named (:meth:`precision_for`):
+        what an answer reports it was valued at."""
+        return self if not self.is_network else self.replace(
+            precision=self.precision_for(rules))
+
     def network(self, rules: object) -> Evaluator:
         """The network of ``rules``' game that this setting searches: the shipped one or a
         saved one in its precision (each read once), or the Evaluator given."""
@@ -196,12 +218,12 @@ class Setting:
         if not self.is_network:
             raise FastNardyError(f"{self} is not a network of fastnardy's")
         if self.evaluator == "net":
-            return _load(rules.game, self.precision, None)
+            return _load(rules.game, self.precision_for(rules), None)
         try:
             stamp = os.stat(self.evaluator)
         except OSError as error:
             raise FastNardyError(f"cannot read {self.evaluator}: {error.strerror}") from None
-        return checked(_load(self.evaluator, self.precision,
+        return checked(_load(self.evaluator, self.precision_for(rules),
                              (stamp.st_mtime_ns, stamp.st_size)), rules)
 
     def search(self, rules: object) -> Search:
@@ -210,7 +232,8 @@ class Setting:
         return Search(rules, self.network(rules), self.filter)
 
     def as_dict(self) -> Dict[str, Any]:
-        """The setting for JSON: its text and its parts."""
+        """The setting for JSON: its text and its parts (``precision`` None: the game's;
+        :meth:`resolved` names it)."""
         return {"setting": str(self), "plies": self.plies,
                 "filter": describe_filter(self.filter) if self.plies else None,
                 "precision": self.precision, "cubeful": self.cubeful}
