@@ -59,6 +59,7 @@ def compare(found: List[Position], tolerance: float, processes: int) -> Dict[str
     take_point_errors: List[float] = []
     gap_errors: List[float] = []
     per_cube: Dict[str, List[int]] = {}
+    offers = [0, 0]  # the network's action gnubg's, of the cases where gnubg would double
     seconds = {"gnubg": 0.0, "fastnardy model": 0.0, "fastnardy net": 0.0}
     misses: List[Dict[str, object]] = []
     try:
@@ -91,6 +92,9 @@ def compare(found: List[Position], tolerance: float, processes: int) -> Dict[str
                 seconds["fastnardy net"] += time.process_time() - started
                 net_same = same_action(net.action, actions[i])
                 net_ok += net_same
+                if not actions[i].startswith("No ") and actions[i] not in NOT_AVAILABLE:
+                    offers[0] += net_same
+                    offers[1] += 1
                 tally[1] += net_same
                 tally[2] += 1
                 if cube.may_offer and net.take_point is not None:
@@ -103,6 +107,8 @@ def compare(found: List[Position], tolerance: float, processes: int) -> Dict[str
             "model agrees": model_ok, "model share": round(model_ok / model_cases, 4),
             "worst equity gap": round(worst, 6), "tolerance": tolerance,
             "network action = gnubg's": net_ok, "network share": round(net_ok / model_cases, 4),
+            "where gnubg doubles (or is too good), network action = gnubg's [same, cases]":
+                offers,
             "take point error (mean abs)": round(float(np.mean(np.abs(take_point_errors))), 4),
             "double - no double error (mean abs)": round(float(np.mean(np.abs(gap_errors))), 4),
             "per cube [model, net, cases]": per_cube, "seconds": {k: round(v, 2)
