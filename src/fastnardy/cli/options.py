@@ -318,8 +318,8 @@ def read_state(args: argparse.Namespace) -> "Optional[MatchState]":
 
 def conditions(setting: "Setting", cube: "Optional[Cube]", stake: bool = True) -> str:
     """What an answer was valued at, in words: the setting (its text names its precision;
-    its plies and filter) and the cube conditions (money play and the Jacoby option, or the match, its
-    score and table; with ``stake`` the cube's value and owner), or cubeless."""
+    its plies and filter) and the cube conditions (money play and the Jacoby option, or the
+    match, its score and table; with ``stake`` the cube's value and owner), or cubeless."""
     from ..search.setting import describe_filter
 
     valued = (f"{setting} ({setting.plies} ply"
