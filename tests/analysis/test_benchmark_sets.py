@@ -383,7 +383,7 @@ def test_benchmark_error_against_another_player(capsys):
     assert main(["benchmark-error", "net:0", "--game", "long", "--against", "greedy",
                  "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["player"] == "net:0" and document["against"]["player"] == "greedy"
+    assert document["player"] == "net:0:float" and document["against"]["player"] == "greedy"
     for kind in (*CLASSES["long"], "all"):
         mine, theirs = document["classes"][kind], document["against"]["classes"][kind]
         assert mine["outside"] == theirs["outside"] == 0

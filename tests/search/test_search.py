@@ -395,7 +395,8 @@ def test_the_shipped_networks_precision_is_the_games_unless_named(tmp_path):
     """A setting of the shipped network that names no precision values each game in its
     NET_PRECISION (int16 in short nardy, where its games against float showed it as strong;
     float in long nardy); one that names it, in that; a saved network in float unless
-    named. ``resolved`` writes the game's into the setting: what every answer reports."""
+    named. ``resolved`` writes the game's into the setting: what every answer and every
+    player's name reports."""
     assert NET_PRECISION == {"long": "float", "short": "int16"}
     default = Setting()
     assert default.precision is None and str(default) == "net:0"
@@ -411,6 +412,10 @@ def test_the_shipped_networks_precision_is_the_games_unless_named(tmp_path):
             assert chosen.network(rules).arithmetic == named == chosen.precision_for(rules)
             assert chosen.resolved(rules) == chosen
     assert Setting("greedy").resolved("short") == Setting("greedy")
+    from fastnardy.play.players import player
+
+    with player("net:0", "short") as short, player("net:1", "long") as long:
+        assert (short.name, long.name) == ("net:0:int16", "net:1:float")  # every door says it
     saved = tmp_path / "short.npz"
     Evaluator.load("short").save(saved)
     assert Setting(str(saved)).precision == "float"

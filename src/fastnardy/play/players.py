@@ -251,11 +251,12 @@ class Greedy(Player):
 
 
 class Searcher(Player):
-    """A network's setting: the search's choice and cube decisions (module docstring)."""
+    """A network's setting: the search's choice and cube decisions (module docstring). Its
+    setting names the precision it plays ``rules`` in (``net:0:int16`` in short nardy)."""
 
     def __init__(self, setting: Union[Setting, str], rules: object) -> None:
-        self.setting = as_setting(setting)
         self.rules = Rules.of(rules)
+        self.setting = as_setting(setting).resolved(self.rules)  # named by its precision
         self.search = self.setting.search(self.rules)
 
     def _checked(self, rules: Rules) -> Search:
