@@ -10,8 +10,8 @@ arguments of :class:`NardyEnv` pass through ``make``); without importing it firs
 legal turn) are played between the agent's steps. The opponent is a setting of 0 ply
 (:class:`fastnardy.search.setting.Setting` or its text: ``"random"``, ``"greedy"``,
 ``"net"``, ``"FILE.npz"``, either with ``:float`` or ``:int16``; the same player as at
-every door) or an :class:`fastnardy.search.network.Evaluator` of the game (its best child at 0 ply), all
-played inside the kernel; or, for :class:`NardyEnv`, a callable
+every door) or an :class:`fastnardy.search.network.Evaluator` of the game (its best child
+at 0 ply), all played inside the kernel; or, for :class:`NardyEnv`, a callable
 ``opponent(observation, action_mask) -> action`` that sees the game from its side in the
 agent's encoding (the agent's own policy makes it self-play). ``reset(options={"opponent":
 ...})`` changes it from that episode on. Dice come from the environment's seeded stream: episode k

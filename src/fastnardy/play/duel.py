@@ -4,18 +4,18 @@ with the cube.
 
 The players are made from their settings by :func:`fastnardy.play.players.player` (``random``,
 ``greedy``, ``net:P``, ``FILE.npz:P``, either with ``:float`` or ``:int16``,
-``gnubg:PRESET[:P]`` …, the one player protocol). Games are played ``parallel`` at a time in numpy batches (one
-``batch.expand`` per player per step). Game ``g`` draws its dice from stream ``g // 2`` of
-the seed (:class:`fastnardy.basics.DiceStream`, the kernel's and Game's): games ``2k`` and
-``2k + 1`` see the same dice, ``a`` white in the first and black in the second, so the luck
-of the dice largely cancels in each pair. The T6 opening: each side throws one die, ties
-thrown again; in short nardy the higher plays those two numbers, in long nardy it then
-throws both dice. Games are scored by L10 / S9 without a cube. A share of wins has Wilson's
-95% score interval (:func:`wilson`), which stays within 0 to 100% and is not empty at either
-end (100 wins of 100: 96.3% to 100%); it counts the games as independent, while the dice a
-pair shares usually make the true spread of wins narrower. Points a game have the mean's 95%
-interval, +- 1.96 standard errors over the pairs (:func:`interval`: the two games of a pair
-are not independent).
+``gnubg:PRESET[:P]`` …, the one player protocol). Games are played ``parallel`` at a time in
+numpy batches (one ``batch.expand`` per player per step). Game ``g`` draws its dice from stream
+``g // 2`` of the seed (:class:`fastnardy.basics.DiceStream`, the kernel's and Game's): games
+``2k`` and ``2k + 1`` see the same dice, ``a`` white in the first and black in the second, so
+the luck of the dice largely cancels in each pair. The T6 opening: each side throws one die,
+ties thrown again; in short nardy the higher plays those two numbers, in long nardy it then
+throws both dice. Games are scored by L10 / S9 without a cube. A share of wins has Wilson's 95%
+score interval (:func:`wilson`), which stays within 0 to 100% and is not empty at either end
+(100 wins of 100: 96.3% to 100%); it counts the games as independent, while the dice a pair
+shares usually make the true spread of wins narrower. Points a game have the mean's 95%
+interval, +- 1.96 standard errors over the pairs (:func:`interval`: the two games of a pair are
+not independent).
 """
 
 from __future__ import annotations
