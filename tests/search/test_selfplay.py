@@ -164,6 +164,29 @@ def test_max_turns_leaves_a_game_unfinished():
     assert (run.turns == 5).all() and (run.points == 0).all()
 
 
+@pytest.mark.parametrize("game", ["long", "short"])
+def test_a_networks_setting_plays_its_network_in_the_games_precision(game):
+    """A policy may be a setting of 0 ply, as every door reads it: ``net`` is the game's
+    shipped network in its NET_PRECISION (int16 in short nardy), the very games of that
+    Evaluator; ``net:float`` the float one; a search deeper than 0 ply or another engine is
+    refused by name."""
+    from fastnardy.search.network import Evaluator
+    from fastnardy.search.setting import NET_PRECISION, Setting
+
+    for text, precision in (("net", NET_PRECISION[game]), ("net:0:float", "float"),
+                            (Setting(precision="int16"), "int16")):
+        by_setting = simulate(game, 60, seed=4, policy=text)
+        by_network = simulate(game, 60, seed=4, policy=Evaluator.load(game, precision))
+        assert all(np.array_equal(a, b) for a, b in zip(by_setting, by_network))
+    mixed = simulate(game, 20, seed=4, policy=("net", "greedy"))
+    assert np.array_equal(mixed.winner, simulate(game, 20, seed=4, policy=(
+        Evaluator.load(game, NET_PRECISION[game]), "greedy")).winner)
+    for bad, named in (("net:1", "not net:1"), ("gnubg", "not gnubg:expert"),
+                       ("bgsage:0", "not bgsage")):
+        with pytest.raises(FastNardyError, match=named):
+            simulate(game, 2, policy=bad)
+
+
 @pytest.mark.parametrize("kwargs", [
     {"n_games": -1}, {"n_games": 1.5}, {"seed": -2}, {"seed": "x"}, {"policy": "smart"},
     {"policy": ("random",)}, {"policy": None}, {"workers": 0}, {"executor": "pool"},

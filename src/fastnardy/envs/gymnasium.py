@@ -63,7 +63,7 @@ from ..basics import BLACK, EPISODE_TURNS, MAX_TURNS_PER_ROLL, SIDES, WHITE
 from ..batch import decode, rows_from_keys
 from ..errors import FastNardyError, integer
 from ..search.network import Evaluator
-from ..search.setting import POLICIES, Setting, setting as as_setting
+from ..search.setting import Setting, setting as as_setting
 from .._utils.threads import one_thread
 from ..position import Position, Step
 from ..rules import Rules
@@ -105,13 +105,8 @@ def check_opponent(rules: Rules, opponent: object, callable_ok: bool = True) -> 
     """The kernel policy of ``opponent`` (0 random, 1 greedy, 3 a network, 2 a callable
     played in Python), its compiled network and the callable; FastNardyError otherwise."""
     if isinstance(opponent, (str, Setting)):
-        chosen = as_setting(opponent)
-        if chosen.evaluator in POLICIES:
-            return POLICIES.index(str(chosen.evaluator)), None, None
-        if not chosen.is_network or chosen.plies:
-            raise FastNardyError(f"the kernel plays an opponent at 0 ply: random, greedy or "
-                                 f"a network's setting at 0 plies, not {chosen}")
-        return 3, chosen.network(rules).network, None
+        code, network = as_setting(opponent).kernel_policy(rules)
+        return code, None if network is None else network.network, None
     if isinstance(opponent, Evaluator):
         if opponent.game != rules.game:
             raise FastNardyError(f"the opponent network is for {opponent.game} nardy, not "

@@ -10,6 +10,9 @@ turns in T2 order:
 * ``"greedy"``: the greedy policy (:func:`fastnardy.play.players.greedy_scores` defines its
   score), compiled: the first turn in T2 order whose result scores highest from the
   mover's view;
+* a **network's setting** of 0 ply (:class:`fastnardy.search.setting.Setting` or its text,
+  as every door reads it: ``"net"``, the game's shipped network in the game's precision,
+  int16 in short nardy; ``"net:float"``, ``"FILE.npz"`` …): its network, as an evaluator;
 * an **evaluator** (:mod:`fastnardy.search`'s protocol: a callable on a numpy batch, its
   ``inputs`` attribute saying rows, keys or features): the turn whose child has the highest
   value ``-evaluate(child)`` for the mover, a child that ends the game valued exactly by
@@ -60,7 +63,7 @@ from ..batch import encode, keys_from_rows, rows_from_keys
 from ..errors import FastNardyError, IllegalTurnError, InvalidPositionError
 from ..position import Position, Turn
 from ..rules import Rules
-from .setting import POLICIES
+from .setting import POLICIES, Setting, setting
 from .tree import Search
 
 __all__ = ["KINDS", "Playouts", "Simulation", "playouts", "simulate"]
@@ -105,11 +108,12 @@ Start = Union[Position, Sequence[Position], npt.ArrayLike, None]
 def simulate(rules: object, n_games: int, seed: int = 0, policy: PolicyArg = "random", *,
              start: Start = None, turn: object = WHITE, workers: Optional[int] = None,
              executor: Optional[Executor] = None, max_turns: int = MAX_GAME_TURNS) -> Simulation:
-    """Play ``n_games`` games of ``rules``; ``policy`` is one of ``POLICIES`` or an evaluator
-    for both sides, or a pair (white's, black's). ``start``: None (the start, T6 opening), a
-    Position or a list of them, or board rows (N, 50) / KEY_DTYPE keys with ``turn`` the side
-    to move ("white", "black", or an array of N 0 (white) / 1 (black)); game i starts from
-    the (i mod N)-th. See the module docstring."""
+    """Play ``n_games`` games of ``rules``; ``policy`` is a setting of 0 ply (``"random"``,
+    ``"greedy"``, ``"net"`` …) or an evaluator for both sides, or a pair (white's, black's).
+    ``start``: None (the start, T6 opening), a Position or a list of them, or board rows
+    (N, 50) / KEY_DTYPE keys with ``turn`` the side to move ("white", "black", or an array
+    of N 0 (white) / 1 (black)); game i starts from the (i mod N)-th. See the module
+    docstring."""
     rules = Rules.of(rules)
     codes, evaluators = _policies(rules, policy)
     n_games = checks.number(n_games, "n_games", 0, (1 << 31) - 1)
@@ -154,9 +158,10 @@ def _policies(rules: Rules, policy: object) -> Tuple[Tuple[int, int],
                                                      Tuple[Optional[Search], Optional[Search]]]:
     """The kernel's codes (0 random, 1 greedy, 2 an evaluator called from Python, 3 a
     network in the kernel) of (white's, black's) policy, and their searches."""
-    pair: Any = (policy, policy) if isinstance(policy, str) or callable(policy) else policy
-    message = (f"policy must be one of {POLICIES}, an evaluator, or a pair of them, "
-               f"not {policy!r}")
+    single = isinstance(policy, (str, Setting)) or callable(policy)
+    pair: Any = (policy, policy) if single else policy
+    message = (f"policy must be a setting of 0 ply ({', '.join(POLICIES)}, net, FILE.npz "
+               f"...), an evaluator, or a pair of them, not {policy!r}")
     try:
         white, black = pair
     except (TypeError, ValueError):
@@ -164,9 +169,10 @@ def _policies(rules: Rules, policy: object) -> Tuple[Tuple[int, int],
     codes: List[int] = []
     searches: List[Optional[Search]] = []
     for one in (white, black):
-        if isinstance(one, str) and one in POLICIES:
-            codes.append(POLICIES.index(one))
-            searches.append(None)
+        if isinstance(one, (str, Setting)):  # the shipped network in the game's precision
+            code, network = setting(one).kernel_policy(rules)
+            codes.append(code)
+            searches.append(None if network is None else Search(rules, network, None))
         elif callable(one) and not isinstance(one, (str, type)):
             search = Search(rules, one, None)
             codes.append(3 if search.network is not None else 2)

@@ -209,6 +209,17 @@ class Setting:
         return self if not self.is_network else self.replace(
             precision=self.precision_for(rules))
 
+    def kernel_policy(self, rules: object) -> Tuple[int, Optional[Evaluator]]:
+        """How the kernel's games play this setting in ``rules``' game, one turn at a time:
+        (0, None) random, (1, None) greedy, or (3, its network) a network's setting at 0
+        ply; FastNardyError for a deeper search or another engine."""
+        if self.evaluator in POLICIES:
+            return POLICIES.index(str(self.evaluator)), None
+        if not self.is_network or self.plies:
+            raise FastNardyError(f"the kernel plays at 0 ply: random, greedy or a network's "
+                                 f"setting at 0 plies, not {self}")
+        return 3, self.network(rules)
+
     def network(self, rules: object) -> Evaluator:
         """The network of ``rules``' game that this setting searches: the shipped one or a
         saved one in its precision (each read once), or the Evaluator given."""
