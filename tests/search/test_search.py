@@ -414,8 +414,12 @@ def test_the_shipped_networks_precision_is_the_games_unless_named(tmp_path):
     assert Setting("greedy").resolved("short") == Setting("greedy")
     from fastnardy.play.players import player
 
+    from fastnardy.play.duel import duel
+
     with player("net:0", "short") as short, player("net:1", "long") as long:
         assert (short.name, long.name) == ("net:0:int16", "net:1:float")  # every door says it
+    played = duel("short", "net", "greedy", 2, 1)
+    assert (str(played.a), played.as_dict()["a"]) == ("net:0:int16", "net:0:int16")
     saved = tmp_path / "short.npz"
     Evaluator.load("short").save(saved)
     assert Setting(str(saved)).precision == "float"

@@ -270,8 +270,8 @@ def duel(game: object, a: Union[Setting, str], b: Union[Setting, str], games: in
          progress: Optional[Callable[[int, int], None]] = None) -> Duel:
     """Play ``games`` (even, 2 or more) seeded paired games of the player of setting ``a``
     against ``b``'s (a seeded ``seed``, b ``seed + 1`` where random)."""
-    rules = Rules.of(game)
-    first, second = as_setting(a), as_setting(b)
+    rules = Rules.of(game)  # each setting with its precision named, as its player is
+    first, second = as_setting(a).resolved(rules), as_setting(b).resolved(rules)
     _checked(rules, games, "games", seed, parallel, progress)
     with player(first, rules, seed) as one, player(second, rules, seed + 1) as other:
         result = play_games(rules, one, other, games, seed, parallel, progress)
@@ -495,8 +495,8 @@ def cube_duel(game: object, a: Union[Setting, str], b: Union[Setting, str], matc
     """Play ``matches`` (even, 2 or more) seeded paired matches to ``length`` points (0:
     money games) of the player of setting ``a`` against ``b``'s with the cube
     (:func:`play_cube_matches`); match 0 is the answer's ``result.first``."""
-    rules = Rules.of(game)
-    first, second = as_setting(a), as_setting(b)
+    rules = Rules.of(game)  # each setting with its precision named, as its player is
+    first, second = as_setting(a).resolved(rules), as_setting(b).resolved(rules)
     _checked(rules, matches, "matches", seed, parallel, progress)
     length = checks.number(length, "length", 0, 64)
     with player(first, rules, seed) as one, player(second, rules, seed + 1) as other:
