@@ -205,9 +205,10 @@ class Setting:
 
     def resolved(self, rules: object) -> "Setting":
         """This setting with its precision in ``rules``' game named (:meth:`precision_for`):
-        what an answer reports it was valued at."""
-        return self if not self.is_network else self.replace(
-            precision=self.precision_for(rules))
+        what an answer reports it was valued at (itself when that is named already)."""
+        if self.precision is not None or not self.is_network:
+            return self
+        return self.replace(precision=self.precision_for(rules))
 
     def kernel_policy(self, rules: object) -> Tuple[int, Optional[Evaluator]]:
         """How the kernel's games play this setting in ``rules``' game, one turn at a time:
