@@ -267,8 +267,10 @@ def test_backend_is_only_where_it_does_something(command):
     assert "--backend" not in options
 
 
-@pytest.mark.parametrize("argv", [["turns", "short", "6", "4"], ["perft", "short", "2"]])
+@pytest.mark.parametrize("argv", [["turns", "short", "6", "4"], ["perft", "long", "2"]])
 def test_the_reference_backend_gives_the_same_output(capsys, argv):
+    """The command line's door to the reference (its perft counts at every depth are
+    tests/rules/test_perft.py's)."""
     kernel = run(capsys, *argv, "--json")
     reference = run(capsys, *argv, "--json", "--backend", "reference")
     assert kernel[0] == reference[0] == 0
