@@ -26,9 +26,11 @@ os.environ["FASTNARDY_DATA"] = tempfile.mkdtemp(prefix="fastnardy-data-")
 atexit.register(shutil.rmtree, os.environ["FASTNARDY_DATA"], True)
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=[pytest.param(name, marks=pytest.mark.reference) if name == "reference"
+                        else name for name in BACKENDS])
 def backend(request, monkeypatch):
-    """Run the test with the public API on this backend (the kernel must import: no skip)."""
+    """Run the test with the public API on this backend (the kernel must import: no skip);
+    the reference's runs are marked ``reference`` (pyproject.toml's markers)."""
     backend_module.get(request.param)
     monkeypatch.setattr(backend_module, "DEFAULT_BACKEND", request.param)
     return request.param
