@@ -847,7 +847,8 @@ def test_hostile_evaluator_files_are_clear_errors(tmp_path: Path) -> None:
 def _flip_offsets(path: Path) -> List[int]:
     """Where to flip a byte of the .npz ``path``: every third byte of its zip headers (each
     member's local header and the central directory: what the format reads before any
-    data) and every 997th of the rest (compressed data, which only its checksum guards)."""
+    data) and every 997th byte of the file (most of it compressed data, which only its
+    checksum guards)."""
     with zipfile.ZipFile(path) as archive:
         members = archive.infolist()
         directory = archive.start_dir
