@@ -205,8 +205,9 @@ class Setting:
 
     def resolved(self, rules: object) -> "Setting":
         """This setting with its precision in ``rules``' game named (:meth:`precision_for`):
-        what an answer reports it was valued at (itself when that is named already)."""
-        if self.precision is not None or not self.is_network:
+        what an answer reports it was valued at (itself when that is named already: only the
+        shipped network's setting leaves it None, __post_init__)."""
+        if self.precision is not None:
             return self
         return self.replace(precision=self.precision_for(rules))
 
