@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 from typing import List, Tuple
 
 import numpy as np
@@ -40,6 +42,9 @@ from fastnardy.batch import segment_argmax
 from fastnardy.play.duel import interval, play_games
 from fastnardy.play.players import Player, Searcher
 from fastnardy.search.network import Evaluator, crashes, equity, races
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "examples"))
+from train_td import Adam, step  # noqa: E402  (the trainers' Adam and cross-entropy step)
 
 WIDTH = 24  # twelve inputs a side
 POINTS = np.arange(1, 26)  # a side's points and its bar (25)
@@ -132,9 +137,9 @@ def forward(params: List[np.ndarray], x: np.ndarray) -> np.ndarray:
 
 def fit(args: argparse.Namespace, x: np.ndarray, y: np.ndarray, turn: np.ndarray
         ) -> Tuple[List[np.ndarray], List[dict]]:
-    """Adam on the cross-entropy from --init's contact network (the candidates' weights 0)
-    or, with --hidden, from random weights; the rate falling linearly to a tenth; whole
-    turns held out."""
+    """Adam on the cross-entropy (train_td.py's step) from --init's contact network (the
+    candidates' weights 0) or, with --hidden, from random weights; the rate falling linearly
+    to a tenth; whole turns held out."""
     rng = np.random.default_rng(args.seed)
     if args.hidden:
         width, units = x.shape[1], args.hidden
@@ -146,7 +151,7 @@ def fit(args: argparse.Namespace, x: np.ndarray, y: np.ndarray, turn: np.ndarray
         params = [np.vstack([net.hidden_weights, added]), net.hidden_bias, net.output_weights,
                   net.output_bias]
     params = [np.array(p, dtype=np.float32) for p in params]
-    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    adam = Adam(params, args.rate)
     turns = int(turn[-1]) + 1
     held = np.zeros(turns, dtype=bool)
     held[rng.permutation(turns)[:turns // 20]] = True
@@ -154,27 +159,14 @@ def fit(args: argparse.Namespace, x: np.ndarray, y: np.ndarray, turn: np.ndarray
     learnt = np.flatnonzero(~shown)
     starts = np.flatnonzero(np.r_[True, np.diff(turn[shown]) != 0])
     teacher = equity(y[shown])
-    batches, history, steps = -(-len(learnt) // 512), [], 0
+    batches, history = -(-len(learnt) // 512), []
     for epoch in range(args.passes):
         order = learnt[rng.permutation(len(learnt))]
         for batch in range(batches):
             pick = order[batch * 512:(batch + 1) * 512]
-            xb, yb = x[pick], y[pick]
-            w1, b1, w2, b2 = params
-            hidden = 1 / (1 + np.exp(-(xb @ w1 + b1)))
-            out = 1 / (1 + np.exp(-(hidden @ w2 + b2)))
-            d_out = (out - yb) / len(xb)
-            d_hidden = (d_out @ w2.T) * hidden * (1 - hidden)
-            grads = [xb.T @ d_hidden, d_hidden.sum(0), hidden.T @ d_out, d_out.sum(0)]
-            steps += 1
-            rate = args.rate * (1 - 0.9 * (epoch * batches + batch) / (args.passes * batches))
-            scale = rate * np.sqrt(1 - 0.999 ** steps) / (1 - 0.9 ** steps)
-            for p, g, (m, v) in zip(params, grads, moments):
-                m *= 0.9
-                m += 0.1 * g
-                v *= 0.999
-                v += 0.001 * g * g
-                p -= (scale * m / (np.sqrt(v) + 1e-8)).astype(np.float32)
+            adam.rate = args.rate * (1 - 0.9 * (epoch * batches + batch)
+                                     / (args.passes * batches))
+            step(params, adam, x[pick], y[pick])
         values = equity(forward(params, x[shown]))
         chosen = starts + segment_argmax(-values, np.append(starts, len(values)))
         history.append({"pass": epoch + 1,
